@@ -1,0 +1,102 @@
+"""Metrics: unbiased pass@k, ranked pass@k with CodeT's tie rule, oracle pass, and aggregation.
+
+Ranked pass@k follows microsoft/CodeT, CodeT/src/evaluation.py (``_turn_solution_scores_into_choose_count``
+and ``get_result_of_sorted_solutions``): consecutive groups with equal score are merged; each of the top k
+merged groups gets one pick; with fewer groups than k the extra picks go round-robin from the top
+(``intial_choose_count[i % len(result)] += 1``); a group picked m times misses with probability
+``((n-c)/n) ** m`` (``pow(_estimator(n, c, 1), choose_count)``: independent picks, i.e. WITH replacement);
+the problem's score is 1 − Π P(miss). A problem with no ranked group gets the random pass@k of all its
+candidates (``pass_at_K_by_task``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import Optional
+
+import numpy as np
+from evalplus.eval import estimate_pass_at_k
+
+from coderank_evalplus.types import Group, Ranking
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Unbiased pass@k of one problem with n samples, c correct (evalplus' estimator)."""
+    if n <= 0 or c <= 0:
+        return 0.0  # evalplus' estimator returns 1.0 whenever n - c < k, even with c = 0
+    return float(estimate_pass_at_k(int(n), [int(c)], int(k))[0])
+
+
+def merged_groups(ranking: Ranking) -> list[Group]:
+    """The ranking's non-empty groups with consecutive equal scores merged (CodeT's tie rule)."""
+    merged: list[Group] = []
+    for g in ranking.groups:
+        if not g.candidates:
+            continue
+        if merged and g.score == merged[-1].score:
+            merged[-1] = Group(merged[-1].candidates + list(g.candidates), g.score)
+        else:
+            merged.append(Group(list(g.candidates), g.score))
+    return merged
+
+
+def choose_counts(n_groups: int, k: int) -> list[int]:
+    """How many picks each of the top groups gets: one each, extra picks round-robin from the top."""
+    if n_groups == 0:
+        return []
+    if n_groups >= k:
+        return [1] * k
+    counts = [1] * n_groups
+    for i in range(k - n_groups):
+        counts[i % n_groups] += 1
+    return counts
+
+
+def ranked_pass_at_k(ranking: Ranking, correct: np.ndarray, k: int) -> float:
+    """Probability that k picks guided by ``ranking`` include a correct candidate (CodeT's rule).
+
+    ``correct`` is a bool per candidate. With no ranked group, falls back to the unbiased random pass@k
+    over ``ranking.info['fallback_pool']`` when present (set by trial filtering), else over all candidates.
+    """
+    correct = np.asarray(correct, dtype=bool)
+    groups = merged_groups(ranking)
+    if not groups:
+        pool = ranking.info.get("fallback_pool")
+        if pool is None:
+            return pass_at_k(len(correct), int(correct.sum()), k)
+        return pass_at_k(len(pool), int(correct[list(pool)].sum()), k)
+    miss = 1.0
+    for group, picks in zip(groups, choose_counts(len(groups), k)):
+        n = len(group.candidates)
+        c = int(correct[group.candidates].sum())
+        miss *= ((n - c) / n) ** picks
+    return 1.0 - miss
+
+
+def oracle_pass(correct: np.ndarray) -> float:
+    """1.0 if any candidate is correct, else 0.0."""
+    return float(np.asarray(correct, dtype=bool).any())
+
+
+def aggregate_percent(values: Iterable[float]) -> float:
+    """Mean of per-problem values as a percentage rounded to two decimals (nan if there are none)."""
+    vals = [float(v) for v in values]
+    if not vals:
+        return math.nan
+    return round(100.0 * sum(vals) / len(vals), 2)
+
+
+def needed_candidates(ranking: Ranking, k_max: int, n_candidates: Optional[int] = None) -> list[int]:
+    """Candidates whose correctness ranked_pass_at_k needs for every k ≤ k_max (sorted).
+
+    These are the members of the top k_max merged groups. A ranking with no group needs its fallback pool
+    (``info['fallback_pool']``) or, failing that, all ``n_candidates`` candidates (none if not given).
+    """
+    groups = merged_groups(ranking)
+    if not groups:
+        pool = ranking.info.get("fallback_pool")
+        if pool is not None:
+            return sorted(int(c) for c in pool)
+        return list(range(n_candidates)) if n_candidates is not None else []
+    return sorted({int(c) for g in groups[:k_max] for c in g.candidates})

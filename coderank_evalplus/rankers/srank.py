@@ -1,0 +1,140 @@
+"""SRank: functional-overlap reranking (To et al., "Functional Overlap Reranking for Neural Code Generation").
+
+Definitions follow the released code, FSoft-AI4Code/SRank-CodeRanker (reranking/functionality_processing.py,
+reranking/evaluator.py, reranking/utils.py):
+- validity (utils.check_validity): a completion is invalid when its run on the test inputs failed as a whole
+  (here: ``compiled`` False, or no test inputs at all) or, with more than one input, every output *value* is
+  the same (an exception is stored as value None, so raising on every input is invalid too).
+- clusters: valid completions with equal (ok, value) on every input; cluster size counts DISTINCT completions
+  (``if not completion in exist_completions: counter[1] += 1``), normalised by the sum over clusters.
+- interaction I[i][j] (calculate_pair_overlap): share of ALL test inputs on which both clusters returned
+  normally and their values are equal; I[i][i] = 1.
+- pass rate (calculate_cluster_pass_rate): share of the (input, generated expected output) pairs that the
+  cluster's output matches (returned normally and equal); every pair counts, so a repeated expected value
+  counts each time (here: parsed asserts weighted by assert_counts); 0 when there are none.
+- score R = I · V with V = size × pass rate (evaluator.get_sorted_solutions, weights (1, 1)).
+- invalid completions form one extra cluster with size 0, pass rate 0 and a zero row/column in I, so they
+  are ranked with score 0 (and tie with any valid cluster scoring 0); ties are merged by the evaluation.
+Deviation: by default two exceptions of different types are different outputs (option ``srank_exceptions``:
+"type", the default, or "any" to treat every exception alike as the reference code does).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from coderank_evalplus.rankers import RankContext, register_ranker
+from coderank_evalplus.rankers.baselines import sort_groups
+from coderank_evalplus.types import PASS, RETURNED, Executions, Group, Ranking
+
+
+def valid_rows(ex: Executions) -> np.ndarray:
+    """Bool per program row: usable by SRank (see module docstring)."""
+    n_inputs = ex.output_matrix.shape[1]
+    ok = np.asarray(ex.compiled, dtype=bool).copy()
+    if n_inputs == 0:
+        return np.zeros_like(ok)
+    if n_inputs > 1:
+        returned = ex.output_kind == RETURNED
+        values = np.where(returned, ex.output_matrix, 0)  # non-returned ⇒ value "None"
+        same = (values == values[:, :1]).all(axis=1) & (returned == returned[:, :1]).all(axis=1)
+        ok &= ~same
+    return ok
+
+
+def _output_keys(ex: Executions, exceptions: str) -> np.ndarray:
+    """Per row, the array whose equality defines a cluster."""
+    returned = ex.output_kind == RETURNED
+    if exceptions == "any":
+        return np.concatenate([returned, np.where(returned, ex.output_matrix, 0)], axis=1)
+    if exceptions != "type":
+        raise ValueError(f"options['srank_exceptions'] must be 'type' or 'any', not {exceptions!r}")
+    return np.concatenate([ex.output_kind.astype(np.int64), ex.output_matrix], axis=1)
+
+
+def interaction_matrix(ex: Executions, reps: np.ndarray) -> np.ndarray:
+    """I[i][j]: share of inputs where representative rows i and j both return equal values; diagonal 1."""
+    n_inputs = ex.output_matrix.shape[1]
+    k = len(reps)
+    if n_inputs == 0:
+        return np.eye(k)
+    out = ex.output_matrix[reps]
+    ret = ex.output_kind[reps] == RETURNED
+    agree = (out[:, None, :] == out[None, :, :]) & ret[:, None, :] & ret[None, :, :]
+    inter = agree.mean(axis=2)
+    np.fill_diagonal(inter, 1.0)
+    return inter
+
+
+def pass_rates(ex: Executions, reps: np.ndarray) -> np.ndarray:
+    """Weighted share of parsed (input, expected) asserts each representative row passes."""
+    suite = ex.suite
+    parsed = [a for a in range(ex.pass_matrix.shape[1])
+              if a < len(suite.assert_input) and suite.assert_input[a] >= 0
+              and a < len(suite.expected) and suite.expected[a] is not None]
+    weights = np.asarray(ex.assert_counts, dtype=float)[parsed]
+    if weights.sum() <= 0:
+        return np.zeros(len(reps))
+    return (ex.pass_matrix[np.ix_(reps, parsed)] == PASS).astype(float) @ weights / weights.sum()
+
+
+def srank(ctx: RankContext, interaction: bool = True, size_exp: float = 1.0, pass_exp: float = 1.0,
+          name: str = "srank") -> Ranking:
+    """Clusters ranked by I·V (or V alone), V = size**size_exp × pass_rate**pass_exp."""
+    ex = ctx.executions
+    info: dict = {"method": name}
+    rows = np.asarray(ex.program_of_candidate)
+    valid = valid_rows(ex)
+    keys = _output_keys(ex, ctx.options.get("srank_exceptions", "type"))
+    clusters: dict[bytes, tuple[set[int], list[int]]] = {}
+    invalid: list[int] = []
+    for c, r in enumerate(rows.tolist()):
+        if not valid[r]:
+            invalid.append(c)
+            continue
+        prog_rows, cands = clusters.setdefault(keys[r].tobytes(), (set(), []))
+        prog_rows.add(r)
+        cands.append(c)
+    groups = [Group(invalid, 0.0)] if invalid else []
+    info["n_invalid"] = len(invalid)
+    if clusters:
+        members = list(clusters.values())
+        reps = np.asarray([rows[cands[0]] for _, cands in members])
+        sizes = np.asarray([len(prog_rows) for prog_rows, _ in members], dtype=float)
+        sizes /= sizes.sum()
+        v = sizes ** size_exp * pass_rates(ex, reps) ** pass_exp
+        scores = interaction_matrix(ex, reps) @ v if interaction else v
+        # Rounded so that mathematically equal scores tie exactly despite float summation order.
+        groups += [Group(cands, round(float(s), 12)) for (_, cands), s in zip(members, scores)]
+    return Ranking(sort_groups(groups), info)
+
+
+@register_ranker("srank", "SRank: clusters of equal outputs scored by I·(size×pass rate), I = functional overlap")
+def rank_srank(ctx: RankContext) -> Ranking:
+    """Full SRank: R = I · (cluster size × pass rate)."""
+    return srank(ctx)
+
+
+@register_ranker("srank_size", "SRank ablation: cluster size only (no interaction, no pass rate)")
+def rank_srank_size(ctx: RankContext) -> Ranking:
+    return srank(ctx, interaction=False, pass_exp=0.0, name="srank_size")
+
+
+@register_ranker("srank_passrate", "SRank ablation: pass rate only (no interaction, no size)")
+def rank_srank_passrate(ctx: RankContext) -> Ranking:
+    return srank(ctx, interaction=False, size_exp=0.0, name="srank_passrate")
+
+
+@register_ranker("srank_size_passrate", "SRank ablation: size × pass rate without interaction")
+def rank_srank_size_passrate(ctx: RankContext) -> Ranking:
+    return srank(ctx, interaction=False, name="srank_size_passrate")
+
+
+@register_ranker("srank_i_size", "SRank ablation: I · cluster size (no pass rate)")
+def rank_srank_i_size(ctx: RankContext) -> Ranking:
+    return srank(ctx, pass_exp=0.0, name="srank_i_size")
+
+
+@register_ranker("srank_i_passrate", "SRank ablation: I · pass rate (no size)")
+def rank_srank_i_passrate(ctx: RankContext) -> Ranking:
+    return srank(ctx, size_exp=0.0, name="srank_i_passrate")
