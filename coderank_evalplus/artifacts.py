@@ -1,0 +1,206 @@
+"""Read and write samples: evalplus jsonl / folder layout, CodeT's ``{prompt, samples}`` files, test files."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Mapping, Optional
+
+from coderank_evalplus.extract import truncate
+from coderank_evalplus.problems import data_dir_from_env
+from coderank_evalplus.types import Problem
+
+
+class SampleFileError(ValueError):
+    """A samples or tests file is malformed; the message names the file and line."""
+
+
+def read_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, dict]]:
+    """Yield (line number, record) of a .jsonl or .jsonl.gz file; malformed lines raise SampleFileError."""
+    path = Path(path)
+    if not path.is_file():
+        raise SampleFileError(f"{path}: no such file")
+    opener = gzip.open if path.suffix == ".gz" else open
+    try:
+        with opener(path, "rt", encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                try:
+                    rec = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise SampleFileError(f"{path}:{lineno}: not valid JSON ({exc.msg}): {line[:80]!r}") from None
+                if not isinstance(rec, dict):
+                    raise SampleFileError(f"{path}:{lineno}: expected a JSON object, got {type(rec).__name__}")
+                yield lineno, rec
+    except (UnicodeDecodeError, EOFError, OSError, gzip.BadGzipFile) as exc:
+        if isinstance(exc, SampleFileError):
+            raise
+        raise SampleFileError(f"{path}: cannot be read ({type(exc).__name__}: {exc})") from None
+
+
+def write_jsonl(path: str | os.PathLike, records: Iterable[Mapping[str, Any]], append: bool = False) -> None:
+    """Write records as one JSON object per line (flushed, so a killed run keeps what was written)."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a" if append else "w", encoding="utf-8") as fh:
+        for rec in records:
+            fh.write(json.dumps(rec) + "\n")
+        fh.flush()
+
+
+def _str_field(rec: dict, key: str, path: Path, lineno: int) -> str:
+    value = rec.get(key)
+    if not isinstance(value, str):
+        raise SampleFileError(f"{path}:{lineno}: field {key!r} must be a string, got {type(value).__name__}")
+    return value
+
+
+def _str_list(rec: dict, key: str, path: Path, lineno: int) -> list[str]:
+    value = rec.get(key)
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise SampleFileError(f"{path}:{lineno}: field {key!r} must be a list of strings")
+    return value
+
+
+def codet_prompt_index(problems: Mapping[str, Problem], data_dir: Optional[str] = None) -> dict[str, str]:
+    """Map every known prompt string to its task id: CodeT's problem files (which carry the task ids), the
+    problems' own prompts and their CodeT-style test-generation prompts."""
+    index: dict[str, str] = {}
+    root = None
+    try:
+        root = data_dir_from_env(data_dir)
+    except FileNotFoundError:
+        root = None
+    if root is not None:
+        folder = root / "microsoft_CodeT" / "dataset"
+        if not folder.is_dir():
+            folder = root
+        for f in sorted(folder.glob("*_for_*_generation.jsonl")):
+            for _, rec in read_jsonl(f):
+                if isinstance(rec.get("prompt"), str) and isinstance(rec.get("task_id"), str):
+                    tid = rec["task_id"].replace("MbppEval/", "Mbpp/")
+                    index.setdefault(rec["prompt"], tid)
+    for tid, prob in problems.items():
+        index.setdefault(prob.prompt, tid)
+        if prob.test_prompt_body:
+            index.setdefault(codet_test_prompt(prob), tid)
+    return index
+
+
+def codet_test_prompt(problem: Problem) -> str:
+    """CodeT's test-generation prompt: examples removed, body ``pass``, then the check comment and ``assert ``."""
+    return f"{problem.test_prompt_body}    pass\n\n# check the correctness of {problem.entry_point}\nassert "
+
+
+def _task_for_prompt(prompt: str, index: Mapping[str, str], problems: Mapping[str, Problem],
+                     path: Path, lineno: int, unmatched: list[str]) -> Optional[str]:
+    tid = index.get(prompt)
+    if tid is None or tid not in problems:
+        unmatched.append(f"{path}:{lineno} (prompt starting {prompt.strip()[:60]!r})")
+        return None
+    return tid
+
+
+def _check_unmatched(unmatched: list[str], what: str) -> None:
+    if unmatched:
+        shown = "\n  ".join(unmatched[:20])
+        more = f"\n  … and {len(unmatched) - 20} more" if len(unmatched) > 20 else ""
+        raise SampleFileError(f"{len(unmatched)} {what} match no problem of the dataset:\n  {shown}{more}")
+
+
+def read_solutions(path: str | os.PathLike, problems: Mapping[str, Problem], data_dir: Optional[str] = None,
+                   allow_unknown: bool = False) -> dict[str, list[str]]:
+    """Full programs per task id, in sample order.
+
+    Accepts evalplus samples (``{"task_id", "solution"}`` = full program, or ``{"task_id", "completion"}`` =
+    prompt + completion), an evalplus sample folder (``<task_id with _>/<n>.py``), and CodeT's
+    ``{"prompt", "samples"}`` (each sample cut at CodeT's stop sequences, appended to the prompt).
+    """
+    path = Path(path)
+    out: dict[str, list[str]] = defaultdict(list)
+    unmatched: list[str] = []
+    if path.is_dir():
+        return _read_solution_folder(path, problems, allow_unknown)
+    index: Optional[dict[str, str]] = None
+    for lineno, rec in read_jsonl(path):
+        if "samples" in rec and "prompt" in rec and "task_id" not in rec:
+            if index is None:
+                index = codet_prompt_index(problems, data_dir)
+            prompt = _str_field(rec, "prompt", path, lineno)
+            tid = _task_for_prompt(prompt, index, problems, path, lineno, unmatched)
+            if tid is not None:
+                out[tid].extend(prompt + truncate(s) for s in _str_list(rec, "samples", path, lineno))
+            continue
+        if "task_id" not in rec:
+            raise SampleFileError(f"{path}:{lineno}: record has no 'task_id' (keys: {sorted(rec)[:8]})")
+        tid = _str_field(rec, "task_id", path, lineno)
+        if tid not in problems:
+            unmatched.append(f"{path}:{lineno} (task_id {tid!r})")
+            continue
+        if "solution" in rec:
+            out[tid].append(_str_field(rec, "solution", path, lineno))
+        elif "completion" in rec:
+            out[tid].append(problems[tid].prompt + _str_field(rec, "completion", path, lineno))
+        else:
+            raise SampleFileError(f"{path}:{lineno}: record for {tid} has neither 'solution' nor 'completion'")
+    if not allow_unknown:
+        _check_unmatched(unmatched, "samples")
+    return dict(out)
+
+
+def _read_solution_folder(path: Path, problems: Mapping[str, Problem], allow_unknown: bool) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    unmatched = []
+    for task_dir in sorted(p for p in path.iterdir() if p.is_dir()):
+        tid = task_dir.name.replace("_", "/")
+        files = sorted((f for f in task_dir.glob("*.py") if f.stem.isdigit()), key=lambda f: int(f.stem))
+        if tid not in problems:
+            unmatched.append(f"{task_dir} (task_id {tid!r})")
+            continue
+        out[tid] = [f.read_text(encoding="utf-8", errors="replace") for f in files]
+    if not allow_unknown:
+        _check_unmatched(unmatched, "sample folders")
+    return out
+
+
+def read_test_samples(path: str | os.PathLike, problems: Mapping[str, Problem],
+                      data_dir: Optional[str] = None) -> dict[str, list[str]]:
+    """Raw test samples per task id (text after ``assert ``, as CodeT stores them).
+
+    Accepts CodeT's ``{"prompt", "samples"}`` and our ``{"task_id", "samples": [...]}`` (raw samples) or
+    ``{"task_id", "asserts": [...]}`` (each a ready assert statement; one sample per assert).
+    """
+    path = Path(path)
+    out: dict[str, list[str]] = defaultdict(list)
+    unmatched: list[str] = []
+    index: Optional[dict[str, str]] = None
+    for lineno, rec in read_jsonl(path):
+        if "task_id" in rec:
+            tid = _str_field(rec, "task_id", path, lineno)
+            if tid not in problems:
+                unmatched.append(f"{path}:{lineno} (task_id {tid!r})")
+                continue
+        elif "prompt" in rec:
+            if index is None:
+                index = codet_prompt_index(problems, data_dir)
+            tid = _task_for_prompt(_str_field(rec, "prompt", path, lineno), index, problems, path, lineno, unmatched)
+            if tid is None:
+                continue
+        else:
+            raise SampleFileError(f"{path}:{lineno}: test record needs 'task_id' or 'prompt'")
+        if "samples" in rec:
+            out[tid].extend(_str_list(rec, "samples", path, lineno))
+        elif "asserts" in rec:
+            out[tid].extend(_strip_leading_assert(a) for a in _str_list(rec, "asserts", path, lineno))
+        else:
+            raise SampleFileError(f"{path}:{lineno}: test record for {tid} has neither 'samples' nor 'asserts'")
+    _check_unmatched(unmatched, "test records")
+    return dict(out)
+
+
+def _strip_leading_assert(text: str) -> str:
+    text = text.strip()
+    return text[len("assert "):] if text.startswith("assert ") else text

@@ -1,0 +1,280 @@
+"""Execute every candidate of many problems on their tests: dedup → cache lookup → sandboxed workers.
+
+Identical programs run once; each program runs all its distinct tests in one child process. Results are
+stored in an on-disk cache keyed by the content of program, test and limits, committed as they arrive, so
+a rerun (another ranker, more tests, a run killed half-way) executes only what is missing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import multiprocessing
+import os
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Iterator, Optional, Sequence
+
+import numpy as np
+
+from coderank_evalplus.sandbox import Limits, compile_items, max_memory_bytes, run_program
+from coderank_evalplus.types import ERROR, RAISED, Executions, PASS, Problem, TestSuite
+
+_COMMIT_EVERY_S = 1.0
+
+
+def content_key(*parts: str) -> bytes:
+    """16-byte content address of the given strings."""
+    h = hashlib.blake2b(digest_size=16)
+    for part in parts:
+        h.update(part.encode("utf-8", "surrogatepass"))
+        h.update(b"\x00")
+    return h.digest()
+
+
+class ResultCache:
+    """SQLite store of (program, test item, limits) → (status, digest), and of judge verdicts."""
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(str(self.path), timeout=60)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("CREATE TABLE IF NOT EXISTS results (prog BLOB, item BLOB, limits TEXT, status INTEGER, "
+                         "digest INTEGER, PRIMARY KEY (prog, item, limits)) WITHOUT ROWID")
+        self._db.execute("CREATE TABLE IF NOT EXISTS verdicts (prog BLOB, task TEXT, config TEXT, passed INTEGER, "
+                         "PRIMARY KEY (prog, task, config)) WITHOUT ROWID")
+        self._last_commit = time.monotonic()
+        self.hits = 0
+        self.stored = 0
+
+    def lookup(self, prog: bytes, limits: str) -> dict[bytes, tuple[int, int]]:
+        rows = self._db.execute("SELECT item, status, digest FROM results WHERE prog=? AND limits=?", (prog, limits))
+        return {bytes(item): (status, digest) for item, status, digest in rows}
+
+    def store(self, prog: bytes, limits: str, rows: Iterable[tuple[bytes, int, int]]) -> None:
+        rows = list(rows)
+        self._db.executemany("INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?)",
+                             [(prog, item, limits, st, dg) for item, st, dg in rows])
+        self.stored += len(rows)
+        self._maybe_commit()
+
+    def get_verdict(self, prog: bytes, task: str, config: str) -> Optional[bool]:
+        row = self._db.execute("SELECT passed FROM verdicts WHERE prog=? AND task=? AND config=?",
+                               (prog, task, config)).fetchone()
+        return None if row is None else bool(row[0])
+
+    def put_verdict(self, prog: bytes, task: str, config: str, passed: bool) -> None:
+        self._db.execute("INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?, ?)", (prog, task, config, int(passed)))
+        self._maybe_commit()
+
+    def _maybe_commit(self) -> None:
+        if time.monotonic() - self._last_commit >= _COMMIT_EVERY_S:
+            self.commit()
+
+    def commit(self) -> None:
+        self._db.commit()
+        self._last_commit = time.monotonic()
+
+    def close(self) -> None:
+        self.commit()
+        self._db.close()
+
+
+@dataclass
+class ProblemWork:
+    """One problem's candidates (full programs, in sample order) and its generated tests."""
+
+    problem: Problem
+    programs: list[str]
+    suite: TestSuite = field(default_factory=TestSuite)
+
+
+def suite_items(suite: TestSuite, trial_tests: Sequence[str]) -> tuple[list[tuple], list[int], list[int], list[int]]:
+    """Test items of a suite: one call per distinct input, one check/assert per assert, one per trial test.
+
+    Returns (items, index of each input's call item, index of each assert's item, index of each trial's item).
+    """
+    items: list[tuple] = []
+    input_items = []
+    for call in suite.inputs:
+        input_items.append(len(items))
+        items.append(("call", call))
+    assert_items = []
+    for a, body in enumerate(suite.asserts):
+        assert_items.append(len(items))
+        i = suite.assert_input[a]
+        if i >= 0:
+            items.append(("check", input_items[i], suite.expected[a], suite.comparisons[a]))
+        else:
+            items.append(("assert", body))
+    trial_items = []
+    for t in trial_tests:
+        trial_items.append(len(items))
+        body = t.strip()
+        items.append(("assert", body[len("assert "):] if body.startswith("assert ") else body))
+    return items, input_items, assert_items, trial_items
+
+
+def item_keys(items: Sequence[tuple]) -> list[bytes]:
+    """Content address of each item (a check is addressed by its call's text, not by its position)."""
+    keys = []
+    for item in items:
+        if item[0] == "check":
+            call = items[item[1]][1]
+            keys.append(content_key("check", call, str(item[2]), item[3]))
+        else:
+            keys.append(content_key(item[0], item[1]))
+    return keys
+
+
+# --- worker side -------------------------------------------------------------------------------------
+
+_WORKER_STATE: dict = {}
+
+
+def _worker_init(limits: Limits, mem_bytes: Optional[int]) -> None:
+    _WORKER_STATE.update(limits=limits, mem=mem_bytes, compiled={})
+
+
+def _worker_run(job: tuple) -> tuple:
+    task_id, row, program, items_key, items, todo = job
+    compiled = _WORKER_STATE["compiled"]
+    if items_key not in compiled:
+        if len(compiled) > 64:
+            compiled.clear()
+        compiled[items_key] = compile_items(items)
+    imported, results = run_program(program, items, _WORKER_STATE["limits"], _WORKER_STATE["mem"],
+                                    compiled_items=compiled[items_key], todo=todo)
+    return task_id, row, imported, results
+
+
+# --- orchestration -----------------------------------------------------------------------------------
+
+@dataclass
+class _Plan:
+    work: ProblemWork
+    items: list[tuple]
+    keys: list[bytes]
+    input_items: list[int]
+    assert_items: list[int]
+    trial_items: list[int]
+    rows: list[str]
+    prog_keys: list[bytes]
+    program_of_candidate: np.ndarray
+    results: list[dict[int, tuple[int, int]]]
+    imported: list[Optional[bool]]
+
+
+def _plan(work: ProblemWork) -> _Plan:
+    items, input_items, assert_items, trial_items = suite_items(work.suite, work.problem.trial_tests)
+    row_of: dict[str, int] = {}
+    poc = np.empty(len(work.programs), dtype=np.int64)
+    for c, prog in enumerate(work.programs):
+        poc[c] = row_of.setdefault(prog, len(row_of))
+    rows = list(row_of)
+    return _Plan(work, items, item_keys(items), input_items, assert_items, trial_items, rows,
+                 [content_key("program", p) for p in rows], poc, [{} for _ in rows], [None] * len(rows))
+
+
+def _assemble(plan: _Plan) -> Executions:
+    n_rows = len(plan.rows)
+    suite = plan.work.suite
+    pm = np.full((n_rows, len(plan.assert_items)), ERROR, dtype=np.uint8)
+    om = np.zeros((n_rows, len(plan.input_items)), dtype=np.int64)
+    ok = np.full((n_rows, len(plan.input_items)), RAISED, dtype=np.uint8)
+    tm = np.full((n_rows, len(plan.trial_items)), ERROR, dtype=np.uint8)
+    compiled = np.zeros(n_rows, dtype=bool)
+    for r, res in enumerate(plan.results):
+        for a, it in enumerate(plan.assert_items):
+            pm[r, a] = res[it][0]
+        for i, it in enumerate(plan.input_items):
+            ok[r, i], om[r, i] = res[it]
+        for t, it in enumerate(plan.trial_items):
+            tm[r, t] = res[it][0]
+        compiled[r] = bool(plan.imported[r])
+    return Executions(task_id=plan.work.problem.task_id, program_of_candidate=plan.program_of_candidate,
+                      pass_matrix=pm, assert_counts=np.asarray(suite.counts, dtype=np.int64), output_matrix=om,
+                      output_kind=ok, trial_matrix=tm, compiled=compiled, suite=suite, programs=plan.rows)
+
+
+@dataclass
+class ExecutionStats:
+    unique_programs: int = 0
+    pairs: int = 0
+    executed_pairs: int = 0
+    cached_pairs: int = 0
+    jobs: int = 0
+    wall_s: float = 0.0
+
+
+_IMPORT_ITEM = content_key("import-ok")  # cached marker: the program got past its top level
+
+
+def execute(works: Sequence[ProblemWork], cache: Optional[ResultCache] = None, limits: Limits = Limits(),
+            workers: Optional[int] = None, progress: bool = True, stats: Optional[ExecutionStats] = None
+            ) -> dict[str, Executions]:
+    """Run all unique programs of all problems on their tests; return Executions per task id."""
+    t0 = time.monotonic()
+    stats = stats if stats is not None else ExecutionStats()
+    lkey = limits.key()
+    plans = [_plan(w) for w in works]
+    jobs = []
+    for p_idx, plan in enumerate(plans):
+        items_key = content_key(*[repr(it) for it in plan.items]).hex()
+        for r, prog in enumerate(plan.rows):
+            stats.unique_programs += 1
+            stats.pairs += len(plan.items)
+            cached = cache.lookup(plan.prog_keys[r], lkey) if cache is not None else {}
+            todo = []
+            for it, key in enumerate(plan.keys):
+                hit = cached.get(key)
+                if hit is None:
+                    todo.append(it)
+                else:
+                    plan.results[r][it] = hit
+            if _IMPORT_ITEM in cached:
+                plan.imported[r] = cached[_IMPORT_ITEM][0] == PASS
+            if todo or plan.imported[r] is None:
+                jobs.append((p_idx, r, prog, items_key, plan.items, todo))
+            stats.cached_pairs += len(plan.items) - len(todo)
+    stats.jobs = len(jobs)
+    if jobs:
+        _run_jobs(jobs, plans, cache, limits, workers, progress, stats)
+    if cache is not None:
+        cache.commit()
+    stats.wall_s = time.monotonic() - t0
+    return {plan.work.problem.task_id: _assemble(plan) for plan in plans}
+
+
+def _run_jobs(jobs: list[tuple], plans: list[_Plan], cache: Optional[ResultCache], limits: Limits,
+              workers: Optional[int], progress: bool, stats: ExecutionStats) -> None:
+    from tqdm import tqdm
+
+    lkey = limits.key()
+    n_workers = max(1, workers or os.cpu_count() or 1)
+    # big jobs first so that the pool does not end on one long straggler
+    jobs.sort(key=lambda j: -len(j[5]))
+    bar = tqdm(total=len(jobs), desc="executing", unit="prog", disable=not progress, dynamic_ncols=True)
+    ctx = multiprocessing.get_context("fork")
+    pool = ctx.Pool(n_workers, initializer=_worker_init, initargs=(limits, max_memory_bytes()))
+    try:
+        for p_idx, row, imported, results in pool.imap_unordered(_worker_run, jobs, chunksize=1):
+            plan = plans[p_idx]
+            plan.results[row].update(results)
+            plan.imported[row] = imported
+            stats.executed_pairs += len(results)
+            if cache is not None:
+                rows = [(plan.keys[it], st, dg) for it, (st, dg) in results.items()]
+                rows.append((_IMPORT_ITEM, PASS if imported else ERROR, 0))
+                cache.store(plan.prog_keys[row], lkey, rows)
+            bar.update(1)
+        pool.close()
+    except BaseException:
+        pool.terminate()
+        raise
+    finally:
+        pool.join()
+        bar.close()

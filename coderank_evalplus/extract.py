@@ -1,0 +1,124 @@
+"""From raw model text to programs and tests: CodeT's truncation and assert extraction, assert parsing."""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from typing import Iterable, Optional, Sequence
+
+from coderank_evalplus.types import TestSuite
+
+# CodeT's stop sequences: a completion ends where the model starts a new top-level statement.
+STOP_SEQUENCES = ("\nclass", "\ndef", "\n#", "\nif", "\nprint")
+DEFAULT_TESTS_PER_SAMPLE = 5
+
+
+def truncate(text: str, stops: Sequence[str] = STOP_SEQUENCES) -> str:
+    """Cut ``text`` at the first occurrence of any stop sequence (CodeT: each stop split in turn)."""
+    for stop in stops:
+        if stop in text:
+            text = text.split(stop)[0]
+    return text
+
+
+def _valid_assert(test: str) -> bool:
+    """CodeT's validity check: non-empty, mentions ``assert``, compiles inside a ``try:`` block."""
+    if len(test.strip()) < 1 or "assert" not in test:
+        return False
+    block = "try:\n    " + test.replace("\n", "\n    ") + "\nexcept:\n    pass\n"
+    try:
+        compile(block, "", "exec")
+    except Exception:  # noqa: BLE001 - SyntaxError, ValueError (null bytes), RecursionError…
+        return False
+    return True
+
+
+def extract_asserts(sample: str, entry_point: str) -> list[str]:
+    """All valid asserts of one raw test sample (the text the model wrote after ``assert ``), in order.
+
+    The sample is split on ``assert ``; pieces that mention the entry point are kept, each is cut at the
+    stop sequences, stripped, and kept only if it compiles inside a ``try:`` block.
+    """
+    pieces = [f"assert {part}".strip() for part in f"assert {sample}".split("assert ")
+              if entry_point.strip() in part and len(part.strip()) > 0]
+    return [t for t in (truncate(p).strip() for p in pieces) if _valid_assert(t)]
+
+
+def build_suite(raw_samples: Iterable[str], entry_point: str,
+                tests_per_sample: Optional[int] = DEFAULT_TESTS_PER_SAMPLE) -> TestSuite:
+    """Extract asserts from every test sample (first ``tests_per_sample`` each), dedupe with counts, parse."""
+    counter: Counter[str] = Counter()
+    for sample in raw_samples:
+        found = extract_asserts(sample, entry_point)
+        if tests_per_sample is not None:
+            found = found[:tests_per_sample]
+        for test in found:
+            counter[_strip_assert(test)] += 1
+    return suite_from_asserts(counter, entry_point)
+
+
+def suite_from_asserts(counted: "Counter[str] | dict[str, int]", entry_point: str) -> TestSuite:
+    """A TestSuite from {assert body: count}; parses each assert into a call input and expected value."""
+    suite = TestSuite()
+    input_index: dict[str, int] = {}
+    for body, count in counted.items():
+        parsed = parse_assert(body, entry_point)
+        suite.asserts.append(body)
+        suite.counts.append(int(count))
+        if parsed is None:
+            suite.assert_input.append(-1)
+            suite.expected.append(None)
+            suite.comparisons.append("raw")
+            continue
+        call, expected, cmp = parsed
+        if call not in input_index:
+            input_index[call] = len(suite.inputs)
+            suite.inputs.append(call)
+        suite.assert_input.append(input_index[call])
+        suite.expected.append(expected)
+        suite.comparisons.append(cmp)
+    return suite
+
+
+def _strip_assert(test: str) -> str:
+    return test[len("assert"):].strip() if test.startswith("assert") else test.strip()
+
+
+def _is_entry_call(node: ast.AST, entry_point: str) -> bool:
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == entry_point
+            and not any(isinstance(n, ast.NamedExpr) for n in ast.walk(node)))
+
+
+def parse_assert(body: str, entry_point: str) -> Optional[tuple[str, Optional[str], str]]:
+    """Parse ``assert <body>`` into (call expression, expected expression, comparison), or None.
+
+    Understood forms: ``f(x) == y`` and ``y == f(x)``; ``f(x)``; ``not f(x)``; ``f(x) is True/False/None``.
+    A trailing assert message is dropped. Comparisons: ``==``, ``r==`` (call on the right), ``truthy``,
+    ``falsy``, ``is``.
+    """
+    try:
+        tree = ast.parse("assert " + body)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Assert):
+        return None
+    test = tree.body[0].test
+    if _is_entry_call(test, entry_point):
+        return ast.unparse(test), None, "truthy"
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and _is_entry_call(test.operand, entry_point):
+        return ast.unparse(test.operand), None, "falsy"
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        left, op, right = test.left, test.ops[0], test.comparators[0]
+        if isinstance(op, ast.Eq):
+            if _is_entry_call(left, entry_point) and not _mentions(right, entry_point):
+                return ast.unparse(left), ast.unparse(right), "=="
+            if _is_entry_call(right, entry_point) and not _mentions(left, entry_point):
+                return ast.unparse(right), ast.unparse(left), "r=="
+        if (isinstance(op, ast.Is) and _is_entry_call(left, entry_point) and isinstance(right, ast.Constant)
+                and (right.value is True or right.value is False or right.value is None)):
+            return ast.unparse(left), ast.unparse(right), "is"
+    return None
+
+
+def _mentions(node: ast.AST, name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node))

@@ -1,0 +1,126 @@
+"""Core data types shared by every stage: problems, candidates, tests, executions, rankings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import numpy as np
+
+# Outcome codes of one (program, test) execution, as stored in pass matrices.
+PASS, FAIL, ERROR, TIMEOUT = 0, 1, 2, 3
+OUTCOME_NAMES = ("pass", "fail", "error", "timeout")
+
+# Kinds of one call's result, as stored beside the output matrix.
+RETURNED, RAISED, TIMED_OUT = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One benchmark task: prompt, reference solution, hidden inputs and trial tests."""
+
+    task_id: str
+    dataset: str  # "humaneval" or "mbpp" (the evalplus dataset family)
+    prompt: str
+    entry_point: str
+    canonical_solution: str = ""
+    base_input: list = field(default_factory=list, repr=False)
+    plus_input: list = field(default_factory=list, repr=False)
+    atol: float = 0.0
+    trial_tests: tuple[str, ...] = ()  # assert statements visible in the prompt (docstring examples / first MBPP assert)
+    test_prompt_body: str = ""  # signature + docstring with the examples removed (for test generation)
+    original_test: str = ""  # runnable test code of the original benchmark (check(...) or assert lines)
+    dataset_hash: str = ""  # evalplus's hash of the dataset file (keys its expected-output cache)
+
+    @property
+    def has_plus(self) -> bool:
+        """True when the problem carries evalplus base/plus inputs (HumanEval+ / MBPP+)."""
+        return bool(self.base_input)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One sampled solution: its index in the sample list and the full program text."""
+
+    index: int
+    program: str
+    logprob: Optional[float] = None
+
+
+@dataclass
+class TestSuite:
+    """Generated tests for one problem.
+
+    asserts: distinct assert statements (source text without the leading ``assert``), first-seen order.
+    counts: multiplicity of each assert among all test samples.
+    inputs: distinct call expressions (e.g. ``add(1, 2)``) parsed from the asserts.
+    assert_input: for each assert, the index of its call input, or -1 when it does not parse.
+    expected: for each assert, the expected-value expression, or None (truthiness check / unparsed).
+    """
+
+    asserts: list[str] = field(default_factory=list)
+    counts: list[int] = field(default_factory=list)
+    inputs: list[str] = field(default_factory=list)
+    assert_input: list[int] = field(default_factory=list)
+    expected: list[Optional[str]] = field(default_factory=list)
+    comparisons: list[str] = field(default_factory=list)  # "==", "truthy", "falsy", "is", "raw" per assert
+
+    def __len__(self) -> int:
+        return len(self.asserts)
+
+
+@dataclass
+class Executions:
+    """Results of running one problem's unique programs on its tests.
+
+    program_of_candidate[c] is the row of candidate c in every matrix.
+    pass_matrix[p, a] is an outcome code (PASS/FAIL/ERROR/TIMEOUT) of assert a on program p.
+    output_matrix[p, i] is a 63-bit digest of the canonical form of the value call input i returned
+    (or of the exception type it raised); output_kind[p, i] says which (RETURNED/RAISED/TIMED_OUT).
+    trial_matrix[p, t] is the outcome of the problem's trial test t (may have zero columns).
+    compiled[p] is False when the program fails before any test (syntax error, crash at import).
+    """
+
+    task_id: str
+    program_of_candidate: np.ndarray
+    pass_matrix: np.ndarray
+    assert_counts: np.ndarray
+    output_matrix: np.ndarray
+    output_kind: np.ndarray
+    trial_matrix: np.ndarray
+    compiled: np.ndarray
+    suite: TestSuite
+    programs: list[str] = field(default_factory=list, repr=False)
+
+    @property
+    def n_candidates(self) -> int:
+        return int(self.program_of_candidate.shape[0])
+
+    def candidate_pass(self) -> np.ndarray:
+        """Boolean matrix candidate × assert: True where the assert passed."""
+        return self.pass_matrix[self.program_of_candidate] == PASS
+
+    def candidate_outputs(self) -> np.ndarray:
+        return self.output_matrix[self.program_of_candidate]
+
+    def candidate_output_kind(self) -> np.ndarray:
+        return self.output_kind[self.program_of_candidate]
+
+
+@dataclass
+class Group:
+    """Candidates that a ranker cannot tell apart, with their common score."""
+
+    candidates: list[int]
+    score: float
+
+
+@dataclass
+class Ranking:
+    """Groups of candidates, best first. Candidates in no group are unranked."""
+
+    groups: list[Group] = field(default_factory=list)
+    info: dict[str, Any] = field(default_factory=dict)
+
+    def top_candidate_sets(self, k: int) -> list[list[int]]:
+        return [g.candidates for g in self.groups[:k]]
