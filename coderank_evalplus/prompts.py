@@ -609,6 +609,9 @@ def test_generation_prompt(problem: Problem) -> str:
     return body + TEST_PROMPT_SUFFIX.format(entry_point=problem.entry_point)
 
 
+test_generation_prompt.__test__ = False  # not a pytest test, whatever imports it
+
+
 def solution_prompt(problem: Problem) -> str:
     """Base models complete the benchmark prompt as is."""
     return problem.prompt
