@@ -1,0 +1,124 @@
+"""transformers adapter: ``model.generate`` with ``num_return_sequences`` (chunked), stop strings, and the sum of
+the sampled tokens' logprobs under the model's raw distribution.
+
+evalplus's ``HuggingFaceDecoder`` fixes the temperature at construction and returns no scores, so this adapter
+calls transformers directly. GGUF checkpoints load through ``gguf_file=`` (needs the ``gguf`` package; weights
+are de-quantized to float32).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Optional
+
+from coderank_evalplus.generation import Sample, truncate_at_stop
+
+
+class HFGenerator:
+    def __init__(
+        self,
+        model: str,
+        gguf_file: Optional[str] = None,
+        dtype: str = "auto",
+        device: Optional[str] = None,
+        chat: Optional[bool] = None,
+        batch_size: int = 16,
+        trust_remote_code: bool = False,
+        logprobs: bool = True,
+        num_threads: Optional[int] = None,
+        seed: Optional[int] = None,
+    ) -> None:
+        try:
+            import torch
+            from transformers import AutoModelForCausalLM, AutoTokenizer
+        except ImportError as e:  # pragma: no cover
+            raise ImportError("the hf backend needs torch and transformers") from e
+        self.torch = torch
+        if num_threads:
+            torch.set_num_threads(num_threads)
+        if seed is not None:
+            torch.manual_seed(seed)
+        self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+        load = {"trust_remote_code": trust_remote_code}
+        if gguf_file:
+            load["gguf_file"] = os.path.basename(gguf_file)
+            if os.path.isfile(model):  # a path to the .gguf itself
+                model = os.path.dirname(os.path.abspath(model))
+        self.tokenizer = AutoTokenizer.from_pretrained(model, **load)
+        if dtype != "auto":
+            load["dtype"] = getattr(torch, dtype)
+        elif self.device == "cpu":
+            load["dtype"] = torch.float32
+        else:
+            load["dtype"] = "auto"
+        self.model = AutoModelForCausalLM.from_pretrained(model, **load).to(self.device).eval()
+        has_template = getattr(self.tokenizer, "chat_template", None) is not None
+        self.is_chat = has_template if chat is None else bool(chat)
+        self.batch_size = max(1, int(batch_size))
+        self.logprobs = logprobs
+        if self.tokenizer.pad_token_id is None:
+            self.tokenizer.pad_token = self.tokenizer.eos_token
+
+    def apply_chat_template(self, messages: list[dict]) -> str:
+        return self.tokenizer.apply_chat_template(list(messages), tokenize=False, add_generation_prompt=True)
+
+    def _generate_one(self, prompt: str, n: int, temperature, top_p, max_tokens, stop) -> list[Sample]:
+        torch = self.torch
+        enc = self.tokenizer(prompt, return_tensors="pt", add_special_tokens=False).to(self.device)
+        plen = enc["input_ids"].shape[1]
+        samples: list[Sample] = []
+        while len(samples) < n:
+            k = min(self.batch_size, n - len(samples))
+            kw = dict(
+                max_new_tokens=max_tokens,
+                num_return_sequences=k,
+                pad_token_id=self.tokenizer.pad_token_id,
+                return_dict_in_generate=True,
+                output_logits=self.logprobs,
+            )
+            if temperature > 0:
+                kw.update(do_sample=True, temperature=temperature, top_p=top_p)
+            else:
+                kw.update(do_sample=False)
+            if stop:
+                kw.update(stop_strings=list(stop), tokenizer=self.tokenizer)
+            with torch.inference_mode():
+                out = self.model.generate(**enc, **kw)
+            gen = out.sequences[:, plen:]
+            token_lp = None
+            if self.logprobs and out.logits:
+                logits = torch.stack(out.logits, dim=1).float()  # (k, steps, vocab)
+                token_lp = torch.log_softmax(logits, dim=-1).gather(-1, gen[:, : logits.shape[1], None])[..., 0]
+            for i in range(gen.shape[0]):
+                ids = gen[i].tolist()
+                full = self.tokenizer.decode(ids, skip_special_tokens=True)
+                text = truncate_at_stop(full, stop)
+                lp = None
+                if token_lp is not None:
+                    m = self._n_tokens_for(ids, text)
+                    lp = float(token_lp[i, :m].sum())
+                samples.append(Sample(text, lp))
+        return samples
+
+    def _n_tokens_for(self, ids: list[int], text: str) -> int:
+        """Smallest number of leading tokens whose decoding covers ``text`` (binary search, a few decodes)."""
+        eos = {self.tokenizer.eos_token_id, self.tokenizer.pad_token_id}
+        hi = len(ids)
+        while hi > 0 and ids[hi - 1] in eos:
+            hi -= 1
+        lo = 0
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if len(self.tokenizer.decode(ids[:mid], skip_special_tokens=True)) >= len(text):
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
+
+    def generate(self, prompts, n, temperature, top_p, max_tokens, stop) -> list[list[Sample]]:
+        out = []
+        for p in prompts:
+            if not isinstance(p, str):
+                p = self.apply_chat_template(p)
+            out.append(self._generate_one(p, n, temperature, top_p, max_tokens, stop))
+        return out

@@ -1,0 +1,148 @@
+"""The sampling loop: solutions and test samples for each problem, appended to jsonl files as they come.
+
+``out_dir/samples.jsonl``: one ``{"task_id", "solution"[, "logprob"]}`` line per sample (evalplus format; the
+solution is the full program: prompt + completion for base models, the sanitized code block for chat models).
+``out_dir/tests_raw.jsonl``: one ``{"task_id", "samples": [raw test texts][, "logprobs": [...]]}`` line per
+problem (CodeT format: continuations after ``assert ``).
+
+Resuming: solutions already in ``samples.jsonl`` count toward ``n_samples`` (only the missing ones are drawn) and
+problems already in ``tests_raw.jsonl`` are skipped. A torn last line (a killed run) is dropped. Every write is
+flushed, so a killed run loses at most the problem in progress.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from collections import Counter
+from typing import Iterable, Optional, Sequence
+
+from coderank_evalplus.generation import Generator, Sample
+from coderank_evalplus.prompts import (
+    CODET_STOP,
+    chat_solution_messages,
+    chat_test_messages,
+    parse_chat_solution,
+    parse_chat_tests,
+    solution_prompt,
+    test_generation_prompt,
+)
+from coderank_evalplus.types import Problem
+
+SAMPLES_FILE = "samples.jsonl"
+TESTS_FILE = "tests_raw.jsonl"
+
+
+def _read_jsonl_repair(path: str) -> list[dict]:
+    """Records of a jsonl file. A torn or unparsable line (a killed run) and everything after it are cut off."""
+    if not os.path.exists(path):
+        return []
+    records: list[dict] = []
+    good = 0
+    with open(path, "rb") as f:
+        data = f.read()
+    for raw in io.BytesIO(data):  # splits on b"\n" only
+        if not raw.endswith(b"\n"):
+            break
+        try:
+            if raw.strip():
+                records.append(json.loads(raw))
+        except ValueError:
+            break
+        good += len(raw)
+    if good < len(data):
+        with open(path, "r+b") as f:
+            f.truncate(good)
+    return records
+
+
+def _append(f, record: dict) -> None:
+    f.write(json.dumps(record) + "\n")
+    f.flush()
+
+
+def _prompts(problems: Sequence[Problem], generator: Generator, kind: str, n_asserts: int) -> list:
+    out = []
+    for p in problems:
+        if generator.is_chat:
+            msgs = chat_solution_messages(p) if kind == "solution" else chat_test_messages(p, n_asserts)
+            template = getattr(generator, "apply_chat_template", None)
+            out.append(template(msgs) if template else msgs)
+        else:
+            out.append(solution_prompt(p) if kind == "solution" else test_generation_prompt(p))
+    return out
+
+
+def generate_samples(
+    problems: Iterable[Problem],
+    generator: Generator,
+    n_samples: int,
+    n_test_samples: int,
+    temperature: float = 0.8,
+    top_p: float = 0.95,
+    max_tokens: int = 300,
+    out_dir: str = ".",
+    progress: bool = True,
+    stop: Optional[Sequence[str]] = None,
+    n_asserts: int = 5,
+    problems_per_call: int = 1,
+) -> tuple[str, str]:
+    """Sample ``n_samples`` solutions and ``n_test_samples`` test samples per problem; returns the two file paths.
+
+    Base generators get CodeT's stop sequences (``stop`` overrides them); chat generators get none (the reply is
+    parsed instead). ``problems_per_call`` > 1 batches several problems per ``generate`` call (useful for vLLM).
+    """
+    problems = list(problems)
+    os.makedirs(out_dir, exist_ok=True)
+    spath, tpath = os.path.join(out_dir, SAMPLES_FILE), os.path.join(out_dir, TESTS_FILE)
+    have = Counter(r["task_id"] for r in _read_jsonl_repair(spath))
+    tests_done = {r["task_id"] for r in _read_jsonl_repair(tpath)}
+    stops = [] if generator.is_chat else list(CODET_STOP if stop is None else stop)
+
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(problems), desc="generate", unit="problem")
+    with open(spath, "a", encoding="utf-8") as sf, open(tpath, "a", encoding="utf-8") as tf:
+        for start in range(0, len(problems), max(1, problems_per_call)):
+            chunk = problems[start : start + max(1, problems_per_call)]
+            # solutions: draw only what is missing (all problems of a call draw the same number)
+            need = [p for p in chunk if have[p.task_id] < n_samples]
+            if need:
+                k = max(n_samples - have[p.task_id] for p in need)
+                outs = generator.generate(_prompts(need, generator, "solution", n_asserts), k, temperature, top_p,
+                                          max_tokens, stops)
+                for p, samples in zip(need, outs):
+                    for s in samples[: n_samples - have[p.task_id]]:
+                        rec = {"task_id": p.task_id, "solution": _solution(p, s, generator.is_chat)}
+                        if s.logprob is not None:
+                            rec["logprob"] = s.logprob
+                        _append(sf, rec)
+                    have[p.task_id] = n_samples
+            need = [p for p in chunk if n_test_samples > 0 and p.task_id not in tests_done]
+            if need:
+                outs = generator.generate(_prompts(need, generator, "test", n_asserts), n_test_samples, temperature,
+                                          top_p, max_tokens, stops)
+                for p, samples in zip(need, outs):
+                    rec = {"task_id": p.task_id, "samples": [_test_text(p, s, generator.is_chat) for s in samples]}
+                    if any(s.logprob is not None for s in samples):
+                        rec["logprobs"] = [s.logprob for s in samples]
+                    _append(tf, rec)
+                    tests_done.add(p.task_id)
+            if bar is not None:
+                bar.update(len(chunk))
+    if bar is not None:
+        bar.close()
+    return spath, tpath
+
+
+def _solution(problem: Problem, s: Sample, is_chat: bool) -> str:
+    if is_chat:
+        return parse_chat_solution(s.text, problem)
+    return solution_prompt(problem) + s.text
+
+
+def _test_text(problem: Problem, s: Sample, is_chat: bool) -> str:
+    return parse_chat_tests(s.text, problem.entry_point) if is_chat else s.text
