@@ -8,7 +8,6 @@ a rerun (another ranker, more tests, a run killed half-way) executes only what i
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
 import os
 import sqlite3
 import time
@@ -130,25 +129,38 @@ def item_keys(items: Sequence[tuple]) -> list[bytes]:
     return keys
 
 
-# --- worker side -------------------------------------------------------------------------------------
+# --- worker side (runs in a coderank_evalplus.workers interpreter) ----------------------------------
 
 _WORKER_STATE: dict = {}
 
 
-def _worker_init(limits: Limits, mem_bytes: Optional[int]) -> None:
-    _WORKER_STATE.update(limits=limits, mem=mem_bytes, compiled={})
+def _warm_worker() -> None:
+    """First job in a worker: load what every child needs so that each fork starts cheap."""
+    import gc
+    import platform
+    import shutil  # noqa: F401 - loaded here so that reliability_guard in the child finds it imported
+    import subprocess  # noqa: F401
+
+    import evalplus.eval.utils  # noqa: F401
+
+    platform.uname()  # cached: reliability_guard calls it in every child
+    gc.collect()
+    gc.freeze()  # keep the collector from touching (and copying) the worker's objects in each child
+    _WORKER_STATE["compiled"] = {}
 
 
-def _worker_run(job: tuple) -> tuple:
-    task_id, row, program, items_key, items, todo = job
+def worker_run(job: tuple) -> tuple:
+    """Run one program on its test items (a worker job)."""
+    if not _WORKER_STATE:
+        _warm_worker()
+    p_idx, row, program, items_key, items, todo, limits, mem = job
     compiled = _WORKER_STATE["compiled"]
     if items_key not in compiled:
         if len(compiled) > 64:
             compiled.clear()
         compiled[items_key] = compile_items(items)
-    imported, results = run_program(program, items, _WORKER_STATE["limits"], _WORKER_STATE["mem"],
-                                    compiled_items=compiled[items_key], todo=todo)
-    return task_id, row, imported, results
+    imported, results = run_program(program, items, limits, mem, compiled_items=compiled[items_key], todo=todo)
+    return p_idx, row, imported, results
 
 
 # --- orchestration -----------------------------------------------------------------------------------
@@ -253,28 +265,27 @@ def _run_jobs(jobs: list[tuple], plans: list[_Plan], cache: Optional[ResultCache
               workers: Optional[int], progress: bool, stats: ExecutionStats) -> None:
     from tqdm import tqdm
 
+    from coderank_evalplus.workers import WorkerPool
+
     lkey = limits.key()
     n_workers = max(1, workers or os.cpu_count() or 1)
+    mem = max_memory_bytes()
     # big jobs first so that the pool does not end on one long straggler
     jobs.sort(key=lambda j: -len(j[5]))
+    args = [(*job, limits, mem) for job in jobs]
     bar = tqdm(total=len(jobs), desc="executing", unit="prog", disable=not progress, dynamic_ncols=True)
-    ctx = multiprocessing.get_context("fork")
-    pool = ctx.Pool(n_workers, initializer=_worker_init, initargs=(limits, max_memory_bytes()))
     try:
-        for p_idx, row, imported, results in pool.imap_unordered(_worker_run, jobs, chunksize=1):
-            plan = plans[p_idx]
-            plan.results[row].update(results)
-            plan.imported[row] = imported
-            stats.executed_pairs += len(results)
-            if cache is not None:
-                rows = [(plan.keys[it], st, dg) for it, (st, dg) in results.items()]
-                rows.append((_IMPORT_ITEM, PASS if imported else ERROR, 0))
-                cache.store(plan.prog_keys[row], lkey, rows)
-            bar.update(1)
-        pool.close()
-    except BaseException:
-        pool.terminate()
-        raise
+        with WorkerPool(min(n_workers, len(jobs))) as pool:
+            for k, result in pool.run("coderank_evalplus.execution:worker_run", args, on_lost=None):
+                p_idx, row, imported, results = result
+                plan = plans[p_idx]
+                plan.results[row].update(results)
+                plan.imported[row] = imported
+                stats.executed_pairs += len(results)
+                if cache is not None:
+                    rows = [(plan.keys[it], st, dg) for it, (st, dg) in results.items()]
+                    rows.append((_IMPORT_ITEM, PASS if imported else ERROR, 0))
+                    cache.store(plan.prog_keys[row], lkey, rows)
+                bar.update(1)
     finally:
-        pool.join()
         bar.close()

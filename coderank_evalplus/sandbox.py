@@ -17,11 +17,14 @@ A test item is one of:
 
 from __future__ import annotations
 
+import mmap
 import os
 import resource
 import select
+import shutil
 import signal
 import struct
+import tempfile
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence
@@ -29,8 +32,10 @@ from typing import Any, Callable, Optional, Sequence
 from coderank_evalplus.canonical import digest_value, digest_text
 from coderank_evalplus.types import ERROR, FAIL, PASS, RAISED, RETURNED, TIMED_OUT, TIMEOUT
 
-_RECORD = struct.Struct("<iBq")  # item index (-1 = import record), status, digest
-_IMPORT = -1
+# Shared-memory layout: a header (unused, import status (255 = not yet), import digest), then one slot per
+# test item in run order: (written flag, status, digest). Writing costs no system call.
+_HEADER = struct.Struct("<iBq")
+_SLOT = struct.Struct("<BBq")
 
 
 @dataclass(frozen=True)
@@ -77,126 +82,107 @@ def _silence_fds() -> None:
     os.close(devnull)
 
 
-class _Timer:
-    """Arms the CPU and wall timers; re-fires every ``refire`` s in case a program swallows the exception."""
+def _child_main(mm: mmap.mmap, program: str, items: Sequence[tuple], order: Sequence[int], start: int,
+                limits: Limits, mem_bytes: Optional[int], workdir: str) -> None:  # pragma: no cover - child
+    """Body of the child: guard, import the program, run items[order[start:]], record each result in ``mm``."""
+    from evalplus.eval.utils import reliability_guard, swallow_io
 
-    def __init__(self) -> None:
-        self._setitimer = signal.setitimer  # keep our own references: candidates may patch the modules
-        self._prof = signal.ITIMER_PROF
-        self._real = signal.ITIMER_REAL
-
-    def arm(self, cpu: float, wall: float) -> None:
-        self._setitimer(self._prof, cpu, max(cpu / 2, 0.01))
-        self._setitimer(self._real, wall, max(wall / 4, 0.05))
-
-    def disarm(self) -> None:
-        self._setitimer(self._prof, 0)
-        self._setitimer(self._real, 0)
-
-
-def _child_main(wfd: int, program: str, items: Sequence[tuple], order: Sequence[int], start: int,
-                limits: Limits, mem_bytes: Optional[int]) -> None:  # pragma: no cover - runs in the forked child
-    """Body of the child: guard, import the program, run items[order[start:]], stream one record per item."""
-    from evalplus.eval.utils import create_tempdir, reliability_guard, swallow_io
-
-    write, pack, exit_ = os.write, _RECORD.pack, os._exit
+    pack_into, exit_ = _SLOT.pack_into, os._exit
     os.setpgid(0, 0)
     _silence_fds()
+    os.chdir(workdir)  # the worker made this temp dir and removes it after the child is gone (os._exit skips cleanup)
     n_items = len(order) - start
     budget = int(limits.import_cpu + n_items * limits.cpu * 1.5 + 2)
     resource.setrlimit(resource.RLIMIT_CPU, (budget, budget + 1))
     signal.signal(signal.SIGPROF, _raise_timeout)
     signal.signal(signal.SIGALRM, _raise_timeout)
-    timer = _Timer()
+    setitimer, prof = signal.setitimer, signal.ITIMER_PROF  # own references: candidates may patch the modules
     values: dict[int, tuple[int, Any]] = {}
-
-    def emit(idx: int, status: int, dig: int = 0) -> None:
-        write(wfd, pack(idx, status, dig))
-
-    with create_tempdir():
-        reliability_guard(maximum_memory_bytes=mem_bytes)
-        env: dict[str, Any] = {"__name__": "__coderank_candidate__"}
+    reliability_guard(maximum_memory_bytes=mem_bytes)
+    env: dict[str, Any] = {"__name__": "__coderank_candidate__"}
+    try:
+        setitimer(prof, limits.import_cpu, 0.05)
         try:
-            timer.arm(limits.import_cpu, limits.import_wall)
+            with swallow_io():
+                exec(compile(program, "<candidate>", "exec"), env)
+        finally:
+            setitimer(prof, 0)
+    except _TimeLimitExceeded:
+        _HEADER.pack_into(mm, 0, 0, TIMEOUT, digest_text("timeout"))
+        exit_(0)
+    except BaseException as exc:  # noqa: BLE001 - any failure of untrusted code is a result
+        _HEADER.pack_into(mm, 0, 0, ERROR, digest_text("import:" + type(exc).__name__))
+        exit_(0)
+    _HEADER.pack_into(mm, 0, 0, PASS, 0)
+
+    def call_value(i: int) -> tuple[int, Any]:
+        if i not in values:
             try:
                 with swallow_io():
-                    exec(compile(program, "<candidate>", "exec"), env)
-            finally:
-                timer.disarm()
-        except _TimeLimitExceeded:
-            emit(_IMPORT, TIMEOUT, digest_text("timeout"))
-            exit_(0)
-        except BaseException as exc:  # noqa: BLE001 - any failure of untrusted code is a result
-            emit(_IMPORT, ERROR, digest_text("import:" + type(exc).__name__))
-            exit_(0)
-        emit(_IMPORT, PASS)
-
-        def call_value(i: int) -> tuple[int, Any]:
-            if i not in values:
-                try:
-                    with swallow_io():
-                        values[i] = (RETURNED, eval(items[i][1], env))
-                except _TimeLimitExceeded:
-                    values[i] = (TIMED_OUT, None)  # a check on this call must not re-run the loop
-                    raise
-                except BaseException as exc:  # noqa: BLE001
-                    values[i] = (RAISED, exc)
-            return values[i]
-
-        for pos in range(start, len(order)):
-            idx = order[pos]
-            item = items[idx]
-            kind = item[0]
-            status, dig = ERROR, 0
-            try:
-                timer.arm(limits.cpu, limits.wall)
-                try:
-                    if kind == "call":
-                        rk, val = call_value(idx)
-                        if rk == RETURNED:
-                            status, dig = RETURNED, digest_value(val)
-                        else:
-                            status, dig = RAISED, digest_text("exc:" + type(val).__name__)
-                    elif kind == "check":
-                        rk, val = call_value(item[1])
-                        if rk == TIMED_OUT:
-                            raise _TimeLimitExceeded()
-                        if rk != RETURNED:
-                            status = ERROR
-                        else:
-                            with swallow_io():
-                                cmp = item[3]
-                                if cmp == "truthy":
-                                    ok = bool(val)
-                                elif cmp == "falsy":
-                                    ok = not val
-                                else:
-                                    exp = eval(item[2], env)
-                                    if cmp == "==":
-                                        ok = bool(val == exp)
-                                    elif cmp == "r==":
-                                        ok = bool(exp == val)
-                                    elif cmp == "is":
-                                        ok = val is exp
-                                    else:
-                                        raise ValueError(cmp)
-                            status = PASS if ok else FAIL
-                    else:  # raw assert statement
-                        with swallow_io():
-                            exec(item[1], env)
-                        status = PASS
-                finally:
-                    timer.disarm()
+                    values[i] = (RETURNED, eval(items[i][1], env))
             except _TimeLimitExceeded:
-                status = TIMED_OUT if kind == "call" else TIMEOUT
-                dig = digest_text("timeout") if kind == "call" else 0
-            except AssertionError:
-                status = FAIL
+                values[i] = (TIMED_OUT, None)  # a check on this call must not re-run the loop
+                raise
             except BaseException as exc:  # noqa: BLE001
-                status = ERROR
+                values[i] = (RAISED, exc)
+        return values[i]
+
+    cpu = limits.cpu
+    refire = max(cpu / 2, 0.01)
+    for pos in range(start, len(order)):
+        idx = order[pos]
+        item = items[idx]
+        kind = item[0]
+        status, dig = ERROR, 0
+        try:
+            setitimer(prof, cpu, refire)
+            try:
                 if kind == "call":
-                    status, dig = RAISED, digest_text("exc:" + type(exc).__name__)
-            emit(idx, status, dig)
+                    rk, val = call_value(idx)
+                    if rk == RETURNED:
+                        status, dig = RETURNED, digest_value(val)
+                    else:
+                        status, dig = RAISED, digest_text("exc:" + type(val).__name__)
+                elif kind == "check":
+                    rk, val = call_value(item[1])
+                    if rk == TIMED_OUT:
+                        raise _TimeLimitExceeded()
+                    if rk != RETURNED:
+                        status = ERROR
+                    else:
+                        with swallow_io():
+                            cmp = item[3]
+                            if cmp == "truthy":
+                                ok = bool(val)
+                            elif cmp == "falsy":
+                                ok = not val
+                            else:
+                                exp = eval(item[2], env)
+                                if cmp == "==":
+                                    ok = bool(val == exp)
+                                elif cmp == "r==":
+                                    ok = bool(exp == val)
+                                elif cmp == "is":
+                                    ok = val is exp
+                                else:
+                                    raise ValueError(cmp)
+                        status = PASS if ok else FAIL
+                else:  # raw assert statement
+                    with swallow_io():
+                        exec(item[1], env)
+                    status = PASS
+            finally:
+                setitimer(prof, 0)
+        except _TimeLimitExceeded:
+            status = TIMED_OUT if kind == "call" else TIMEOUT
+            dig = digest_text("timeout") if kind == "call" else 0
+        except AssertionError:
+            status = FAIL
+        except BaseException as exc:  # noqa: BLE001
+            status = ERROR
+            if kind == "call":
+                status, dig = RAISED, digest_text("exc:" + type(exc).__name__)
+        pack_into(mm, _HEADER.size + pos * _SLOT.size, 1, status, dig)
     exit_(0)
 
 
@@ -216,9 +202,9 @@ def compile_items(items: Sequence[tuple]) -> list[tuple]:
 
 
 def _kill_group(pid: int) -> None:
-    for fn in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+    for sig_target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
         try:
-            fn()
+            sig_target()
         except (ProcessLookupError, PermissionError):
             pass
 
@@ -231,25 +217,27 @@ def _reap(pid: int) -> int:
         return 0
 
 
-def _collect(rfd: int, pid: int, first_wait: float, item_wait: float, on_record: Callable[[int, int, int], None]) -> bool:
-    """Read records until EOF; returns False when the child had to be killed by the watchdog."""
-    buf = b""
-    wait = first_wait
-    size = _RECORD.size
+_POLL_S = 0.2
+
+
+def _watch(rfd: int, pid: int, progress: Callable[[], int], import_wait: float, item_wait: float) -> bool:
+    """Wait for the child to exit (EOF on its pipe); kill it when it makes no progress for too long.
+
+    Before the import is done the allowance is ``import_wait``, afterwards ``item_wait`` per test.
+    Returns False when the child had to be killed (a test exceeded its wall-clock limit)."""
+    last = progress()
+    last_change = time.monotonic()
     while True:
-        ready, _, _ = select.select([rfd], [], [], wait)
-        if not ready:
+        ready, _, _ = select.select([rfd], [], [], _POLL_S)
+        if ready:
+            return True
+        now_progress = progress()
+        now = time.monotonic()
+        if now_progress != last:
+            last, last_change = now_progress, now
+        elif now - last_change > (import_wait if last == 0 else item_wait):
             _kill_group(pid)
             return False
-        chunk = os.read(rfd, 65536)
-        if not chunk:
-            return True
-        buf += chunk
-        n_full = len(buf) // size
-        for k in range(n_full):
-            on_record(*_RECORD.unpack_from(buf, k * size))
-        buf = buf[n_full * size:]
-        wait = item_wait
 
 
 def run_program(program: str, items: Sequence[tuple], limits: Limits, mem_bytes: Optional[int] = None,
@@ -257,64 +245,79 @@ def run_program(program: str, items: Sequence[tuple], limits: Limits, mem_bytes:
                 ) -> tuple[bool, dict[int, tuple[int, int]]]:
     """Run ``program`` on the test items ``todo`` (default all); return (imported, {item: (status, digest)}).
 
-    A crash or hang inside one item marks that item (ERROR / TIMEOUT) and a fresh child runs the rest.
+    Results travel through a shared memory page, so a crash or hang inside one item loses only that item:
+    it is marked (ERROR / TIMEOUT) and a fresh child runs the rest.
     """
     order = list(range(len(items))) if todo is None else list(todo)
     n = len(order)
     results: dict[int, tuple[int, int]] = {}
     citems = compiled_items if compiled_items is not None else compile_items(items)
+    mm = mmap.mmap(-1, _HEADER.size + max(n, 1) * _SLOT.size)
     start = 0
     imported = True
-    while True:
-        import_state: list[Optional[tuple[int, int]]] = [None]
 
-        def on_record(idx: int, status: int, dig: int) -> None:
-            if idx == _IMPORT:
-                import_state[0] = (status, dig)
-            elif 0 <= idx < len(items):
-                results[idx] = (status, dig)
-
-        rfd, wfd = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # pragma: no cover - child
+    try:
+        while True:
+            _HEADER.pack_into(mm, 0, 0, 255, 0)
+            workdir = tempfile.mkdtemp(prefix="coderank_")
+            rfd, wfd = os.pipe()
+            pid = os.fork()
+            if pid == 0:  # pragma: no cover - child
+                try:
+                    os.close(rfd)
+                    _child_main(mm, program, citems, order, start, limits, mem_bytes, workdir)
+                finally:
+                    os._exit(0)
+            os.close(wfd)
             try:
-                os.close(rfd)
-                _child_main(wfd, program, citems, order, start, limits, mem_bytes)
+                finished = _watch(rfd, pid, lambda: _progress(mm, start, n), limits.import_wall + 0.5,
+                                  limits.wall + 0.5)
             finally:
-                os._exit(0)
-        os.close(wfd)
-        try:
-            finished = _collect(rfd, pid, limits.import_wall + limits.wall + 2.0, limits.wall + 2.0, on_record)
-        finally:
-            os.close(rfd)
-            _kill_group(pid)
-            _reap(pid)
-        if import_state[0] is None or import_state[0][0] != PASS:
-            # the program never got past its own top level: every remaining test fails the same way
-            st = import_state[0][0] if import_state[0] is not None else (ERROR if finished else TIMEOUT)
-            dig = import_state[0][1] if import_state[0] is not None else digest_text("crash" if finished else "timeout")
-            for idx in order[start:]:
-                if idx not in results:
-                    if items[idx][0] == "call":
-                        results[idx] = (TIMED_OUT if st == TIMEOUT else RAISED, dig)
-                    else:
-                        results[idx] = (st, 0)
-            imported = False
-            break
-        # the first item without a result is the one the child died in
-        nxt = next((p for p in range(start, n) if order[p] not in results), n)
-        if nxt >= n:
-            break
-        idx = order[nxt]
-        kind = items[idx][0]
-        if finished:  # the child exited by itself (os._exit, segfault, memory) in the middle of a test
-            results[idx] = (RAISED, digest_text("crash")) if kind == "call" else (ERROR, 0)
-        else:
-            results[idx] = (TIMED_OUT, digest_text("timeout")) if kind == "call" else (TIMEOUT, 0)
-        start = nxt + 1
-        if start >= n:
-            break
+                os.close(rfd)
+                _kill_group(pid)
+                _reap(pid)
+                shutil.rmtree(workdir, ignore_errors=True)
+            _, imp_status, imp_digest = _HEADER.unpack_from(mm, 0)
+            for p in range(start, n):
+                written, st, dg = _SLOT.unpack_from(mm, _HEADER.size + p * _SLOT.size)
+                if written == 1:
+                    results[order[p]] = (st, dg)
+            if imp_status != PASS:
+                # the program never got past its own top level: every remaining test fails the same way
+                if imp_status == 255:
+                    imp_status, imp_digest = (ERROR, digest_text("crash")) if finished else (TIMEOUT, digest_text("timeout"))
+                for idx in order[start:]:
+                    if idx not in results:
+                        if items[idx][0] == "call":
+                            results[idx] = (TIMED_OUT if imp_status == TIMEOUT else RAISED, imp_digest)
+                        else:
+                            results[idx] = (imp_status, 0)
+                imported = False
+                break
+            # the first item without a result is the one the child died in
+            nxt = next((p for p in range(start, n) if order[p] not in results), n)
+            if nxt >= n:
+                break
+            idx = order[nxt]
+            kind = items[idx][0]
+            if finished:  # the child exited by itself (os._exit, segfault, memory) in the middle of a test
+                results[idx] = (RAISED, digest_text("crash")) if kind == "call" else (ERROR, 0)
+            else:
+                results[idx] = (TIMED_OUT, digest_text("timeout")) if kind == "call" else (TIMEOUT, 0)
+            start = nxt + 1
+            if start >= n:
+                break
+    finally:
+        mm.close()
     return imported, results
+
+
+def _progress(mm: mmap.mmap, start: int, n: int) -> int:
+    """How many results the child has written so far (plus 1 once it got past the import)."""
+    done = 1 if mm[4] != 255 else 0
+    base = _HEADER.size
+    step = _SLOT.size
+    return done + sum(1 for p in range(start, n) if mm[base + p * step] == 1)
 
 
 def run_function_in_child(target: Callable[[], bytes], wall_timeout: float, cpu_budget: Optional[int] = None) -> Optional[bytes]:

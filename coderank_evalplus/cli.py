@@ -1,0 +1,129 @@
+"""``coderank-evalplus``: rerank existing samples, run the whole pipeline from a model, list methods."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Optional, Sequence
+
+from coderank_evalplus.artifacts import SampleFileError
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--dataset", default="humaneval",
+                   help="humaneval | humaneval+ | mbpp | mbpp+ | humaneval-original | mbpp-sanitized "
+                        "(humaneval and mbpp mean HumanEval+ / MBPP+ data, judged on base and plus tests)")
+    p.add_argument("--data-dir", default=None, help="folder with local dataset files (default: $CODERANK_DATA, "
+                                                    "then evalplus's cache / download)")
+    p.add_argument("--methods", default="codet,srank,mbr_exec",
+                   help="comma-separated ranking methods; `coderank-evalplus methods` lists them")
+    p.add_argument("--output", default=None, help="results folder (rerank_results.json, verdicts.jsonl, cache)")
+    p.add_argument("--tests-per-sample", type=int, default=5, help="asserts kept per test sample (CodeT: 5)")
+    p.add_argument("--time-limit", type=float, default=0.1, help="CPU seconds per generated test (CodeT: 0.1)")
+    p.add_argument("--workers", type=int, default=None, help="parallel workers (default: all cores)")
+    p.add_argument("--base-only", action="store_true", help="judge on base tests only")
+    p.add_argument("--limit", type=int, default=None, help="only the first N problems")
+    p.add_argument("--cache-dir", default=None, help="execution cache folder (default: <output>/cache)")
+    p.add_argument("--min-time-limit", type=float, default=1.0, help="judge: evalplus's --min_time_limit")
+    p.add_argument("--gt-time-limit-factor", type=float, default=4.0, help="judge: evalplus's factor")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="coderank-evalplus", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("rerank", help="rerank existing solution samples with existing test samples")
+    p.add_argument("--solutions", "--samples", dest="solutions", required=True,
+                   help="solutions: evalplus jsonl ({task_id, solution|completion}), sample folder, or CodeT "
+                        "{prompt, samples} jsonl")
+    p.add_argument("--tests", required=True, help="test samples: {task_id, samples|asserts} or CodeT jsonl")
+    _common(p)
+    sub.add_parser("methods", help="list the ranking methods")
+    try:
+        from coderank_evalplus.generation_cli import add_run_parser  # provided by the generation stage
+    except ImportError:
+        add_run_parser = None
+    if add_run_parser is not None:
+        add_run_parser(sub, _common)
+    return parser
+
+
+def cmd_methods() -> int:
+    from coderank_evalplus.rankers import describe_ranker, list_rankers
+
+    print("random  (unbiased pass@k of a random pick; always reported)")
+    print("oracle  (any correct candidate; always reported)")
+    for name in list_rankers():
+        if name in ("random", "oracle"):
+            continue
+        print(f"{name:22s} {describe_ranker(name)}")
+    print("filter+<method>        DOCE trial-test filtering (docstring examples) before <method>")
+    return 0
+
+
+def config_from_args(args: argparse.Namespace):
+    from coderank_evalplus.pipeline import RerankConfig
+
+    return RerankConfig(methods=args.methods.split(","), tests_per_sample=args.tests_per_sample,
+                        cpu_limit=args.time_limit, workers=args.workers, plus=not args.base_only,
+                        min_time_limit=args.min_time_limit, gt_time_limit_factor=args.gt_time_limit_factor,
+                        progress=not args.quiet)
+
+
+def run_rerank(args: argparse.Namespace, solutions_path: str, tests_path: str) -> int:
+    from coderank_evalplus.artifacts import read_solutions, read_test_samples
+    from coderank_evalplus.execution import ResultCache
+    from coderank_evalplus.pipeline import all_methods, rerank, write_results
+    from coderank_evalplus.problems import load_problems
+    from coderank_evalplus.report import markdown_table
+
+    cfg = config_from_args(args)
+    all_methods(cfg.methods)  # fail fast on an unknown method, before any work
+    problems = load_problems(args.dataset, args.data_dir)
+    solutions = read_solutions(solutions_path, problems, args.data_dir)
+    tests = read_test_samples(tests_path, problems, args.data_dir)
+    if args.limit is not None:
+        solutions = dict(list(solutions.items())[: args.limit])
+    missing = [t for t in solutions if t not in tests]
+    if missing:
+        print(f"warning: {len(missing)} task(s) have no test samples (they fall back to a random pick): "
+              f"{', '.join(missing[:5])}{' …' if len(missing) > 5 else ''}", file=sys.stderr)
+    output = Path(args.output or "coderank_results")
+    cache = ResultCache(Path(args.cache_dir or output / "cache") / "executions.sqlite")
+    try:
+        result = rerank(args.dataset, problems, solutions, tests, cfg, cache)
+    finally:
+        cache.close()
+    path = write_results(result, output)
+    print(markdown_table(result.methods, f"{args.dataset}: {result.n_problems} problems, reranked pass@k (%)"))
+    print(f"\nwrote {path} and {output / 'verdicts.jsonl'}")
+    return 0
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "methods":
+            return cmd_methods()
+        if args.command == "rerank":
+            return run_rerank(args, args.solutions, args.tests)
+        if args.command == "run":
+            from coderank_evalplus.generation_cli import run_command
+
+            return run_command(args)
+    except (SampleFileError, ValueError, FileNotFoundError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted: finished work is kept in the cache; rerun the same command to resume", file=sys.stderr)
+        return 130
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

