@@ -1,0 +1,38 @@
+import pytest
+
+from coderank_evalplus.problems import DataNotFoundError, canonical_dataset, load_problems
+from tests.conftest import SHARED_DATA, needs_data
+
+
+def test_dataset_names():
+    assert canonical_dataset("HumanEval_Plus") == "humaneval+"
+    assert canonical_dataset("mbpp_plus") == "mbpp+"
+    with pytest.raises(ValueError, match="unknown dataset"):
+        canonical_dataset("apps")
+
+
+@needs_data
+def test_humaneval_plus_from_data_dir(humaneval_problems):
+    assert len(humaneval_problems) == 164
+    p = humaneval_problems["HumanEval/0"]
+    assert p.entry_point == "has_close_elements" and p.has_plus and p.base_input and p.plus_input
+    assert p.trial_tests and all(t.startswith("assert has_close_elements(") for t in p.trial_tests)
+    assert ">>>" not in p.test_prompt_body and "def has_close_elements" in p.test_prompt_body
+
+
+@needs_data
+def test_mbpp_plus_from_data_dir():
+    probs = load_problems("mbpp", str(SHARED_DATA))
+    assert len(probs) == 378
+    p = probs["Mbpp/2"]
+    assert p.dataset == "mbpp" and p.trial_tests and "similar_elements" in p.trial_tests[0]
+
+
+def test_original_humaneval_needs_no_download():
+    probs = load_problems("humaneval-original")
+    assert len(probs) == 164 and "check(" in probs["HumanEval/3"].original_test
+
+
+def test_missing_data_dir_is_a_clear_error(tmp_path):
+    with pytest.raises(DataNotFoundError, match="HumanEvalPlus"):
+        load_problems("humaneval", str(tmp_path))

@@ -1,0 +1,57 @@
+from coderank_evalplus.canonical import digest_value
+from coderank_evalplus.sandbox import Limits, run_program
+from coderank_evalplus.types import ERROR, FAIL, PASS, RAISED, RETURNED, TIMED_OUT, TIMEOUT
+
+PROGRAM = """
+def f(x):
+    if x == 'loop':
+        while True:
+            pass
+    if x == 'raise':
+        raise ValueError('no')
+    if x == 'exit':
+        import os
+        os._exit(3)
+    if x == 'lambda':
+        return lambda: 1
+    if x == 'cycle':
+        a = []
+        a.append(a)
+        return a
+    return x * 2
+"""
+
+ITEMS = [
+    ("call", "f(2)"), ("check", 0, "4", "=="), ("check", 0, "5", "=="),
+    ("call", "f('loop')"), ("check", 3, "1", "=="),
+    ("call", "f('raise')"), ("assert", "f('raise') == 1"),
+    ("call", "f('exit')"), ("assert", "f(3) == 6"),
+    ("call", "f('lambda')"), ("call", "f('cycle')"), ("assert", "f(1) == 3"),
+]
+
+
+def test_outcomes_of_one_program():
+    imported, res = run_program(PROGRAM, ITEMS, Limits(cpu=0.05))
+    assert imported
+    assert res[0] == (RETURNED, digest_value(4))
+    assert res[1][0] == PASS and res[2][0] == FAIL
+    assert res[3][0] == TIMED_OUT and res[4][0] == TIMEOUT
+    assert res[5][0] == RAISED and res[6][0] == ERROR
+    assert res[7][0] == RAISED  # the child died inside this call: only this item is lost
+    assert res[8][0] == PASS  # ... and a fresh child ran the rest
+    assert res[9][0] == RETURNED and res[10][0] == RETURNED  # unpicklable / self-referential values digest fine
+    assert res[11][0] == FAIL
+
+
+def test_program_that_fails_at_import_fails_everything():
+    imported, res = run_program("def f(:\n", ITEMS[:3], Limits())
+    assert not imported and res[0][0] == RAISED and res[1][0] == ERROR and res[2][0] == ERROR
+    imported, res = run_program("while True: pass\n", ITEMS[:3], Limits(import_cpu=0.1))
+    assert not imported and res[0][0] == TIMED_OUT and res[1][0] == TIMEOUT
+
+
+def test_digest_is_structural():
+    assert digest_value({1: [1, 2], "a": {3, 4}}) == digest_value({"a": {4, 3}, 1: [1, 2]})
+    assert digest_value(2) == digest_value(2.0)
+    assert digest_value([1]) != digest_value((1,))
+    assert digest_value(True) != digest_value(1)
