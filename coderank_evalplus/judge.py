@@ -119,19 +119,17 @@ def _evalplus_check(dataset: str, entry_point: str, code: str, inputs: list, exp
 
 
 def _original_check(code: str, workdir: str, cpu_limit: float) -> bytes:  # pragma: no cover - child
-    from evalplus.eval.utils import create_tempdir, reliability_guard, swallow_io
+    from evalplus.eval.utils import reliability_guard, swallow_io
 
     from coderank_evalplus.sandbox import max_memory_bytes
 
-    tempfile.tempdir = workdir
-    with create_tempdir():
-        mem = max_memory_bytes()
-        reliability_guard(maximum_memory_bytes=mem)
-        try:
-            with swallow_io(), _cpu_time_limit(cpu_limit):
-                exec(compile(code, "<candidate+tests>", "exec"), {"__name__": "__main__"})
-        except BaseException:  # noqa: BLE001
-            return b"0"
+    os.chdir(workdir)  # the worker made it and removes it (the guard disables the calls a cleanup needs)
+    reliability_guard(maximum_memory_bytes=max_memory_bytes())
+    try:
+        with swallow_io(), _cpu_time_limit(cpu_limit):
+            exec(compile(code, "<candidate+tests>", "exec"), {"__name__": "__main__"})
+    except BaseException:  # noqa: BLE001
+        return b"0"
     return b"1"
 
 
