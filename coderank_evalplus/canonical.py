@@ -8,95 +8,115 @@ unknown objects fall back to their repr with memory addresses removed.
 
 from __future__ import annotations
 
-import hashlib
-import math
 import re
+from hashlib import blake2b
+from math import isfinite
 
+# Bound here, not looked up at call time: digests are taken in the child after untrusted code ran, and that
+# code may have patched ``hashlib`` or ``math`` (or ``builtins``: the names below are captured too).
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 _MAX_DEPTH = 64
+_INT_STR_BITS = 12_000  # str(int) is refused beyond 4300 digits (sys.int_info); larger ints go as hex
+_type, _str, _len, _repr, _sorted, _id, _isinstance, _getattr, _abs, _int = (
+    type, str, len, repr, sorted, id, isinstance, getattr, abs, int)
 
 
 def digest_text(text: str) -> int:
     """63-bit digest of a string."""
-    h = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8)
+    h = blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8)
     return int.from_bytes(h.digest(), "little") >> 1
 
 
 def digest_value(value: object) -> int:
     """63-bit digest of the canonical form of ``value``."""
-    h = hashlib.blake2b(digest_size=8)
+    h = blake2b(digest_size=8)
     _feed(h.update, value, set(), 0)
     return int.from_bytes(h.digest(), "little") >> 1
 
 
 def _sub_digest(value: object, active: set, depth: int) -> bytes:
-    h = hashlib.blake2b(digest_size=8)
+    h = blake2b(digest_size=8)
     _feed(h.update, value, active, depth)
     return h.digest()
 
 
 def _feed(update, value: object, active: set, depth: int) -> None:  # noqa: C901 - one branch per type
-    t = type(value)
+    t = _type(value)
     if value is None:
         update(b"N")
     elif t is bool:
         update(b"B1" if value else b"B0")
     elif t is int:
-        update(b"I" + str(value).encode())
-    elif t is float:
-        if math.isfinite(value) and value.is_integer() and abs(value) < 2**63:
-            update(b"I" + str(int(value)).encode())  # 2.0 == 2
+        if value.bit_length() < _INT_STR_BITS:
+            update(b"I" + _str(value).encode())
         else:
-            update(b"F" + repr(value).encode())
+            update(b"X" + b"%x" % value)
+    elif t is float:
+        if isfinite(value) and value.is_integer() and _abs(value) < 2**63:
+            update(b"I" + _str(_int(value)).encode())  # 2.0 == 2
+        else:
+            update(b"F" + _repr(value).encode())
     elif t is str:
-        update(b"S" + str(len(value)).encode() + b":" + value.encode("utf-8", "surrogatepass"))
+        update(b"S" + _str(_len(value)).encode() + b":" + value.encode("utf-8", "surrogatepass"))
     elif t is bytes:
-        update(b"Y" + str(len(value)).encode() + b":" + value)
+        update(b"Y" + _str(_len(value)).encode() + b":" + value)
     elif depth >= _MAX_DEPTH:
         update(b"<deep>")
-    elif id(value) in active:
+    elif _id(value) in active:
         update(b"<cycle>")
-    elif t in (list, tuple):
-        active.add(id(value))
-        update((b"L" if t is list else b"T") + str(len(value)).encode() + b"[")
+    elif t is list or t is tuple:
+        active.add(_id(value))
+        update((b"L" if t is list else b"T") + _str(_len(value)).encode() + b"[")
         for item in value:
             _feed(update, item, active, depth + 1)
             update(b",")
         update(b"]")
-        active.discard(id(value))
-    elif t in (set, frozenset):
-        active.add(id(value))
-        parts = sorted(_sub_digest(v, active, depth + 1) for v in value)
-        update(b"E" + str(len(parts)).encode() + b"{" + b"".join(parts) + b"}")
-        active.discard(id(value))
+        active.discard(_id(value))
+    elif t is set or t is frozenset:
+        active.add(_id(value))
+        parts = _sorted([_sub_digest(v, active, depth + 1) for v in value])
+        update(b"E" + _str(_len(parts)).encode() + b"{" + b"".join(parts) + b"}")
+        active.discard(_id(value))
     elif t is dict:
-        active.add(id(value))
-        parts = sorted(_sub_digest(k, active, depth + 1) + _sub_digest(v, active, depth + 1)
-                       for k, v in value.items())
-        update(b"D" + str(len(parts)).encode() + b"{" + b"".join(parts) + b"}")
-        active.discard(id(value))
+        active.add(_id(value))
+        parts = _sorted([_sub_digest(k, active, depth + 1) + _sub_digest(v, active, depth + 1)
+                         for k, v in value.items()])
+        update(b"D" + _str(_len(parts)).encode() + b"{" + b"".join(parts) + b"}")
+        active.discard(_id(value))
     elif t is complex:
-        update(b"C" + repr(value).encode())
+        update(b"C" + _repr(value).encode())
     else:
-        _feed_other(update, value, active, depth)
+        try:
+            _feed_other(update, value, active, depth)
+        except (Exception, SystemExit, KeyboardInterrupt, GeneratorExit):  # noqa: BLE001 - hostile objects
+            # (a time-limit exception of the sandbox is neither, and goes through)
+            update(b"O<hostile " + _type_name(t).encode("utf-8", "surrogatepass") + b">")
+
+
+def _type_name(t: type) -> str:
+    try:
+        return f"{t.__module__}.{t.__qualname__}"
+    except (Exception, SystemExit, KeyboardInterrupt, GeneratorExit):  # noqa: BLE001 - hostile metaclass
+        return "<type>"
 
 
 def _feed_other(update, value: object, active: set, depth: int) -> None:
-    t = type(value)
-    name = f"{t.__module__}.{t.__qualname__}"
-    tolist = getattr(value, "tolist", None) if t.__module__.startswith("numpy") else None
+    t = _type(value)
+    name = _type_name(t)
+    tolist = _getattr(value, "tolist", None) if name.startswith("numpy") else None
     if tolist is not None:
         update(b"A" + name.encode())
         _feed(update, tolist(), active, depth + 1)
         return
-    if isinstance(value, (list, tuple, set, frozenset, dict, int, float, str)):
+    if _isinstance(value, (list, tuple, set, frozenset, dict, int, float, str)):
         # subclasses (namedtuple, OrderedDict, IntEnum…): compare as their base type
         for base in (bool, int, float, str, tuple, list, dict, frozenset, set):
-            if isinstance(value, base):
+            if _isinstance(value, base):
                 _feed(update, base(value), active, depth)
                 return
     try:
-        text = repr(value)
-    except Exception:  # noqa: BLE001 - hostile __repr__
+        text = _repr(value)
+    except (Exception, SystemExit, KeyboardInterrupt, GeneratorExit):  # noqa: BLE001 - hostile __repr__
         text = "<unrepresentable>"
-    update(b"O" + name.encode() + b":" + _ADDRESS.sub("", text).encode("utf-8", "surrogatepass"))
+    update(b"O" + name.encode("utf-8", "surrogatepass") + b":" +
+           _ADDRESS.sub("", text).encode("utf-8", "surrogatepass"))

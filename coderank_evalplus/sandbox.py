@@ -7,7 +7,14 @@ memory cap from ``EVALPLUS_MAX_MEMORY_BYTES``). What we add by hand, because eva
   looser wall-clock limit (``ITIMER_REAL``) that only catches programs that sleep or block;
 * results streamed back one fixed-size record per test, so a child that dies (segfault, ``os._exit``, memory)
   loses only the test it was running; the parent restarts a fresh child for the remaining tests;
-* a canonical digest of each returned value, so outputs of different programs can be compared (SRank, MBR).
+* a canonical digest of each returned value, so outputs of different programs can be compared (SRank, MBR);
+* confinement of the child with kernel features that need no privileges and no cgroups (``_confine``):
+  a seccomp filter (x86-64) that lets the child neither fork, exec, signal any process but itself, open
+  sockets, nor raise its limits or replace the timer handlers; a Landlock ruleset (Linux ≥ 5.13) that lets it
+  write only below its own temp dir (and, where the kernel has it, neither connect TCP nor signal outside);
+  ``PR_SET_PDEATHSIG`` so that it dies with its worker. ``reliability_guard`` only patches Python names, which
+  ``posix``, ``ctypes`` and ``_posixsubprocess`` walk around — and the process may run as root, where
+  ``RLIMIT_NPROC`` means nothing. Each piece is best effort: where the kernel lacks it, the rest still holds.
 
 A test item is one of:
   ``("call", expr)``            evaluate a call expression; result = (RETURNED|RAISED|TIMED_OUT, digest)
@@ -36,6 +43,7 @@ from coderank_evalplus.types import ERROR, FAIL, PASS, RAISED, RETURNED, TIMED_O
 # test item in run order: (written flag, status, digest). Writing costs no system call.
 _HEADER = struct.Struct("<iBq")
 _SLOT = struct.Struct("<BBq")
+_TIMEOUT_DIGEST = digest_text("timeout")
 
 
 @dataclass(frozen=True)
@@ -70,7 +78,26 @@ def max_memory_bytes() -> Optional[int]:
     return query_maximum_memory_bytes()
 
 
+# What the timer handler needs to know in the child: [position of the running item (-1: import), times the timer
+# fired during it, status and digest to record if the program keeps swallowing the timeout, the mmap].
+_TIMER: list = [-1, 0, TIMEOUT, 0, None]
+_MAX_FIRES = 4  # after this many firings in one item the child records the timeout itself and leaves
+_LEFT_ON_PURPOSE = 1  # header flag: the child recorded its running item and exited; resume after it
+
+
 def _raise_timeout(signum, frame):  # pragma: no cover - runs in the child
+    st = _TIMER
+    st[1] += 1
+    if st[1] >= _MAX_FIRES:
+        # ``except BaseException`` in a loop: the timeout never gets out of the candidate's code. Measured in
+        # CPU time like the limit itself, so the verdict (TIMEOUT) does not depend on the machine's load.
+        mm, pos = st[4], st[0]
+        if pos < 0:
+            _HEADER.pack_into(mm, 0, 0, TIMEOUT, _TIMEOUT_DIGEST)
+        else:
+            _SLOT.pack_into(mm, _HEADER.size + pos * _SLOT.size, 1, st[2], st[3])
+            struct.pack_into("<i", mm, 0, _LEFT_ON_PURPOSE)
+        os._exit(0)
     raise _TimeLimitExceeded()
 
 
@@ -82,25 +109,255 @@ def _silence_fds() -> None:
     os.close(devnull)
 
 
+# --- confinement (seccomp + Landlock), installed in the child just before untrusted code runs ---------------
+
+_EPERM, _EACCES, _ENOSYS = 1, 13, 38
+_SECCOMP_ALLOW = 0x7FFF0000
+_SECCOMP_ERRNO = 0x00050000
+_AUDIT_ARCH_X86_64 = 0xC000003E
+_CLONE_THREAD = 0x00010000
+_SIG_TIMERS = (14, 24, 26, 27)  # SIGALRM, SIGXCPU, SIGVTALRM, SIGPROF: the child's time limits
+_PR_SET_PDEATHSIG, _PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 1, 38, 22, 2
+
+# x86-64 system call numbers (asm/unistd_64.h)
+_NR = dict(read=0, write=1, open=2, mmap=9, munmap=11, brk=12, rt_sigaction=13, rt_sigreturn=15, setitimer=38,
+           socket=41, clone=56, fork=57, vfork=58, execve=59, kill=62, truncate=76, rename=82, mkdir=83, rmdir=84,
+           creat=85, link=86, unlink=87, symlink=88, chmod=90, chown=92, lchown=94, ptrace=101, syslog=103,
+           setpgid=109, setsid=112, rt_sigqueueinfo=129, utime=132, mknod=133, setpriority=141, pivot_root=155,
+           adjtimex=159, setrlimit=160, chroot=161, acct=163, settimeofday=164, mount=165, umount2=166,
+           swapon=167, swapoff=168, reboot=169, sethostname=170, setdomainname=171, iopl=172, ioperm=173,
+           init_module=175, delete_module=176, quotactl=179, setxattr=188, lsetxattr=189, removexattr=197,
+           lremovexattr=198, tkill=200, clock_settime=227, tgkill=234, utimes=235, kexec_load=246, add_key=248,
+           request_key=249, keyctl=250, openat=257, mkdirat=258, mknodat=259, fchownat=260, futimesat=261,
+           unlinkat=263, renameat=264, linkat=265, symlinkat=266, fchmodat=268, unshare=272, utimensat=280,
+           rt_tgsigqueueinfo=297, perf_event_open=298, fanotify_init=300, prlimit64=302, name_to_handle_at=303,
+           open_by_handle_at=304, clock_adjtime=305, setns=308, process_vm_readv=310, process_vm_writev=311,
+           kcmp=312, finit_module=313, renameat2=316, kexec_file_load=320, bpf=321, execveat=322,
+           userfaultfd=323, process_madvise=440, pidfd_send_signal=424, io_uring_setup=425, io_uring_enter=426,
+           io_uring_register=427, open_tree=428, move_mount=429, fsopen=430, fsconfig=431, fsmount=432,
+           fspick=433, pidfd_open=434, clone3=435, openat2=437, pidfd_getfd=438, mount_setattr=442,
+           fchmodat2=452)
+_FAST_ALLOW = ("setitimer", "read", "write", "rt_sigreturn", "brk", "mmap", "munmap")
+_ALWAYS_DENY = ("fork", "vfork", "execve", "execveat", "ptrace", "process_vm_readv", "process_vm_writev",
+                "setsid", "setpgid", "pidfd_send_signal", "pidfd_open", "pidfd_getfd", "socket", "mount",
+                "umount2", "pivot_root", "chroot", "reboot", "swapon", "swapoff", "sethostname", "setdomainname",
+                "init_module", "delete_module", "finit_module", "kexec_load", "kexec_file_load", "unshare",
+                "setns", "bpf", "perf_event_open", "io_uring_setup", "io_uring_enter", "io_uring_register",
+                "keyctl", "add_key", "request_key", "open_by_handle_at", "name_to_handle_at", "userfaultfd",
+                "settimeofday", "clock_settime", "adjtimex", "clock_adjtime", "iopl", "ioperm", "syslog", "acct",
+                "quotactl", "setpriority", "kcmp", "fanotify_init", "open_tree", "move_mount", "fsopen",
+                "fsconfig", "fsmount", "fspick", "mount_setattr", "process_madvise")
+# without Landlock: no call that changes the file system by path (writes inside the temp dir fail too)
+_FS_DENY = ("truncate", "rename", "mkdir", "rmdir", "creat", "link", "unlink", "symlink", "chmod", "chown",
+            "lchown", "utime", "mknod", "setxattr", "lsetxattr", "removexattr", "lremovexattr", "utimes",
+            "mkdirat", "mknodat", "fchownat", "futimesat", "unlinkat", "renameat", "linkat", "symlinkat",
+            "fchmodat", "utimensat", "renameat2", "fchmodat2")
+_O_WRITE = 0o1 | 0o2 | 0o100 | 0o1000 | 0o2000  # O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND
+
+_LIBC: Any = None
+
+
+def _libc() -> Any:
+    """libc through ctypes, loaded once in the parent (so that each child needs no import)."""
+    global _LIBC
+    if _LIBC is None:
+        import ctypes
+
+        lib = ctypes.CDLL(None, use_errno=True)
+        lib.syscall.restype = ctypes.c_long
+        lib.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+        _LIBC = (ctypes, lib)
+    return _LIBC
+
+
+def _seccomp_program(pid: int, strict: bool, fs_deny: bool) -> bytes:
+    """Classic BPF for SECCOMP_MODE_FILTER (struct sock_filter = <HBBI>)."""
+    ins: list[tuple[int, int, int, int]] = []
+    ld = lambda off: ins.append((0x20, 0, 0, off))  # noqa: E731 - BPF_LD|BPF_W|BPF_ABS
+    ret = lambda k: ins.append((0x06, 0, 0, k))  # noqa: E731 - BPF_RET|BPF_K
+
+    def jeq(k: int, jt: int, jf: int) -> None:
+        ins.append((0x15, jt, jf, k & 0xFFFFFFFF))
+
+    deny, eacces = _SECCOMP_ERRNO | _EPERM, _SECCOMP_ERRNO | _EACCES
+    ld(4)  # arch
+    jeq(_AUDIT_ARCH_X86_64, 1, 0)
+    ret(deny)
+    ld(0)  # syscall number
+    ins.append((0x35, 0, 1, 0x40000000))  # BPF_JGE: the x32 ABI
+    ret(deny)
+    for name in _FAST_ALLOW:
+        jeq(_NR[name], 0, 1)
+        ret(_SECCOMP_ALLOW)
+    for name in _ALWAYS_DENY + (_FS_DENY if fs_deny else ()):
+        jeq(_NR[name], 0, 1)
+        ret(eacces if name == "socket" else deny)
+    jeq(_NR["clone3"], 0, 1)
+    ret(_SECCOMP_ERRNO | _ENOSYS)  # its flags sit behind a pointer; libc falls back to clone
+    # clone: threads only
+    jeq(_NR["clone"], 0, 4)
+    ld(16)
+    ins.append((0x45, 1, 0, _CLONE_THREAD))  # BPF_JSET
+    ret(deny)
+    ret(_SECCOMP_ALLOW)
+    # signals: only to itself (pid, its own group 0 / -pid); kill(-1, …) would reach every process
+    jeq(_NR["kill"], 0, 6)
+    ld(16)
+    jeq(pid, 3, 0)
+    jeq(0, 2, 0)
+    jeq(-pid, 1, 0)
+    ret(deny)
+    ret(_SECCOMP_ALLOW)
+    for name in ("tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo"):
+        jeq(_NR[name], 0, 4)
+        ld(16)
+        jeq(pid, 1, 0)
+        ret(deny)
+        ret(_SECCOMP_ALLOW)
+    if strict:
+        jeq(_NR["setrlimit"], 0, 1)
+        ret(deny)
+        # prlimit64(pid, resource, new, old): reading is fine, setting is not
+        jeq(_NR["prlimit64"], 0, 6)
+        ld(32)
+        jeq(0, 0, 2)
+        ld(36)
+        jeq(0, 1, 0)
+        ret(deny)
+        ret(_SECCOMP_ALLOW)
+        # the handlers of the time-limit signals stay ours
+        jeq(_NR["rt_sigaction"], 0, 3 + len(_SIG_TIMERS))
+        ld(16)
+        for k, sig in enumerate(_SIG_TIMERS):
+            jeq(sig, len(_SIG_TIMERS) - k, 0)
+        ret(_SECCOMP_ALLOW)
+        ret(deny)
+    if fs_deny:
+        jeq(_NR["creat"], 0, 1)
+        ret(eacces)
+        for name, off in (("open", 24), ("openat", 32)):
+            jeq(_NR[name], 0, 4)
+            ld(off)
+            ins.append((0x45, 0, 1, _O_WRITE))
+            ret(eacces)
+            ret(_SECCOMP_ALLOW)
+        jeq(_NR["openat2"], 0, 1)
+        ret(_SECCOMP_ERRNO | _ENOSYS)
+    ret(_SECCOMP_ALLOW)
+    return b"".join(struct.pack("<HBBI", *i) for i in ins)
+
+
+_LANDLOCK_CREATE_RULESET, _LANDLOCK_ADD_RULE, _LANDLOCK_RESTRICT_SELF = 444, 445, 446
+
+
+def _landlock(writable_dir: str) -> bool:
+    """Writes only below ``writable_dir``; no TCP; no signals or abstract sockets outside (as the ABI allows)."""
+    ctypes, lib = _libc()
+    abi = lib.syscall(_LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(1))
+    if abi < 1:
+        return False
+    fs = (1 << 1) | (1 << 4) | (1 << 5) | sum(1 << b for b in range(6, 13))  # write, remove, make_*
+    if abi >= 2:
+        fs |= 1 << 13  # refer
+    if abi >= 3:
+        fs |= 1 << 14  # truncate
+    net = 0b11 if abi >= 4 else 0  # bind/connect TCP
+    scoped = 0b11 if abi >= 6 else 0  # abstract unix sockets, signals
+    attr = struct.pack("<QQQ", fs, net, scoped)[: 8 if abi < 4 else 16 if abi < 6 else 24]
+    buf = ctypes.create_string_buffer(attr, len(attr))
+    rs = lib.syscall(_LANDLOCK_CREATE_RULESET, buf, ctypes.c_size_t(len(attr)), ctypes.c_uint32(0))
+    if rs < 0:
+        return False
+    try:
+        dfd = os.open(writable_dir, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            rule = ctypes.create_string_buffer(struct.pack("<Qi", fs, dfd), 12)
+            if lib.syscall(_LANDLOCK_ADD_RULE, ctypes.c_int(rs), ctypes.c_int(1), rule, ctypes.c_uint32(0)) != 0:
+                return False
+        finally:
+            os.close(dfd)
+        if lib.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            return False
+        return lib.syscall(_LANDLOCK_RESTRICT_SELF, ctypes.c_int(rs), ctypes.c_uint32(0)) == 0
+    finally:
+        os.close(rs)
+
+
+def _confine(writable_dir: Optional[str], strict: bool = True) -> dict[str, bool]:
+    """Confine the calling (child) process for good; returns which pieces took effect."""
+    done = {"landlock": False, "seccomp": False}
+    try:
+        ctypes, lib = _libc()
+    except Exception:  # noqa: BLE001 - no ctypes: the Python-level guard is all there is
+        return done
+    if writable_dir is not None:
+        try:
+            done["landlock"] = _landlock(writable_dir)
+        except Exception:  # noqa: BLE001
+            pass
+    if os.uname().machine == "x86_64":
+        try:
+            prog = _seccomp_program(os.getpid(), strict, fs_deny=writable_dir is not None and not done["landlock"])
+            n = len(prog) // 8
+            buf = ctypes.create_string_buffer(prog, len(prog))
+
+            class _FProg(ctypes.Structure):
+                _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+            fprog = _FProg(n, ctypes.addressof(buf))
+            lib.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+            done["seccomp"] = lib.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.addressof(fprog), 0, 0) == 0
+        except Exception:  # noqa: BLE001
+            pass
+    return done
+
+
+def _die_with_parent(parent: int) -> None:
+    """SIGKILL this child when the worker that forked it dies (a killed run leaves no child behind)."""
+    try:
+        _, lib = _libc()
+        lib.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except Exception:  # noqa: BLE001
+        pass
+    if os.getppid() != parent:  # the parent died before prctl
+        os._exit(0)
+
+
+def _close_inherited_fds(keep: int) -> None:
+    """Close every descriptor but 0-2 and ``keep``: the worker's protocol pipes must be out of reach."""
+    os.closerange(3, keep)
+    os.closerange(keep + 1, 1 << 20)
+
+
 def _child_main(mm: mmap.mmap, program: str, items: Sequence[tuple], order: Sequence[int], start: int,
-                limits: Limits, mem_bytes: Optional[int], workdir: str) -> None:  # pragma: no cover - child
-    """Body of the child: guard, import the program, run items[order[start:]], record each result in ``mm``."""
+                limits: Limits, mem_bytes: Optional[int], workdir: str, wfd: int, parent: int,
+                known: dict) -> None:  # pragma: no cover - child
+    """Body of the child: guard, import the program, run items[order[start:]], record each result in ``mm``.
+
+    ``known`` holds the results that earlier children of this program recorded (a check whose call timed out
+    or crashed there is not run again)."""
     from evalplus.eval.utils import reliability_guard, swallow_io
 
     pack_into, exit_ = _SLOT.pack_into, os._exit
+    _die_with_parent(parent)
     os.setpgid(0, 0)
     _silence_fds()
+    _close_inherited_fds(wfd)
     os.chdir(workdir)  # the worker made this temp dir and removes it after the child is gone (os._exit skips cleanup)
     n_items = len(order) - start
     budget = int(limits.import_cpu + n_items * limits.cpu * 1.5 + 2)
     resource.setrlimit(resource.RLIMIT_CPU, (budget, budget + 1))
+    timer = _TIMER
+    timer[4] = mm
     signal.signal(signal.SIGPROF, _raise_timeout)
     signal.signal(signal.SIGALRM, _raise_timeout)
     setitimer, prof = signal.setitimer, signal.ITIMER_PROF  # own references: candidates may patch the modules
     values: dict[int, tuple[int, Any]] = {}
     reliability_guard(maximum_memory_bytes=mem_bytes)
+    _confine(workdir, strict=True)
     env: dict[str, Any] = {"__name__": "__coderank_candidate__"}
     try:
+        timer[0], timer[1], timer[2], timer[3] = -1, 0, TIMEOUT, _TIMEOUT_DIGEST
         setitimer(prof, limits.import_cpu, 0.05)
         try:
             with swallow_io():
@@ -108,15 +365,19 @@ def _child_main(mm: mmap.mmap, program: str, items: Sequence[tuple], order: Sequ
         finally:
             setitimer(prof, 0)
     except _TimeLimitExceeded:
-        _HEADER.pack_into(mm, 0, 0, TIMEOUT, digest_text("timeout"))
+        _HEADER.pack_into(mm, 0, 0, TIMEOUT, _TIMEOUT_DIGEST)
         exit_(0)
     except BaseException as exc:  # noqa: BLE001 - any failure of untrusted code is a result
-        _HEADER.pack_into(mm, 0, 0, ERROR, digest_text("import:" + type(exc).__name__))
+        _HEADER.pack_into(mm, 0, 0, ERROR, digest_text("import:" + exc.__class__.__name__))
         exit_(0)
     _HEADER.pack_into(mm, 0, 0, PASS, 0)
 
     def call_value(i: int) -> tuple[int, Any]:
         if i not in values:
+            prev = known.get(i)
+            if prev is not None and prev[0] != RETURNED:
+                values[i] = (prev[0], None)  # timed out or crashed in an earlier child: do not run it again
+                return values[i]
             try:
                 with swallow_io():
                     values[i] = (RETURNED, eval(items[i][1], env))
@@ -134,6 +395,8 @@ def _child_main(mm: mmap.mmap, program: str, items: Sequence[tuple], order: Sequ
         item = items[idx]
         kind = item[0]
         status, dig = ERROR, 0
+        timer[0], timer[1] = pos, 0
+        timer[2], timer[3] = (TIMED_OUT, _TIMEOUT_DIGEST) if kind == "call" else (TIMEOUT, 0)
         try:
             setitimer(prof, cpu, refire)
             try:
@@ -142,7 +405,7 @@ def _child_main(mm: mmap.mmap, program: str, items: Sequence[tuple], order: Sequ
                     if rk == RETURNED:
                         status, dig = RETURNED, digest_value(val)
                     else:
-                        status, dig = RAISED, digest_text("exc:" + type(val).__name__)
+                        status, dig = RAISED, digest_text("exc:" + val.__class__.__name__)
                 elif kind == "check":
                     rk, val = call_value(item[1])
                     if rk == TIMED_OUT:
@@ -175,13 +438,13 @@ def _child_main(mm: mmap.mmap, program: str, items: Sequence[tuple], order: Sequ
                 setitimer(prof, 0)
         except _TimeLimitExceeded:
             status = TIMED_OUT if kind == "call" else TIMEOUT
-            dig = digest_text("timeout") if kind == "call" else 0
+            dig = _TIMEOUT_DIGEST if kind == "call" else 0
         except AssertionError:
             status = FAIL
         except BaseException as exc:  # noqa: BLE001
             status = ERROR
             if kind == "call":
-                status, dig = RAISED, digest_text("exc:" + type(exc).__name__)
+                status, dig = RAISED, digest_text("exc:" + exc.__class__.__name__)
         pack_into(mm, _HEADER.size + pos * _SLOT.size, 1, status, dig)
     exit_(0)
 
@@ -253,6 +516,7 @@ def run_program(program: str, items: Sequence[tuple], limits: Limits, mem_bytes:
     results: dict[int, tuple[int, int]] = {}
     citems = compiled_items if compiled_items is not None else compile_items(items)
     mm = mmap.mmap(-1, _HEADER.size + max(n, 1) * _SLOT.size)
+    _libc()  # loaded once here, not in every child
     start = 0
     imported = True
 
@@ -261,11 +525,12 @@ def run_program(program: str, items: Sequence[tuple], limits: Limits, mem_bytes:
             _HEADER.pack_into(mm, 0, 0, 255, 0)
             workdir = tempfile.mkdtemp(prefix="coderank_")
             rfd, wfd = os.pipe()
+            parent = os.getpid()
             pid = os.fork()
             if pid == 0:  # pragma: no cover - child
                 try:
                     os.close(rfd)
-                    _child_main(mm, program, citems, order, start, limits, mem_bytes, workdir)
+                    _child_main(mm, program, citems, order, start, limits, mem_bytes, workdir, wfd, parent, results)
                 finally:
                     os._exit(0)
             os.close(wfd)
@@ -277,7 +542,7 @@ def run_program(program: str, items: Sequence[tuple], limits: Limits, mem_bytes:
                 _kill_group(pid)
                 _reap(pid)
                 shutil.rmtree(workdir, ignore_errors=True)
-            _, imp_status, imp_digest = _HEADER.unpack_from(mm, 0)
+            flag, imp_status, imp_digest = _HEADER.unpack_from(mm, 0)
             for p in range(start, n):
                 written, st, dg = _SLOT.unpack_from(mm, _HEADER.size + p * _SLOT.size)
                 if written == 1:
@@ -298,6 +563,9 @@ def run_program(program: str, items: Sequence[tuple], limits: Limits, mem_bytes:
             nxt = next((p for p in range(start, n) if order[p] not in results), n)
             if nxt >= n:
                 break
+            if finished and flag == _LEFT_ON_PURPOSE:  # it recorded the item it gave up on; go on after it
+                start = nxt
+                continue
             idx = order[nxt]
             kind = items[idx][0]
             if finished:  # the child exited by itself (os._exit, segfault, memory) in the middle of a test
@@ -320,17 +588,27 @@ def _progress(mm: mmap.mmap, start: int, n: int) -> int:
     return done + sum(1 for p in range(start, n) if mm[base + p * step] == 1)
 
 
-def run_function_in_child(target: Callable[[], bytes], wall_timeout: float, cpu_budget: Optional[int] = None) -> Optional[bytes]:
-    """Fork, run ``target()`` in a guarded child and return the bytes it produced (None if it died or hung)."""
+def run_function_in_child(target: Callable[[], bytes], wall_timeout: float, cpu_budget: Optional[int] = None,
+                          writable_dir: Optional[str] = None) -> Optional[bytes]:
+    """Fork, run ``target()`` in a guarded child and return the bytes it produced (None if it died or hung).
+
+    The child is confined like a test child (no fork, exec, signals to others, sockets), except that
+    ``target`` may still set its own limits and timer handlers (evalplus's ``unsafe_execute`` does); file
+    writes are limited to ``writable_dir`` when it is given."""
+    _libc()
     rfd, wfd = os.pipe()
+    parent = os.getpid()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - child
         try:
             os.close(rfd)
+            _die_with_parent(parent)
             os.setpgid(0, 0)
             _silence_fds()
+            _close_inherited_fds(wfd)
             if cpu_budget is not None:
                 resource.setrlimit(resource.RLIMIT_CPU, (cpu_budget, cpu_budget + 1))
+            _confine(writable_dir, strict=False)
             data = target()
             os.write(wfd, struct.pack("<I", len(data)) + data)
         finally:

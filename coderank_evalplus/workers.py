@@ -45,10 +45,65 @@ def _send(fh, obj: Any) -> None:
     fh.flush()
 
 
+_PR_SET_PDEATHSIG, _PR_SET_CHILD_SUBREAPER = 1, 36
+
+
+def _prctl(option: int, arg: int) -> bool:
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(ctypes.c_int(option), ctypes.c_ulong(arg), ctypes.c_ulong(0), ctypes.c_ulong(0),
+                          ctypes.c_ulong(0)) == 0
+    except Exception:  # noqa: BLE001 - not Linux / no ctypes: fewer guarantees, same behaviour
+        return False
+
+
+def _children(pid: int) -> Optional[list[int]]:
+    """Direct children of a (single-threaded) process, from /proc; None where /proc cannot tell."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children", "rb") as fh:
+            return [int(x) for x in fh.read().split()]
+    except (OSError, ValueError):
+        return None
+
+
+def kill_descendants(max_rounds: int = 10_000) -> int:
+    """SIGKILL and reap every process left below this one; returns how many there were.
+
+    Needs ``PR_SET_CHILD_SUBREAPER`` (set by ``main``): then a process that untrusted code left behind — a
+    double fork, a ``setsid`` that escaped the process-group kill — is re-parented to this worker instead of
+    init, and shows up here. Each round kills the current children; their own children come back to us and
+    are killed in the next round, so even a fork bomb ends. One small /proc read when nothing is left."""
+    me = os.getpid()
+    total = 0
+    for _ in range(max_rounds):
+        kids = _children(me)
+        if not kids:
+            break
+        for pid in kids:
+            try:
+                os.kill(pid, 9)  # still our child (alive or zombie), so the pid cannot have been reused
+            except (ProcessLookupError, PermissionError):
+                pass
+        for pid in kids:
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+        total += len(kids)
+    return total
+
+
 def main() -> None:  # pragma: no cover - runs in the worker interpreter
     """Worker loop: read (job id, function name, argument), write (job id, ok, result)."""
     import traceback
 
+    parent = os.getppid()
+    _prctl(_PR_SET_PDEATHSIG, 9)  # the run was killed (even with SIGKILL): go too, with the job's child
+    if os.getppid() != parent:
+        return
+    _prctl(_PR_SET_CHILD_SUBREAPER, 1)  # orphans of untrusted code come back to us (see kill_descendants)
     proto_in = os.fdopen(os.dup(0), "rb", buffering=0)
     proto_out = os.fdopen(os.dup(1), "wb")
     devnull = os.open(os.devnull, os.O_RDONLY)
@@ -67,8 +122,11 @@ def main() -> None:  # pragma: no cover - runs in the worker interpreter
             if name not in funcs:
                 module, func = name.split(":")
                 funcs[name] = getattr(importlib.import_module(module), func)
-            _send(proto_out, (job_id, True, funcs[name](arg)))
+            result = funcs[name](arg)
+            kill_descendants()
+            _send(proto_out, (job_id, True, result))
         except BaseException:  # noqa: BLE001 - reported to the parent
+            kill_descendants()
             _send(proto_out, (job_id, False, traceback.format_exc()))
 
 
