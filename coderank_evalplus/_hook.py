@@ -1,0 +1,104 @@
+"""Start-up hook (imported by ``coderank_evalplus_hook.pth``): adds ``--rerank`` to ``evalplus.evaluate``.
+
+Cheap by design: importing this module defines one class and puts one finder at the front of ``sys.meta_path``.
+The finder answers only for the module ``evalplus.evaluate``; for every other import it returns None at once.
+
+For ``evalplus.evaluate`` it hands back the real spec with a loader whose ``get_code`` compiles evalplus's own
+source with one statement inserted just before ``if __name__ == "__main__":``. That statement wraps ``evaluate``
+(see ``coderank_evalplus.integrations.evalplus``), so the patch is in place both for ``import evalplus.evaluate``
+(the ``evalplus.evaluate`` console script) and for ``python -m evalplus.evaluate`` (runpy runs the code object the
+loader returns as ``__main__``; the guard then calls the patched ``main``). Without ``--rerank`` the wrapper calls
+evalplus's ``evaluate`` with the same arguments, so evalplus behaves as if this package were not installed.
+"""
+
+import sys
+
+TARGET = "evalplus.evaluate"
+_PATCH_STMT = "__import__('coderank_evalplus._hook', fromlist=['_']).patch_namespace(globals())"
+
+
+class EvalplusFinder:
+    """Meta-path finder that acts only for ``evalplus.evaluate``."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != TARGET:
+            return None
+        return _patched_spec(self, fullname, path, target)
+
+    def invalidate_caches(self):
+        pass
+
+
+def _patched_spec(finder, fullname, path, target):
+    spec = None
+    for other in sys.meta_path:
+        if other is finder or isinstance(other, EvalplusFinder) or not hasattr(other, "find_spec"):
+            continue
+        spec = other.find_spec(fullname, path, target)
+        if spec is not None:
+            break
+    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+        return spec  # not a plain source file (frozen, zipped…): leave evalplus alone
+    from importlib.machinery import SourceFileLoader
+
+    if type(spec.loader) is not SourceFileLoader:
+        return spec
+
+    class PatchingLoader(SourceFileLoader):
+        """evalplus's own source, compiled with the patch statement inserted before the ``__main__`` guard."""
+
+        def get_code(self, name):
+            try:
+                return compile(_patched_tree(self.get_source(name)), self.path, "exec", dont_inherit=True)
+            except Exception:  # noqa: BLE001 - never break evalplus; fall back to its unmodified code
+                return super().get_code(name)
+
+    spec.loader = PatchingLoader(fullname, spec.origin)
+    return spec
+
+
+def _is_main_guard(node) -> bool:
+    import ast
+
+    if not isinstance(node, ast.If) or not isinstance(node.test, ast.Compare):
+        return False
+    parts = [node.test.left, *node.test.comparators]
+    names = [p.id for p in parts if isinstance(p, ast.Name)]
+    consts = [p.value for p in parts if isinstance(p, ast.Constant)]
+    return names == ["__name__"] and consts == ["__main__"]
+
+
+def _patched_tree(source: str):
+    import ast
+
+    tree = ast.parse(source)
+    stmt = ast.parse(_PATCH_STMT).body[0]
+    at = next((i for i, node in enumerate(tree.body) if _is_main_guard(node)), len(tree.body))
+    anchor = tree.body[at] if at < len(tree.body) else tree.body[-1]
+    for node in ast.walk(stmt):
+        if hasattr(node, "lineno"):
+            node.lineno = node.end_lineno = anchor.lineno
+            node.col_offset, node.end_col_offset = 0, 0
+    tree.body.insert(at, stmt)
+    return tree
+
+
+def patch_namespace(namespace: dict) -> None:
+    """Called from inside evalplus/evaluate.py (the inserted statement): wrap ``evaluate`` and ``main``.
+
+    Any failure is reported in one line and leaves evalplus unchanged.
+    """
+    try:
+        from coderank_evalplus.integrations.evalplus import patch_namespace as patch
+
+        patch(namespace)
+    except Exception as exc:  # noqa: BLE001
+        sys.stderr.write(f"coderank_evalplus: --rerank is unavailable ({type(exc).__name__}: {exc})\n")
+
+
+def install() -> None:
+    if not any(isinstance(f, EvalplusFinder) for f in sys.meta_path):
+        sys.meta_path.insert(0, EvalplusFinder())
+
+
+install()

@@ -1,0 +1,346 @@
+"""``--rerank`` for ``evalplus.evaluate``: evalplus evaluates as usual, then the samples are reranked.
+
+Reached three ways, all running the same ``evaluate`` wrapper:
+
+* ``evalplus.evaluate humaneval --samples s.jsonl --rerank codet --tests t.jsonl`` (console script) and
+  ``python -m evalplus.evaluate …``: the start-up hook (``coderank_evalplus/_hook.py``) patches evalplus's module
+  while it is being loaded, through ``patch_namespace`` below;
+* ``coderank-evalplus evaluate …`` with the same flags (``evaluate_main``), which patches the module itself.
+
+Two ways in: existing samples (``--samples`` + ``--tests``), or a model (``--model --backend --n_samples
+--temperature``): evalplus generates the solutions as usual, then the same backend generates the test samples
+(saved as ``<samples>_tests.jsonl`` and reused when they cover every task).
+
+Files written next to the samples (evalplus writes ``<samples>_eval_results.json`` there as always):
+``<samples>_rerank_results.json`` (``RerankResult.to_json()``) and ``<samples>_rerank/`` (execution cache,
+``verdicts.jsonl``, ``rankings.jsonl``). For a sample folder: ``<dir>/rerank_results.json``, ``<dir>/tests.jsonl``
+and ``<dir>_rerank/``.
+
+Without ``--rerank`` the wrapper calls evalplus's ``evaluate`` with exactly the arguments it was given.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+import os
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Optional, Sequence
+
+__all__ = ["RerankError", "patch_namespace", "evaluate_main", "add_evaluate_parser", "rerank_paths", "OPTIONS"]
+
+
+class RerankError(ValueError):
+    """Bad ``--rerank`` usage or input; the CLI prints the message and exits with status 2."""
+
+
+# name -> (annotation, help). All default to None; keyword-only so evalplus's positional order is unchanged.
+OPTIONS: dict[str, tuple[Any, str]] = {
+    "rerank": (Optional[str],
+               "ranking method(s), comma-separated, e.g. codet or codet,srank,mbr_exec (`coderank-evalplus "
+               "methods` lists them; a bare --rerank means codet,srank,mbr_exec). After evalplus's evaluation, "
+               "writes <samples>_rerank_results.json and prints reranked pass@1 (base, plus) vs random and oracle."),
+    "tests": (Optional[str],
+              "test samples for --rerank: jsonl of {task_id, samples|asserts} or CodeT's {prompt, samples}. Without "
+              "it, the --model/--backend that generate the solutions also generate the tests (saved as "
+              "<samples>_tests.jsonl and reused on a rerun)."),
+    "n_test_samples": (Optional[int],
+                       "test samples to generate per problem with --rerank and --model (default: --n_samples)."),
+    "tests_per_sample": (Optional[int], "asserts kept from each test sample (default: 5, as CodeT)."),
+}
+
+_DOC = """EvalPlus evaluation; with --rerank, the samples are also reranked on model-generated tests (coderank_evalplus).
+
+Args:
+""" + "".join(f"    {name}: {text}\n" for name, (_, text) in OPTIONS.items())
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# patching evalplus.evaluate
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def widened_signature(original: Callable) -> inspect.Signature:
+    """evalplus's signature with our options inserted (keyword-only) before its ``**model_kwargs``."""
+    sig = inspect.signature(original)
+    params = [p for p in sig.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
+    var_kw = [p for p in sig.parameters.values() if p.kind is inspect.Parameter.VAR_KEYWORD]
+    taken = {p.name for p in params}
+    params += [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=ann)
+               for name, (ann, _) in OPTIONS.items() if name not in taken]
+    return sig.replace(parameters=params + var_kw)
+
+
+def make_evaluate(original: Callable, namespace: dict) -> Callable:
+    """Wrap evalplus's ``evaluate``: same call without ``--rerank``; evaluate then rerank with it."""
+    sig = widened_signature(original)
+    var_kw = next((p.name for p in sig.parameters.values() if p.kind is inspect.Parameter.VAR_KEYWORD), None)
+
+    @functools.wraps(original)
+    def evaluate(*args, **kwargs):
+        ours = {name: kwargs.pop(name, None) for name in OPTIONS}
+        if ours["rerank"] is None or ours["rerank"] is False:
+            given = [f"--{n}" for n, v in ours.items() if v is not None and n != "rerank"]
+            if given:
+                raise RerankError(f"{', '.join(given)} only appl{'ies' if len(given) == 1 else 'y'} with --rerank "
+                                  f"METHOD (e.g. --rerank codet)")
+            return original(*args, **kwargs)  # exactly what evalplus would have been called with
+        bound = inspect.signature(original).bind(*args, **kwargs)
+        bound.apply_defaults()
+        params = dict(bound.arguments)
+        model_kwargs = dict(params.pop(var_kw, {}) or {}) if var_kw else {}
+        evaluate_and_rerank(original, namespace, params, model_kwargs, ours)
+        return None  # Fire prints return values; evalplus's evaluate returns None too
+
+    evaluate.__signature__ = sig
+    evaluate.__doc__ = _DOC
+    evaluate.__coderank_original__ = original
+    return evaluate
+
+
+def patch_namespace(namespace: dict) -> None:
+    """Wrap ``evaluate`` (and ``main``, to turn RerankError into a one-line message) in evalplus's module globals.
+
+    Idempotent; called by the start-up hook while evalplus/evaluate.py runs, or by ``evaluate_main``.
+    """
+    original = namespace.get("evaluate")
+    if original is None or hasattr(original, "__coderank_original__"):
+        return
+    namespace["evaluate"] = make_evaluate(original, namespace)
+    original_main = namespace.get("main")
+
+    def main():
+        from fire import Fire
+
+        try:
+            Fire(namespace["evaluate"])
+        except RerankError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            sys.exit(2)
+
+    if original_main is not None:
+        functools.update_wrapper(main, original_main)
+    namespace["main"] = main
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# evaluate, then rerank
+# ----------------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RerankPaths:
+    results: Path  # <samples>_rerank_results.json
+    tests: Path  # where generated tests are saved / reused
+    workdir: Path  # execution cache, verdicts.jsonl, rankings.jsonl, generation scratch
+
+
+def rerank_paths(samples: str) -> RerankPaths:
+    """Where our files go, next to evalplus's ``*_eval_results.json``."""
+    s = str(samples).rstrip("/\\")
+    if os.path.isdir(s):
+        return RerankPaths(Path(s) / "rerank_results.json", Path(s) / "tests.jsonl", Path(s + "_rerank"))
+    stem = s[: -len(".jsonl")] if s.endswith(".jsonl") else s
+    return RerankPaths(Path(stem + "_rerank_results.json"), Path(stem + "_tests.jsonl"), Path(stem + "_rerank"))
+
+
+def parse_methods(value: Any) -> list[str]:
+    """``--rerank`` as Fire parses it (a string, a tuple for ``a,b``, True for a bare flag) → method names."""
+    from coderank_evalplus.pipeline import DEFAULT_METHODS
+
+    if value is True:
+        names = list(DEFAULT_METHODS)
+    elif isinstance(value, str):
+        names = value.split(",")
+    elif isinstance(value, (list, tuple)):
+        names = [n for v in value for n in str(v).split(",")]
+    else:
+        raise RerankError(f"--rerank expects method names (e.g. codet,srank), got {value!r}")
+    names = [n.strip() for n in names if n.strip()]
+    if not names:
+        raise RerankError("--rerank expects at least one method name (e.g. --rerank codet)")
+    return names
+
+
+def _positive_int(name: str, value: Any) -> Optional[int]:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise RerankError(f"--{name} must be a positive integer, got {value!r}")
+    return value
+
+
+def check_request(params: dict, model_kwargs: dict, ours: dict) -> list[str]:
+    """Validate everything that can be checked before evalplus runs; returns the full method list."""
+    from coderank_evalplus.pipeline import all_methods
+
+    try:
+        methods = all_methods(parse_methods(ours["rerank"]))
+    except RerankError:
+        raise
+    except ValueError as exc:
+        raise RerankError(str(exc)) from None
+    _positive_int("n_test_samples", ours["n_test_samples"])
+    _positive_int("tests_per_sample", ours["tests_per_sample"])
+    dataset = params.get("dataset")
+    if dataset not in ("humaneval", "mbpp"):
+        raise RerankError(f"--rerank supports --dataset humaneval or mbpp, not {dataset!r}")
+    unsupported = [f"--{k}" for k in ("mini", "noextreme") if params.get(k)]
+    if params.get("version", "default") != "default":
+        unsupported.append("--version")
+    if unsupported:
+        raise RerankError(f"--rerank judges on the full default HumanEval+/MBPP+ tests; drop {', '.join(unsupported)}")
+    if ours["tests"] is None and "model" not in model_kwargs:
+        extra = f" (flags not known to evalplus.evaluate: {', '.join('--' + k for k in model_kwargs)})" \
+            if model_kwargs else ""
+        raise RerankError("--rerank needs test samples: give --tests FILE (jsonl of {task_id, samples|asserts} or "
+                          "CodeT's {prompt, samples}), or --model and --backend so that the model generates them"
+                          + extra)
+    if "model" not in model_kwargs:
+        if params.get("samples") is None:
+            raise RerankError("--rerank needs solutions: give --samples FILE, or --model and --backend to generate "
+                              "them")
+        if not os.path.exists(params["samples"]):
+            raise RerankError(f"--samples {params['samples']}: no such file or folder")
+    if ours["tests"] is not None and not os.path.isfile(ours["tests"]):
+        raise RerankError(f"--tests {ours['tests']}: no such file")
+    return methods
+
+
+def evaluate_and_rerank(original: Callable, namespace: dict, params: dict, model_kwargs: dict, ours: dict) -> None:
+    from coderank_evalplus.artifacts import SampleFileError, read_solutions, read_test_samples
+    from coderank_evalplus.problems import DataNotFoundError, load_problems
+
+    methods = check_request(params, model_kwargs, ours)
+    dataset = params["dataset"]
+    try:
+        problems = load_problems(dataset)
+        test_samples = read_test_samples(ours["tests"], problems) if ours["tests"] is not None else None
+    except (SampleFileError, DataNotFoundError) as exc:
+        raise RerankError(str(exc)) from None
+
+    # 1. evalplus, unchanged (codegen as evalplus.evaluate does it, then its evaluation)
+    if model_kwargs:
+        os.environ["TOKENIZERS_PARALLELISM"] = os.environ.get("TOKENIZERS_PARALLELISM", "false")
+        params["samples"] = namespace["run_codegen"](dataset=dataset, **model_kwargs)
+    original(**params)
+
+    # 2. test samples (given, reused, or generated by the same model)
+    samples = params["samples"]
+    paths = rerank_paths(samples)
+    try:
+        solutions = read_solutions(samples, problems, allow_unknown=True)
+        if test_samples is None:
+            tests_path = model_tests(problems, list(solutions), model_kwargs, ours, paths)
+            test_samples = read_test_samples(tests_path, problems)
+    except SampleFileError as exc:
+        raise RerankError(str(exc)) from None
+
+    # 3. rerank and report
+    run_rerank(dataset, problems, solutions, test_samples, methods, params, ours, paths)
+
+
+def model_tests(problems: dict, task_ids: Sequence[str], model_kwargs: dict, ours: dict, paths: RerankPaths) -> Path:
+    """Generate test samples with the backend that generated the solutions; reuse a file that covers every task."""
+    from coderank_evalplus.artifacts import read_jsonl
+    from coderank_evalplus.generation import generate_samples, make_generator
+
+    if paths.tests.is_file():
+        have = {rec.get("task_id") for _, rec in read_jsonl(paths.tests)}
+        if set(task_ids) <= have:
+            print(f"Reusing test samples from {paths.tests}")
+            return paths.tests
+    backend = model_kwargs.get("backend", "vllm")
+    n_samples = int(model_kwargs.get("n_samples", 1))
+    n_tests = ours["n_test_samples"] or n_samples
+    temperature = float(model_kwargs.get("temperature", 0.0))
+    if model_kwargs.get("greedy"):
+        temperature, n_tests = 0.0, 1
+    generator = make_generator(backend, model_kwargs["model"], **generator_kwargs(backend, model_kwargs))
+    print(f"Generating {n_tests} test sample(s) per problem with {model_kwargs['model']} ({backend}) → {paths.tests}")
+    scratch = paths.workdir / "test_generation"
+    _, raw = generate_samples([problems[t] for t in task_ids], generator, n_samples=0, n_test_samples=n_tests,
+                              temperature=temperature, top_p=0.95, max_tokens=300, out_dir=str(scratch))
+    del generator
+    tmp = paths.tests.with_name(paths.tests.name + ".tmp")
+    shutil.copyfile(raw, tmp)
+    os.replace(tmp, paths.tests)
+    return paths.tests
+
+
+def generator_kwargs(backend: str, model_kwargs: dict) -> dict:
+    """evalplus's model flags → our generator's keyword arguments (chat vs base decided as evalplus does)."""
+    kw: dict[str, Any] = {}
+    if backend in ("vllm", "hf"):
+        if model_kwargs.get("force_base_prompt"):
+            kw["chat"] = False
+        kw["trust_remote_code"] = bool(model_kwargs.get("trust_remote_code", False))
+        kw["dtype"] = model_kwargs.get("dtype", "bfloat16")
+        if backend == "vllm" and model_kwargs.get("tp"):
+            kw["tp"] = int(model_kwargs["tp"])
+    elif backend == "openai":
+        kw["chat"] = True  # evalplus's openai backend always chats
+        if model_kwargs.get("base_url"):
+            kw["base_url"] = model_kwargs["base_url"]
+    else:
+        raise RerankError(f"--rerank can generate tests with --backend vllm, hf or openai, not {backend!r}; "
+                          f"give --tests FILE instead")
+    return kw
+
+
+def run_rerank(dataset: str, problems: dict, solutions: dict, test_samples: dict, methods: list[str], params: dict,
+               ours: dict, paths: RerankPaths) -> Path:
+    from coderank_evalplus.execution import ResultCache
+    from coderank_evalplus.extract import DEFAULT_TESTS_PER_SAMPLE
+    from coderank_evalplus.pipeline import RerankConfig, _json_default, rerank, write_results
+    from coderank_evalplus.report import markdown_table
+
+    missing = [t for t in solutions if t not in test_samples]
+    if missing:
+        print(f"warning: {len(missing)} task(s) have no test samples (they fall back to a random pick): "
+              f"{', '.join(missing[:5])}{' …' if len(missing) > 5 else ''}", file=sys.stderr)
+    cfg = RerankConfig(methods=methods, tests_per_sample=ours["tests_per_sample"] or DEFAULT_TESTS_PER_SAMPLE,
+                       workers=params.get("parallel"), plus=not params.get("base_only", False),
+                       min_time_limit=params["min_time_limit"], gt_time_limit_factor=params["gt_time_limit_factor"])
+    cache = ResultCache(paths.workdir / "executions.sqlite")
+    try:
+        result = rerank(dataset, problems, solutions, test_samples, cfg, cache)
+    finally:
+        cache.close()
+    write_results(result, paths.workdir)
+    paths.results.write_text(json.dumps(result.to_json(), indent=2, default=_json_default) + "\n")
+    pass1 = {m: {s: ({"pass@1": v["pass@1"]} if v else None) for s, v in per.items()}
+             for m, per in result.methods.items()}
+    print()
+    print(markdown_table(pass1, f"{dataset}: {result.n_problems} problems, reranked pass@1 (%)"))
+    print(f"Rerank results saved to {paths.results}")
+    return paths.results
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# `coderank-evalplus evaluate` (no hook needed)
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def evaluate_main(argv: Optional[Sequence[str]] = None) -> int:
+    """``coderank-evalplus evaluate ARGS``: evalplus.evaluate's flags plus ours, through Fire."""
+    import evalplus.evaluate as ev
+    from fire import Fire
+
+    patch_namespace(vars(ev))  # no-op when the start-up hook already did it
+    try:
+        Fire(ev.evaluate, command=list(sys.argv[1:] if argv is None else argv), name="coderank-evalplus evaluate")
+    except RerankError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def add_evaluate_parser(subparsers) -> None:
+    """List ``evaluate`` in ``coderank-evalplus --help``; cli.main hands its arguments to ``evaluate_main``."""
+    subparsers.add_parser("evaluate", add_help=False,
+                          help="evalplus.evaluate with --rerank (same flags; `coderank-evalplus evaluate --help`)")

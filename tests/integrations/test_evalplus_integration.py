@@ -1,0 +1,348 @@
+"""``--rerank`` for ``evalplus.evaluate``: the real console script in a subprocess, offline, on real CodeT samples.
+
+Only two subprocess calls actually run evalplus's evaluation (each waits ~20 s for evalplus's watchdog thread);
+they run concurrently. Every other check exits before evalplus evaluates anything.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+DATA = Path(os.environ.get("CODERANK_SHARED_DATA", Path(__file__).resolve().parents[3] / "shared" / "data"))
+HEPLUS = DATA / "evalplus_humanevalplus_release" / "v0.1.10" / "HumanEvalPlus.jsonl.gz"
+CODET = DATA / "microsoft_CodeT"
+GEN = CODET / "generated_data" / "HumanEval_codegen16B_temp0.8_topp0.95_num100_max300_"
+TASKS = ("HumanEval/0", "HumanEval/2", "HumanEval/4")
+N_SOLUTIONS, N_TESTS = 20, 20
+BIN = Path(sys.executable).parent
+METHODS = "codet,srank,mbr_exec"
+
+pytestmark = pytest.mark.skipif(not (HEPLUS.is_file() and CODET.is_dir()), reason=f"shared data not found at {DATA}")
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# fixtures: a 3-problem HumanEval+ override file, CodeT solutions (evalplus format) and CodeT test samples
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def _jsonl(path: Path):
+    with open(path, encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory) -> Path:
+    from coderank_evalplus.extract import truncate
+
+    root = tmp_path_factory.mktemp("evalplus_data")
+    with gzip.open(HEPLUS, "rt", encoding="utf-8") as fh:
+        recs = {r["task_id"]: r for r in map(json.loads, fh) if r["task_id"] in TASKS}
+    (root / "HumanEvalPlus.jsonl").write_text("".join(json.dumps(recs[t]) + "\n" for t in TASKS))
+    code_tid = {r["prompt"]: r["task_id"] for r in _jsonl(CODET / "dataset" / "HumanEval_for_code_generation.jsonl")}
+    test_tid = {r["prompt"]: r["task_id"]
+                for r in _jsonl(CODET / "dataset" / "HumanEval_for_test_case_generation.jsonl")}
+    with open(root / "samples.jsonl", "w") as fh:
+        for r in _jsonl(Path(str(GEN) + "code_solution.jsonl")):
+            if code_tid.get(r["prompt"]) in TASKS:
+                for s in r["samples"][:N_SOLUTIONS]:
+                    fh.write(json.dumps({"task_id": code_tid[r["prompt"]], "solution": r["prompt"] + truncate(s)}) + "\n")
+    with open(root / "tests_codet.jsonl", "w") as fh, open(root / "tests_ours.jsonl", "w") as ours:
+        for r in _jsonl(Path(str(GEN) + "test_case.jsonl")):
+            if test_tid.get(r["prompt"]) in TASKS:  # CodeT's own format: joined to the problems by prompt
+                fh.write(json.dumps({"prompt": r["prompt"], "samples": r["samples"][:N_TESTS]}) + "\n")
+                ours.write(json.dumps({"task_id": test_tid[r["prompt"]], "samples": r["samples"][:N_TESTS]}) + "\n")
+    return root
+
+
+def _env(data: Path, cache: Path) -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in ("CODERANK_DATA", "MBPP_OVERRIDE_PATH")}
+    env.update(HF_DATASETS_OFFLINE="1", HF_HUB_OFFLINE="1", HUMANEVAL_OVERRIDE_PATH=str(data / "HumanEvalPlus.jsonl"),
+               XDG_CACHE_HOME=str(cache), PYTHONUNBUFFERED="1", TOKENIZERS_PARALLELISM="false")
+    return env
+
+
+@pytest.fixture(scope="module")
+def env(data, tmp_path_factory) -> dict:
+    return _env(data, tmp_path_factory.mktemp("xdg_cache"))
+
+
+@pytest.fixture
+def in_process_env(env, monkeypatch):
+    """The test environment inside this process; evalplus's cache dir (fixed when evalplus was imported) too."""
+    import evalplus.data.utils
+
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.delenv("CODERANK_DATA", raising=False)
+    monkeypatch.setattr(evalplus.data.utils, "CACHE_DIR", str(Path(env["XDG_CACHE_HOME"]) / "evalplus"))
+    return env
+
+
+@pytest.fixture(scope="module", autouse=True)
+def hook_installed():
+    out = subprocess.run([sys.executable, "-c", "import sys; print(any(type(f).__name__ == 'EvalplusFinder' "
+                                                "for f in sys.meta_path))"], capture_output=True, text=True)
+    if out.stdout.strip() != "True":
+        pytest.fail("the start-up hook is not active: coderank_evalplus_hook.pth is missing from site-packages "
+                    "(reinstall the package: pip install -e .)")
+
+
+def _run(args, env, cwd, timeout=120):
+    return subprocess.run(args, env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# the two real evalplus runs (concurrent): with --rerank, and without
+# ----------------------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def runs(data, tmp_path_factory):
+    with_dir, without_dir = tmp_path_factory.mktemp("with_rerank"), tmp_path_factory.mktemp("without_rerank")
+    for d in (with_dir, without_dir):
+        shutil.copy(data / "samples.jsonl", d / "samples.jsonl")
+    common = [str(BIN / "evalplus.evaluate"), "--dataset", "humaneval", "--samples", "samples.jsonl", "--parallel", "2"]
+    # separate evalplus caches: two processes must not write the same ground-truth pickle at once
+    procs = {
+        "with": subprocess.Popen(common + ["--rerank", METHODS, "--tests", str(data / "tests_codet.jsonl")],
+                                 env=_env(data, tmp_path_factory.mktemp("cache_with")), cwd=with_dir,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True),
+        "without": subprocess.Popen(common, env=_env(data, tmp_path_factory.mktemp("cache_without")), cwd=without_dir,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True),
+    }
+    out = {}
+    for name, p in procs.items():
+        stdout, stderr = p.communicate(timeout=300)
+        out[name] = (p.returncode, stdout, stderr)
+    return {"with": (with_dir, *out["with"]), "without": (without_dir, *out["without"])}
+
+
+def test_rerank_run_writes_results_next_to_evalplus(runs):
+    d, rc, stdout, stderr = runs["with"]
+    assert rc == 0, stderr[-3000:]
+    assert (d / "samples_eval_results.json").is_file()  # evalplus's own file, as always
+    res = json.loads((d / "samples_rerank_results.json").read_text())
+    assert res["dataset"] == "humaneval" and res["n_problems"] == len(TASKS)
+    assert list(res["methods"]) == ["random", "codet", "srank", "mbr_exec", "oracle"]
+    for m in res["methods"].values():
+        assert set(m) == {"base", "plus"} and 0.0 <= m["base"]["pass@1"] <= 100.0
+    assert res["methods"]["codet"]["base"]["pass@1"] > res["methods"]["random"]["base"]["pass@1"]
+    # evalplus's report first, then our table of reranked pass@1 (base, plus) vs random and oracle
+    assert stdout.index("humaneval+ (base + extra tests)") < stdout.index("reranked pass@1")
+    table = stdout[stdout.index("reranked pass@1"):]
+    assert "| method | pass@1 (base) | pass@1 (plus) |" in table
+    for m in ("random", "codet", "srank", "mbr_exec", "oracle"):
+        assert f"| {m} |" in table
+
+
+def test_rerank_matches_coderank_rerank_cli(runs, data, in_process_env, tmp_path):
+    d, rc, _, stderr = runs["with"]
+    assert rc == 0, stderr[-3000:]
+    from coderank_evalplus.cli import main
+
+    # same input, our own CLI, our own test-file format
+    assert main(["rerank", "--dataset", "humaneval", "--solutions", str(d / "samples.jsonl"), "--tests",
+                 str(data / "tests_ours.jsonl"), "--methods", METHODS, "--output", str(tmp_path), "--workers", "2",
+                 "--quiet"]) == 0
+    cli = json.loads((tmp_path / "rerank_results.json").read_text())
+    ours = json.loads((d / "samples_rerank_results.json").read_text())
+    assert ours["methods"] == cli["methods"]
+    assert ours["config"] == cli["config"]
+
+
+def test_random_baseline_equals_evalplus_pass_at_1(runs):
+    d, rc, _, stderr = runs["with"]
+    assert rc == 0, stderr[-3000:]
+    ev = json.loads((d / "samples_eval_results.json").read_text())["eval"]
+    base = sum(sum(r["base_status"] == "pass" for r in rs) / len(rs) for rs in ev.values()) / len(ev)
+    plus = sum(sum(r["base_status"] == r["plus_status"] == "pass" for r in rs) / len(rs) for rs in ev.values()) / len(ev)
+    res = json.loads((d / "samples_rerank_results.json").read_text())["methods"]["random"]
+    assert res["base"]["pass@1"] == pytest.approx(100 * base, abs=0.005)  # reported in percent, 2 decimals
+    assert res["plus"]["pass@1"] == pytest.approx(100 * plus, abs=0.005)
+
+
+def test_without_rerank_nothing_of_ours_appears(runs):
+    d, rc, stdout, stderr = runs["without"]
+    assert rc == 0, stderr[-3000:]
+    assert sorted(p.name for p in d.iterdir()) == ["samples.jsonl", "samples_eval_results.json"]
+    for text in (stdout, stderr):
+        assert "rerank" not in text.lower() and "coderank" not in text.lower()
+    # evalplus's verdicts are the same whether or not --rerank ran after them
+    strip = lambda p: {t: [(r["solution"], r["base_status"], r["plus_status"]) for r in rs]  # noqa: E731
+                       for t, rs in json.loads(p.read_text())["eval"].items()}
+    assert strip(d / "samples_eval_results.json") == strip(runs["with"][0] / "samples_eval_results.json")
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# fast checks: help and bad input (both entry points exit before evalplus evaluates anything)
+# ----------------------------------------------------------------------------------------------------------------
+
+ENTRY_POINTS = {"console": [str(BIN / "evalplus.evaluate")], "runpy": [sys.executable, "-m", "evalplus.evaluate"]}
+
+
+@pytest.mark.parametrize("entry", sorted(ENTRY_POINTS))
+def test_help_shows_rerank_flags(entry, env, tmp_path):
+    out = _run(ENTRY_POINTS[entry] + ["--help"], {**env, "PAGER": "cat"}, tmp_path)
+    assert out.returncode in (0, 2)  # Fire exits 2 after --help when stdout is not a terminal (evalplus alone too)
+    text = out.stdout + out.stderr
+    for flag in ("--rerank", "--tests", "--n_test_samples", "--tests_per_sample", "--samples", "--i_just_wanna_run"):
+        assert flag in text
+    assert "Traceback" not in text
+
+
+@pytest.mark.parametrize("entry", sorted(ENTRY_POINTS))
+def test_unknown_method_lists_available(entry, data, env, tmp_path):
+    out = _run(ENTRY_POINTS[entry] + ["humaneval", "--samples", str(data / "samples.jsonl"), "--rerank", "codet,nope",
+                                      "--tests", str(data / "tests_codet.jsonl")], env, tmp_path)
+    assert out.returncode == 2
+    assert "unknown ranking method(s): nope" in out.stderr and "codet" in out.stderr and "mbr_exec" in out.stderr
+    assert "Traceback" not in out.stderr
+    assert not list(data.glob("*_eval_results.json"))  # failed before evalplus ran
+
+
+def test_rerank_without_tests_or_model_says_what_is_missing(data, env, tmp_path):
+    out = _run(ENTRY_POINTS["console"] + ["humaneval", "--samples", str(data / "samples.jsonl"), "--rerank", "codet"],
+               env, tmp_path)
+    assert out.returncode == 2
+    assert "--tests" in out.stderr and "--model" in out.stderr
+
+
+def test_tests_for_other_tasks_are_named(data, env, tmp_path):
+    bad = tmp_path / "other.jsonl"
+    bad.write_text(json.dumps({"task_id": "HumanEval/1", "samples": ["f(1) == 1"]}) + "\n"
+                   + json.dumps({"task_id": "Mbpp/2", "samples": ["g(1) == 1"]}) + "\n")
+    out = _run(ENTRY_POINTS["runpy"] + ["humaneval", "--samples", str(data / "samples.jsonl"), "--rerank", "codet",
+                                        "--tests", str(bad)], env, tmp_path)
+    assert out.returncode == 2
+    assert "HumanEval/1" in out.stderr and "Mbpp/2" in out.stderr
+
+
+def test_hook_is_lazy(env, tmp_path):
+    code = ("import sys; print(sorted(m for m in sys.modules if m.startswith(('evalplus', 'coderank_evalplus', 'ast', "
+            "'fire'))))")
+    out = _run([sys.executable, "-c", code], env, tmp_path)
+    assert out.returncode == 0 and out.stderr == ""
+    assert eval(out.stdout) == ["coderank_evalplus", "coderank_evalplus._hook"]  # noqa: S307
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# in-process: the wrapper's plumbing, and the "from a model" path with a fake backend
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def test_without_rerank_wrapper_passes_the_call_through_unchanged():
+    from coderank_evalplus.integrations.evalplus import RerankError, patch_namespace
+
+    calls = []
+
+    def evaluate(dataset: str, samples=None, base_only: bool = False, **model_kwargs):
+        calls.append((dataset, samples, base_only, model_kwargs))
+        return "orig"
+
+    ns = {"evaluate": evaluate}
+    patch_namespace(ns)
+    patch_namespace(ns)  # idempotent
+    assert ns["evaluate"].__coderank_original__ is evaluate
+    assert ns["evaluate"]("humaneval", "s.jsonl", model="m", backend="hf") == "orig"
+    assert calls == [("humaneval", "s.jsonl", False, {"model": "m", "backend": "hf"})]
+    import inspect
+
+    params = inspect.signature(ns["evaluate"]).parameters
+    assert list(params)[:3] == ["dataset", "samples", "base_only"] and list(params)[-1] == "model_kwargs"
+    assert {"rerank", "tests", "n_test_samples", "tests_per_sample"} <= set(params)
+    with pytest.raises(RerankError, match="--tests only applies with --rerank"):
+        ns["evaluate"]("humaneval", "s.jsonl", tests="t.jsonl")
+
+
+def test_rerank_paths_and_method_parsing(tmp_path):
+    from coderank_evalplus.integrations.evalplus import parse_methods, rerank_paths
+
+    p = rerank_paths(str(tmp_path / "m_vllm_temp_0.8.jsonl"))
+    assert p.results.name == "m_vllm_temp_0.8_rerank_results.json" and p.tests.name == "m_vllm_temp_0.8_tests.jsonl"
+    assert p.workdir.name == "m_vllm_temp_0.8_rerank"
+    (tmp_path / "folder").mkdir()
+    p = rerank_paths(str(tmp_path / "folder") + "/")
+    assert p.results == tmp_path / "folder" / "rerank_results.json" and p.workdir.name == "folder_rerank"
+    assert parse_methods(("codet", "srank")) == ["codet", "srank"]  # Fire turns a,b into a tuple
+    assert parse_methods("codet, mbr_exec") == ["codet", "mbr_exec"]
+    assert parse_methods(True) == ["codet", "srank", "mbr_exec"]
+
+
+def test_from_model_generates_tests_once_and_reuses_them(data, in_process_env, tmp_path, monkeypatch, capsys):
+    """``--model --backend --rerank``: evalplus's codegen (faked) writes the samples, the same backend (faked)
+    writes <samples>_tests.jsonl; a rerun reuses it without loading the model."""
+    import coderank_evalplus.generation as generation
+    from coderank_evalplus.generation import Sample
+    from coderank_evalplus.integrations.evalplus import patch_namespace
+    from coderank_evalplus.problems import load_problems
+    from coderank_evalplus.prompts import test_generation_prompt
+
+    problems = load_problems("humaneval")
+    by_task = {r["task_id"]: r["samples"][:8] for r in _jsonl(data / "tests_ours.jsonl")}
+    by_prompt = {test_generation_prompt(problems[t]): s for t, s in by_task.items()}
+    samples = [r for r in _jsonl(data / "samples.jsonl")]
+    samples = [r for t in TASKS for r in samples if r["task_id"] == t][:: 4]  # 5 per task
+    made, evaluated, codegen_calls = [], [], []
+
+    class FakeGenerator:
+        is_chat = False
+
+        def generate(self, prompts, n, temperature, top_p, max_tokens, stop):
+            assert temperature == 0.8 and n == 3
+            return [[Sample(t) for t in by_prompt[p][:n]] for p in prompts]
+
+    def fake_make_generator(backend, model, **kw):
+        made.append((backend, model, kw))
+        return FakeGenerator()
+
+    def run_codegen(model, dataset, root="evalplus_results", backend="vllm", **kw):
+        codegen_calls.append((model, dataset, backend, kw))
+        target = tmp_path / root / dataset / f"{model}_{backend}_temp_{kw.get('temperature')}.jsonl"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text("".join(json.dumps(r) + "\n" for r in samples))
+        return str(target)
+
+    def evaluate(dataset: str, samples=None, base_only: bool = False, parallel=None, i_just_wanna_run=False,
+                 test_details=False, min_time_limit: float = 1.0, gt_time_limit_factor: float = 4.0, mini=False,
+                 noextreme=False, version="default", **model_kwargs):
+        assert not model_kwargs  # codegen already done by the wrapper, exactly as evalplus would do it
+        evaluated.append(samples)
+
+    monkeypatch.setattr(generation, "make_generator", fake_make_generator)
+    ns = {"evaluate": evaluate, "run_codegen": run_codegen}
+    patch_namespace(ns)
+    kwargs = dict(model="tiny", backend="hf", n_samples=5, temperature=0.8, rerank="codet", n_test_samples=3,
+                  parallel=2, root="out")
+    ns["evaluate"]("humaneval", **kwargs)
+    stem = tmp_path / "out" / "humaneval" / "tiny_hf_temp_0.8"
+    assert evaluated == [f"{stem}.jsonl"]
+    assert codegen_calls[0][:3] == ("tiny", "humaneval", "hf")
+    assert made == [("hf", "tiny", {"trust_remote_code": False, "dtype": "bfloat16"})]
+    tests = _jsonl(Path(f"{stem}_tests.jsonl"))
+    assert sorted(r["task_id"] for r in tests) == sorted(TASKS) and all(len(r["samples"]) == 3 for r in tests)
+    first = json.loads(Path(f"{stem}_rerank_results.json").read_text())
+    assert first["n_problems"] == 3 and list(first["methods"]) == ["random", "codet", "oracle"]
+
+    ns["evaluate"]("humaneval", **kwargs)  # rerun: tests reused, no model loaded for them
+    assert len(made) == 1
+    assert "Reusing test samples" in capsys.readouterr().out
+    assert json.loads(Path(f"{stem}_rerank_results.json").read_text())["methods"] == first["methods"]
+
+
+def test_evaluate_main_same_flags(data, in_process_env, capsys):
+    """``coderank-evalplus evaluate`` takes evalplus.evaluate's flags plus ours (error paths only: no evaluation)."""
+    from coderank_evalplus.integrations.evalplus import evaluate_main
+
+    assert evaluate_main(["humaneval", "--samples", str(data / "samples.jsonl"), "--rerank", "nope",
+                          "--tests", str(data / "tests_codet.jsonl")]) == 2
+    assert "unknown ranking method(s): nope" in capsys.readouterr().err
+    assert evaluate_main(["humaneval", "--samples", str(data / "samples.jsonl"), "--rerank", "codet"]) == 2
+    assert "--tests" in capsys.readouterr().err
