@@ -1,0 +1,119 @@
+"""Start-up hook for lm-evaluation-harness: lm-eval finds this package's tasks with no ``--include_path``.
+
+``install_lm_eval_hook()`` is called at interpreter start (from the ``.pth`` hook). It is cheap: it imports nothing
+from lm-eval and puts one finder at the front of ``sys.meta_path`` that answers only for ``lm_eval.tasks.manager``
+(for every other import it returns None at once). When lm-eval imports that module, the finder hands back the real
+spec with a loader that, after running the module, wraps ``TaskManager.__init__`` so that the folder of our task
+YAMLs (``coderank_evalplus/lm_eval_tasks``) is scanned after lm-eval's own tasks and before any user
+``include_path`` (a user's task of the same name still wins). ``lm-eval ls tasks``, ``lm_eval run --tasks
+humaneval_codet`` and ``lm_eval.simple_evaluate`` all build a ``TaskManager``, so all of them see the tasks.
+
+Set ``CODERANK_LM_EVAL_HOOK=0`` to turn it off.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TARGET = "lm_eval.tasks.manager"
+_MARK = "__coderank_patched__"
+
+
+def tasks_dir() -> str:
+    """Folder of the task YAMLs shipped inside the package."""
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "lm_eval_tasks")
+
+
+def _with_our_tasks(include_path):
+    ours = tasks_dir()
+    if include_path is None:
+        paths = []
+    elif isinstance(include_path, (list, tuple)):
+        paths = list(include_path)
+    else:
+        paths = [include_path]
+    real = {os.path.realpath(os.fspath(p)) for p in paths}
+    if os.path.realpath(ours) in real or not os.path.isdir(ours):
+        return include_path
+    return [ours, *paths]
+
+
+def patch_task_manager(module) -> None:
+    """Wrap ``module.TaskManager.__init__`` (idempotent)."""
+    import functools
+    import inspect
+
+    cls = getattr(module, "TaskManager", None)
+    if cls is None or getattr(cls.__init__, _MARK, False):
+        return
+    original = cls.__init__
+    signature = inspect.signature(original)
+    if "include_path" not in signature.parameters:
+        return  # an lm-eval whose TaskManager we do not know: leave it alone
+
+    @functools.wraps(original)
+    def __init__(self, *args, **kwargs):
+        try:
+            bound = signature.bind(self, *args, **kwargs)
+            if bound.arguments.get("include_defaults", True) is not False:
+                bound.arguments["include_path"] = _with_our_tasks(bound.arguments.get("include_path"))
+            args, kwargs = bound.args[1:], bound.kwargs
+        except Exception:  # noqa: BLE001 - let lm-eval report its own argument errors
+            pass
+        original(self, *args, **kwargs)
+
+    setattr(__init__, _MARK, True)
+    cls.__init__ = __init__
+
+
+class _PatchingLoader:
+    """Runs the real loader, then patches the module; everything else is the real loader's."""
+
+    def __init__(self, loader) -> None:
+        self._loader = loader
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module) -> None:
+        self._loader.exec_module(module)
+        try:
+            patch_task_manager(module)
+        except Exception:  # noqa: BLE001 - never break lm-eval
+            pass
+
+    def __getattr__(self, name):
+        return getattr(self._loader, name)
+
+
+class LmEvalFinder:
+    """Meta-path finder that acts only for ``lm_eval.tasks.manager``."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != TARGET:
+            return None
+        for other in sys.meta_path:
+            if other is self or isinstance(other, LmEvalFinder) or not hasattr(other, "find_spec"):
+                continue
+            spec = other.find_spec(fullname, path, target)
+            if spec is not None:
+                if spec.loader is not None and hasattr(spec.loader, "exec_module"):
+                    spec.loader = _PatchingLoader(spec.loader)
+                return spec
+        return None
+
+    def invalidate_caches(self) -> None:
+        pass
+
+
+def install_lm_eval_hook() -> None:
+    """Make lm-eval see our tasks: patch now if lm-eval is already imported, else when it is."""
+    if os.environ.get("CODERANK_LM_EVAL_HOOK", "1").strip().lower() in ("0", "false", "no", "off"):
+        return
+    module = sys.modules.get(TARGET)
+    if module is not None:
+        patch_task_manager(module)
+        return
+    if not any(isinstance(f, LmEvalFinder) for f in sys.meta_path):
+        sys.meta_path.insert(0, LmEvalFinder())

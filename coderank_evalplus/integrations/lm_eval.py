@@ -1,0 +1,331 @@
+"""lm-evaluation-harness tasks: sample solutions and tests in one ``lm_eval`` run, rerank, report pass@1.
+
+The YAML files in ``coderank_evalplus/lm_eval_tasks/`` (``humaneval_codet``, ``mbpp_plus_srank``, … and the group
+``coderank``) all name the class :class:`CodeRankTask`. For each problem it issues two ``generate_until`` requests:
+
+* the solution prompt (``prompts.solution_prompt``), repeated ``n_solutions`` times (default 100);
+* CodeT's test-generation prompt (``prompts.test_generation_prompt``, ends with ``assert ``), repeated
+  ``n_test_samples`` times (default 100),
+
+with CodeT's sampling settings (temperature 0.8, top-p 0.95, 300 new tokens, CodeT's stop sequences). After
+generation, :meth:`CodeRankTask.apply_filters` runs this package's pipeline once over all problems of the task
+(extraction → sandboxed execution → ranker → evalplus judge, :func:`coderank_evalplus.pipeline.rerank`) and stores
+one record per problem as the requests' filtered responses; ``process_results`` turns a record into three
+metrics, averaged over problems:
+
+* ``pass@1``: reranked pass@1 (CodeT's rule: a uniform pick inside the top group of the ranking);
+* ``pass@1_random``: unbiased pass@1 of a random candidate;
+* ``pass@1_oracle``: 1 when any candidate is correct.
+
+``*_plus_*`` tasks judge on base + plus tests (evalplus's "plus"); the others on the base tests.
+
+Overrides (``--metadata '{"n_solutions": 10, ...}'``): ``n_solutions``, ``n_test_samples``, ``tests_per_sample``
+(asserts kept per test sample, 5), ``time_limit`` (CPU seconds per generated test, 0.1), ``workers``, ``seed``,
+``data_dir`` (else ``CODERANK_DATA``, else evalplus's cache / download), ``cache_dir`` (execution cache; default
+``$CODERANK_CACHE`` or ``$XDG_CACHE_HOME/coderank_evalplus``, ``"none"`` disables it), ``progress``,
+``min_time_limit`` and ``gt_time_limit_factor`` (evalplus's judge limits). Sampling: ``--gen_kwargs``.
+
+With ``--log_samples`` each sample's ``resps`` holds the raw generations and ``filtered_resps`` two JSON strings:
+the problem's rerank record (the candidates, i.e. completions cut at the stop sequences, program = prompt +
+candidate; which are correct; the ranking's groups with scores; the top group, the chosen candidate — the first of
+the top group; pass@1 is the expectation over a uniform pick in it — and whether it passed; the metric values) and
+the test record (the extracted asserts with their counts).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from collections import defaultdict
+from copy import deepcopy
+from pathlib import Path
+from typing import Any, Optional
+
+from lm_eval.api.instance import Instance
+from lm_eval.api.task import ConfigurableTask
+from lm_eval.filters import build_filter_ensemble
+
+log = logging.getLogger("lm_eval.coderank_evalplus")  # lm-eval formats and levels its own loggers
+
+METRICS = ("pass@1", "pass@1_random", "pass@1_oracle")
+FILTER_KEY = "none"
+SOLUTION_IDX, TEST_IDX = 0, 1
+DEFAULTS: dict[str, Any] = {
+    "n_solutions": 100,
+    "n_test_samples": 100,
+    "tests_per_sample": 5,
+    "time_limit": 0.1,
+    "workers": None,
+    "seed": 0,
+    "data_dir": None,
+    "cache_dir": None,
+    "progress": True,
+    "min_time_limit": 1.0,
+    "gt_time_limit_factor": 4.0,
+}
+_TASK_KEYS = ("dataset", "method", "plus")  # the ``coderank:`` block of a task YAML
+
+
+class Record(dict):
+    """A per-problem rerank record; ``str()`` is JSON, so ``--log_samples`` files hold it as a JSON string
+    (lm-eval writes every filtered response through ``str``)."""
+
+    def __str__(self) -> str:
+        return json.dumps(self, ensure_ascii=False)
+
+
+def process_results(doc: dict, results: list) -> dict[str, float]:
+    """Metrics of one problem from its rerank record (the solution request's filtered response)."""
+    record = results[SOLUTION_IDX] if results else None
+    if not isinstance(record, dict):  # filters bypassed (e.g. a custom filter_list): nothing was scored
+        return {m: 0.0 for m in METRICS}
+    return {m: float(record[m]) for m in METRICS}
+
+
+class CodeRankTask(ConfigurableTask):
+    """A HumanEval(+)/MBPP(+) task that samples solutions and tests, then reranks with one method."""
+
+    VERSION = 1
+
+    def __init__(self, data_dir=None, cache_dir=None, download_mode=None, config: Optional[dict] = None) -> None:
+        config = dict(config or {})
+        config.pop("class", None)
+        spec = dict(config.pop("coderank", None) or {})
+        unknown = set(spec) - set(_TASK_KEYS)
+        if unknown or "dataset" not in spec or "method" not in spec:
+            raise ValueError(f"task {config.get('task')!r}: the 'coderank:' block needs dataset and method "
+                             f"(and optionally plus); got {sorted(spec)}")
+        from coderank_evalplus.pipeline import all_methods
+        from coderank_evalplus.problems import canonical_dataset
+
+        self.dataset_name = canonical_dataset(str(spec["dataset"]))
+        self.method = str(spec["method"])
+        all_methods([self.method])  # fail at load time on an unknown method
+        self.plus = bool(spec.get("plus", False))
+        meta = dict(config.get("metadata") or {})
+        meta["coderank"] = {"dataset": self.dataset_name, "method": self.method, "plus": self.plus}
+        config["metadata"] = meta
+        # Metrics are computed here, not by lm-eval's registry (its code_eval needs the hub): a process_results
+        # callable makes ConfigurableTask skip the metric lookup.
+        config["process_results"] = process_results
+        config["metric_list"] = [{"metric": m, "aggregation": "mean", "higher_is_better": True} for m in METRICS]
+        config.setdefault("test_split", "test")
+        config.setdefault("output_type", "generate_until")
+        config["unsafe_code"] = True
+        self._problems: dict = {}
+        super().__init__(data_dir=data_dir, cache_dir=cache_dir, download_mode=download_mode, config=config)
+        if self.config.filter_list is None:
+            # Keep every response (lm-eval's default filter keeps only the first of the repeats).
+            self._filters = [build_filter_ensemble(FILTER_KEY, [])]
+
+    # ------------------------------------------------------------------ options
+    def option(self, key: str) -> Any:
+        meta = self.config.metadata or {}
+        value = meta.get(key, DEFAULTS[key])
+        if value is None or value == "":
+            return DEFAULTS[key]
+        if key in ("n_solutions", "n_test_samples", "tests_per_sample", "seed") or (key == "workers"):
+            return int(value)
+        if key in ("time_limit", "min_time_limit", "gt_time_limit_factor"):
+            return float(value)
+        if key == "progress":
+            return value if isinstance(value, bool) else str(value).lower() not in ("0", "false", "no")
+        return value
+
+    # ------------------------------------------------------------------ data
+    def download(self, dataset_kwargs: Optional[dict] = None, **kwargs) -> None:
+        """Problems through ``load_problems`` (local files via ``data_dir`` / ``CODERANK_DATA``, else evalplus)."""
+        import datasets
+
+        from coderank_evalplus.problems import load_problems
+        from coderank_evalplus.prompts import solution_prompt, test_generation_prompt
+
+        self._problems = load_problems(self.dataset_name, self.option("data_dir"))
+        docs = [{"task_id": p.task_id, "prompt": solution_prompt(p), "test_prompt": test_generation_prompt(p),
+                 "entry_point": p.entry_point, "canonical_solution": p.canonical_solution}
+                for p in self._problems.values()]
+        self.dataset = datasets.DatasetDict({"test": datasets.Dataset.from_list(docs)})
+
+    def doc_to_text(self, doc, doc_to_text=None):
+        return doc["prompt"]
+
+    def doc_to_target(self, doc, doc_to_target=None):
+        return doc["canonical_solution"]
+
+    # ------------------------------------------------------------------ requests
+    def construct_requests(self, doc: dict, ctx, **kwargs) -> list[Instance]:
+        kwargs.pop("apply_chat_template", None)
+        kwargs.pop("chat_template", None)
+        task, doc_id, _ = kwargs.pop("metadata", (self.config.task, None, 1))
+        n_sol, n_tests = self.option("n_solutions"), self.option("n_test_samples")
+        if n_sol < 1:
+            raise ValueError(f"{self.config.task}: n_solutions must be at least 1 (got {n_sol})")
+        gen = self.config.generation_kwargs or {}
+        reqs = [Instance(request_type="generate_until", doc=doc, arguments=(ctx, deepcopy(gen)), idx=SOLUTION_IDX,
+                         metadata=(task, doc_id, n_sol), **kwargs)]
+        if n_tests > 0:
+            reqs.append(Instance(request_type="generate_until", doc=doc,
+                                 arguments=(test_context(ctx, doc), deepcopy(gen)), idx=TEST_IDX,
+                                 metadata=(task, doc_id, n_tests), **kwargs))
+        return reqs
+
+    # ------------------------------------------------------------------ scoring
+    def apply_filters(self):
+        """Run lm-eval's filters, then rerank every problem of this rank at once (parallel execution)."""
+        super().apply_filters()
+        if "bypass" in self._metric_fn_list:  # --predict_only: no execution
+            return None
+        by_doc: dict[Any, dict[int, Instance]] = defaultdict(dict)
+        for inst in self._instances or []:
+            by_doc[inst.doc_id][inst.idx] = inst
+        for key in {k for inst in self._instances or [] for k in inst.filtered_resps}:
+            records = self._score(by_doc, key)
+            for doc_id, reqs in by_doc.items():
+                sol_rec, test_rec = records[doc_id]
+                reqs[SOLUTION_IDX].filtered_resps[key] = sol_rec
+                if TEST_IDX in reqs:
+                    reqs[TEST_IDX].filtered_resps[key] = test_rec
+        return None
+
+    def _score(self, by_doc: dict, key: str) -> dict[Any, tuple[dict, dict]]:
+        from coderank_evalplus.extract import truncate
+        from coderank_evalplus.pipeline import RerankConfig, rerank
+
+        completions: dict[str, list[str]] = {}
+        programs: dict[str, list[str]] = {}
+        raw_tests: dict[str, list[str]] = {}
+        tid_of: dict[Any, str] = {}
+        for doc_id, reqs in by_doc.items():
+            tid = reqs[SOLUTION_IDX].doc["task_id"]
+            tid_of[doc_id] = tid
+            prob = self._problems[tid]
+            completions[tid] = [truncate(t) for t in _texts(reqs[SOLUTION_IDX].filtered_resps.get(key))]
+            programs[tid] = [prob.prompt + c for c in completions[tid]]
+            raw_tests[tid] = _texts(reqs[TEST_IDX].filtered_resps.get(key)) if TEST_IDX in reqs else []
+        cfg = RerankConfig(methods=[self.method], ks=(1,), tests_per_sample=self.option("tests_per_sample"),
+                           cpu_limit=self.option("time_limit"), workers=self.option("workers"), plus=self.plus,
+                           seed=self.option("seed"), min_time_limit=self.option("min_time_limit"),
+                           gt_time_limit_factor=self.option("gt_time_limit_factor"),
+                           progress=self.option("progress"))
+        problems = {tid: self._problems[tid] for tid in programs}
+        cache = self._open_cache()
+        try:
+            result = rerank(self.dataset_name, problems, programs, raw_tests, cfg, cache)
+        finally:
+            if cache is not None:
+                cache.close()
+        records = {}
+        empty_solutions, no_tests = [], []
+        for doc_id, tid in tid_of.items():
+            sol_rec, test_rec = self._record(tid, completions[tid], raw_tests[tid], result.outcomes[tid])
+            records[doc_id] = (sol_rec, test_rec)
+            if sol_rec["n_empty"] == sol_rec["n_candidates"]:
+                empty_solutions.append(tid)
+            if test_rec["n_tests"] == 0:
+                no_tests.append(tid)
+        name = self.config.task
+        if empty_solutions:
+            log.warning("%s: the model returned only empty solutions for %d of %d problem(s) (%s); their pass@1 is 0",
+                        name, len(empty_solutions), len(tid_of), _some(empty_solutions))
+        if no_tests:
+            log.warning("%s: no valid assert could be extracted from the test samples of %d of %d problem(s) (%s); "
+                        "%s ranks them without generated tests", name, len(no_tests), len(tid_of), _some(no_tests),
+                        self.method)
+        return records
+
+    def _record(self, tid: str, completions: list[str], raw_tests: list[str], outcome) -> tuple[dict, dict]:
+        import numpy as np
+
+        from coderank_evalplus import metrics
+
+        n = outcome.n_candidates
+        correct = np.zeros(n, dtype=bool)
+        for c, v in outcome.verdicts.items():
+            correct[c] = bool(v.plus if self.plus else v.base)
+        ranking = outcome.rankings[self.method]
+        top = metrics.merged_groups(ranking)
+        chosen = int(top[0].candidates[0]) if top else None
+        suite = outcome.suite
+        sol_rec = Record({
+            "task_id": tid,
+            "method": self.method,
+            "judged_on": "base+plus" if self.plus else "base",
+            "n_candidates": n,
+            "n_empty": sum(1 for c in completions if not c.strip()),
+            "candidates": completions,
+            "correct": [int(x) for x in correct],
+            "groups": [{"candidates": [int(c) for c in g.candidates], "score": _finite(g.score)}
+                       for g in ranking.groups],
+            "top_group": [int(c) for c in top[0].candidates] if top else None,
+            "chosen": chosen,
+            "chosen_passed": bool(correct[chosen]) if chosen is not None else None,
+            "pass@1": metrics.ranked_pass_at_k(ranking, correct, 1) if n else 0.0,
+            "pass@1_random": metrics.pass_at_k(n, int(correct.sum()), 1),
+            "pass@1_oracle": metrics.oracle_pass(correct),
+        })
+        test_rec = Record({
+            "task_id": tid,
+            "n_samples": len(raw_tests),
+            "n_tests": len(suite),
+            "tests": [{"assert": f"assert {a}", "count": int(c)} for a, c in zip(suite.asserts, suite.counts)],
+        })
+        return sol_rec, test_rec
+
+    def _open_cache(self):
+        from coderank_evalplus.execution import ResultCache
+        from coderank_evalplus.judge import user_cache_dir
+
+        where = self.option("cache_dir")
+        if isinstance(where, str) and where.lower() in ("none", "off", "false", "0"):
+            return None
+        folder = Path(where).expanduser() if where else user_cache_dir() / "lm_eval"
+        try:
+            return ResultCache(folder / "executions.sqlite")
+        except Exception as exc:  # noqa: BLE001 - a read-only home must not stop the evaluation
+            log.warning("execution cache at %s unavailable (%s); running without it", folder, exc)
+            return None
+
+    def process_results(self, doc, results):
+        if "bypass" in self._metric_fn_list:
+            return {"bypass": None}
+        return process_results(doc, results)
+
+
+def test_context(ctx, doc: dict):
+    """The test-generation context: ``ctx`` (built by lm-eval from the solution prompt, possibly inside a chat
+    template or after a system instruction) with the solution prompt replaced by the test-generation prompt."""
+    prompt, test_prompt = doc["prompt"], doc["test_prompt"]
+    if isinstance(ctx, str):
+        at = ctx.rfind(prompt)
+        if at >= 0:
+            return ctx[:at] + test_prompt + ctx[at + len(prompt):]
+    return test_prompt
+
+
+test_context.__test__ = False  # not a pytest test
+
+
+def _texts(resps) -> list[str]:
+    if resps is None:
+        return []
+    if isinstance(resps, str):
+        return [resps]
+    return [r if isinstance(r, str) else "" for r in resps]
+
+
+def _finite(x) -> Optional[float]:
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def _some(tids: list[str], k: int = 5) -> str:
+    return ", ".join(tids[:k]) + (" …" if len(tids) > k else "")
+
+
+def tasks_dir() -> Path:
+    """The folder of this package's lm-eval task YAMLs (what the start-up hook adds to lm-eval's include path)."""
+    from coderank_evalplus._lm_eval_hook import tasks_dir as folder
+
+    return Path(folder())
+
