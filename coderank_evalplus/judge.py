@@ -86,9 +86,8 @@ class _Box:
         self.value = value
 
 
-@contextlib.contextmanager
-def _cpu_time_limit(seconds: float):  # pragma: no cover - runs in the child
-    """evalplus's time_limit, measured on CPU time; a looser wall timer catches programs that sleep."""
+def _install_timeout_handlers() -> None:  # pragma: no cover - runs in the child
+    """Once per child: SIGPROF / SIGALRM raise evalplus's TimeoutException (signal.signal is slow per call)."""
     from evalplus.eval.utils import TimeoutException
 
     def handler(signum, frame):
@@ -96,13 +95,20 @@ def _cpu_time_limit(seconds: float):  # pragma: no cover - runs in the child
 
     signal.signal(signal.SIGPROF, handler)
     signal.signal(signal.SIGALRM, handler)
-    signal.setitimer(signal.ITIMER_PROF, seconds, 0.05)
-    signal.setitimer(signal.ITIMER_REAL, 3 * seconds + 1, 0.25)
+
+
+@contextlib.contextmanager
+def _cpu_time_limit(seconds: float, _set=signal.setitimer, _prof=signal.ITIMER_PROF, _real=signal.ITIMER_REAL):
+    """evalplus's time_limit, measured on CPU time; a looser wall timer catches programs that sleep.
+
+    Needs ``_install_timeout_handlers()`` first."""
+    _set(_prof, seconds, 0.05)
+    _set(_real, 3 * seconds + 1, 0.25)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_PROF, 0)
-        signal.setitimer(signal.ITIMER_REAL, 0)
+        _set(_prof, 0)
+        _set(_real, 0)
 
 
 def _evalplus_check(dataset: str, entry_point: str, code: str, inputs: list, expected: list,
@@ -111,6 +117,7 @@ def _evalplus_check(dataset: str, entry_point: str, code: str, inputs: list, exp
 
     tempfile.tempdir = workdir  # unsafe_execute's temp dir lands where the worker cleans up
     ev.time_limit = _cpu_time_limit  # the name unsafe_execute looks up at call time
+    _install_timeout_handlers()
     stat, progress = _Box(ev._UNKNOWN), _Box(0)
     details = [False] * len(inputs)
     ev.unsafe_execute(dataset, entry_point, code, inputs, expected, time_limits, atol, True, stat, details, progress)
@@ -124,6 +131,7 @@ def _original_check(code: str, workdir: str, cpu_limit: float) -> bytes:  # prag
     from coderank_evalplus.sandbox import max_memory_bytes
 
     os.chdir(workdir)  # the worker made it and removes it (the guard disables the calls a cleanup needs)
+    _install_timeout_handlers()
     reliability_guard(maximum_memory_bytes=max_memory_bytes())
     try:
         with swallow_io(), _cpu_time_limit(cpu_limit):

@@ -1,0 +1,93 @@
+"""Benchmark: our judge vs ``evalplus.evaluate`` on the same CodeGen-16B HumanEval+ samples.
+
+Builds a HumanEval+ file with the first N problems (evalplus requires samples for every problem of its dataset),
+writes their CodeGen-16B samples as evalplus ``{task_id, solution}`` jsonl, runs the real ``evalplus.evaluate``
+(ground truth computed beforehand, so both sides are timed on judging alone), then our ``Judge`` with a fresh
+verdict cache. Prints both wall times, the ratio, and every verdict that differs (base and plus).
+
+    python bench/bench_judge.py --data-dir ../shared/data --problems 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from coderank_evalplus.artifacts import read_solutions
+from coderank_evalplus.execution import ResultCache
+from coderank_evalplus.judge import Judge
+from coderank_evalplus.problems import humaneval_plus_path, load_problems
+
+SOL = "microsoft_CodeT/generated_data/HumanEval_codegen16B_temp0.8_topp0.95_num100_max300_code_solution.jsonl"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data-dir", default=os.environ.get("CODERANK_DATA", "../shared/data"))
+    ap.add_argument("--problems", type=int, default=20)
+    ap.add_argument("--parallel", type=int, default=os.cpu_count())
+    args = ap.parse_args()
+
+    tmp = Path(tempfile.mkdtemp(prefix="bench_judge_"))
+    src = humaneval_plus_path(args.data_dir)
+    with gzip.open(src, "rt") as fh:
+        records = [json.loads(line) for line in fh if line.strip()][: args.problems]
+    subset = tmp / "HumanEvalPlus-subset.jsonl"
+    subset.write_text("".join(json.dumps(r) + "\n" for r in records))
+    env = dict(os.environ, HUMANEVAL_OVERRIDE_PATH=str(subset), XDG_CACHE_HOME=str(tmp / "xdg"),
+               CODERANK_CACHE=str(tmp / "coderank"))
+    os.environ.update(env)  # our loaders/judge read the same override and caches
+
+    problems = load_problems("humaneval")  # the subset, through evalplus's loader
+    sols = read_solutions(Path(args.data_dir) / SOL, problems, args.data_dir, allow_unknown=True)
+    samples = tmp / "samples.jsonl"
+    with open(samples, "w") as fh:
+        for tid in problems:
+            for prog in sols[tid]:
+                fh.write(json.dumps({"task_id": tid, "solution": prog}) + "\n")
+    n_samples = sum(len(sols[t]) for t in problems)
+
+    # ground truth first (evalplus caches it by dataset hash; ours reads evalplus's cache when present)
+    gt = ("from evalplus.data import get_human_eval_plus, get_human_eval_plus_hash\n"
+          "from evalplus.evaluate import get_groundtruth\n"
+          "get_groundtruth(get_human_eval_plus(), get_human_eval_plus_hash(), [])\n")
+    subprocess.run([sys.executable, "-c", gt], env=env, check=True, capture_output=True)
+
+    t0 = time.monotonic()
+    subprocess.run([sys.executable, "-m", "evalplus.evaluate", "--dataset", "humaneval", "--samples", str(samples),
+                    "--parallel", str(args.parallel)], env=env, check=True, capture_output=True)
+    evalplus_wall = time.monotonic() - t0
+    ref = json.loads((tmp / "samples_eval_results.json").read_text())["eval"]
+
+    t0 = time.monotonic()
+    cache = ResultCache(tmp / "judge.sqlite")
+    ours = Judge(cache, workers=args.parallel, progress=False).judge_programs(
+        {t: sols[t] for t in problems}, problems, plus=True)
+    ours_wall = time.monotonic() - t0
+
+    diffs = []
+    for tid in problems:
+        for i, (r, v) in enumerate(zip(ref[tid], ours[tid])):
+            rb = r["base_status"] == "pass"
+            rp = rb and r["plus_status"] == "pass"
+            if (rb, rp) != (v.base, v.plus):
+                diffs.append((tid, i, (rb, rp), (v.base, v.plus)))
+    print(f"problems {len(problems)}, samples {n_samples}, unique programs "
+          f"{sum(len(set(sols[t])) for t in problems)}")
+    print(f"evalplus.evaluate wall   {evalplus_wall:.1f} s (includes its fixed ~20 s watchdog wait)")
+    print(f"coderank judge wall      {ours_wall:.1f} s")
+    print(f"speed-up                 {evalplus_wall / ours_wall:.1f}x")
+    print(f"verdicts differing       {len(diffs)} of {n_samples} (base, plus)")
+    for d in diffs[:20]:
+        print("   ", d)
+
+
+if __name__ == "__main__":
+    main()
