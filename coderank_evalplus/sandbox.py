@@ -24,6 +24,7 @@ A test item is one of:
 
 from __future__ import annotations
 
+import builtins
 import mmap
 import os
 import resource
@@ -31,8 +32,10 @@ import select
 import shutil
 import signal
 import struct
+import sys
 import tempfile
 import time
+import types
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence
 
@@ -355,7 +358,12 @@ def _child_main(mm: mmap.mmap, program: str, items: Sequence[tuple], order: Sequ
     values: dict[int, tuple[int, Any]] = {}
     reliability_guard(maximum_memory_bytes=mem_bytes)
     _confine(workdir, strict=True)
-    env: dict[str, Any] = {"__name__": "__coderank_candidate__"}
+    # The candidate gets its own copy of the builtins (``import builtins`` included): replacing ``print``,
+    # ``isinstance`` or ``__import__`` there changes nothing for the harness code that runs between its calls.
+    own_builtins = types.ModuleType("builtins")
+    own_builtins.__dict__.update(builtins.__dict__)
+    sys.modules["builtins"] = own_builtins
+    env: dict[str, Any] = {"__name__": "__coderank_candidate__", "__builtins__": own_builtins.__dict__}
     try:
         timer[0], timer[1], timer[2], timer[3] = -1, 0, TIMEOUT, _TIMEOUT_DIGEST
         setitimer(prof, limits.import_cpu, 0.05)
@@ -492,7 +500,7 @@ def _watch(rfd: int, pid: int, progress: Callable[[], int], import_wait: float, 
     last_change = time.monotonic()
     while True:
         ready, _, _ = select.select([rfd], [], [], _POLL_S)
-        if ready:
+        if ready and not os.read(rfd, 65536):  # EOF: the child is gone (bytes it wrote there mean nothing)
             return True
         now_progress = progress()
         now = time.monotonic()
