@@ -1,42 +1,41 @@
-"""Start-up hook (imported by ``coderank_evalplus_hook.pth``): adds ``--rerank`` to ``evalplus.evaluate``.
+"""What the start-up hook calls when ``evalplus.evaluate`` is imported: evalplus's module, patched for ``--rerank``.
 
-Cheap by design: importing this module defines one class and puts one finder at the front of ``sys.meta_path``.
-The finder answers only for the module ``evalplus.evaluate``; for every other import it returns None at once.
+``coderank_evalplus_hook.pth`` (site-packages) defines a tiny meta-path finder at interpreter start-up and imports
+nothing: its ``find_spec`` returns None for every module except ``evalplus.evaluate``, and only then imports this
+module and calls ``find_patched_spec``.
 
-For ``evalplus.evaluate`` it hands back the real spec with a loader whose ``get_code`` compiles evalplus's own
-source with one statement inserted just before ``if __name__ == "__main__":``. That statement wraps ``evaluate``
-(see ``coderank_evalplus.integrations.evalplus``), so the patch is in place both for ``import evalplus.evaluate``
-(the ``evalplus.evaluate`` console script) and for ``python -m evalplus.evaluate`` (runpy runs the code object the
-loader returns as ``__main__``; the guard then calls the patched ``main``). Without ``--rerank`` the wrapper calls
-evalplus's ``evaluate`` with the same arguments, so evalplus behaves as if this package were not installed.
+``find_patched_spec`` asks the other finders for the real spec and swaps in a loader whose ``get_code`` compiles
+evalplus's own source with one statement inserted just before ``if __name__ == "__main__":``. That statement wraps
+``evaluate`` (see ``coderank_evalplus.integrations.evalplus``), so the patch is in place both for
+``import evalplus.evaluate`` (the ``evalplus.evaluate`` console script) and for ``python -m evalplus.evaluate``
+(runpy runs the code object from ``loader.get_code`` as ``__main__``; the guard then calls the patched ``main``).
+Without ``--rerank`` the wrapper calls evalplus's ``evaluate`` with the same arguments, so evalplus behaves as if
+this package were not installed. Anything unexpected falls back to evalplus's unmodified module.
 """
 
 import sys
 
 TARGET = "evalplus.evaluate"
+FINDER_NAME = "CoderankEvalplusFinder"  # the class defined by the .pth line
 _PATCH_STMT = "__import__('coderank_evalplus._hook', fromlist=['_']).patch_namespace(globals())"
 
 
-class EvalplusFinder:
-    """Meta-path finder that acts only for ``evalplus.evaluate``."""
-
-    def find_spec(self, fullname, path=None, target=None):
-        if fullname != TARGET:
-            return None
-        return _patched_spec(self, fullname, path, target)
-
-    def invalidate_caches(self):
-        pass
-
-
-def _patched_spec(finder, fullname, path, target):
+def find_patched_spec(finder, fullname, path=None, target=None):
+    """The spec the next finders give for ``evalplus.evaluate``, with the patching loader (or unchanged)."""
     spec = None
     for other in sys.meta_path:
-        if other is finder or isinstance(other, EvalplusFinder) or not hasattr(other, "find_spec"):
+        if other is finder or type(other).__name__ == FINDER_NAME or not hasattr(other, "find_spec"):
             continue
         spec = other.find_spec(fullname, path, target)
         if spec is not None:
             break
+    try:
+        return _with_patching_loader(spec, fullname)
+    except Exception:  # noqa: BLE001 - never break evalplus
+        return spec
+
+
+def _with_patching_loader(spec, fullname):
     if spec is None or not spec.origin or not spec.origin.endswith(".py"):
         return spec  # not a plain source file (frozen, zipped…): leave evalplus alone
     from importlib.machinery import SourceFileLoader
@@ -50,7 +49,7 @@ def _patched_spec(finder, fullname, path, target):
         def get_code(self, name):
             try:
                 return compile(_patched_tree(self.get_source(name)), self.path, "exec", dont_inherit=True)
-            except Exception:  # noqa: BLE001 - never break evalplus; fall back to its unmodified code
+            except Exception:  # noqa: BLE001 - fall back to evalplus's unmodified code
                 return super().get_code(name)
 
     spec.loader = PatchingLoader(fullname, spec.origin)
@@ -97,8 +96,12 @@ def patch_namespace(namespace: dict) -> None:
 
 
 def install() -> None:
-    if not any(isinstance(f, EvalplusFinder) for f in sys.meta_path):
-        sys.meta_path.insert(0, EvalplusFinder())
+    """Put the finder in place without the .pth (e.g. in an interpreter started before installation)."""
+    if any(type(f).__name__ == FINDER_NAME for f in sys.meta_path):
+        return
 
+    class CoderankEvalplusFinder:
+        def find_spec(self, name, path=None, target=None):
+            return find_patched_spec(self, name, path, target) if name == TARGET else None
 
-install()
+    sys.meta_path.insert(0, CoderankEvalplusFinder())
