@@ -25,7 +25,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--time-limit", type=float, default=0.1, help="CPU seconds per generated test (CodeT: 0.1)")
     p.add_argument("--workers", type=int, default=None, help="parallel workers (default: all cores)")
     p.add_argument("--base-only", action="store_true", help="judge on base tests only")
-    p.add_argument("--limit", type=int, default=None, help="only the first N problems")
+    p.add_argument("--limit", type=int, default=None, help="only the first N problems (0: all)")
     p.add_argument("--cache-dir", default=None, help="execution cache folder (default: <output>/cache)")
     p.add_argument("--min-time-limit", type=float, default=1.0, help="judge: evalplus's --min_time_limit")
     p.add_argument("--gt-time-limit-factor", type=float, default=4.0, help="judge: evalplus's factor")
@@ -42,6 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tests", required=True, help="test samples: {task_id, samples|asserts} or CodeT jsonl")
     _common(p)
     sub.add_parser("methods", help="list the ranking methods")
+    from coderank_evalplus.integrations.evalplus import add_evaluate_parser
+
+    add_evaluate_parser(sub)
     try:
         from coderank_evalplus.generation_cli import add_run_parser  # provided by the generation stage
     except ImportError:
@@ -85,7 +88,7 @@ def run_rerank(args: argparse.Namespace, solutions_path: str, tests_path: str) -
     problems = load_problems(args.dataset, args.data_dir)
     solutions = read_solutions(solutions_path, problems, args.data_dir)
     tests = read_test_samples(tests_path, problems, args.data_dir)
-    if args.limit is not None:
+    if args.limit:  # 0 or None: all problems
         solutions = dict(list(solutions.items())[: args.limit])
     missing = [t for t in solutions if t not in tests]
     if missing:
@@ -105,6 +108,11 @@ def run_rerank(args: argparse.Namespace, solutions_path: str, tests_path: str) -
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["evaluate"]:  # evalplus.evaluate's own flags (Fire), without the start-up hook
+        from coderank_evalplus.integrations.evalplus import evaluate_main
+
+        return evaluate_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -116,7 +124,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             from coderank_evalplus.generation_cli import run_command
 
             return run_command(args)
-    except (SampleFileError, ValueError, FileNotFoundError) as exc:
+    except (SampleFileError, ValueError, FileNotFoundError, RuntimeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

