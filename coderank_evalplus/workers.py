@@ -134,8 +134,11 @@ class _Worker:
     def __init__(self) -> None:
         root = str(Path(__file__).resolve().parents[1])
         code = f"import sys; sys.path.insert(0, {root!r}); from coderank_evalplus.workers import main; main()"
+        # A fixed hash seed: set iteration order (and so the behaviour of candidates that zip two sets, say)
+        # must not change from one run, or one worker, to the next.
+        env = dict(os.environ, PYTHONHASHSEED="0")
         self.proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     bufsize=0, close_fds=True)
+                                     bufsize=0, close_fds=True, env=env)
         self.inflight: deque[int] = deque()
         self.buf = b""
 
