@@ -20,9 +20,10 @@ metrics, averaged over problems:
 ``*_plus_*`` tasks judge on base + plus tests (evalplus's "plus"); the others on the base tests.
 
 Overrides (``--metadata '{"n_solutions": 10, ...}'``): ``n_solutions``, ``n_test_samples``, ``tests_per_sample``
-(asserts kept per test sample, 5), ``time_limit`` (CPU seconds per generated test, 0.1), ``workers``, ``seed``,
+(asserts kept per test sample, 5), ``time_limit`` (CPU seconds per generated test, 0.1), ``workers``,
+``rank_seed`` (rankers' tie-breaking seed; not ``seed``, which lm-eval's model arguments also put in the metadata),
 ``data_dir`` (else ``CODERANK_DATA``, else evalplus's cache / download), ``cache_dir`` (execution cache; default
-``$CODERANK_CACHE`` or ``$XDG_CACHE_HOME/coderank_evalplus``, ``"none"`` disables it), ``progress``,
+``lm_eval/`` in ``$CODERANK_CACHE`` or ``$XDG_CACHE_HOME/coderank_evalplus``; ``"none"`` disables it), ``progress``,
 ``min_time_limit`` and ``gt_time_limit_factor`` (evalplus's judge limits). Sampling: ``--gen_kwargs``.
 
 With ``--log_samples`` each sample's ``resps`` holds the raw generations and ``filtered_resps`` two JSON strings:
@@ -57,7 +58,7 @@ DEFAULTS: dict[str, Any] = {
     "tests_per_sample": 5,
     "time_limit": 0.1,
     "workers": None,
-    "seed": 0,
+    "rank_seed": 0,
     "data_dir": None,
     "cache_dir": None,
     "progress": True,
@@ -125,7 +126,7 @@ class CodeRankTask(ConfigurableTask):
         value = meta.get(key, DEFAULTS[key])
         if value is None or value == "":
             return DEFAULTS[key]
-        if key in ("n_solutions", "n_test_samples", "tests_per_sample", "seed") or (key == "workers"):
+        if key in ("n_solutions", "n_test_samples", "tests_per_sample", "rank_seed", "workers"):
             return int(value)
         if key in ("time_limit", "min_time_limit", "gt_time_limit_factor"):
             return float(value)
@@ -197,15 +198,15 @@ class CodeRankTask(ConfigurableTask):
         raw_tests: dict[str, list[str]] = {}
         tid_of: dict[Any, str] = {}
         for doc_id, reqs in by_doc.items():
-            tid = reqs[SOLUTION_IDX].doc["task_id"]
+            doc = reqs[SOLUTION_IDX].doc
+            tid = doc["task_id"]
             tid_of[doc_id] = tid
-            prob = self._problems[tid]
             completions[tid] = [truncate(t) for t in _texts(reqs[SOLUTION_IDX].filtered_resps.get(key))]
-            programs[tid] = [prob.prompt + c for c in completions[tid]]
+            programs[tid] = [doc["prompt"] + c for c in completions[tid]]  # the prompt the model continued
             raw_tests[tid] = _texts(reqs[TEST_IDX].filtered_resps.get(key)) if TEST_IDX in reqs else []
         cfg = RerankConfig(methods=[self.method], ks=(1,), tests_per_sample=self.option("tests_per_sample"),
                            cpu_limit=self.option("time_limit"), workers=self.option("workers"), plus=self.plus,
-                           seed=self.option("seed"), min_time_limit=self.option("min_time_limit"),
+                           seed=self.option("rank_seed"), min_time_limit=self.option("min_time_limit"),
                            gt_time_limit_factor=self.option("gt_time_limit_factor"),
                            progress=self.option("progress"))
         problems = {tid: self._problems[tid] for tid in programs}

@@ -11,6 +11,7 @@ Each lm-eval start indexes lm-eval's ~10k task YAMLs (10-40 s here), so the chec
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -235,7 +236,7 @@ def test_hook_is_lazy_and_patches_lm_eval_on_import():
     code_off = ("import sys; from coderank_evalplus._lm_eval_hook import install_lm_eval_hook; "
                 "install_lm_eval_hook(); print(any(type(f).__name__ == 'LmEvalFinder' for f in sys.meta_path))")
     proc = subprocess.run([sys.executable, "-c", code_off], capture_output=True, text=True, env=env, timeout=300)
-    assert proc.stdout.strip() in ("False", "True")  # True only when the .pth already installed it
+    assert proc.stdout.strip() == "False"  # the start-up hook honours the switch too
 
 
 def test_startup_hook_installs_the_lm_eval_finder():
@@ -291,6 +292,8 @@ def test_tasks_listed_without_include_path(tmp_path):
 
 
 @needs_data
+@pytest.mark.skipif(not all(importlib.util.find_spec(m) for m in ("torch", "transformers", "accelerate", "tokenizers")),
+                    reason="lm-eval's hf model needs torch, transformers, accelerate (pip install 'lm-eval[hf]')")
 def test_hf_tiny_model_end_to_end(tmp_path):
     model = tmp_path / "tiny-gpt2"
     build = subprocess.run([sys.executable, "-c", BUILD_TINY_MODEL, str(model)], capture_output=True, text=True,
