@@ -1,0 +1,106 @@
+"""Nothing lost: a rerank killed with SIGKILL mid-execution, rerun, equals an uninterrupted run.
+
+The CLI runs on real CodeT samples (first problems of HumanEval) in its own session; once the execution
+cache holds committed rows the whole session is SIGKILLed (main process and workers at once; the sandbox
+children die with their workers). The same command is run again: its results must equal those of an
+uninterrupted run in another folder, and only the work missing from the cache may be executed again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import psutil
+import pytest
+
+from tests.conftest import CODET_SOLUTIONS, CODET_TESTS, SHARED_DATA, needs_data
+
+LIMIT = 2
+
+
+def _cmd(out: Path) -> list[str]:
+    return [sys.executable, "-m", "coderank_evalplus.cli", "rerank", "--dataset", "humaneval",
+            "--data-dir", str(SHARED_DATA), "--solutions", str(CODET_SOLUTIONS), "--tests", str(CODET_TESTS),
+            "--limit", str(LIMIT), "--methods", "codet,srank,mbr_exec", "--base-only", "--workers", "2",
+            "--quiet", "--output", str(out)]
+
+
+def _rows(db: Path) -> int:
+    if not db.exists():
+        return 0
+    try:
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1)
+        try:
+            return con.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return 0
+
+
+def _outputs(out: Path) -> dict:
+    res = json.loads((out / "rerank_results.json").read_text())
+    return {"methods": res["methods"], "n_problems": res["n_problems"],
+            "rankings": (out / "rankings.jsonl").read_text(), "verdicts": (out / "verdicts.jsonl").read_text()}
+
+
+def _marked(marker: str) -> list:
+    found = []
+    for p in psutil.process_iter():
+        try:
+            if p.pid != os.getpid() and p.environ().get("CODERANK_RESUME_MARKER") == marker \
+                    and p.status() != psutil.STATUS_ZOMBIE:
+                found.append((p.pid, p.name()))
+        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+            pass
+    return found
+
+
+@needs_data
+def test_sigkill_mid_execution_then_rerun_equals_uninterrupted(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    full = tmp_path / "uninterrupted"
+    subprocess.run(_cmd(full), env=env, check=True, capture_output=True, timeout=300)
+    expected = _outputs(full)
+    total_rows = _rows(full / "cache" / "executions.sqlite")
+    total_items = json.loads((full / "rerank_results.json").read_text())["execution"]
+    assert total_items["cached_items"] == 0
+
+    out = tmp_path / "killed"
+    db = out / "cache" / "executions.sqlite"
+    marker = uuid.uuid4().hex
+    proc = subprocess.Popen(_cmd(out), env=dict(env, CODERANK_RESUME_MARKER=marker), start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while _rows(db) == 0 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert proc.returncode == -signal.SIGKILL, "the run ended before it could be killed"
+    time.sleep(0.5)
+    assert _marked(marker) == []  # workers and sandbox children went with it
+    at_kill = _rows(db)
+    assert 0 < at_kill < total_rows, (at_kill, total_rows)
+    assert not (out / "rerank_results.json").exists()
+
+    subprocess.run(_cmd(out), env=env, check=True, capture_output=True, timeout=300)
+    got = _outputs(out)
+    for key in expected:
+        if got[key] != expected[key]:
+            import difflib
+            print("\n".join(difflib.unified_diff(str(expected[key]).splitlines(), str(got[key]).splitlines(), lineterm="", n=0)))
+    assert got == expected
+    stats = json.loads((out / "rerank_results.json").read_text())["execution"]
+    assert stats["cached_items"] > 0
+    assert stats["cached_items"] + stats["executed_items"] == total_items["executed_items"]
+    assert _rows(db) == total_rows
+    print(f"\nrows at kill {at_kill}/{total_rows}; rerun executed {stats['executed_items']}, "
+          f"cached {stats['cached_items']}")
