@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import zlib
 from collections import defaultdict
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Optional
@@ -18,28 +19,53 @@ class SampleFileError(ValueError):
     """A samples or tests file is malformed; the message names the file and line."""
 
 
+_SHOW = 80  # characters of an offending line or value quoted in a message
+
+
+def _quote(text: str) -> str:
+    return repr(text[:_SHOW]) + (f" … ({len(text)} characters)" if len(text) > _SHOW else "")
+
+
 def read_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, dict]]:
-    """Yield (line number, record) of a .jsonl or .jsonl.gz file; malformed lines raise SampleFileError."""
+    """Yield (line number, record) of a .jsonl or .jsonl.gz file; malformed lines raise SampleFileError.
+
+    Every message is one line and names the file and the line: invalid UTF-8, invalid or truncated JSON,
+    nesting too deep, numbers out of range, a value that is not an object. A UTF-8 byte-order mark is allowed."""
     path = Path(path)
+    if path.is_dir():
+        raise SampleFileError(f"{path}: is a folder, expected a .jsonl file")
     if not path.is_file():
         raise SampleFileError(f"{path}: no such file")
     opener = gzip.open if path.suffix == ".gz" else open
+    lineno = 0
     try:
-        with opener(path, "rt", encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
+        with opener(path, "rb") as fh:
+            for lineno, raw in enumerate(fh, 1):
+                try:
+                    line = raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
+                except UnicodeDecodeError as exc:
+                    raise SampleFileError(f"{path}:{lineno}: not valid UTF-8 (byte {exc.start}: "
+                                          f"{raw[exc.start:exc.start + 4]!r})") from None
                 if not line.strip():
                     continue
                 try:
                     rec = json.loads(line)
                 except json.JSONDecodeError as exc:
-                    raise SampleFileError(f"{path}:{lineno}: not valid JSON ({exc.msg}): {line[:80]!r}") from None
+                    cut = exc.pos >= len(line.rstrip()) or exc.msg.startswith("Unterminated string")
+                    what = "truncated JSON" if cut else "not valid JSON"
+                    reason = exc.msg[:-3] if exc.msg.endswith(" at") else exc.msg
+                    raise SampleFileError(f"{path}:{lineno}: {what} ({reason}, column {exc.colno}): "
+                                          f"{_quote(line.rstrip())}") from None
+                except RecursionError:
+                    raise SampleFileError(f"{path}:{lineno}: JSON nested too deeply") from None
+                except ValueError as exc:  # e.g. an integer literal with too many digits
+                    raise SampleFileError(f"{path}:{lineno}: unreadable JSON value ({str(exc)[:_SHOW]})") from None
                 if not isinstance(rec, dict):
                     raise SampleFileError(f"{path}:{lineno}: expected a JSON object, got {type(rec).__name__}")
                 yield lineno, rec
-    except (UnicodeDecodeError, EOFError, OSError, gzip.BadGzipFile) as exc:
-        if isinstance(exc, SampleFileError):
-            raise
-        raise SampleFileError(f"{path}: cannot be read ({type(exc).__name__}: {exc})") from None
+    except (EOFError, OSError, gzip.BadGzipFile, zlib.error) as exc:
+        where = f"{path}:{lineno + 1}" if lineno else str(path)
+        raise SampleFileError(f"{where}: cannot be read ({type(exc).__name__}: {str(exc)[:_SHOW]})") from None
 
 
 def write_jsonl(path: str | os.PathLike, records: Iterable[Mapping[str, Any]], append: bool = False) -> None:
@@ -54,15 +80,28 @@ def write_jsonl(path: str | os.PathLike, records: Iterable[Mapping[str, Any]], a
 def _str_field(rec: dict, key: str, path: Path, lineno: int) -> str:
     value = rec.get(key)
     if not isinstance(value, str):
-        raise SampleFileError(f"{path}:{lineno}: field {key!r} must be a string, got {type(value).__name__}")
+        got = "missing" if key not in rec else f"got {type(value).__name__}"
+        raise SampleFileError(f"{path}:{lineno}: field {key!r} must be a string ({got})")
     return value
 
 
 def _str_list(rec: dict, key: str, path: Path, lineno: int) -> list[str]:
     value = rec.get(key)
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise SampleFileError(f"{path}:{lineno}: field {key!r} must be a list of strings")
+    if not isinstance(value, list):
+        got = "missing" if key not in rec else f"got {type(value).__name__}"
+        raise SampleFileError(f"{path}:{lineno}: field {key!r} must be a list of strings ({got})")
+    for i, v in enumerate(value):
+        if not isinstance(v, str):
+            raise SampleFileError(f"{path}:{lineno}: field {key!r} must be a list of strings "
+                                  f"(item {i} is {type(v).__name__})")
     return value
+
+
+def _once(seen: dict[str, int], tid: str, path: Path, lineno: int, what: str) -> None:
+    """A task may have one record of this kind per file (a second one would double its samples)."""
+    first = seen.setdefault(tid, lineno)
+    if first != lineno:
+        raise SampleFileError(f"{path}:{lineno}: duplicate {what} for {tid} (first at line {first})")
 
 
 def codet_prompt_index(problems: Mapping[str, Problem], data_dir: Optional[str] = None) -> dict[str, str]:
@@ -106,9 +145,9 @@ def _task_for_prompt(prompt: str, index: Mapping[str, str], problems: Mapping[st
 
 def _check_unmatched(unmatched: list[str], what: str) -> None:
     if unmatched:
-        shown = "\n  ".join(unmatched[:20])
-        more = f"\n  … and {len(unmatched) - 20} more" if len(unmatched) > 20 else ""
-        raise SampleFileError(f"{len(unmatched)} {what} match no problem of the dataset:\n  {shown}{more}")
+        shown = "; ".join(unmatched[:3])
+        more = f"; … and {len(unmatched) - 3} more" if len(unmatched) > 3 else ""
+        raise SampleFileError(f"{len(unmatched)} {what} match no problem of the dataset: {shown}{more}")
 
 
 def read_solutions(path: str | os.PathLike, problems: Mapping[str, Problem], data_dir: Optional[str] = None,
@@ -125,17 +164,21 @@ def read_solutions(path: str | os.PathLike, problems: Mapping[str, Problem], dat
     if path.is_dir():
         return _read_solution_folder(path, problems, allow_unknown)
     index: Optional[dict[str, str]] = None
+    codet_seen: dict[str, int] = {}
+    n_records = 0
     for lineno, rec in read_jsonl(path):
+        n_records += 1
         if "samples" in rec and "prompt" in rec and "task_id" not in rec:
             if index is None:
                 index = codet_prompt_index(problems, data_dir)
             prompt = _str_field(rec, "prompt", path, lineno)
             tid = _task_for_prompt(prompt, index, problems, path, lineno, unmatched)
             if tid is not None:
+                _once(codet_seen, tid, path, lineno, "CodeT record")
                 out[tid].extend(prompt + truncate(s) for s in _str_list(rec, "samples", path, lineno))
             continue
         if "task_id" not in rec:
-            raise SampleFileError(f"{path}:{lineno}: record has no 'task_id' (keys: {sorted(rec)[:8]})")
+            raise SampleFileError(f"{path}:{lineno}: record has no 'task_id' (keys: {sorted(map(str, rec))[:8]})")
         tid = _str_field(rec, "task_id", path, lineno)
         if tid not in problems:
             unmatched.append(f"{path}:{lineno} (task_id {tid!r})")
@@ -146,6 +189,8 @@ def read_solutions(path: str | os.PathLike, problems: Mapping[str, Problem], dat
             out[tid].append(problems[tid].prompt + _str_field(rec, "completion", path, lineno))
         else:
             raise SampleFileError(f"{path}:{lineno}: record for {tid} has neither 'solution' nor 'completion'")
+    if n_records == 0:
+        raise SampleFileError(f"{path}: no records (empty file)")
     if not allow_unknown:
         _check_unmatched(unmatched, "samples")
     return dict(out)
@@ -177,7 +222,10 @@ def read_test_samples(path: str | os.PathLike, problems: Mapping[str, Problem],
     out: dict[str, list[str]] = defaultdict(list)
     unmatched: list[str] = []
     index: Optional[dict[str, str]] = None
+    seen: dict[str, int] = {}
+    n_records = 0
     for lineno, rec in read_jsonl(path):
+        n_records += 1
         if "task_id" in rec:
             tid = _str_field(rec, "task_id", path, lineno)
             if tid not in problems:
@@ -190,13 +238,17 @@ def read_test_samples(path: str | os.PathLike, problems: Mapping[str, Problem],
             if tid is None:
                 continue
         else:
-            raise SampleFileError(f"{path}:{lineno}: test record needs 'task_id' or 'prompt'")
+            raise SampleFileError(f"{path}:{lineno}: test record needs 'task_id' or 'prompt' "
+                                  f"(keys: {sorted(map(str, rec))[:8]})")
+        _once(seen, tid, path, lineno, "test record")
         if "samples" in rec:
             out[tid].extend(_str_list(rec, "samples", path, lineno))
         elif "asserts" in rec:
             out[tid].extend(_strip_leading_assert(a) for a in _str_list(rec, "asserts", path, lineno))
         else:
             raise SampleFileError(f"{path}:{lineno}: test record for {tid} has neither 'samples' nor 'asserts'")
+    if n_records == 0:
+        raise SampleFileError(f"{path}: no records (empty file)")
     _check_unmatched(unmatched, "test records")
     return dict(out)
 
