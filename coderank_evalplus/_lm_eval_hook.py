@@ -94,7 +94,8 @@ class LmEvalFinder:
         if fullname != TARGET:
             return None
         for other in sys.meta_path:
-            if other is self or isinstance(other, LmEvalFinder) or not hasattr(other, "find_spec"):
+            if (other is self or isinstance(other, LmEvalFinder) or type(other).__name__ == "CoderankEvalplusFinder"
+                    or not hasattr(other, "find_spec")):
                 continue
             spec = other.find_spec(fullname, path, target)
             if spec is not None:
@@ -105,6 +106,16 @@ class LmEvalFinder:
 
     def invalidate_caches(self) -> None:
         pass
+
+
+def find_manager_spec(fullname, path=None, target=None):
+    """Called by the start-up hook's finder when ``lm_eval.tasks.manager`` is imported: the patched spec."""
+    if os.environ.get("CODERANK_LM_EVAL_HOOK", "1").strip().lower() in ("0", "false", "no", "off"):
+        return None
+    try:
+        return LmEvalFinder().find_spec(fullname, path, target)
+    except Exception:  # noqa: BLE001 - never break lm-eval
+        return None
 
 
 def install_lm_eval_hook() -> None:

@@ -192,6 +192,7 @@ class Judge:
         self.min_time_limit = min_time_limit
         self.factor = gt_time_limit_factor
         self.progress = progress
+        self._oracles: dict[tuple[str, str], dict] = {}
 
     def _config(self, problem: Problem, split: str) -> str:
         if not problem.has_plus:
@@ -244,12 +245,19 @@ class Judge:
                     self.cache.commit()
         return {tid: [results[tid][p] for p in progs] for tid, progs in programs.items()}
 
+    def _oracle(self, prob: Problem) -> dict:
+        """Expected outputs of a task, loaded once per judge (jobs of one task share them)."""
+        key = (prob.dataset_hash, prob.task_id)
+        if key not in self._oracles:
+            self._oracles[key] = expected_outputs(prob)
+        return self._oracles[key]
+
     def _job(self, prob: Problem, programs: list[str], want_plus: bool) -> dict:
         job = {"task_id": prob.task_id, "programs": programs, "plus": want_plus}
         if not prob.has_plus:
             job.update(mode="original", test_code=prob.original_test)
             return job
-        oracle = expected_outputs(prob)
+        oracle = self._oracle(prob)
         job.update(mode="evalplus", dataset=prob.dataset, entry_point=prob.entry_point, atol=prob.atol)
         for split, inputs in (("base", prob.base_input), ("plus", prob.plus_input)):
             if split == "plus" and not want_plus:
