@@ -251,14 +251,55 @@ def _seccomp_program(pid: int, strict: bool, fs_deny: bool) -> bytes:
 
 
 _LANDLOCK_CREATE_RULESET, _LANDLOCK_ADD_RULE, _LANDLOCK_RESTRICT_SELF = 444, 445, 446
+_PID_MARK = 0x7A7A7A7A  # placeholder for the child's pid in the prepared filters
+
+# Prepared once per process (the worker), so that the forked child only patches its pid in and makes two
+# prctl calls: everything the child touches first costs a copy-on-write page fault, and there are ~12,000
+# children per benchmark. Key (strict, fs_deny) → (buffer, sock_fprog, offsets of pid, offsets of -pid).
+_FILTERS: dict[tuple[bool, bool], tuple] = {}
+_LANDLOCK_ABI: list = []  # [abi] once probed
 
 
-def _landlock(writable_dir: str) -> bool:
-    """Writes only below ``writable_dir``; no TCP; no signals or abstract sockets outside (as the ABI allows)."""
-    ctypes, lib = _libc()
-    abi = lib.syscall(_LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(1))
+_X86_64 = os.uname().machine == "x86_64"
+
+
+def _filter(strict: bool, fs_deny: bool) -> Optional[tuple]:
+    if not _X86_64:
+        return None
+    key = (strict, fs_deny)
+    if key not in _FILTERS:
+        ctypes, _ = _libc()
+        prog = _seccomp_program(_PID_MARK, strict, fs_deny)
+        pos = [i * 8 + 4 for i in range(len(prog) // 8) if struct.unpack_from("<I", prog, i * 8 + 4)[0] == _PID_MARK]
+        neg = [i * 8 + 4 for i in range(len(prog) // 8)
+               if struct.unpack_from("<I", prog, i * 8 + 4)[0] == (-_PID_MARK) & 0xFFFFFFFF]
+        buf = ctypes.create_string_buffer(prog, len(prog))
+
+        class _SockFprog(ctypes.Structure):
+            _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+        _FILTERS[key] = (buf, _SockFprog(len(prog) // 8, ctypes.addressof(buf)), pos, neg)
+    return _FILTERS[key]
+
+
+def _landlock_abi() -> int:
+    if not _LANDLOCK_ABI:
+        try:
+            ctypes, lib = _libc()
+            _LANDLOCK_ABI.append(int(lib.syscall(_LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0),
+                                                 ctypes.c_uint32(1))))
+        except Exception:  # noqa: BLE001
+            _LANDLOCK_ABI.append(-1)
+    return _LANDLOCK_ABI[0]
+
+
+def _landlock_ruleset(writable_dir: str) -> int:
+    """A Landlock ruleset (fd; -1 where unsupported): writes only below ``writable_dir``; no TCP; no signals
+    or abstract sockets outside the sandbox (as far as the kernel's ABI goes). Made in the parent."""
+    abi = _landlock_abi()
     if abi < 1:
-        return False
+        return -1
+    ctypes, lib = _libc()
     fs = (1 << 1) | (1 << 4) | (1 << 5) | sum(1 << b for b in range(6, 13))  # write, remove, make_*
     if abi >= 2:
         fs |= 1 << 13  # refer
@@ -267,52 +308,71 @@ def _landlock(writable_dir: str) -> bool:
     net = 0b11 if abi >= 4 else 0  # bind/connect TCP
     scoped = 0b11 if abi >= 6 else 0  # abstract unix sockets, signals
     attr = struct.pack("<QQQ", fs, net, scoped)[: 8 if abi < 4 else 16 if abi < 6 else 24]
-    buf = ctypes.create_string_buffer(attr, len(attr))
-    rs = lib.syscall(_LANDLOCK_CREATE_RULESET, buf, ctypes.c_size_t(len(attr)), ctypes.c_uint32(0))
+    rs = int(lib.syscall(_LANDLOCK_CREATE_RULESET, ctypes.c_char_p(attr), ctypes.c_size_t(len(attr)),
+                         ctypes.c_uint32(0)))
     if rs < 0:
-        return False
+        return -1
     try:
         dfd = os.open(writable_dir, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
         try:
-            rule = ctypes.create_string_buffer(struct.pack("<Qi", fs, dfd), 12)
-            if lib.syscall(_LANDLOCK_ADD_RULE, ctypes.c_int(rs), ctypes.c_int(1), rule, ctypes.c_uint32(0)) != 0:
-                return False
+            rule = struct.pack("<Qi", fs, dfd)
+            if lib.syscall(_LANDLOCK_ADD_RULE, ctypes.c_int(rs), ctypes.c_int(1), ctypes.c_char_p(rule),
+                           ctypes.c_uint32(0)) != 0:
+                os.close(rs)
+                return -1
         finally:
             os.close(dfd)
-        if lib.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
-            return False
-        return lib.syscall(_LANDLOCK_RESTRICT_SELF, ctypes.c_int(rs), ctypes.c_uint32(0)) == 0
-    finally:
+    except OSError:
         os.close(rs)
+        return -1
+    return rs
 
 
-def _confine(writable_dir: Optional[str], strict: bool = True) -> dict[str, bool]:
-    """Confine the calling (child) process for good; returns which pieces took effect."""
+def _apply_confinement(ruleset: int, strict: bool, fs_deny_if_no_landlock: bool) -> dict[str, bool]:
+    """In the child: enforce the prepared Landlock ruleset and seccomp filter; which pieces took effect."""
     done = {"landlock": False, "seccomp": False}
     try:
         ctypes, lib = _libc()
-    except Exception:  # noqa: BLE001 - no ctypes: the Python-level guard is all there is
-        return done
-    if writable_dir is not None:
-        try:
-            done["landlock"] = _landlock(writable_dir)
-        except Exception:  # noqa: BLE001
-            pass
-    if os.uname().machine == "x86_64":
-        try:
-            prog = _seccomp_program(os.getpid(), strict, fs_deny=writable_dir is not None and not done["landlock"])
-            n = len(prog) // 8
-            buf = ctypes.create_string_buffer(prog, len(prog))
-
-            class _FProg(ctypes.Structure):
-                _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
-
-            fprog = _FProg(n, ctypes.addressof(buf))
-            lib.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+        lib.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+        if ruleset >= 0:
+            done["landlock"] = lib.syscall(_LANDLOCK_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0)) == 0
+        prepared = _filter(strict, fs_deny_if_no_landlock and not done["landlock"])
+        if prepared is not None:
+            buf, fprog, pos, neg = prepared
+            pid = os.getpid()
+            for off in pos:
+                struct.pack_into("<I", buf, off, pid)
+            for off in neg:
+                struct.pack_into("<I", buf, off, (-pid) & 0xFFFFFFFF)
             done["seccomp"] = lib.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.addressof(fprog), 0, 0) == 0
-        except Exception:  # noqa: BLE001
-            pass
+    except Exception:  # noqa: BLE001 - no ctypes / not Linux: the Python-level guard is all there is
+        pass
     return done
+
+
+def _prepare_confinement(writable_dir: Optional[str], strict: bool) -> int:
+    """In the parent, before the fork: load libc, build the filters, make the Landlock ruleset (fd or -1)."""
+    try:
+        _libc()
+        _filter(strict, False)
+        if writable_dir is None:
+            return -1
+        rs = _landlock_ruleset(writable_dir)
+        if rs < 0:
+            _filter(strict, True)
+        return rs
+    except Exception:  # noqa: BLE001
+        return -1
+
+
+def _confine(writable_dir: Optional[str], strict: bool = True) -> dict[str, bool]:
+    """Confine the calling process for good (prepare + apply in one go); returns which pieces took effect."""
+    rs = _prepare_confinement(writable_dir, strict)
+    try:
+        return _apply_confinement(rs, strict, writable_dir is not None)
+    finally:
+        if rs >= 0:
+            os.close(rs)
 
 
 def _die_with_parent(parent: int) -> None:
@@ -326,15 +386,32 @@ def _die_with_parent(parent: int) -> None:
         os._exit(0)
 
 
-def _close_inherited_fds(keep: int) -> None:
+def _close_inherited_fds(*keep: int) -> None:
     """Close every descriptor but 0-2 and ``keep``: the worker's protocol pipes must be out of reach."""
-    os.closerange(3, keep)
-    os.closerange(keep + 1, 1 << 20)
+    lo = 3
+    for fd in sorted(k for k in keep if k >= 3):
+        os.closerange(lo, fd)
+        lo = fd + 1
+    os.closerange(lo, 1 << 20)
+
+
+_GUARDED_BUILTINS = ("open", "exit", "quit", "help")  # what reliability_guard sets to None in builtins
+_BUILTINS_COPY: list = []
+
+
+def _candidate_builtins() -> types.ModuleType:
+    """A private ``builtins`` module for the candidates of this process, made once (each child has its own
+    copy-on-write view of it, so what one candidate changes no other sees)."""
+    if not _BUILTINS_COPY:
+        mod = types.ModuleType("builtins")
+        mod.__dict__.update(builtins.__dict__)
+        _BUILTINS_COPY.append(mod)
+    return _BUILTINS_COPY[0]
 
 
 def _child_main(mm: mmap.mmap, program: str, items: Sequence[tuple], order: Sequence[int], start: int,
                 limits: Limits, mem_bytes: Optional[int], workdir: str, wfd: int, parent: int,
-                known: dict) -> None:  # pragma: no cover - child
+                known: dict, ruleset: int) -> None:  # pragma: no cover - child
     """Body of the child: guard, import the program, run items[order[start:]], record each result in ``mm``.
 
     ``known`` holds the results that earlier children of this program recorded (a check whose call timed out
@@ -345,7 +422,7 @@ def _child_main(mm: mmap.mmap, program: str, items: Sequence[tuple], order: Sequ
     _die_with_parent(parent)
     os.setpgid(0, 0)
     _silence_fds()
-    _close_inherited_fds(wfd)
+    _close_inherited_fds(wfd, ruleset)
     os.chdir(workdir)  # the worker made this temp dir and removes it after the child is gone (os._exit skips cleanup)
     n_items = len(order) - start
     budget = int(limits.import_cpu + n_items * limits.cpu * 1.5 + 2)
@@ -357,13 +434,19 @@ def _child_main(mm: mmap.mmap, program: str, items: Sequence[tuple], order: Sequ
     setitimer, prof = signal.setitimer, signal.ITIMER_PROF  # own references: candidates may patch the modules
     values: dict[int, tuple[int, Any]] = {}
     reliability_guard(maximum_memory_bytes=mem_bytes)
-    _confine(workdir, strict=True)
+    _apply_confinement(ruleset, True, True)
+    if ruleset >= 0:
+        os.close(ruleset)
     # The candidate gets its own copy of the builtins (``import builtins`` included): replacing ``print``,
     # ``isinstance`` or ``__import__`` there changes nothing for the harness code that runs between its calls.
-    own_builtins = types.ModuleType("builtins")
-    own_builtins.__dict__.update(builtins.__dict__)
+    # The copy was made in the parent (``_candidate_builtins``); the names the guard disabled are copied over.
+    own_builtins = _candidate_builtins()
+    own = own_builtins.__dict__
+    real = builtins.__dict__
+    for name in _GUARDED_BUILTINS:
+        own[name] = real.get(name)
     sys.modules["builtins"] = own_builtins
-    env: dict[str, Any] = {"__name__": "__coderank_candidate__", "__builtins__": own_builtins.__dict__}
+    env: dict[str, Any] = {"__name__": "__coderank_candidate__", "__builtins__": own}
     try:
         timer[0], timer[1], timer[2], timer[3] = -1, 0, TIMEOUT, _TIMEOUT_DIGEST
         setitimer(prof, limits.import_cpu, 0.05)
@@ -524,7 +607,7 @@ def run_program(program: str, items: Sequence[tuple], limits: Limits, mem_bytes:
     results: dict[int, tuple[int, int]] = {}
     citems = compiled_items if compiled_items is not None else compile_items(items)
     mm = mmap.mmap(-1, _HEADER.size + max(n, 1) * _SLOT.size)
-    _libc()  # loaded once here, not in every child
+    _candidate_builtins()
     start = 0
     imported = True
 
@@ -532,16 +615,20 @@ def run_program(program: str, items: Sequence[tuple], limits: Limits, mem_bytes:
         while True:
             _HEADER.pack_into(mm, 0, 0, 255, 0)
             workdir = tempfile.mkdtemp(prefix="coderank_")
+            ruleset = _prepare_confinement(workdir, strict=True)
             rfd, wfd = os.pipe()
             parent = os.getpid()
             pid = os.fork()
             if pid == 0:  # pragma: no cover - child
                 try:
                     os.close(rfd)
-                    _child_main(mm, program, citems, order, start, limits, mem_bytes, workdir, wfd, parent, results)
+                    _child_main(mm, program, citems, order, start, limits, mem_bytes, workdir, wfd, parent, results,
+                                ruleset)
                 finally:
                     os._exit(0)
             os.close(wfd)
+            if ruleset >= 0:
+                os.close(ruleset)
             try:
                 finished = _watch(rfd, pid, lambda: _progress(mm, start, n), limits.import_wall + 0.5,
                                   limits.wall + 0.5)
@@ -603,7 +690,7 @@ def run_function_in_child(target: Callable[[], bytes], wall_timeout: float, cpu_
     The child is confined like a test child (no fork, exec, signals to others, sockets), except that
     ``target`` may still set its own limits and timer handlers (evalplus's ``unsafe_execute`` does); file
     writes are limited to ``writable_dir`` when it is given."""
-    _libc()
+    ruleset = _prepare_confinement(writable_dir, strict=False)
     rfd, wfd = os.pipe()
     parent = os.getpid()
     pid = os.fork()
@@ -613,15 +700,17 @@ def run_function_in_child(target: Callable[[], bytes], wall_timeout: float, cpu_
             _die_with_parent(parent)
             os.setpgid(0, 0)
             _silence_fds()
-            _close_inherited_fds(wfd)
+            _close_inherited_fds(wfd, ruleset)
             if cpu_budget is not None:
                 resource.setrlimit(resource.RLIMIT_CPU, (cpu_budget, cpu_budget + 1))
-            _confine(writable_dir, strict=False)
+            _apply_confinement(ruleset, False, writable_dir is not None)
             data = target()
             os.write(wfd, struct.pack("<I", len(data)) + data)
         finally:
             os._exit(0)
     os.close(wfd)
+    if ruleset >= 0:
+        os.close(ruleset)
     out = b""
     deadline = time.monotonic() + wall_timeout
     try:

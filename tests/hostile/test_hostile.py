@@ -177,7 +177,7 @@ ESCAPEE = r"""
 import os, sys, time
 sys.path.insert(0, {root!r})
 from coderank_evalplus import sandbox, workers
-sandbox._confine = lambda *a, **k: {{}}  # as on a kernel without seccomp / Landlock
+sandbox._apply_confinement = lambda *a, **k: {{}}  # as on a kernel without seccomp / Landlock
 workers._prctl(workers._PR_SET_CHILD_SUBREAPER, 1)
 program = '''
 import posix, time
