@@ -23,7 +23,11 @@ from coderank_evalplus.sandbox import Limits
 from coderank_evalplus.types import TIMEOUT
 from tests.conftest import needs_data
 
-TASKS = ["HumanEval/2", "HumanEval/13", "HumanEval/55", "HumanEval/63"]  # fib, fibfib: slow candidates time out
+# fib (55) has candidates that time out far past the limit. Left out on purpose: HumanEval/63 (fibfib), whose
+# recursive candidates need about the limit itself (~0.1 CPU s) on some inputs. CPU time is not a count of
+# work: with the other hardware thread and the caches busy, the same code takes more CPU time, and one such
+# cell flipped (1 of 2,228) in one of several saturated runs while the machine was also loaded by others.
+TASKS = ["HumanEval/2", "HumanEval/13", "HumanEval/55", "HumanEval/26"]
 SAMPLES = 30  # the first samples of each task (all 100 take minutes on 2 cores)
 METHODS = ["codet", "srank", "mbr_exec", "pass_count"]
 
