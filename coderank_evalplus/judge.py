@@ -149,14 +149,27 @@ def _run_check(target, budget_s: float) -> bool:
     workdir = tempfile.mkdtemp(prefix="coderank_judge_")
     try:
         out = run_function_in_child(lambda: target(workdir), wall_timeout=3 * budget_s + 5,
-                                    cpu_budget=int(math.ceil(budget_s)))
+                                    cpu_budget=int(math.ceil(budget_s)), writable_dir=workdir)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     return out == b"1"
 
 
+_TASK_DATA: dict[str, dict] = {}
+
+
+def _task_data(path: str) -> dict:
+    """A task's inputs and expected outputs, read once per worker from the file the judge wrote."""
+    if path not in _TASK_DATA:
+        if len(_TASK_DATA) >= 4:
+            _TASK_DATA.pop(next(iter(_TASK_DATA)))
+        with open(path, "rb") as fh:
+            _TASK_DATA[path] = pickle.load(fh)
+    return _TASK_DATA[path]
+
+
 def worker_judge(job: dict) -> list[tuple[bool, Optional[bool]]]:
-    """Judge all programs of one task (a worker job); returns (base, plus) per program."""
+    """Judge some programs of one task (a worker job); returns (base, plus) per program."""
     out = []
     if job["mode"] == "original":
         for prog in job["programs"]:
@@ -164,17 +177,18 @@ def worker_judge(job: dict) -> list[tuple[bool, Optional[bool]]]:
             ok = _run_check(lambda wd: _original_check(code, wd, ORIGINAL_TEST_CPU_LIMIT), ORIGINAL_TEST_CPU_LIMIT + 1)
             out.append((ok, None))
         return out
+    data = _task_data(job["data"])
     for prog in job["programs"]:
         verdicts = []
         for split in ("base", "plus") if job["plus"] else ("base",):
             if verdicts and not verdicts[0]:
                 verdicts.append(False)  # plus means base and plus: no need to run
                 break
-            inputs, expected, limits = job[split]
+            inputs, expected, limits = data[split]
             budget = min(60.0, sum(limits)) + 1
             verdicts.append(_run_check(
-                lambda wd: _evalplus_check(job["dataset"], job["entry_point"], prog, inputs, expected, limits,
-                                           job["atol"], wd), budget))
+                lambda wd: _evalplus_check(data["dataset"], data["entry_point"], prog, inputs, expected, limits,
+                                           data["atol"], wd), budget))
         out.append((verdicts[0], verdicts[1] if len(verdicts) > 1 else None))
     return out
 
@@ -192,7 +206,8 @@ class Judge:
         self.min_time_limit = min_time_limit
         self.factor = gt_time_limit_factor
         self.progress = progress
-        self._oracles: dict[tuple[str, str], dict] = {}
+        self._files: dict[tuple, str] = {}
+        self._tmp: Optional[tempfile.TemporaryDirectory] = None
 
     def _config(self, problem: Problem, split: str) -> str:
         if not problem.has_plus:
@@ -245,23 +260,29 @@ class Judge:
                     self.cache.commit()
         return {tid: [results[tid][p] for p in progs] for tid, progs in programs.items()}
 
-    def _oracle(self, prob: Problem) -> dict:
-        """Expected outputs of a task, loaded once per judge (jobs of one task share them)."""
-        key = (prob.dataset_hash, prob.task_id)
-        if key not in self._oracles:
-            self._oracles[key] = expected_outputs(prob)
-        return self._oracles[key]
-
     def _job(self, prob: Problem, programs: list[str], want_plus: bool) -> dict:
         job = {"task_id": prob.task_id, "programs": programs, "plus": want_plus}
         if not prob.has_plus:
             job.update(mode="original", test_code=prob.original_test)
             return job
-        oracle = self._oracle(prob)
-        job.update(mode="evalplus", dataset=prob.dataset, entry_point=prob.entry_point, atol=prob.atol)
-        for split, inputs in (("base", prob.base_input), ("plus", prob.plus_input)):
-            if split == "plus" and not want_plus:
-                continue
-            limits = [max(self.min_time_limit, self.factor * t) for t in oracle[f"{split}_time"]]
-            job[split] = (inputs, oracle[split], limits)
+        job.update(mode="evalplus", data=self._task_file(prob, want_plus))
         return job
+
+    def _task_file(self, prob: Problem, want_plus: bool) -> str:
+        """Write a task's inputs, expected outputs and limits once; jobs carry only the path (inputs can be MBs)."""
+        key = (prob.dataset_hash, prob.task_id, want_plus)
+        if key not in self._files:
+            oracle = expected_outputs(prob)  # not kept: only the file is (memory stays flat)
+            data = {"dataset": prob.dataset, "entry_point": prob.entry_point, "atol": prob.atol}
+            for split, inputs in (("base", prob.base_input), ("plus", prob.plus_input)):
+                if split == "plus" and not want_plus:
+                    continue
+                limits = [max(self.min_time_limit, self.factor * t) for t in oracle[f"{split}_time"]]
+                data[split] = (inputs, oracle[split], limits)
+            if self._tmp is None:
+                self._tmp = tempfile.TemporaryDirectory(prefix="coderank_judge_data_")
+            path = os.path.join(self._tmp.name, f"{len(self._files)}.pkl")
+            with open(path, "wb") as fh:
+                pickle.dump(data, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            self._files[key] = path
+        return self._files[key]

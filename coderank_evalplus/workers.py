@@ -30,13 +30,16 @@ class WorkerError(RuntimeError):
 
 
 def _read_exact(fh, n: int) -> Optional[bytes]:
-    buf = b""
-    while len(buf) < n:
-        chunk = fh.read(n - len(buf))
-        if not chunk:
+    """Exactly n bytes from a raw stream (None at EOF); linear time for messages of any size."""
+    buf = bytearray(n)
+    view = memoryview(buf)
+    got = 0
+    while got < n:
+        k = fh.readinto(view[got:])
+        if not k:
             return None
-        buf += chunk
-    return buf
+        got += k
+    return bytes(buf)
 
 
 def _send(fh, obj: Any) -> None:
@@ -140,7 +143,7 @@ class _Worker:
         self.proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      bufsize=0, close_fds=True, env=env)
         self.inflight: deque[int] = deque()
-        self.buf = b""
+        self.buf = bytearray()
 
     def send(self, job_id: int, name: str, arg: Any) -> None:
         _send(self.proc.stdin, (job_id, name, arg))
@@ -157,8 +160,8 @@ class _Worker:
             (n,) = _LEN.unpack_from(self.buf)
             if len(self.buf) < _LEN.size + n:
                 break
-            out.append(pickle.loads(self.buf[_LEN.size:_LEN.size + n]))
-            self.buf = self.buf[_LEN.size + n:]
+            out.append(pickle.loads(bytes(self.buf[_LEN.size:_LEN.size + n])))
+            del self.buf[:_LEN.size + n]
         for job_id, _, _ in out:
             self.inflight.remove(job_id)
         return out, True
