@@ -21,10 +21,11 @@ def test_zero_iterations_ranks_by_sqrt_size():
 
 
 def test_one_iteration_by_hand():
-    # f0 = [1, 2]/3, g0 = [3, 1]/4; f = 0.5 f0 + 0.5 W g0 = [13/24, 11/24] (already L1-normalised)
+    # W counts passing (candidate, assert copy) pairs: A = 1 × 3 on a0, B = 4 × 1 on a1 → W = [[3, 0], [0, 4]].
+    # f0 = [1, 2]/3, g0 = [1, 1]/2; f = 0.5 f0 + 0.5 W g0 = [1/6 + 3/4, 1/3 + 1] = [11/12, 16/12] → /(27/12)
     got = groups_of(get_ranker("codet_iter")(_ctx(iterations=1, alpha=0.5, beta=0.5)))
-    assert [c for c, _ in got] == [[0], [1, 2, 3, 4]]
-    assert [s for _, s in got] == pytest.approx([13 / 24, 11 / 24])
+    assert [c for c, _ in got] == [[1, 2, 3, 4], [0]]
+    assert [s for _, s in got] == pytest.approx([16 / 27, 11 / 27])
 
 
 def test_default_scores_sum_to_one_and_unranked_excluded():
