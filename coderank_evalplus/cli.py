@@ -21,7 +21,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--methods", default="codet,srank,mbr_exec",
                    help="comma-separated ranking methods; `coderank-evalplus methods` lists them")
     p.add_argument("--output", default=None, help="results folder (rerank_results.json, verdicts.jsonl, cache)")
-    p.add_argument("--tests-per-sample", type=int, default=5, help="asserts kept per test sample (CodeT: 5)")
+    p.add_argument("--tests-per-sample", type=int, default=5, help="asserts kept per test sample (CodeT: 5; 0: all)")
     p.add_argument("--time-limit", type=float, default=0.1, help="CPU seconds per generated test (CodeT: 0.1)")
     p.add_argument("--workers", type=int, default=None, help="parallel workers (default: all cores)")
     p.add_argument("--base-only", action="store_true", help="judge on base tests only")
@@ -70,7 +70,7 @@ def cmd_methods() -> int:
 def config_from_args(args: argparse.Namespace):
     from coderank_evalplus.pipeline import RerankConfig
 
-    return RerankConfig(methods=args.methods.split(","), tests_per_sample=args.tests_per_sample,
+    return RerankConfig(methods=args.methods.split(","), tests_per_sample=args.tests_per_sample or None,
                         cpu_limit=args.time_limit, workers=args.workers, plus=not args.base_only,
                         min_time_limit=args.min_time_limit, gt_time_limit_factor=args.gt_time_limit_factor,
                         progress=not args.quiet)

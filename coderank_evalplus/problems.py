@@ -62,36 +62,30 @@ def _find_file(data_dir: Path, subdir: str, version: str, names: list[str]) -> O
     return None
 
 
-def humaneval_plus_path(data_dir: Optional[str] = None, version: str = HUMANEVAL_PLUS_VERSION,
-                        variant: str = "") -> Optional[Path]:
-    """Local HumanEval+ release file, or None if there is none (evalplus would then download it)."""
+def _release_path(data_dir: Optional[str], subdir: str, version: str, name: str, override_var: str) -> Optional[Path]:
+    """A local evalplus release file: in the data directory if one is given, else the override variable."""
     root = data_dir_from_env(data_dir)
-    name = f"HumanEvalPlus{variant}"
     if root is not None:
-        found = _find_file(root, "evalplus_humanevalplus_release", version, [f"{name}.jsonl.gz", f"{name}.jsonl",
-                                                                             f"{name}-{version}.jsonl"])
+        found = _find_file(root, subdir, version, [f"{name}.jsonl.gz", f"{name}.jsonl", f"{name}-{version}.jsonl"])
         if found is None:
             raise DataNotFoundError(f"no {name} {version} file under {root}")
         return found
-    if os.environ.get("HUMANEVAL_OVERRIDE_PATH"):
-        return Path(os.environ["HUMANEVAL_OVERRIDE_PATH"])
+    if os.environ.get(override_var):
+        return Path(os.environ[override_var])
     return None
+
+
+def humaneval_plus_path(data_dir: Optional[str] = None, version: str = HUMANEVAL_PLUS_VERSION,
+                        variant: str = "") -> Optional[Path]:
+    """Local HumanEval+ release file, or None if there is none (evalplus would then download it)."""
+    return _release_path(data_dir, "evalplus_humanevalplus_release", version, f"HumanEvalPlus{variant}",
+                         "HUMANEVAL_OVERRIDE_PATH")
 
 
 def mbpp_plus_path(data_dir: Optional[str] = None, version: str = MBPP_PLUS_VERSION,
                    variant: str = "") -> Optional[Path]:
     """Local MBPP+ release file, or None if there is none (evalplus would then download it)."""
-    root = data_dir_from_env(data_dir)
-    name = f"MbppPlus{variant}"
-    if root is not None:
-        found = _find_file(root, "evalplus_mbppplus_release", version, [f"{name}.jsonl.gz", f"{name}.jsonl",
-                                                                       f"{name}-{version}.jsonl"])
-        if found is None:
-            raise DataNotFoundError(f"no {name} {version} file under {root}")
-        return found
-    if os.environ.get("MBPP_OVERRIDE_PATH"):
-        return Path(os.environ["MBPP_OVERRIDE_PATH"])
-    return None
+    return _release_path(data_dir, "evalplus_mbppplus_release", version, f"MbppPlus{variant}", "MBPP_OVERRIDE_PATH")
 
 
 def _evalplus_records(fam: str, path: Optional[Path]) -> tuple[dict[str, dict], str]:
