@@ -46,7 +46,7 @@ def data_dir_from_env(data_dir: Optional[str] = None) -> Optional[Path]:
     value = data_dir or os.environ.get("CODERANK_DATA")
     if not value:
         return None
-    path = Path(value).expanduser()
+    path = Path(value).expanduser().resolve()
     if not path.is_dir():
         raise DataNotFoundError(f"data directory {path} does not exist (from --data-dir / CODERANK_DATA)")
     return path

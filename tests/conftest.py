@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED_DATA = Path(os.environ.get("CODERANK_DATA") or REPO.parent / "shared" / "data")
+# Absolute, so that subprocesses started in other folders (lm-eval, evalplus) find it too.
+SHARED_DATA = Path(os.environ.get("CODERANK_DATA") or REPO.parent / "shared" / "data").expanduser().resolve()
 CODET_GEN = SHARED_DATA / "microsoft_CodeT" / "generated_data"
 CODET_SOLUTIONS = CODET_GEN / "HumanEval_codegen16B_temp0.8_topp0.95_num100_max300_code_solution.jsonl"
 CODET_TESTS = CODET_GEN / "HumanEval_codegen16B_temp0.8_topp0.95_num100_max300_test_case.jsonl"
@@ -16,7 +17,7 @@ CODET_TESTS = CODET_GEN / "HumanEval_codegen16B_temp0.8_topp0.95_num100_max300_t
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 if SHARED_DATA.is_dir():
-    os.environ.setdefault("CODERANK_DATA", str(SHARED_DATA))
+    os.environ["CODERANK_DATA"] = str(SHARED_DATA)
 
 needs_data = pytest.mark.skipif(not SHARED_DATA.is_dir(), reason=f"shared data folder {SHARED_DATA} not present")
 

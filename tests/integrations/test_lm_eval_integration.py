@@ -25,7 +25,7 @@ import pytest
 pytest.importorskip("lm_eval")
 
 REPO = Path(__file__).resolve().parents[2]
-DATA = Path(os.environ.get("CODERANK_DATA") or REPO.parent / "shared" / "data")
+DATA = Path(os.environ.get("CODERANK_DATA") or REPO.parent / "shared" / "data").expanduser().resolve()
 CODET = DATA / "microsoft_CodeT"
 BIN = Path(sys.executable).parent
 TASK_NAMES = [f"{d}_{m}" for d in ("humaneval", "humaneval_plus", "mbpp", "mbpp_plus")
