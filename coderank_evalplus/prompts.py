@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Optional, Sequence
+from typing import Optional
 
 from coderank_evalplus.types import Problem
 

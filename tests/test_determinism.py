@@ -14,7 +14,6 @@ import sys
 import time
 
 import numpy as np
-import pytest
 
 from coderank_evalplus.execution import ExecutionStats, execute
 from coderank_evalplus.pipeline import build_works

@@ -5,7 +5,6 @@ llama-cpp-python server on 127.0.0.1. Backends that are not installed are skippe
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
 import sys

@@ -1,6 +1,5 @@
 """The judge gives evalplus's verdicts, on real CodeGen-16B samples."""
 
-import pytest
 
 from coderank_evalplus.execution import ResultCache
 from coderank_evalplus.judge import Judge, expected_outputs

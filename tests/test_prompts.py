@@ -229,7 +229,6 @@ def _run_trials(records):
         raise TimeoutError
 
     old = signal.signal(signal.SIGALRM, alarm)
-    covered = total = passed = 0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)  # escape sequences in the reference solutions
         return _run_trials_inner(records, old)

@@ -19,7 +19,6 @@ import uuid
 from pathlib import Path
 
 import psutil
-import pytest
 
 from tests.conftest import CODET_SOLUTIONS, CODET_TESTS, SHARED_DATA, needs_data
 

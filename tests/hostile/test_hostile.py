@@ -15,12 +15,10 @@ import os
 import socket
 import subprocess
 import sys
-import textwrap
 import time
 import uuid
 from pathlib import Path
 
-import numpy as np
 import psutil
 import pytest
 
