@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import sys
 from pathlib import Path
 from typing import Optional, Sequence
@@ -45,12 +44,9 @@ def build_parser() -> argparse.ArgumentParser:
     from coderank_evalplus.integrations.evalplus import add_evaluate_parser
 
     add_evaluate_parser(sub)
-    try:
-        from coderank_evalplus.generation_cli import add_run_parser  # provided by the generation stage
-    except ImportError:
-        add_run_parser = None
-    if add_run_parser is not None:
-        add_run_parser(sub, _common)
+    from coderank_evalplus.generation_cli import add_run_parser
+
+    add_run_parser(sub, _common)
     return parser
 
 

@@ -13,10 +13,11 @@ import sqlite3
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator, Optional, Sequence
+from typing import Iterable, Optional, Sequence
 
 import numpy as np
 
+from coderank_evalplus.extract import assert_body
 from coderank_evalplus.sandbox import Limits, compile_items, max_memory_bytes, run_program
 from coderank_evalplus.types import ERROR, RAISED, Executions, PASS, Problem, TestSuite
 
@@ -46,8 +47,6 @@ class ResultCache:
         self._db.execute("CREATE TABLE IF NOT EXISTS verdicts (prog BLOB, task TEXT, config TEXT, passed INTEGER, "
                          "PRIMARY KEY (prog, task, config)) WITHOUT ROWID")
         self._last_commit = time.monotonic()
-        self.hits = 0
-        self.stored = 0
 
     def lookup(self, prog: bytes, limits: str) -> dict[bytes, tuple[int, int]]:
         rows = self._db.execute("SELECT item, status, digest FROM results WHERE prog=? AND limits=?", (prog, limits))
@@ -57,7 +56,6 @@ class ResultCache:
         rows = list(rows)
         self._db.executemany("INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?)",
                              [(prog, item, limits, st, dg) for item, st, dg in rows])
-        self.stored += len(rows)
         self._maybe_commit()
 
     def get_verdict(self, prog: bytes, task: str, config: str) -> Optional[bool]:
@@ -112,8 +110,7 @@ def suite_items(suite: TestSuite, trial_tests: Sequence[str]) -> tuple[list[tupl
     trial_items = []
     for t in trial_tests:
         trial_items.append(len(items))
-        body = t.strip()
-        items.append(("assert", body[len("assert "):] if body.startswith("assert ") else body))
+        items.append(("assert", assert_body(t.strip())))
     return items, input_items, assert_items, trial_items
 
 
