@@ -12,12 +12,12 @@ sanitized MBPP) are judged by running their original test code.
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import os
 import pickle
 import signal
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Optional, Sequence
@@ -45,6 +45,13 @@ def user_cache_dir() -> Path:
     return Path(root)
 
 
+@functools.lru_cache(maxsize=1)
+def _evalplus_groundtruth(path: str, mtime: float) -> dict:
+    """evalplus's whole ground-truth pickle, read once for all the tasks it holds (mtime keys a rewrite)."""
+    with open(path, "rb") as fh:
+        return pickle.load(fh)
+
+
 def expected_outputs(problem: Problem) -> dict:
     """evalplus's expected outputs and reference times for one task (base and plus), cached per task."""
     from evalplus.data.utils import CACHE_DIR
@@ -53,8 +60,7 @@ def expected_outputs(problem: Problem) -> dict:
 
     full = Path(CACHE_DIR) / f"{problem.dataset_hash}.pkl"  # evalplus.evaluate.get_groundtruth's cache
     if problem.dataset_hash and full.is_file():
-        with open(full, "rb") as fh:
-            data = pickle.load(fh)
+        data = _evalplus_groundtruth(str(full), full.stat().st_mtime)
         if problem.task_id in data:
             return data[problem.task_id]
     mine = user_cache_dir() / "groundtruth" / (problem.dataset_hash or "nohash") / (
@@ -226,11 +232,12 @@ class Judge:
         for tid, progs in programs.items():
             prob = problems[tid]
             want_plus = plus and prob.has_plus
+            base_cfg, plus_cfg = self._config(prob, "base"), self._config(prob, "plus")
             todo = []
             for prog in dict.fromkeys(progs):
                 key = content_key("program", prog)
-                base = self.cache.get_verdict(key, tid, self._config(prob, "base")) if self.cache else None
-                pl = self.cache.get_verdict(key, tid, self._config(prob, "plus")) if (self.cache and want_plus) else None
+                base = self.cache.get_verdict(key, tid, base_cfg) if self.cache else None
+                pl = self.cache.get_verdict(key, tid, plus_cfg) if (self.cache and want_plus) else None
                 if base is not None and (not want_plus or pl is not None):
                     results[tid][prog] = Verdict(base, pl if want_plus else None)
                 else:
@@ -246,13 +253,14 @@ class Judge:
                                                 on_lost=None):
                         job = jobs[k]
                         prob = problems[job["task_id"]]
+                        base_cfg, plus_cfg = self._config(prob, "base"), self._config(prob, "plus")
                         for prog, (base, pl) in zip(job["programs"], verdicts):
                             results[job["task_id"]][prog] = Verdict(base, pl)
                             if self.cache is not None:
                                 key = content_key("program", prog)
-                                self.cache.put_verdict(key, job["task_id"], self._config(prob, "base"), base)
+                                self.cache.put_verdict(key, job["task_id"], base_cfg, base)
                                 if pl is not None:
-                                    self.cache.put_verdict(key, job["task_id"], self._config(prob, "plus"), pl)
+                                    self.cache.put_verdict(key, job["task_id"], plus_cfg, pl)
                         bar.update(len(job["programs"]))
             finally:
                 bar.close()
