@@ -6,7 +6,6 @@ Both harness integrations and the CLI call ``rerank``; none of them re-implement
 from __future__ import annotations
 
 import json
-import logging
 import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -21,8 +20,6 @@ from coderank_evalplus.judge import DEFAULT_GT_TIME_LIMIT_FACTOR, DEFAULT_MIN_TI
 from coderank_evalplus.rankers import RankContext, get_ranker, validate_methods
 from coderank_evalplus.sandbox import Limits
 from coderank_evalplus.types import Executions, Problem, Ranking, TestSuite
-
-log = logging.getLogger(__name__)
 
 BASELINES = ("random", "oracle")  # always reported; computed from verdicts, not through a ranker
 DEFAULT_METHODS = ("codet", "srank", "mbr_exec")
@@ -179,6 +176,7 @@ def _correct(out: ProblemOutcome, split: str) -> np.ndarray:
 def _metrics_table(outcomes: Mapping[str, ProblemOutcome], methods: Sequence[str], cfg: RerankConfig,
                    with_plus: bool) -> dict[str, dict[str, Optional[dict[str, float]]]]:
     splits = ("base", "plus") if with_plus else ("base",)
+    correct_of = {split: {tid: _correct(out, split) for tid, out in outcomes.items()} for split in splits}
     table: dict[str, dict[str, Optional[dict[str, float]]]] = {}
     for m in methods:
         table[m] = {}
@@ -186,8 +184,8 @@ def _metrics_table(outcomes: Mapping[str, ProblemOutcome], methods: Sequence[str
             per_k: dict[str, float] = {}
             for k in cfg.ks:
                 vals = []
-                for out in outcomes.values():
-                    correct = _correct(out, split)
+                for tid, out in outcomes.items():
+                    correct = correct_of[split][tid]
                     if m == "random":
                         vals.append(metrics.pass_at_k(out.n_candidates, int(correct.sum()), k))
                     elif m == "oracle":
