@@ -594,6 +594,32 @@ def _watch(rfd: int, pid: int, progress: Callable[[], int], import_wait: float, 
             return False
 
 
+def _fork_child(body: Callable[[int, int], None], ruleset: int) -> tuple[int, int]:
+    """Fork a child that runs ``body(write end of its pipe, parent pid)`` and exits; returns (pid, read end).
+
+    The parent's copies of the pipe's write end and of the confinement ruleset are closed here."""
+    rfd, wfd = os.pipe()
+    parent = os.getpid()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - child
+        try:
+            os.close(rfd)
+            body(wfd, parent)
+        finally:
+            os._exit(0)
+    os.close(wfd)
+    if ruleset >= 0:
+        os.close(ruleset)
+    return pid, rfd
+
+
+def _end_child(pid: int, rfd: int) -> None:
+    """Close the child's pipe, kill its process group and reap it."""
+    os.close(rfd)
+    _kill_group(pid)
+    _reap(pid)
+
+
 def run_program(program: str, items: Sequence[tuple], limits: Limits, mem_bytes: Optional[int] = None,
                 compiled_items: Optional[list[tuple]] = None, todo: Optional[Sequence[int]] = None
                 ) -> tuple[bool, dict[int, tuple[int, int]]]:
@@ -616,26 +642,13 @@ def run_program(program: str, items: Sequence[tuple], limits: Limits, mem_bytes:
             _HEADER.pack_into(mm, 0, 0, 255, 0)
             workdir = tempfile.mkdtemp(prefix="coderank_")
             ruleset = _prepare_confinement(workdir, strict=True)
-            rfd, wfd = os.pipe()
-            parent = os.getpid()
-            pid = os.fork()
-            if pid == 0:  # pragma: no cover - child
-                try:
-                    os.close(rfd)
-                    _child_main(mm, program, citems, order, start, limits, mem_bytes, workdir, wfd, parent, results,
-                                ruleset)
-                finally:
-                    os._exit(0)
-            os.close(wfd)
-            if ruleset >= 0:
-                os.close(ruleset)
+            pid, rfd = _fork_child(lambda wfd, parent: _child_main(
+                mm, program, citems, order, start, limits, mem_bytes, workdir, wfd, parent, results, ruleset), ruleset)
             try:
                 finished = _watch(rfd, pid, lambda: _progress(mm, start, n), limits.import_wall + 0.5,
                                   limits.wall + 0.5)
             finally:
-                os.close(rfd)
-                _kill_group(pid)
-                _reap(pid)
+                _end_child(pid, rfd)
                 shutil.rmtree(workdir, ignore_errors=True)
             flag, imp_status, imp_digest = _HEADER.unpack_from(mm, 0)
             for p in range(start, n):
@@ -691,26 +704,19 @@ def run_function_in_child(target: Callable[[], bytes], wall_timeout: float, cpu_
     ``target`` may still set its own limits and timer handlers (evalplus's ``unsafe_execute`` does); file
     writes are limited to ``writable_dir`` when it is given."""
     ruleset = _prepare_confinement(writable_dir, strict=False)
-    rfd, wfd = os.pipe()
-    parent = os.getpid()
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - child
-        try:
-            os.close(rfd)
-            _die_with_parent(parent)
-            os.setpgid(0, 0)
-            _silence_fds()
-            _close_inherited_fds(wfd, ruleset)
-            if cpu_budget is not None:
-                resource.setrlimit(resource.RLIMIT_CPU, (cpu_budget, cpu_budget + 1))
-            _apply_confinement(ruleset, False, writable_dir is not None)
-            data = target()
-            os.write(wfd, struct.pack("<I", len(data)) + data)
-        finally:
-            os._exit(0)
-    os.close(wfd)
-    if ruleset >= 0:
-        os.close(ruleset)
+
+    def body(wfd: int, parent: int) -> None:  # pragma: no cover - child
+        _die_with_parent(parent)
+        os.setpgid(0, 0)
+        _silence_fds()
+        _close_inherited_fds(wfd, ruleset)
+        if cpu_budget is not None:
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu_budget, cpu_budget + 1))
+        _apply_confinement(ruleset, False, writable_dir is not None)
+        data = target()
+        os.write(wfd, struct.pack("<I", len(data)) + data)
+
+    pid, rfd = _fork_child(body, ruleset)
     out = b""
     deadline = time.monotonic() + wall_timeout
     try:
@@ -726,9 +732,7 @@ def run_function_in_child(target: Callable[[], bytes], wall_timeout: float, cpu_
                 break
             out += chunk
     finally:
-        os.close(rfd)
-        _kill_group(pid)
-        _reap(pid)
+        _end_child(pid, rfd)
     if len(out) < 4:
         return None
     (length,) = struct.unpack_from("<I", out)
