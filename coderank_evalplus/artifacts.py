@@ -10,7 +10,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Optional
 
-from coderank_evalplus.extract import truncate
+from coderank_evalplus.extract import assert_body, truncate
 from coderank_evalplus.problems import data_dir_from_env
 from coderank_evalplus.types import Problem
 
@@ -244,15 +244,10 @@ def read_test_samples(path: str | os.PathLike, problems: Mapping[str, Problem],
         if "samples" in rec:
             out[tid].extend(_str_list(rec, "samples", path, lineno))
         elif "asserts" in rec:
-            out[tid].extend(_strip_leading_assert(a) for a in _str_list(rec, "asserts", path, lineno))
+            out[tid].extend(assert_body(a.strip()) for a in _str_list(rec, "asserts", path, lineno))
         else:
             raise SampleFileError(f"{path}:{lineno}: test record for {tid} has neither 'samples' nor 'asserts'")
     if n_records == 0:
         raise SampleFileError(f"{path}: no records (empty file)")
     _check_unmatched(unmatched, "test records")
     return dict(out)
-
-
-def _strip_leading_assert(text: str) -> str:
-    text = text.strip()
-    return text[len("assert "):] if text.startswith("assert ") else text

@@ -53,7 +53,7 @@ def build_suite(raw_samples: Iterable[str], entry_point: str,
         if tests_per_sample is not None:
             found = found[:tests_per_sample]
         for test in found:
-            counter[_strip_assert(test)] += 1
+            counter[assert_body(test)] += 1
     return suite_from_asserts(counter, entry_point)
 
 
@@ -80,7 +80,7 @@ def suite_from_asserts(counted: "Counter[str] | dict[str, int]", entry_point: st
     return suite
 
 
-def _strip_assert(test: str) -> str:
+def assert_body(test: str) -> str:
     """The text after ``assert `` — kept as is, so asserts that differ in spacing stay distinct (CodeT's identity)."""
     return test[len("assert "):] if test.startswith("assert ") else test.strip()
 

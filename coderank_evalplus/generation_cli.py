@@ -30,7 +30,6 @@ def add_run_parser(sub, add_common: Callable[[argparse.ArgumentParser], None]) -
 def run_command(args: argparse.Namespace) -> int:
     from coderank_evalplus.artifacts import read_solutions, read_test_samples, write_jsonl
     from coderank_evalplus.execution import ResultCache
-    from coderank_evalplus.extract import build_suite
     from coderank_evalplus.generation import make_generator
     from coderank_evalplus.generation.sampling import generate_samples
     from coderank_evalplus.pipeline import all_methods, rerank, write_results
@@ -59,15 +58,14 @@ def run_command(args: argparse.Namespace) -> int:
     chosen = {p.task_id: p for p in selected}
     solutions = read_solutions(spath, chosen)
     tests = read_test_samples(tpath, chosen)
-    write_jsonl(output / "tests_extracted.jsonl", (
-        {"task_id": t, "asserts": ["assert " + a for a in s.asserts], "counts": s.counts}
-        for t, s in ((t, build_suite(tests.get(t, []), chosen[t].entry_point, args.tests_per_sample))
-                     for t in solutions)))
     cache = ResultCache(Path(args.cache_dir or output / "cache") / "executions.sqlite")
     try:
         result = rerank(dataset, chosen, solutions, tests, cfg, cache)
     finally:
         cache.close()
+    write_jsonl(output / "tests_extracted.jsonl", (
+        {"task_id": t, "asserts": ["assert " + a for a in o.suite.asserts], "counts": o.suite.counts}
+        for t, o in result.outcomes.items()))
     path = write_results(result, output)
     (output / "run_config.json").write_text(json.dumps({
         "model": args.model, "backend": args.backend, "dataset": dataset, "n_samples": args.n_samples,
