@@ -9,8 +9,10 @@ no test case never enter a group (only passed pairs are recorded), so they are u
 
 from __future__ import annotations
 
+import inspect
 import math
-from typing import Callable
+import types
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -33,6 +35,31 @@ def agreement_sets(ex: Executions) -> list[tuple[np.ndarray, list[int]]]:
     return [(passed[cands[0]].copy(), cands) for cands in buckets.values()]
 
 
+def packs_into_one_function(asserts: Sequence[str]) -> bool:
+    """Whether CodeT's released execution could run these asserts at all.
+
+    CodeT (CodeT/src/_execution.py) puts all distinct test cases of a problem into ONE function, each inside
+    ``try: with time_limit(..): <assert> … except Exception: …``, and execs the solution followed by that
+    function. When the function does not compile (a generated test that drags in ``from m import *``, allowed
+    only at module level, say) or turns into a generator (a ``yield``), no solution of the problem gets a
+    list of results, so none is ranked. This reproduces that check on the tests alone (our text, same rule:
+    every line after a test's first is indented to the block's depth).
+    """
+    pad = " " * 12
+    lines = ["def check():", "    results = []"]
+    for body in asserts:
+        test = ("assert " + body).strip().replace("\n", "\n" + pad)
+        lines += ["    try:", "        with limit():", pad + test, pad + "results.append(True)",
+                  "    except Exception:", "        results.append(False)"]
+    lines.append("    return results")
+    try:
+        module = compile("\n".join(lines) + "\n", "<codet-check>", "exec")  # compiled only, never run
+    except (SyntaxError, ValueError):
+        return False
+    funcs = [c for c in module.co_consts if isinstance(c, types.CodeType) and c.co_name == "check"]
+    return len(funcs) == 1 and not funcs[0].co_flags & inspect.CO_GENERATOR
+
+
 def _codet(ctx: RankContext, size_weight: Callable[[int], float], name: str) -> Ranking:
     ex = ctx.executions
     counts = np.asarray(ex.assert_counts, dtype=np.int64)
@@ -47,6 +74,20 @@ def _codet(ctx: RankContext, size_weight: Callable[[int], float], name: str) -> 
 def rank_codet(ctx: RankContext) -> Ranking:
     """Score = (asserts passed, with multiplicity) × √(group size, duplicates counted), as in agreement.py."""
     return _codet(ctx, math.sqrt, "codet")
+
+
+@register_ranker("codet_reference", "CodeT as its released code scores it: codet, but a problem whose tests cannot "
+                                    "all be packed into one function is left unranked")
+def rank_codet_reference(ctx: RankContext) -> Ranking:
+    """``codet`` with the released code's packing artifact (see ``packs_into_one_function``).
+
+    Use it to reproduce CodeT's published figures; ``codet`` itself runs each test on its own, so one
+    malformed generated test cannot disable a whole problem.
+    """
+    if not packs_into_one_function(ctx.executions.suite.asserts):
+        return Ranking([], {"method": "codet_reference", "unpackable_tests": True})
+    ranking = _codet(ctx, math.sqrt, "codet_reference")
+    return ranking
 
 
 @register_ranker("codet_linear", "CodeT ablation: score #asserts*#candidates (no square root)")

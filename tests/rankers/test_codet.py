@@ -38,3 +38,28 @@ def test_codet_log_uses_log1p_of_size():
 def test_nothing_passed_ranks_nothing():
     ex = make_executions(passes=[[0, 0], [0, 0]])
     assert get_ranker("codet")(make_ctx(ex)).groups == []
+
+
+def _with_asserts(ex, asserts):
+    ex.suite.asserts = list(asserts)
+    return ex
+
+
+def test_packing_rule_of_the_released_code():
+    from coderank_evalplus.rankers.codet import packs_into_one_function
+
+    assert packs_into_one_function(["f(1) == 2", "f([1,\n 2]) == 3"])
+    # a generated test that dragged module-level code along: `import *` cannot sit inside a function
+    assert not packs_into_one_function(["f(1) == 2", "f(2) == 3\n\nfrom os import *"])
+    # a `yield` makes the packed check a generator: no list of results either
+    assert not packs_into_one_function(["f(1) == 2\n(yield)"])
+
+
+def test_codet_reference_leaves_an_unpackable_problem_unranked():
+    good = ["f(1) == 2", "f(2) == 3", "f(3) == 4"]
+    ex = _with_asserts(make_executions(passes=PASSES, counts=[1, 1, 2], program_ids=IDS), good)
+    assert groups_of(get_ranker("codet_reference")(make_ctx(ex))) == groups_of(get_ranker("codet")(make_ctx(ex)))
+    bad = _with_asserts(make_executions(passes=PASSES, counts=[1, 1, 2], program_ids=IDS),
+                        good[:2] + ["f(3) == 4\nfrom os.path import *"])
+    assert get_ranker("codet_reference")(make_ctx(bad)).groups == []
+    assert get_ranker("codet")(make_ctx(bad)).groups != []
