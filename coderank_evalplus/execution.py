@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import sqlite3
 import time
 from dataclasses import dataclass, field
@@ -18,7 +19,7 @@ from typing import Iterable, Optional, Sequence
 import numpy as np
 
 from coderank_evalplus.extract import assert_body
-from coderank_evalplus.sandbox import Limits, compile_items, max_memory_bytes, run_program
+from coderank_evalplus.sandbox import Limits, max_memory_bytes
 from coderank_evalplus.types import ERROR, RAISED, Executions, PASS, Problem, TestSuite
 
 _COMMIT_EVERY_S = 1.0
@@ -126,40 +127,6 @@ def item_keys(items: Sequence[tuple]) -> list[bytes]:
     return keys
 
 
-# --- worker side (runs in a coderank_evalplus.workers interpreter) ----------------------------------
-
-_WORKER_STATE: dict = {}
-
-
-def _warm_worker() -> None:
-    """First job in a worker: load what every child needs so that each fork starts cheap."""
-    import gc
-    import platform
-    import shutil  # noqa: F401 - loaded here so that reliability_guard in the child finds it imported
-    import subprocess  # noqa: F401
-
-    import evalplus.eval.utils  # noqa: F401
-
-    platform.uname()  # cached: reliability_guard calls it in every child
-    gc.collect()
-    gc.freeze()  # keep the collector from touching (and copying) the worker's objects in each child
-    _WORKER_STATE["compiled"] = {}
-
-
-def worker_run(job: tuple) -> tuple:
-    """Run one program on its test items (a worker job)."""
-    if not _WORKER_STATE:
-        _warm_worker()
-    p_idx, row, program, items_key, items, todo, limits, mem = job
-    compiled = _WORKER_STATE["compiled"]
-    if items_key not in compiled:
-        if len(compiled) > 64:
-            compiled.clear()
-        compiled[items_key] = compile_items(items)
-    imported, results = run_program(program, items, limits, mem, compiled_items=compiled[items_key], todo=todo)
-    return p_idx, row, imported, results
-
-
 # --- orchestration -----------------------------------------------------------------------------------
 
 @dataclass
@@ -220,6 +187,9 @@ class ExecutionStats:
 
 
 _IMPORT_ITEM = content_key("import-ok")  # cached marker: the program got past its top level
+# Programs that import numpy or a library built on it (only decides the order of work, never a result).
+_NUMPY_USERS = re.compile(r"^\s*(?:import|from)\s+(?:numpy|pandas|scipy|sklearn|torch|tensorflow|keras|"
+                          r"matplotlib|seaborn|statsmodels|cv2)\b", re.M)
 
 
 def execute(works: Sequence[ProblemWork], cache: Optional[ResultCache] = None, limits: Limits = Limits(),
@@ -267,13 +237,17 @@ def _run_jobs(jobs: list[tuple], plans: list[_Plan], cache: Optional[ResultCache
     lkey = limits.key()
     n_workers = max(1, workers or os.cpu_count() or 1)
     mem = max_memory_bytes()
-    # big jobs first so that the pool does not end on one long straggler
-    jobs.sort(key=lambda j: -len(j[5]))
-    args = [(*job, limits, mem) for job in jobs]
+    # Programs that import numpy (or a library built on it) go last: a worker loads numpy once before their
+    # forks, and until then forks from a smaller process (cheaper). Within each part, big jobs first so that
+    # the pool does not end on one long straggler.
+    preload = [bool(_NUMPY_USERS.search(job[2])) for job in jobs]
+    order = sorted(range(len(jobs)), key=lambda j: (preload[j], -len(jobs[j][5])))
+    jobs = [jobs[j] for j in order]
+    args = [(*jobs[k], limits, mem, preload[j]) for k, j in enumerate(order)]
     bar = tqdm(total=len(jobs), desc="executing", unit="prog", disable=not progress, dynamic_ncols=True)
     try:
         with WorkerPool(min(n_workers, len(jobs))) as pool:
-            for k, result in pool.run("coderank_evalplus.execution:worker_run", args, on_lost=None):
+            for k, result in pool.run("coderank_evalplus.sandbox:worker_run", args, on_lost=None):
                 p_idx, row, imported, results = result
                 plan = plans[p_idx]
                 plan.results[row].update(results)

@@ -24,7 +24,9 @@ A test item is one of:
 
 from __future__ import annotations
 
+import atexit
 import builtins
+import importlib.util
 import mmap
 import os
 import resource
@@ -39,8 +41,8 @@ import types
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence
 
-from coderank_evalplus.canonical import digest_value, digest_text
-from coderank_evalplus.types import ERROR, FAIL, PASS, RAISED, RETURNED, TIMED_OUT, TIMEOUT
+from coderank_evalplus.canonical import digest_text, digest_value
+from coderank_evalplus.outcomes import ERROR, FAIL, PASS, RAISED, RETURNED, TIMED_OUT, TIMEOUT
 
 # Shared-memory layout: a header (unused, import status (255 = not yet), import digest), then one slot per
 # test item in run order: (written flag, status, digest). Writing costs no system call.
@@ -395,6 +397,40 @@ def _close_inherited_fds(*keep: int) -> None:
     os.closerange(lo, 1 << 20)
 
 
+_EVALPLUS_UTILS: list = []
+
+# Our own references to what ``reliability_guard`` sets to None, taken at import: a worker that forks test
+# children applies the guard to itself once (``_guard_worker``) and must still fork, signal and chdir.
+_fork, _kill, _killpg, _chdir = os.fork, os.kill, os.killpg, os.chdir
+# The memory cap of the guard already in force in this process ([cap] once applied): its children skip it.
+_GUARDED: list = []
+
+
+def evalplus_utils() -> types.ModuleType:
+    """evalplus's ``evalplus/eval/utils.py`` (``reliability_guard``, ``swallow_io``, ``create_tempdir``).
+
+    Imported normally when the ``evalplus.eval`` package is loaded already. Otherwise the file is loaded on its
+    own: it needs only the standard library, whereas the package's ``__init__`` pulls in numpy and psutil.
+    A worker that forks a child per program pays for every page of its own memory in each fork and exit
+    (about 1.4 ms per program here, ~17 CPU-seconds over the CodeGen-16B benchmark), so it stays small."""
+    loaded = sys.modules.get("evalplus.eval.utils")
+    if loaded is not None:
+        return loaded
+    if not _EVALPLUS_UTILS:
+        spec = importlib.util.find_spec("evalplus")
+        path = os.path.join(os.path.dirname(spec.origin), "eval", "utils.py") if spec and spec.origin else ""
+        if not os.path.isfile(path):
+            import evalplus.eval.utils as mod  # an unusual layout: take the package route
+
+            _EVALPLUS_UTILS.append(mod)
+        else:
+            file_spec = importlib.util.spec_from_file_location("coderank_evalplus._evalplus_eval_utils", path)
+            mod = importlib.util.module_from_spec(file_spec)
+            file_spec.loader.exec_module(mod)
+            _EVALPLUS_UTILS.append(mod)
+    return _EVALPLUS_UTILS[0]
+
+
 _GUARDED_BUILTINS = ("open", "exit", "quit", "help")  # what reliability_guard sets to None in builtins
 _BUILTINS_COPY: list = []
 
@@ -416,14 +452,15 @@ def _child_main(mm: mmap.mmap, program: str, items: Sequence[tuple], order: Sequ
 
     ``known`` holds the results that earlier children of this program recorded (a check whose call timed out
     or crashed there is not run again)."""
-    from evalplus.eval.utils import reliability_guard, swallow_io
+    utils = evalplus_utils()
+    swallow_io = utils.swallow_io
 
     pack_into, exit_ = _SLOT.pack_into, os._exit
     _die_with_parent(parent)
     os.setpgid(0, 0)
     _silence_fds()
     _close_inherited_fds(wfd, ruleset)
-    os.chdir(workdir)  # the worker made this temp dir and removes it after the child is gone (os._exit skips cleanup)
+    _chdir(workdir)  # the worker made this temp dir and removes it after the child is gone (os._exit skips cleanup)
     n_items = len(order) - start
     budget = int(limits.import_cpu + n_items * limits.cpu * 1.5 + 2)
     resource.setrlimit(resource.RLIMIT_CPU, (budget, budget + 1))
@@ -433,7 +470,8 @@ def _child_main(mm: mmap.mmap, program: str, items: Sequence[tuple], order: Sequ
     signal.signal(signal.SIGALRM, _raise_timeout)
     setitimer, prof = signal.setitimer, signal.ITIMER_PROF  # own references: candidates may patch the modules
     values: dict[int, tuple[int, Any]] = {}
-    reliability_guard(maximum_memory_bytes=mem_bytes)
+    if _GUARDED != [mem_bytes]:  # else the worker applied this very guard to itself before forking
+        utils.reliability_guard(maximum_memory_bytes=mem_bytes)
     _apply_confinement(ruleset, True, True)
     if ruleset >= 0:
         os.close(ruleset)
@@ -470,8 +508,7 @@ def _child_main(mm: mmap.mmap, program: str, items: Sequence[tuple], order: Sequ
                 values[i] = (prev[0], None)  # timed out or crashed in an earlier child: do not run it again
                 return values[i]
             try:
-                with swallow_io():
-                    values[i] = (RETURNED, eval(items[i][1], env))
+                values[i] = (RETURNED, eval(items[i][1], env))
             except _TimeLimitExceeded:
                 values[i] = (TIMED_OUT, None)  # a check on this call must not re-run the loop
                 raise
@@ -479,6 +516,12 @@ def _child_main(mm: mmap.mmap, program: str, items: Sequence[tuple], order: Sequ
                 values[i] = (RAISED, exc)
         return values[i]
 
+    # All tests run inside one evalplus ``swallow_io`` (entering it per test cost ~12 µs, ~13 CPU-seconds over
+    # the CodeGen-16B matrix). Each test still starts as it would in a fresh one: the swallowed streams back in
+    # place (the candidate may have replaced or closed them) and empty.
+    held = [swallow_io()]  # held: a context manager that is collected would put the old streams back
+    held[-1].__enter__()
+    stream = sys.stdout
     cpu = limits.cpu
     refire = max(cpu / 2, 0.01)
     for pos in range(start, len(order)):
@@ -486,6 +529,15 @@ def _child_main(mm: mmap.mmap, program: str, items: Sequence[tuple], order: Sequ
         item = items[idx]
         kind = item[0]
         status, dig = ERROR, 0
+        try:
+            if stream.tell():
+                stream.seek(0)
+                stream.truncate()
+        except Exception:  # noqa: BLE001 - closed (or tampered with) by the candidate: a fresh one
+            held.append(swallow_io())
+            held[-1].__enter__()
+            stream = sys.stdout
+        sys.stdout = sys.stderr = sys.stdin = stream
         timer[0], timer[1] = pos, 0
         timer[2], timer[3] = (TIMED_OUT, _TIMEOUT_DIGEST) if kind == "call" else (TIMEOUT, 0)
         try:
@@ -504,26 +556,24 @@ def _child_main(mm: mmap.mmap, program: str, items: Sequence[tuple], order: Sequ
                     if rk != RETURNED:
                         status = ERROR
                     else:
-                        with swallow_io():
-                            cmp = item[3]
-                            if cmp == "truthy":
-                                ok = bool(val)
-                            elif cmp == "falsy":
-                                ok = not val
+                        cmp = item[3]
+                        if cmp == "truthy":
+                            ok = bool(val)
+                        elif cmp == "falsy":
+                            ok = not val
+                        else:
+                            exp = eval(item[2], env)
+                            if cmp == "==":
+                                ok = bool(val == exp)
+                            elif cmp == "r==":
+                                ok = bool(exp == val)
+                            elif cmp == "is":
+                                ok = val is exp
                             else:
-                                exp = eval(item[2], env)
-                                if cmp == "==":
-                                    ok = bool(val == exp)
-                                elif cmp == "r==":
-                                    ok = bool(exp == val)
-                                elif cmp == "is":
-                                    ok = val is exp
-                                else:
-                                    raise ValueError(cmp)
+                                raise ValueError(cmp)
                         status = PASS if ok else FAIL
                 else:  # raw assert statement
-                    with swallow_io():
-                        exec(item[1], env)
+                    exec(item[1], env)
                     status = PASS
             finally:
                 setitimer(prof, 0)
@@ -556,7 +606,7 @@ def compile_items(items: Sequence[tuple]) -> list[tuple]:
 
 
 def _kill_group(pid: int) -> None:
-    for sig_target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+    for sig_target in (lambda: _killpg(pid, signal.SIGKILL), lambda: _kill(pid, signal.SIGKILL)):
         try:
             sig_target()
         except (ProcessLookupError, PermissionError):
@@ -594,13 +644,13 @@ def _watch(rfd: int, pid: int, progress: Callable[[], int], import_wait: float, 
             return False
 
 
-def _fork_child(body: Callable[[int, int], None], ruleset: int) -> tuple[int, int]:
+def _fork_child(body: Callable[[int, int], None], ruleset: int, keep_ruleset: bool = False) -> tuple[int, int]:
     """Fork a child that runs ``body(write end of its pipe, parent pid)`` and exits; returns (pid, read end).
 
-    The parent's copies of the pipe's write end and of the confinement ruleset are closed here."""
+    The parent's copy of the pipe's write end is closed here, and of the ruleset unless ``keep_ruleset``."""
     rfd, wfd = os.pipe()
     parent = os.getpid()
-    pid = os.fork()
+    pid = _fork()
     if pid == 0:  # pragma: no cover - child
         try:
             os.close(rfd)
@@ -608,9 +658,53 @@ def _fork_child(body: Callable[[int, int], None], ruleset: int) -> tuple[int, in
         finally:
             os._exit(0)
     os.close(wfd)
-    if ruleset >= 0:
+    if ruleset >= 0 and not keep_ruleset:
         os.close(ruleset)
     return pid, rfd
+
+
+# The temp dir that the test children of this process work in, with its Landlock ruleset: made once and emptied
+# after each child (making a dir and a ruleset per program cost ~0.3 ms each time). [path, ruleset, identity]
+_WORKDIR: list = []
+
+
+def _workdir() -> tuple[str, int]:
+    """This process's children's working dir and its ruleset (fd, -1 without Landlock); made when missing."""
+    if not _WORKDIR:
+        with _guard_lifted():
+            path = tempfile.mkdtemp(prefix="coderank_")
+            st = os.lstat(path)
+            _WORKDIR[:] = [path, _prepare_confinement(path, strict=True), (st.st_dev, st.st_ino, st.st_mode)]
+    return _WORKDIR[0], _WORKDIR[1]
+
+
+def _drop_workdir() -> None:
+    if _WORKDIR:
+        path, ruleset, _ = _WORKDIR
+        _WORKDIR.clear()
+        if ruleset >= 0:
+            os.close(ruleset)
+        with _guard_lifted():
+            shutil.rmtree(path, ignore_errors=True)
+
+
+atexit.register(_drop_workdir)  # children leave with os._exit, which skips this
+
+
+def _reset_workdir() -> None:
+    """After a child: keep the dir if it is still the same, empty, unchanged dir; else drop it (a new one comes)."""
+    if not _WORKDIR:
+        return
+    path, _, ident = _WORKDIR
+    try:
+        st = os.lstat(path)
+        if (st.st_dev, st.st_ino, st.st_mode) == ident:
+            with os.scandir(path) as entries:
+                if next(entries, None) is None:
+                    return
+    except OSError:
+        pass
+    _drop_workdir()
 
 
 def _end_child(pid: int, rfd: int) -> None:
@@ -640,16 +734,16 @@ def run_program(program: str, items: Sequence[tuple], limits: Limits, mem_bytes:
     try:
         while True:
             _HEADER.pack_into(mm, 0, 0, 255, 0)
-            workdir = tempfile.mkdtemp(prefix="coderank_")
-            ruleset = _prepare_confinement(workdir, strict=True)
+            workdir, ruleset = _workdir()
             pid, rfd = _fork_child(lambda wfd, parent: _child_main(
-                mm, program, citems, order, start, limits, mem_bytes, workdir, wfd, parent, results, ruleset), ruleset)
+                mm, program, citems, order, start, limits, mem_bytes, workdir, wfd, parent, results, ruleset),
+                ruleset, keep_ruleset=True)
             try:
                 finished = _watch(rfd, pid, lambda: _progress(mm, start, n), limits.import_wall + 0.5,
                                   limits.wall + 0.5)
             finally:
                 _end_child(pid, rfd)
-                shutil.rmtree(workdir, ignore_errors=True)
+                _reset_workdir()
             flag, imp_status, imp_digest = _HEADER.unpack_from(mm, 0)
             for p in range(start, n):
                 written, st, dg = _SLOT.unpack_from(mm, _HEADER.size + p * _SLOT.size)
@@ -737,3 +831,99 @@ def run_function_in_child(target: Callable[[], bytes], wall_timeout: float, cpu_
         return None
     (length,) = struct.unpack_from("<I", out)
     return out[4:4 + length] if len(out) >= 4 + length else None
+
+
+# --- worker side: jobs that a coderank_evalplus.workers interpreter runs ---------------------------------
+
+_WORKER_STATE: dict = {}
+
+
+def _freeze_heap() -> None:
+    """Keep the collector from touching (and so copying) the worker's objects in each child."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
+
+
+def _guard_worker(mem: Optional[int]) -> None:
+    """Apply evalplus's ``reliability_guard`` to this worker itself, once, so that its children inherit it.
+
+    Guarding each child cost ~1 ms of copy-on-write page faults (~12 CPU-seconds over the CodeGen-16B matrix);
+    the guard is the same for every child, so it is applied where they are forked from. What the guard
+    replaces is remembered, so that the worker's own chores can lift it for a moment (``_guard_lifted``); the
+    worker's own fork/kill/chdir/rmtree use references taken at import."""
+    import subprocess
+
+    utils = evalplus_utils()
+    watched = (os, shutil, subprocess, builtins)
+    before = [dict(vars(mod)) for mod in watched]
+    modules_before = dict(sys.modules)
+    utils.reliability_guard(maximum_memory_bytes=mem)
+    changed = []
+    for mod, old in zip(watched, before):
+        for name, value in old.items():
+            if vars(mod).get(name, value) is not value:
+                changed.append((mod, name, value))
+    dropped = {k: modules_before.get(k) for k, v in sys.modules.items() if v is None and modules_before.get(k) is not None}
+    _LIFT[:] = [changed, dropped, mem]
+    _GUARDED[:] = [mem]
+    own = _candidate_builtins().__dict__  # the candidates' builtins lose what the guard took away, as in a child
+    for name in _GUARDED_BUILTINS:
+        own[name] = builtins.__dict__.get(name)
+
+
+_LIFT: list = []  # [(module, name, original value) replaced by the guard, {module name: original}, memory cap]
+
+
+class _guard_lifted:
+    """``with _guard_lifted():`` the worker's guard is off inside (importing numpy needs ``os.putenv``, cleaning
+    the temp dir ``os.unlink``); a no-op where the worker is not guarded. Never around a fork."""
+
+    def __enter__(self) -> None:
+        if _LIFT:
+            changed, dropped, _ = _LIFT
+            for mod, name, value in changed:
+                setattr(mod, name, value)
+            for name, module in dropped.items():
+                sys.modules[name] = module
+
+    def __exit__(self, *exc) -> None:
+        if _LIFT:
+            evalplus_utils().reliability_guard(maximum_memory_bytes=_LIFT[2])
+
+
+def _warm_worker(mem: Optional[int]) -> None:
+    """First job in a worker: load what every child needs, so that no child loads it again; guard the worker."""
+    import platform
+    import subprocess  # noqa: F401 - reliability_guard imports it
+
+    evalplus_utils()
+    platform.uname()  # cached: reliability_guard calls it
+    _candidate_builtins()
+    _workdir()
+    _filter(True, True)
+    _guard_worker(mem)
+    _freeze_heap()
+    _WORKER_STATE["compiled"] = {}
+
+
+def worker_run(job: tuple) -> tuple:
+    """Run one program on its test items (a worker job from ``coderank_evalplus.execution``).
+
+    ``preload_numpy``: the program imports numpy or a library on top of it; the worker imports numpy once
+    (before forking), so that such children do not each spend ~0.2 CPU-seconds on it."""
+    p_idx, row, program, items_key, items, todo, limits, mem, preload_numpy = job
+    if not _WORKER_STATE:
+        _warm_worker(mem)
+    if preload_numpy and "numpy" not in sys.modules:
+        with _guard_lifted():
+            import numpy  # noqa: F401
+        _freeze_heap()
+    compiled = _WORKER_STATE["compiled"]
+    if items_key not in compiled:
+        if len(compiled) > 64:
+            compiled.clear()
+        compiled[items_key] = compile_items(items)
+    imported, results = run_program(program, items, limits, mem, compiled_items=compiled[items_key], todo=todo)
+    return p_idx, row, imported, results

@@ -7,12 +7,10 @@ from typing import Any, Optional
 
 import numpy as np
 
-# Outcome codes of one (program, test) execution, as stored in pass matrices.
-PASS, FAIL, ERROR, TIMEOUT = 0, 1, 2, 3
-OUTCOME_NAMES = ("pass", "fail", "error", "timeout")
-
-# Kinds of one call's result, as stored beside the output matrix.
-RETURNED, RAISED, TIMED_OUT = 0, 1, 2
+# Outcome codes live in a dependency-free module (the sandbox workers import it); re-exported here.
+from coderank_evalplus.outcomes import (  # noqa: F401
+    ERROR, FAIL, OUTCOME_NAMES, PASS, RAISED, RETURNED, TIMED_OUT, TIMEOUT,
+)
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Optional
 
 _LEN = struct.Struct("<Q")
+_kill = os.kill  # taken at import: a worker may later apply evalplus's reliability_guard to itself
 
 
 class WorkerError(RuntimeError):
@@ -64,9 +65,15 @@ def _prctl(option: int, arg: int) -> bool:
 
 def _children(pid: int) -> Optional[list[int]]:
     """Direct children of a (single-threaded) process, from /proc; None where /proc cannot tell."""
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children", "rb") as fh:
-            return [int(x) for x in fh.read().split()]
+    try:  # os-level calls: a worker may have evalplus's reliability_guard applied (builtins.open is None)
+        fd = os.open(f"/proc/{pid}/task/{pid}/children", os.O_RDONLY)
+        try:
+            data = b""
+            while chunk := os.read(fd, 65536):
+                data += chunk
+        finally:
+            os.close(fd)
+        return [int(x) for x in data.split()]
     except (OSError, ValueError):
         return None
 
@@ -86,7 +93,7 @@ def kill_descendants(max_rounds: int = 10_000) -> int:
             break
         for pid in kids:
             try:
-                os.kill(pid, 9)  # still our child (alive or zombie), so the pid cannot have been reused
+                _kill(pid, 9)  # still our child (alive or zombie), so the pid cannot have been reused
             except (ProcessLookupError, PermissionError):
                 pass
         for pid in kids:
@@ -139,7 +146,8 @@ class _Worker:
         code = f"import sys; sys.path.insert(0, {root!r}); from coderank_evalplus.workers import main; main()"
         # A fixed hash seed: set iteration order (and so the behaviour of candidates that zip two sets, say)
         # must not change from one run, or one worker, to the next.
-        env = dict(os.environ, PYTHONHASHSEED="0")
+        # One BLAS/OpenMP thread: idle BLAS threads spin in the worker, and every fork copies them in vain.
+        env = dict(os.environ, PYTHONHASHSEED="0", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
         self.proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      bufsize=0, close_fds=True, env=env)
         self.inflight: deque[int] = deque()

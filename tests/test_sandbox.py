@@ -55,3 +55,44 @@ def test_digest_is_structural():
     assert digest_value(2) == digest_value(2.0)
     assert digest_value([1]) != digest_value((1,))
     assert digest_value(True) != digest_value(1)
+
+
+IO_PROGRAM = '''
+import sys
+def close_out(x):
+    sys.stdout.close()
+    return x
+def swap_out(x):
+    sys.stdout = sys.__stdout__
+    return x
+def shout(x):
+    print("x" * 1000)
+    return x
+def ask(x):
+    return input()
+def where(x):
+    return [type(s).__name__ for s in (sys.stdout, sys.stderr, sys.stdin)]
+'''
+
+
+def test_each_test_starts_with_fresh_swallowed_io():
+    """A candidate that closes or replaces stdout in one test does not change what the next test sees."""
+    items = [("assert", "shout(1) == 1"), ("assert", "close_out(2) == 2"), ("assert", "shout(3) == 3"),
+             ("assert", "swap_out(4) == 4"), ("assert", "shout(5) == 5"), ("call", "ask(6)"), ("call", "where(7)")]
+    for run in (lambda: run_program(IO_PROGRAM, items, Limits()),
+                lambda: _via_worker(IO_PROGRAM, items)):
+        imported, res = run()
+        assert imported
+        assert [res[i][0] for i in range(5)] == [PASS] * 5
+        assert res[5][0] == RAISED  # stdin is swallowed too: reading raises (evalplus's WriteOnlyStringIO)
+        assert res[6] == (RETURNED, digest_value(["WriteOnlyStringIO"] * 3))
+
+
+def _via_worker(program, items):
+    """The same run as a job in a worker interpreter (which guards itself once, then forks the child)."""
+    from coderank_evalplus.workers import WorkerPool
+
+    job = (0, 0, program, "io-test", items, list(range(len(items))), Limits(), None, False)
+    with WorkerPool(1) as pool:
+        [(_, (_, _, imported, res))] = list(pool.run("coderank_evalplus.sandbox:worker_run", [job]))
+    return imported, res
