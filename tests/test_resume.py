@@ -20,6 +20,7 @@ from pathlib import Path
 
 import psutil
 
+from coderank_evalplus.execution import ITEM_RECORD
 from tests.conftest import CODET_SOLUTIONS, CODET_TESTS, SHARED_DATA, needs_data
 
 LIMIT = 2
@@ -38,7 +39,8 @@ def _rows(db: Path) -> int:
     try:
         con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1)
         try:
-            return con.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+            stored = con.execute("SELECT COALESCE(SUM(LENGTH(records)), 0) FROM item_results").fetchone()[0]
+            return stored // ITEM_RECORD.size  # item results stored
         finally:
             con.close()
     except sqlite3.Error:
