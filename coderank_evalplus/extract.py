@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from collections import Counter
 from typing import Iterable, Optional, Sequence
 
@@ -123,3 +124,68 @@ def parse_assert(body: str, entry_point: str) -> Optional[tuple[str, Optional[st
 
 def _mentions(node: ast.AST, name: str) -> bool:
     return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node))
+
+
+# --- the released SRank code's notion of a test input ------------------------------------------------
+_TRIPLE_QUOTED = (re.compile(r"'''.*?'''", re.DOTALL), re.compile(r'""".*?"""', re.DOTALL))
+_SPLIT_EQ = re.compile(r"assert\s+(.*?)\s+==\s+(.+)")
+_SPLIT_IS = re.compile(r"assert\s+(.*?)\s+is\s+(True|False|None)")
+
+
+def _literal(text: str) -> bool:
+    try:
+        ast.literal_eval(text.strip())
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
+
+
+def reference_input(body: str, entry_point: str, prompt: str = "") -> Optional[str]:
+    """The test input the released SRank code (FSoft-AI4Code/SRank-CodeRanker, execution/utils.py) reads from
+    ``assert <body>``, as exact text, or None when it finds none.
+
+    Its rules, textual rather than syntactic: triple-quoted strings are deleted and lines joined; a last
+    comma-separated piece that is a value is dropped as the assert message (the reference evaluates it; a
+    literal check is used here, which gives the same inputs on CodeT's HumanEval samples); one pair of
+    parentheses around the whole condition is removed; the condition is split at the first `` == `` (spaces
+    required) or before `` is True/False/None``; the sides are swapped when the right one contains a call of
+    the entry point; the input side must contain such a call (it may be wrapped, ``len(f(x))``, or junk that
+    can only raise, ``____.f(x)``) and compile after the prompt (stubbed with ``pass``). Bare ``f(x)`` and
+    ``not f(x)`` give no input.
+    Inputs are told apart by this exact text: ``f(1,2)`` and ``f(1, 2)`` are two inputs there.
+    """
+    text = "assert " + body
+    for pattern in _TRIPLE_QUOTED:
+        text = pattern.sub("", text)
+    text = text.replace("\n", "")
+    if "," in text:
+        head, _, last = text.rpartition(",")
+        if _literal(last):
+            text = head
+    condition = text[len("assert"):].strip()
+    if condition.startswith("(") and condition.endswith(")"):
+        text = "assert " + condition[1:-1]
+    match = (_SPLIT_EQ if "==" in text else _SPLIT_IS).match(text)
+    if match is None:
+        return None
+    left, right = match.group(1), match.group(2)
+    call = re.compile(re.escape(entry_point) + r"\(.*?\)")
+    if call.search(right):
+        left, right = right, left
+    if not left.strip() or not call.search(left):
+        return None
+    try:
+        compile(prompt + "\n    pass\n" + left if prompt else left, "<srank-input>", "exec")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return left
+
+
+def reference_inputs(asserts: Sequence[str], entry_point: str, prompt: str = "") -> list[str]:
+    """Distinct :func:`reference_input` texts of ``asserts``, first-seen order."""
+    seen: dict[str, None] = {}
+    for body in asserts:
+        found = reference_input(body, entry_point, prompt)
+        if found is not None:
+            seen.setdefault(found, None)
+    return list(seen)

@@ -865,7 +865,8 @@ def _guard_worker(mem: Optional[int]) -> None:
         for name, value in old.items():
             if vars(mod).get(name, value) is not value:
                 changed.append((mod, name, value))
-    dropped = {k: modules_before.get(k) for k, v in sys.modules.items() if v is None and modules_before.get(k) is not None}
+    dropped = {k: modules_before[k] for k, v in sys.modules.items()
+               if v is None and modules_before.get(k) is not None}
     _LIFT[:] = [changed, dropped, mem]
     _GUARDED[:] = [mem]
     own = _candidate_builtins().__dict__  # the candidates' builtins lose what the guard took away, as in a child

@@ -1,6 +1,7 @@
 from collections import Counter
 
-from coderank_evalplus.extract import build_suite, extract_asserts, parse_assert, truncate
+from coderank_evalplus.extract import (build_suite, extract_asserts, parse_assert, reference_input, reference_inputs,
+                                      truncate)
 from tests.conftest import needs_data
 
 
@@ -51,3 +52,23 @@ def test_real_codet_test_samples_extract(humaneval_problems, codet_samples):
     parsed = sum(i >= 0 for i in suite.assert_input)
     assert parsed / len(suite) > 0.8  # almost every generated assert is `f(x) == y`
     assert Counter(suite.asserts).most_common(1)[0][1] == 1  # distinct
+
+
+def test_reference_input_follows_the_released_srank_rules():
+    ref = reference_input
+    assert ref("f(1, 2) == 3", "f") == "f(1, 2)"
+    assert ref("3 == f(1, 2)", "f") == "f(1, 2)"  # call on the right: sides swapped
+    assert ref("f(1,2)==3", "f") is None  # the split needs spaces around ==
+    assert ref("f(x) is True", "f") == "f(x)"
+    assert ref("f(x)", "f") is None and ref("not f(x)", "f") is None  # truthiness checks give no input
+    assert ref("(f(2) == 4)", "f") == "f(2)"
+    assert ref("f([1, 2]) == [1, 2]", "f") == "f([1, 2])"
+    assert ref("f(3) == 3, 'message'", "f") == "f(3)"  # a literal last piece is the message
+    assert ref("len(f(x)) == 2", "f") == "len(f(x))"  # wrapped calls are inputs too
+    assert ref("____.f(3) == 3", "f") == "____.f(3)"  # junk that can only raise, kept
+    # a message with a comma and a call in it is not recognised: the split swaps in a junk tuple input
+    assert ref('f([1, 2]) == 3, "bad f([1,2])"', "f") == '3, "bad f([1,2])"'
+    assert ref("f(x) == 1", "f", prompt="def f(x):\n") == "f(x)"
+    assert ref("f(x)) == 1", "f", prompt="def f(x):\n") is None  # must compile after the prompt
+    # inputs are exact texts: spacing variants stay distinct
+    assert reference_inputs(["f(1) == 1", "f( 1) == 1", "f(1) == 2", "f(2)"], "f") == ["f(1)", "f( 1)"]

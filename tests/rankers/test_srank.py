@@ -1,6 +1,8 @@
 import pytest
 
 from coderank_evalplus.rankers import get_ranker
+from coderank_evalplus.rankers.srank import reference_columns
+from coderank_evalplus import types as core_types
 from coderank_evalplus.types import RAISED, RETURNED
 try:
     from tests.rankers.helpers import groups_of, make_ctx, make_executions
@@ -76,3 +78,21 @@ def test_exception_types_split_clusters_unless_any():
 def test_no_inputs_everything_invalid():
     ex = make_executions(passes=[[1], [0]])
     assert groups_of(get_ranker("srank")(make_ctx(ex))) == [([0, 1], 0.0)]
+
+
+def test_reference_inputs_exact_text_no_truthiness_junk_raises():
+    ex = make_executions(passes=[[1, 1, 1, 0], [1, 1, 1, 0], [0, 0, 1, 0]], outputs=[[1, 5], [1, 6], [7, 5]],
+                         assert_input=[0, 0, 1, -1], expected=["1", "1", None, None])
+    ex.suite = core_types.TestSuite(asserts=["f(1) == 1", "f( 1) == 1", "f(2)", "____.f(3) == 3"], counts=[1, 1, 1, 1],
+                         inputs=["f(1)", "f(2)"], assert_input=[0, 0, 1, -1], expected=["1", "1", None, None],
+                         comparisons=["==", "==", "truthy", "raw"])
+    # reference list: "f(1)" and "f( 1)" (two texts, one executed call), no input from the bare "f(2)",
+    # "____.f(3)" never executed here (it can only raise)
+    assert reference_columns(make_ctx(ex)) == [0, 0, -1]
+    assert len(get_ranker("srank")(make_ctx(ex)).groups) == 3  # f(2) splits c0 and c1
+    got = groups_of(get_ranker("srank_reference")(make_ctx(ex)))
+    assert [c for c, _ in got] == [[0, 1], [2]]
+    assert [s for _, s in got] == pytest.approx([2 / 3, 0.0])
+    assert groups_of(get_ranker("srank")(make_ctx(ex, srank_inputs="reference", srank_exceptions="any"))) == got
+    with pytest.raises(ValueError):
+        get_ranker("srank")(make_ctx(ex, srank_inputs="nonsense"))
