@@ -896,6 +896,7 @@ class _guard_lifted:
 
 def _warm_worker(mem: Optional[int]) -> None:
     """First job in a worker: load what every child needs, so that no child loads it again; guard the worker."""
+    import multiprocessing  # noqa: F401 - cannot be imported under the guard; evalplus's own judge has it loaded
     import platform
     import subprocess  # noqa: F401 - reliability_guard imports it
 

@@ -96,3 +96,11 @@ def _via_worker(program, items):
     with WorkerPool(1) as pool:
         [(_, (_, _, imported, res))] = list(pool.run("coderank_evalplus.sandbox:worker_run", [job]))
     return imported, res
+
+
+def test_worker_children_can_import_multiprocessing():
+    """``multiprocessing`` cannot be imported under evalplus's guard; the worker loads it before guarding itself,
+    as evalplus's judge process has it loaded, so a candidate that merely imports it still runs."""
+    program = "from multiprocessing import Process\ndef f(x):\n    return x\n"
+    imported, res = _via_worker(program, [("assert", "f(1) == 1")])
+    assert imported and res[0][0] == PASS
