@@ -402,8 +402,6 @@ _EVALPLUS_UTILS: list = []
 # Our own references to what ``reliability_guard`` sets to None, taken at import: a worker that forks test
 # children applies the guard to itself once (``_guard_worker``) and must still fork, signal and chdir.
 _fork, _kill, _killpg, _chdir = os.fork, os.kill, os.killpg, os.chdir
-# The memory cap of the guard already in force in this process ([cap] once applied): its children skip it.
-_GUARDED: list = []
 
 
 def evalplus_utils() -> types.ModuleType:
@@ -470,7 +468,7 @@ def _child_main(mm: mmap.mmap, program: str, items: Sequence[tuple], order: Sequ
     signal.signal(signal.SIGALRM, _raise_timeout)
     setitimer, prof = signal.setitimer, signal.ITIMER_PROF  # own references: candidates may patch the modules
     values: dict[int, tuple[int, Any]] = {}
-    if _GUARDED != [mem_bytes]:  # else the worker applied this very guard to itself before forking
+    if not (_LIFT and _LIFT[2] == mem_bytes):  # else the worker applied this very guard to itself before forking
         utils.reliability_guard(maximum_memory_bytes=mem_bytes)
     _apply_confinement(ruleset, True, True)
     if ruleset >= 0:
@@ -852,7 +850,7 @@ def _guard_worker(mem: Optional[int]) -> None:
     Guarding each child cost ~1 ms of copy-on-write page faults (~12 CPU-seconds over the CodeGen-16B matrix);
     the guard is the same for every child, so it is applied where they are forked from. What the guard
     replaces is remembered, so that the worker's own chores can lift it for a moment (``_guard_lifted``); the
-    worker's own fork/kill/chdir/rmtree use references taken at import."""
+    worker's own fork/kill/chdir use references taken at import."""
     import subprocess
 
     utils = evalplus_utils()
@@ -868,13 +866,14 @@ def _guard_worker(mem: Optional[int]) -> None:
     dropped = {k: modules_before[k] for k, v in sys.modules.items()
                if v is None and modules_before.get(k) is not None}
     _LIFT[:] = [changed, dropped, mem]
-    _GUARDED[:] = [mem]
     own = _candidate_builtins().__dict__  # the candidates' builtins lose what the guard took away, as in a child
     for name in _GUARDED_BUILTINS:
         own[name] = builtins.__dict__.get(name)
 
 
-_LIFT: list = []  # [(module, name, original value) replaced by the guard, {module name: original}, memory cap]
+# Set once the worker guarded itself: [(module, name, original value) the guard replaced, {module name: original}
+# the guard set to None in sys.modules, memory cap of the guard]; its children skip a guard with the same cap.
+_LIFT: list = []
 
 
 class _guard_lifted:
