@@ -1,4 +1,4 @@
-from coderank_evalplus.canonical import digest_value
+from coderank_evalplus.canonical import digest_text, digest_value
 from coderank_evalplus.sandbox import Limits, run_program
 from coderank_evalplus.types import ERROR, FAIL, PASS, RAISED, RETURNED, TIMED_OUT, TIMEOUT
 
@@ -104,3 +104,24 @@ def test_worker_children_can_import_multiprocessing():
     program = "from multiprocessing import Process\ndef f(x):\n    return x\n"
     imported, res = _via_worker(program, [("assert", "f(1) == 1")])
     assert imported and res[0][0] == PASS
+
+
+def test_candidate_is_compiled_as_its_own_module():
+    # no __future__ flag of ours leaks in: an annotation naming nothing fails at definition, as under evalplus
+    imported, res = run_program("def f(x: Undefined) -> int:\n    return 1\n", [("call", "f(1)")], Limits())
+    assert not imported and res[0] == (RAISED, digest_text("import:NameError"))
+    # whether the worker or the child compiles it (a warning sends it to the child), the result is the same
+    for program in ("def f(x):\n    return x + 1\n", 'def f(x):\n    s = "\\d"\n    return x + len(s) - 1\n'):
+        imported, res = run_program(program, [("call", "f(1)"), ("check", 0, "2", "==")], Limits())
+        assert imported and res[0] == (RETURNED, digest_value(2)) and res[1][0] == PASS
+    imported, res = run_program("def f(:\n", [("call", "f(1)")], Limits())
+    assert not imported and res[0] == (RAISED, digest_text("import:SyntaxError"))
+
+
+def test_cpu_limit_counts_cpu_not_waiting():
+    # the precise timer is a wall-clock one: when it fires, the CPU clock decides, so a test that waits (or
+    # waits for the CPU on a busy machine) is not cut at the CPU limit; the wall limit still catches sleepers
+    program = "import time\ndef f(s):\n    time.sleep(s)\n    return s\n"
+    imported, res = run_program(program, [("call", "f(0.15)"), ("call", "f(30)")], Limits(cpu=0.05, wall_factor=4))
+    assert imported and res[0] == (RETURNED, digest_value(0.15))
+    assert res[1][0] == TIMED_OUT
