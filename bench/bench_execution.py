@@ -36,6 +36,11 @@ def cpu_seconds() -> float:
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
+def own_cpu_seconds() -> float:
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    return me.ru_utime + me.ru_stime
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data-dir", default=os.environ.get("CODERANK_DATA", "../shared/data"))
@@ -54,9 +59,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         cache = ResultCache(Path(tmp) / "cache.sqlite")
         stats = ExecutionStats()
-        t0, c0 = time.monotonic(), cpu_seconds()
+        t0, c0, m0 = time.monotonic(), cpu_seconds(), own_cpu_seconds()
         ex = execute(works, cache, Limits(cpu=args.cpu_limit), workers=args.workers, progress=True, stats=stats)
-        wall, cpu = time.monotonic() - t0, cpu_seconds() - c0
+        wall, cpu, main_cpu = time.monotonic() - t0, cpu_seconds() - c0, own_cpu_seconds() - m0
         n_assert_pairs = sum(e.pass_matrix.size for e in ex.values())
         n_input_pairs = sum(e.output_matrix.size for e in ex.values())
         timeouts = sum(int((e.pass_matrix == TIMEOUT).sum()) for e in ex.values())
@@ -69,7 +74,7 @@ def main() -> None:
         print(f"assert timeouts          {timeouts}  (call timeouts {call_timeouts})")
         print(f"per-test CPU limit       {args.cpu_limit} s")
         print(f"wall                     {wall:.1f} s")
-        print(f"CPU (this + children)    {cpu:.1f} s")
+        print(f"CPU (this + children)    {cpu:.1f} s (this process {main_cpu:.1f} s)")
         if args.save_matrix:
             np.savez_compressed(args.save_matrix, **{t: e.pass_matrix for t, e in ex.items()})
         if args.judge:
