@@ -125,3 +125,13 @@ def test_cpu_limit_counts_cpu_not_waiting():
     imported, res = run_program(program, [("call", "f(0.15)"), ("call", "f(30)")], Limits(cpu=0.05, wall_factor=4))
     assert imported and res[0] == (RETURNED, digest_value(0.15))
     assert res[1][0] == TIMED_OUT
+
+
+def test_program_that_does_not_compile_gets_what_its_child_would_record():
+    # such programs need no child (the worker's compile tells); a text too long to precompile still gets one
+    items = [("call", "f(1)"), ("check", 0, "1", "=="), ("assert", "f(1) == 1")]
+    for broken, name in (("def f(:\n", "SyntaxError"), ("def f(x):\nreturn x\n", "IndentationError")):
+        without_child = run_program(broken, items, Limits())
+        with_child = run_program("#" * 100_001 + "\n" + broken, items, Limits())
+        assert without_child == with_child == (False, {0: (RAISED, digest_text("import:" + name)), 1: (ERROR, 0),
+                                                        2: (ERROR, 0)})
