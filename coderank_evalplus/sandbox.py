@@ -3,8 +3,10 @@
 The child is guarded with EvalPlus's primitives (``reliability_guard``, ``create_tempdir``, ``swallow_io``, the
 memory cap from ``EVALPLUS_MAX_MEMORY_BYTES``). What we add by hand, because evalplus has no such piece:
 
-* per-test limits on *CPU* time (``ITIMER_PROF``), so verdicts do not flip when the machine is busy, with a
-  looser wall-clock limit (``ITIMER_REAL``) that only catches programs that sleep or block;
+* per-test limits on *CPU* time, so verdicts do not flip when the machine is busy: a wall-clock timer
+  (``ITIMER_REAL``) set to the limit, checked against the process CPU clock when it fires (``ITIMER_PROF``
+  would fire on the first scheduler tick after the limit, 4 ms late here); the worker's looser wall-clock
+  watchdog only catches programs that sleep or block;
 * results streamed back one fixed-size record per test, so a child that dies (segfault, ``os._exit``, memory)
   loses only the test it was running; the parent restarts a fresh child for the remaining tests;
 * a canonical digest of each returned value, so outputs of different programs can be compared (SRank, MBR);
@@ -527,7 +529,8 @@ def _child_main(mm: mmap.mmap, program: str, code: Optional[Any], items: Sequenc
     timer = _TIMER
     timer[4] = mm
     _install_timer_handlers()
-    setitimer, prof, real_timer = signal.setitimer, signal.ITIMER_PROF, signal.ITIMER_REAL  # own references: candidates may patch the modules
+    # own references: candidates may patch the modules (the import's limit is ITIMER_PROF: once per child)
+    setitimer, prof, real_timer = signal.setitimer, signal.ITIMER_PROF, signal.ITIMER_REAL
     values: dict[int, tuple[int, Any]] = {}
     if not (_LIFT and _LIFT[2] == mem_bytes):  # else the worker applied this very guard to itself before forking
         utils.reliability_guard(maximum_memory_bytes=mem_bytes)
