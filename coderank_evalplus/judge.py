@@ -16,7 +16,10 @@ import functools
 import math
 import os
 import pickle
+import re
 import signal
+import subprocess
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,6 +84,43 @@ def expected_outputs(problem: Problem) -> dict:
         pickle.dump(oracle, fh)
     os.replace(tmp, mine)
     return oracle
+
+
+_TOP_IMPORT = re.compile(r"^\s*(?:import|from)\s+([A-Za-z_]\w*)", re.M)
+
+
+def imported_modules(program: str) -> set[str]:
+    """Top-level names a program imports (``import a.b`` / ``from a import b`` → ``a``)."""
+    return set(_TOP_IMPORT.findall(program))
+
+
+def evalplus_parent_modules() -> frozenset[str]:
+    """Top-level modules loaded in the process from which ``evalplus.evaluate`` forks its checks.
+
+    Its children inherit them, so a candidate's ``import pandas`` succeeds there although the import could not
+    run under ``reliability_guard``: our judge must offer the same modules. Found once per environment (a
+    Python that imports ``evalplus.evaluate``) and kept in the user cache."""
+    import evalplus
+
+    key = content_key(sys.executable, sys.version, getattr(evalplus, "__version__", "?")).hex()[:16]
+    path = user_cache_dir() / f"evalplus_parent_modules-{key}.txt"
+    if path.is_file():
+        return frozenset(path.read_text().split())
+    code = "import sys, evalplus.evaluate; print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=600,
+                         env=dict(os.environ, HF_DATASETS_OFFLINE="1", HF_HUB_OFFLINE="1"))
+    names = frozenset(out.stdout.split())
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(" ".join(sorted(names)))
+    os.replace(tmp, path)
+    return names
+
+
+def _needs_evalplus_parent(program: str, parent_modules: frozenset[str]) -> bool:
+    """The program imports a library that evalplus's judge has loaded but that is not part of Python itself
+    (such checks go last: the worker loads ``evalplus.evaluate`` for them, which makes every later fork dearer)."""
+    return bool(imported_modules(program) & parent_modules - set(sys.stdlib_module_names))
 
 
 # --- child side ----------------------------------------------------------------------------------------
@@ -198,11 +238,23 @@ def _warm_judge_worker() -> None:
     _WARM.append(True)
 
 
+def _offer_evalplus_modules(program: str, parent_modules: frozenset[str]) -> None:
+    """Before forking the check of ``program``: if it imports a module that evalplus's judge process has loaded
+    and this worker has not, load what that process loads (``evalplus.evaluate``), as evalplus's children see it."""
+    if any(m in parent_modules and m not in sys.modules for m in imported_modules(program)):
+        import evalplus.evaluate  # noqa: F401
+
+        from coderank_evalplus.sandbox import _freeze_heap
+
+        _freeze_heap()
+
+
 def worker_judge(job: dict) -> list[tuple[bool, Optional[bool]]]:
     """Judge some programs of one task (a worker job); returns (base, plus) per program."""
     if not _WARM:
         _warm_judge_worker()
     out = []
+    parent_modules = job.get("parent_modules") or frozenset()
     if job["mode"] == "original":
         for prog in job["programs"]:
             code = prog + "\n\n" + job["test_code"]
@@ -211,6 +263,7 @@ def worker_judge(job: dict) -> list[tuple[bool, Optional[bool]]]:
         return out
     data = _task_data(job["data"])
     for prog in job["programs"]:
+        _offer_evalplus_modules(prog, parent_modules)
         verdicts = []
         for split in ("base", "plus") if job["plus"] else ("base",):
             if verdicts and not verdicts[0]:
@@ -239,6 +292,7 @@ class Judge:
         self.factor = gt_time_limit_factor
         self.progress = progress
         self._files: dict[tuple, str] = {}
+        self._evalplus_modules: Optional[frozenset[str]] = None
         self._tmp: Optional[tempfile.TemporaryDirectory] = None
 
     def _config(self, problem: Problem, split: str) -> str:
@@ -254,7 +308,8 @@ class Judge:
         from coderank_evalplus.workers import WorkerPool
 
         results: dict[str, dict[str, Verdict]] = {t: {} for t in programs}
-        jobs = []
+        jobs: list[dict] = []
+        last: list[dict] = []
         for tid, progs in programs.items():
             prob = problems[tid]
             want_plus = plus and prob.has_plus
@@ -268,8 +323,18 @@ class Judge:
                     results[tid][prog] = Verdict(base, pl if want_plus else None)
                 else:
                     todo.append(prog)
-            for start in range(0, len(todo), _PROGRAMS_PER_JOB):
-                jobs.append(self._job(prob, todo[start:start + _PROGRAMS_PER_JOB], want_plus))
+            if todo and prob.has_plus:
+                # checks of programs that import a library evalplus's own judge has loaded go last (see
+                # _offer_evalplus_modules); the rest first, from a worker that stays small
+                parent = self._parent_modules()
+                heavy = [p for p in todo if _needs_evalplus_parent(p, parent)]
+                light = [p for p in todo if not _needs_evalplus_parent(p, parent)]
+            else:
+                heavy, light = [], todo
+            for group, bucket in ((light, jobs), (heavy, last)):
+                for start in range(0, len(group), _PROGRAMS_PER_JOB):
+                    bucket.append(self._job(prob, group[start:start + _PROGRAMS_PER_JOB], want_plus))
+        jobs += last
         if jobs:
             bar = tqdm(total=sum(len(j["programs"]) for j in jobs), desc="judging", unit="prog",
                        disable=not self.progress, dynamic_ncols=True)
@@ -299,8 +364,13 @@ class Judge:
         if not prob.has_plus:
             job.update(mode="original", test_code=prob.original_test)
             return job
-        job.update(mode="evalplus", data=self._task_file(prob, want_plus))
+        job.update(mode="evalplus", data=self._task_file(prob, want_plus), parent_modules=self._parent_modules())
         return job
+
+    def _parent_modules(self) -> frozenset[str]:
+        if self._evalplus_modules is None:
+            self._evalplus_modules = evalplus_parent_modules()
+        return self._evalplus_modules
 
     def _task_file(self, prob: Problem, want_plus: bool) -> str:
         """Write a task's inputs, expected outputs and limits once; jobs carry only the path (inputs can be MBs)."""

@@ -923,8 +923,8 @@ def _freeze_heap() -> None:
 def _trim_heap() -> None:
     """Give the worker's free heap pages back to the kernel (glibc ``malloc_trim``).
 
-    Every page the worker has is shared with each child at fork and given up again at its exit: measured here,
-    each MiB of the worker's memory cost ~0.15 ms per program, so free pages are not kept."""
+    Every page the worker has is shared with each child at fork and given up again at its exit (measured here: a
+    bare fork + exit + wait took 0.84 ms from a 10 MiB process, 2.3 ms from a 28 MiB one), so free pages go back."""
     try:
         _libc()[1].malloc_trim(0)
     except Exception:  # noqa: BLE001 - not glibc: nothing to trim

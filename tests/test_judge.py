@@ -54,3 +54,14 @@ def test_original_tests_mode():
     out = Judge(None, workers=1, progress=False).judge_programs({"HumanEval/0": [good, bad]}, probs)
     assert [v.base for v in out["HumanEval/0"]] == [True, False]
     assert out["HumanEval/0"][0].plus is None
+
+
+@needs_data
+def test_program_importing_a_library_evalplus_has_loaded(tmp_path, humaneval_problems):
+    # evalplus.evaluate forks its checks from a process that has pandas (datasets, pyarrow...) loaded, so such an
+    # import succeeds there although it could not run under reliability_guard: ours must offer the same modules
+    prob = humaneval_problems["HumanEval/50"]
+    program = prob.prompt + prob.canonical_solution + "\nimport pandas as pd\n"
+    ours = Judge(ResultCache(tmp_path / "c.sqlite"), workers=1, progress=False).judge_programs(
+        {prob.task_id: [program]}, humaneval_problems)
+    assert (ours[prob.task_id][0].base, ours[prob.task_id][0].plus) == _evalplus_verdict(prob, program) == (True, True)

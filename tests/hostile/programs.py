@@ -78,6 +78,14 @@ def add(a, b):
     while True:
         pass
 """, TIMEOUT, attack="switches the CPU timer off, then loops"),
+    H("disarm_wall_timer", """
+import signal
+def add(a, b):
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    signal.alarm(0)
+    while True:
+        pass
+""", TIMEOUT, attack="switches the per-test timer (ITIMER_REAL) off, then loops: the worker's stall limit"),
     H("stop_self", """
 import posix
 def add(a, b):
