@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import sqlite3
 import struct
 import time
@@ -19,7 +18,7 @@ from typing import Iterable, Optional, Sequence
 
 import numpy as np
 
-from coderank_evalplus.extract import assert_body
+from coderank_evalplus.extract import assert_body, imported_modules
 from coderank_evalplus.sandbox import Limits, max_memory_bytes
 from coderank_evalplus.types import ERROR, RAISED, Executions, PASS, Problem, TestSuite
 
@@ -203,9 +202,9 @@ class ExecutionStats:
 
 
 _IMPORT_ITEM = content_key("import-ok")  # cached marker: the program got past its top level
-# Programs that import numpy or a library built on it (only decides the order of work, never a result).
-_NUMPY_USERS = re.compile(r"^\s*(?:import|from)\s+(?:numpy|pandas|scipy|sklearn|torch|tensorflow|keras|"
-                          r"matplotlib|seaborn|statsmodels|cv2)\b", re.M)
+# numpy and libraries built on it: a program importing one goes last (only decides the order of work, never a result)
+_NUMPY_LIBS = frozenset({"numpy", "pandas", "scipy", "sklearn", "torch", "tensorflow", "keras", "matplotlib",
+                         "seaborn", "statsmodels", "cv2"})
 
 
 def execute(works: Sequence[ProblemWork], cache: Optional[ResultCache] = None, limits: Limits = Limits(),
@@ -256,7 +255,7 @@ def _run_jobs(jobs: list[tuple], plans: list[_Plan], cache: Optional[ResultCache
     # Programs that import numpy (or a library built on it) go last: a worker loads numpy once before their
     # forks, and until then forks from a smaller process (cheaper). Within each part, big jobs first so that
     # the pool does not end on one long straggler.
-    preload = [bool(_NUMPY_USERS.search(job[2])) for job in jobs]
+    preload = [not _NUMPY_LIBS.isdisjoint(imported_modules(job[2])) for job in jobs]
     order = sorted(range(len(jobs)), key=lambda j: (preload[j], -len(jobs[j][5])))
     jobs = [jobs[j] for j in order]
     args = [(*jobs[k], limits, mem, preload[j]) for k, j in enumerate(order)]

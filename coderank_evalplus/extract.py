@@ -81,6 +81,15 @@ def suite_from_asserts(counted: "Counter[str] | dict[str, int]", entry_point: st
     return suite
 
 
+_TOP_IMPORT = re.compile(r"^\s*(?:import|from)\s+([A-Za-z_]\w*)", re.M)
+
+
+def imported_modules(program: str) -> set[str]:
+    """The top-level name of the first module in each import statement that starts a line (``import a.b``,
+    ``from a import b`` → ``a``; ``import a, c`` → ``a`` only): enough to spot the libraries a program loads."""
+    return set(_TOP_IMPORT.findall(program))
+
+
 def assert_body(test: str) -> str:
     """The text after ``assert `` — kept as is, so asserts that differ in spacing stay distinct (CodeT's identity)."""
     return test[len("assert "):] if test.startswith("assert ") else test.strip()

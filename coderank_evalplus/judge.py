@@ -16,7 +16,6 @@ import functools
 import math
 import os
 import pickle
-import re
 import signal
 import subprocess
 import sys
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import Mapping, Optional, Sequence
 
 from coderank_evalplus.execution import ResultCache, content_key
+from coderank_evalplus.extract import imported_modules
 from coderank_evalplus.types import Problem
 
 DEFAULT_MIN_TIME_LIMIT = 1.0  # evalplus.config.DEFAULT_MIN_TIME_LIMIT
@@ -86,14 +86,6 @@ def expected_outputs(problem: Problem) -> dict:
     return oracle
 
 
-_TOP_IMPORT = re.compile(r"^\s*(?:import|from)\s+([A-Za-z_]\w*)", re.M)
-
-
-def imported_modules(program: str) -> set[str]:
-    """Top-level names a program imports (``import a.b`` / ``from a import b`` → ``a``)."""
-    return set(_TOP_IMPORT.findall(program))
-
-
 def evalplus_parent_modules() -> frozenset[str]:
     """Top-level modules loaded in the process from which ``evalplus.evaluate`` forks its checks.
 
@@ -121,12 +113,6 @@ def evalplus_parent_modules() -> frozenset[str]:
     tmp.write_text(" ".join(sorted(names)))
     os.replace(tmp, path)
     return names
-
-
-def _needs_evalplus_parent(program: str, parent_modules: frozenset[str]) -> bool:
-    """The program imports a library that evalplus's judge has loaded but that is not part of Python itself
-    (such checks go last: the worker loads ``evalplus.evaluate`` for them, which makes every later fork dearer)."""
-    return bool(imported_modules(program) & parent_modules - set(sys.stdlib_module_names))
 
 
 # --- child side ----------------------------------------------------------------------------------------
@@ -234,8 +220,7 @@ def _warm_judge_worker() -> None:
     import platform
     import subprocess  # noqa: F401
 
-    import evalplus.eval  # noqa: F401
-    import evalplus.eval.utils  # noqa: F401
+    import evalplus.eval  # noqa: F401 - its utils (reliability_guard, swallow_io) come with it
 
     from coderank_evalplus.sandbox import _freeze_heap
 
@@ -329,14 +314,16 @@ class Judge:
                     results[tid][prog] = Verdict(base, pl if want_plus else None)
                 else:
                     todo.append(prog)
+            heavy: list[str] = []
+            light = todo
             if todo and prob.has_plus:
-                # checks of programs that import a library evalplus's own judge has loaded go last (see
-                # _offer_evalplus_modules); the rest first, from a worker that stays small
-                parent = self._parent_modules()
-                heavy = [p for p in todo if _needs_evalplus_parent(p, parent)]
-                light = [p for p in todo if not _needs_evalplus_parent(p, parent)]
-            else:
-                heavy, light = [], todo
+                # checks of programs that import a library (not part of Python itself) that evalplus's own judge
+                # has loaded go last: the worker loads evalplus.evaluate for them (_offer_evalplus_modules), which
+                # makes every later fork dearer; the rest first, from a worker that stays small
+                libraries = self._parent_modules() - sys.stdlib_module_names
+                light = []
+                for prog in todo:
+                    (light if libraries.isdisjoint(imported_modules(prog)) else heavy).append(prog)
             for group, bucket in ((light, jobs), (heavy, last)):
                 for start in range(0, len(group), _PROGRAMS_PER_JOB):
                     bucket.append(self._job(prob, group[start:start + _PROGRAMS_PER_JOB], want_plus))

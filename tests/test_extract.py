@@ -72,3 +72,10 @@ def test_reference_input_follows_the_released_srank_rules():
     assert ref("f(x)) == 1", "f", prompt="def f(x):\n") is None  # must compile after the prompt
     # inputs are exact texts: spacing variants stay distinct
     assert reference_inputs(["f(1) == 1", "f( 1) == 1", "f(1) == 2", "f(2)"], "f") == ["f(1)", "f( 1)"]
+
+
+def test_imported_modules_are_the_top_level_names_imported_at_line_start():
+    from coderank_evalplus.extract import imported_modules
+
+    program = "import numpy.linalg as la\nfrom pandas import DataFrame\ndef f():\n    import os, sys\ns = 'import x'\n"
+    assert imported_modules(program) == {"numpy", "pandas", "os"}
