@@ -86,8 +86,7 @@ def rank_codet_reference(ctx: RankContext) -> Ranking:
     """
     if not packs_into_one_function(ctx.executions.suite.asserts):
         return Ranking([], {"method": "codet_reference", "unpackable_tests": True})
-    ranking = _codet(ctx, math.sqrt, "codet_reference")
-    return ranking
+    return _codet(ctx, math.sqrt, "codet_reference")
 
 
 @register_ranker("codet_linear", "CodeT ablation: score #asserts*#candidates (no square root)")
