@@ -87,18 +87,23 @@ def expected_outputs(problem: Problem) -> dict:
 
 
 def evalplus_parent_modules() -> frozenset[str]:
-    """Top-level modules loaded in the process from which ``evalplus.evaluate`` forks its checks.
+    """Top-level modules loaded in the process from which ``evalplus.evaluate`` forks its checks, less those a
+    judge worker has loaded anyway (``_warm_judge_worker``).
 
-    Its children inherit them, so a candidate's ``import pandas`` succeeds there although the import could not
-    run under ``reliability_guard``: our judge must offer the same modules. Found once per environment (a
-    Python that imports ``evalplus.evaluate``) and kept in the user cache."""
+    evalplus's children inherit them, so a candidate's ``import pandas`` (or ``import json``) succeeds there
+    although the import might not run under ``reliability_guard``: our judge must offer the same modules, and
+    a program that imports one of these makes its worker load them all. Found once per environment (a Python
+    that imports ``evalplus.evaluate``, this version of the judge) and kept in the user cache."""
     import evalplus
 
-    key = content_key(sys.executable, sys.version, getattr(evalplus, "__version__", "?")).hex()[:16]
+    key = content_key(sys.executable, sys.version, getattr(evalplus, "__version__", "?"),
+                      Path(__file__).read_text()).hex()[:16]
     path = user_cache_dir() / f"evalplus_parent_modules-{key}.txt"
     if path.is_file():
         return frozenset(path.read_text().split())
-    code = "import sys, evalplus.evaluate; print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))"
+    code = ("import sys\nfrom coderank_evalplus.judge import _warm_judge_worker\n_warm_judge_worker()\n"
+            "top = lambda: {m.split('.')[0] for m in sys.modules}\nworker = top()\nimport evalplus.evaluate\n"
+            "print(' '.join(sorted(top() - worker)))")
     try:
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                              timeout=600, env=dict(os.environ, HF_DATASETS_OFFLINE="1", HF_HUB_OFFLINE="1"))
@@ -317,13 +322,13 @@ class Judge:
             heavy: list[str] = []
             light = todo
             if todo and prob.has_plus:
-                # checks of programs that import a library (not part of Python itself) that evalplus's own judge
-                # has loaded go last: the worker loads evalplus.evaluate for them (_offer_evalplus_modules), which
-                # makes every later fork dearer; the rest first, from a worker that stays small
-                libraries = self._parent_modules() - sys.stdlib_module_names
+                # checks of programs that import a module evalplus's own judge has loaded and a worker has not go
+                # last: the worker loads evalplus.evaluate for them (_offer_evalplus_modules), which makes every
+                # later fork dearer; the rest first, from a worker that stays small
+                offered = self._parent_modules()
                 light = []
                 for prog in todo:
-                    (light if libraries.isdisjoint(imported_modules(prog)) else heavy).append(prog)
+                    (light if offered.isdisjoint(imported_modules(prog)) else heavy).append(prog)
             for group, bucket in ((light, jobs), (heavy, last)):
                 for start in range(0, len(group), _PROGRAMS_PER_JOB):
                     bucket.append(self._job(prob, group[start:start + _PROGRAMS_PER_JOB], want_plus))
