@@ -1,4 +1,6 @@
-"""Read and write samples: evalplus jsonl / folder layout, CodeT's ``{prompt, samples}`` files, test files."""
+"""Read and write samples: evalplus jsonl / folder layout, CodeT's ``{"prompt", "samples"}`` files, test files.
+
+Other harnesses' formats (bigcode-evaluation-harness, lm-eval logs) are read by ``readers/``, called from here."""
 
 from __future__ import annotations
 
@@ -155,19 +157,41 @@ def read_solutions(path: str | os.PathLike, problems: Mapping[str, Problem], dat
     """Full programs per task id, in sample order.
 
     Accepts evalplus samples (``{"task_id", "solution"}`` = full program, or ``{"task_id", "completion"}`` =
-    prompt + completion), an evalplus sample folder (``<task_id with _>/<n>.py``), and CodeT's
-    ``{"prompt", "samples"}`` (each sample cut at CodeT's stop sequences, appended to the prompt).
+    prompt + completion), an evalplus sample folder (``<task_id with _>/<n>.py``), CodeT's
+    ``{"prompt", "samples"}`` (each sample cut at CodeT's stop sequences, appended to the prompt),
+    bigcode-evaluation-harness ``generations_<task>.json`` (:mod:`coderank_evalplus.readers.bigcode`) and the
+    lm-eval ``--log_samples`` file (or output folder) of one of our tasks
+    (:mod:`coderank_evalplus.readers.lm_eval_log`). The format is recognised by the content.
     """
+    from coderank_evalplus.readers import bigcode, lm_eval_log
+
     path = Path(path)
     out: dict[str, list[str]] = defaultdict(list)
     unmatched: list[str] = []
     if path.is_dir():
-        return _read_solution_folder(path, problems, allow_unknown)
+        found = lm_eval_log.find_samples_file(path)
+        if found is None:
+            return _read_solution_folder(path, problems, allow_unknown)
+        path = found
+    elif path.is_file() and bigcode.starts_with_json_list(path):
+        return bigcode.read_generations(path, problems)
     index: Optional[dict[str, str]] = None
     codet_seen: dict[str, int] = {}
+    lm_seen: dict[str, int] = {}
+    lm_state: dict[str, Any] = {}
     n_records = 0
     for lineno, rec in read_jsonl(path):
         n_records += 1
+        if lm_eval_log.is_logged_sample(rec):
+            sample = lm_eval_log.parse_logged_sample(rec, path, lineno)
+            if not lm_eval_log.only_first_filter(sample, lm_state):
+                continue  # the same answers, logged again for another filter
+            if sample.task_id not in problems:
+                unmatched.append(f"{path}:{lineno} (task_id {sample.task_id!r})")
+                continue
+            _once(lm_seen, sample.task_id, path, lineno, "lm-eval sample")
+            out[sample.task_id].extend(sample.programs())
+            continue
         if "samples" in rec and "prompt" in rec and "task_id" not in rec:
             if index is None:
                 index = codet_prompt_index(problems, data_dir)
@@ -215,17 +239,43 @@ def read_test_samples(path: str | os.PathLike, problems: Mapping[str, Problem],
                       data_dir: Optional[str] = None) -> dict[str, list[str]]:
     """Raw test samples per task id (text after ``assert ``, as CodeT stores them).
 
-    Accepts CodeT's ``{"prompt", "samples"}`` and our ``{"task_id", "samples": [...]}`` (raw samples) or
-    ``{"task_id", "asserts": [...]}`` (each a ready assert statement; one sample per assert).
+    Accepts CodeT's ``{"prompt", "samples"}``, our ``{"task_id", "samples": [...]}`` (raw samples) or
+    ``{"task_id", "asserts": [...]}`` (each a ready assert statement; one sample per assert), and the lm-eval
+    ``--log_samples`` file (or output folder) of one of our tasks (the test request's answers).
     """
+    from coderank_evalplus.readers import bigcode, lm_eval_log
+
     path = Path(path)
+    if path.is_dir():
+        found = lm_eval_log.find_samples_file(path)
+        if found is None:
+            raise SampleFileError(f"{path}: is a folder with no lm-eval {lm_eval_log.SAMPLES_GLOB} file; "
+                                  f"expected a .jsonl file")
+        path = found
+    elif path.is_file() and bigcode.starts_with_json_list(path):
+        raise SampleFileError(f"{path}: a JSON list (bigcode-evaluation-harness generations?) holds solutions, "
+                              f"not test samples")
     out: dict[str, list[str]] = defaultdict(list)
     unmatched: list[str] = []
     index: Optional[dict[str, str]] = None
     seen: dict[str, int] = {}
-    n_records = 0
+    lm_state: dict[str, Any] = {}
+    n_records = n_logged = n_logged_tests = 0
     for lineno, rec in read_jsonl(path):
         n_records += 1
+        if lm_eval_log.is_logged_sample(rec):
+            sample = lm_eval_log.parse_logged_sample(rec, path, lineno)
+            if not lm_eval_log.only_first_filter(sample, lm_state):
+                continue  # the same answers, logged again for another filter
+            n_logged += 1
+            if sample.task_id not in problems:
+                unmatched.append(f"{path}:{lineno} (task_id {sample.task_id!r})")
+                continue
+            _once(seen, sample.task_id, path, lineno, "lm-eval sample")
+            if sample.tests is not None:
+                n_logged_tests += 1
+                out[sample.task_id].extend(sample.tests)
+            continue
         if "task_id" in rec:
             tid = _str_field(rec, "task_id", path, lineno)
             if tid not in problems:
@@ -249,5 +299,8 @@ def read_test_samples(path: str | os.PathLike, problems: Mapping[str, Problem],
             raise SampleFileError(f"{path}:{lineno}: test record for {tid} has neither 'samples' nor 'asserts'")
     if n_records == 0:
         raise SampleFileError(f"{path}: no records (empty file)")
+    if n_logged and not n_logged_tests:
+        raise SampleFileError(f"{path}: the lm-eval samples hold no test samples (the task ran with "
+                              f"n_test_samples 0)")
     _check_unmatched(unmatched, "test records")
     return dict(out)
