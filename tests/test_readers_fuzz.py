@@ -33,13 +33,22 @@ def j(obj) -> bytes:
 
 GOOD_SOL = j(SOL)
 GOOD_TST = j(TST)
+# bigcode-evaluation-harness generations: one list per HumanEval problem, in order
+BIG = [[SOL["solution"]], ["def separate_paren_groups(s):\n    return []\n"]] + [[]] * 162
+GOOD_BIG = json.dumps(BIG).encode()
+# lm-eval --log_samples of our task (resps: solutions, then test samples)
+DOC = {"task_id": "HumanEval/0", "prompt": "def has_close_elements(numbers, threshold):\n", "test_prompt": "x"}
+LOG = {"doc_id": 0, "doc": DOC, "target": "", "arguments": {}, "resps": [["    return False\n"], TST["samples"]],
+       "filtered_resps": ["{}", "{}"], "filter": "none", "metrics": ["pass@1"], "pass@1": 0.0}
+GOOD_LOG = j(LOG) + j({**LOG, "doc_id": 1, "doc": {**DOC, "task_id": "HumanEval/1", "prompt": "def g():\n"}})
 
 # (name, reader, file bytes, regex the message must match after "<file>:") — ``None``: must be read fine
 CASES = [
     ("truncated_line", "sol", GOOD_SOL + b'{"task_id": "HumanEval/0", "solu', r":2: truncated JSON"),
     ("truncated_no_newline", "tst", GOOD_TST[:-10], r":1: truncated JSON"),
     ("not_json", "sol", b"task_id=HumanEval/0\n", r":1: not valid JSON"),
-    ("array_record", "sol", b"[1, 2]\n", r":1: expected a JSON object, got list"),
+    ("array_record", "sol", b"[1, 2]\n", r": a bigcode generations list of 2 entries matches no bigcode task"),
+    ("array_record_tests", "tst", b"[1, 2]\n", r": a JSON list \(bigcode-evaluation-harness generations\?\) holds"),
     ("null_record", "tst", b"null\n", r":1: expected a JSON object, got NoneType"),
     ("task_id_int", "sol", j({"task_id": 0, "solution": "x"}), r":1: field 'task_id' must be a string \(got int\)"),
     ("solution_list", "sol", j({"task_id": "HumanEval/0", "solution": ["x"]}), r":1: field 'solution' must be a string"),
@@ -53,7 +62,8 @@ CASES = [
     ("binary_garbage", "tst", gzip.compress(GOOD_TST), r":1: not valid UTF-8"),
     ("huge_broken_line", "sol", b'{"task_id": "HumanEval/0", "solution": "' + b"x" * (20 << 20) + b"\n",
      r":1: truncated JSON .* \(\d+ characters\)$"),
-    ("deep_nesting", "sol", b"[" * 200000 + b"]" * 200000 + b"\n", r":1: (JSON nested too deeply|expected a JSON object)"),
+    ("deep_nesting", "sol", b"[" * 200000 + b"]" * 200000 + b"\n",
+     r"(:1)?: (JSON nested too deeply|expected a JSON object)"),
     ("int_too_long", "sol", b'{"task_id": ' + b"1" * 5000 + b"}\n", r":1: unreadable JSON value"),
     ("empty_file", "sol", b"", r": no records \(empty file\)"),
     ("blank_lines_only", "tst", b"\n \n\t\n", r": no records \(empty file\)"),
@@ -64,6 +74,39 @@ CASES = [
     ("tests_without_samples", "tst", j({"task_id": "HumanEval/0"}), r":1: test record for HumanEval/0 has neither"),
     ("tests_without_key", "tst", j({"x": 1}), r":1: test record needs 'task_id' or 'prompt'"),
     ("tests_task_id_list", "tst", j({"task_id": ["HumanEval/0"], "samples": []}), r":1: field 'task_id' must be a string"),
+    # bigcode generations.json
+    ("bigcode_short", "sol", j(BIG[:20]), r": a bigcode generations list of 20 entries matches no bigcode task of "
+                                          r"this dataset \(expected one entry per problem: 164 \(humaneval"),
+    ("bigcode_entry_str", "sol", j(["x"] + BIG[1:]),
+     r": entry 0 \(HumanEval/0\) must be a list of generation strings, got str$"),
+    ("bigcode_entry_null", "sol", j(BIG[:5] + [None] + BIG[6:]), r": entry 5 \(HumanEval/5\) .* got NoneType"),
+    ("bigcode_item_dict", "sol", j([[{"code": "x"}]] + BIG[1:]),
+     r": entry 0 \(HumanEval/0\), generation 0: expected a string, got dict"),
+    ("bigcode_truncated", "sol", GOOD_BIG[:-30], r":1: truncated JSON"),
+    ("bigcode_two_documents", "sol", GOOD_BIG + b"\n" + GOOD_BIG, r":2: not valid JSON \(Extra data, column 1\)"),
+    ("bigcode_pretty_bad_utf8", "sol", json.dumps(BIG, indent=1).encode().replace(b"return []", b"return \xff"),
+     r":6: not valid UTF-8"),
+    ("bigcode_all_empty", "sol", j([[]] * 164), r": no generations for any problem"),
+    ("bigcode_object_document", "sol", json.dumps({"humaneval": BIG}, indent=2).encode(), r":1: truncated JSON"),
+    ("bigcode_as_tests", "tst", GOOD_BIG, r": a JSON list \(bigcode-evaluation-harness generations\?\) holds"),
+    # lm-eval --log_samples
+    ("lm_eval_doc_str", "sol", j({**LOG, "doc": "HumanEval/0"}),
+     r":1: lm-eval sample: field 'doc' must be an object"),
+    ("lm_eval_task_id_int", "tst", j({**LOG, "doc": {**DOC, "task_id": 0}}),
+     r":1: lm-eval sample: doc field 'task_id' must be a string \(got int"),
+    ("lm_eval_resps_flat", "sol", j({**LOG, "resps": ["a", "b"]}), r":1: lm-eval sample: field 'resps' must hold"),
+    ("lm_eval_resps_empty", "tst", j({**LOG, "resps": []}), r":1: lm-eval sample: field 'resps' .* got a list of 0"),
+    ("lm_eval_test_int", "tst", j({**LOG, "resps": [["a"], ["b", 1]]}), r":1: lm-eval sample: test answer 1 in "),
+    ("lm_eval_duplicate", "tst", GOOD_LOG + j(LOG),
+     r":3: duplicate lm-eval sample for HumanEval/0 \(first at line 1\)"),
+    ("lm_eval_unknown_task", "sol", GOOD_LOG + j({**LOG, "doc": {**DOC, "task_id": "Mbpp/2"}}),
+     r":3 \(task_id 'Mbpp/2'\)"),
+    ("lm_eval_no_tests", "tst", j({**LOG, "resps": [["a"]]}), r": the lm-eval samples hold no test samples"),
+    ("lm_eval_ok_sol", "sol", GOOD_LOG, None),
+    ("lm_eval_ok_tst", "tst", GOOD_LOG, None),
+    ("lm_eval_other_filter_ignored", "tst", GOOD_LOG + j({**LOG, "filter": "strict"}), None),
+    ("bigcode_ok", "sol", GOOD_BIG, None),
+    ("bigcode_bom_pretty", "sol", b"\xef\xbb\xbf\n" + json.dumps(BIG, indent=4).encode(), None),
     # fine: byte-order mark, unicode, a lone surrogate, a 5 MB solution, CRLF line ends, several samples per task
     ("bom", "sol", b"\xef\xbb\xbf" + GOOD_SOL, None),
     ("unicode_everywhere", "sol", j({"task_id": "HumanEval/0", "solution": "def f():\n    return '\u00e9\u4e2d\U0001f600'\n"}), None),
@@ -128,10 +171,13 @@ def test_random_mutations_give_clean_errors(tmp_path, problems):
     rng = random.Random(1234)
     sol = GOOD_SOL + j({"task_id": "HumanEval/1", "completion": "    return []\n"})
     tst = GOOD_TST + j({"task_id": "HumanEval/1", "asserts": ["assert separate_paren_groups('()') == ['()']"]})
+    # each trial mutates one of: evalplus samples, our tests, bigcode generations, an lm-eval log (both readers)
+    bases = [("sol", sol), ("tst", tst), ("sol", json.dumps(BIG, indent=1).encode()), ("sol", GOOD_LOG),
+             ("tst", GOOD_LOG)]
     junk = [b"{", b"}", b"[", b'"', b"\\", b"\n", b"\x00", b"\xff", b"\xc3", b":", b",", b"null", b"1e999", b"\xe2\x80"]
     outcomes = {"ok": 0, "error": 0}
-    for trial in range(300):
-        kind, base = ("sol", sol) if trial % 2 == 0 else ("tst", tst)
+    for trial in range(500):
+        kind, base = bases[trial % len(bases)]
         data = bytearray(base)
         for _ in range(rng.randint(1, 4)):
             op = rng.randrange(4)
@@ -153,10 +199,11 @@ def test_random_mutations_give_clean_errors(tmp_path, problems):
             msg = str(exc)
             assert str(path) in msg and "\n" not in msg, (bytes(data)[:200], msg)
             outcomes["error"] += 1
-    assert outcomes["error"] > 100 and outcomes["ok"] > 0, outcomes
+    assert outcomes["error"] > 200 and outcomes["ok"] > 0, outcomes
 
 
-CLI_CASES = ["truncated_line", "invalid_utf8", "duplicate_test_task", "unknown_task", "huge_broken_line", "empty_file"]
+CLI_CASES = ["truncated_line", "invalid_utf8", "duplicate_test_task", "unknown_task", "huge_broken_line", "empty_file",
+             "bigcode_entry_null", "bigcode_as_tests", "lm_eval_doc_str", "lm_eval_duplicate"]
 
 
 @pytest.mark.parametrize("name", CLI_CASES)
