@@ -363,7 +363,7 @@ def replay_run(tmp_path_factory):
     for line in (tmp / "cli" / "rankings.jsonl").read_text().splitlines():
         r = json.loads(line)
         rankings[(r["task_id"], r["method"])] = r
-    return {"out": out, "log": proc.stdout + proc.stderr, "n": n, "tids": tids,
+    return {"out": out, "log": proc.stdout + proc.stderr, "n": n, "tids": tids, "tmp": tmp,
             "cli": json.loads((tmp / "cli" / "rerank_results.json").read_text()), "rankings": rankings}
 
 
@@ -398,6 +398,35 @@ def test_replayed_samples_match_the_cli(replay_run, task, method, split):
     # reranking actually matters on these problems: the CodeT-style ranking beats a random pick
     if method == "codet":
         assert metrics["pass@1,none"] > metrics["pass@1_random,none"]
+
+
+@needs_data
+def test_rerank_reads_the_lm_eval_log(replay_run):
+    """lm-eval's own --log_samples file is a valid input of ``coderank-evalplus rerank`` (solutions and tests from
+    the same file): the readers give exactly the candidates and test samples the CLI had from jsonl, and the
+    reranked pass@1 is the lm-eval run's."""
+    from coderank_evalplus.artifacts import SampleFileError, read_solutions, read_test_samples
+    from coderank_evalplus.problems import load_problems
+
+    problems = load_problems("humaneval", str(DATA))
+    tmp, out = replay_run["tmp"], replay_run["out"]
+    log = sorted(out.rglob("samples_humaneval_codet_*.jsonl"))[-1]
+    sols = read_solutions(log, problems)
+    assert sols == read_solutions(tmp / "solutions.jsonl", problems)
+    assert list(sols) == replay_run["tids"] and all(len(v) == replay_run["n"] for v in sols.values())
+    assert read_test_samples(log, problems) == read_test_samples(tmp / "tests.jsonl", problems)
+    with pytest.raises(SampleFileError, match=r"lm-eval samples of several tasks: humaneval_codet \(.*/\), "
+                                              r"humaneval_mbr_exec"):
+        read_solutions(out, problems)  # five tasks' files: the user must name one
+    cli = subprocess.run([str(BIN / "coderank-evalplus"), "rerank", "--dataset", "humaneval", "--data-dir", str(DATA),
+                          "--solutions", str(log), "--tests", str(log), "--methods", "codet",
+                          "--output", str(tmp / "cli_from_log"), "--cache-dir", str(tmp / "cli" / "cache"), "--quiet"],
+                         capture_output=True, text=True, env=_env(tmp), timeout=600)
+    assert cli.returncode == 0, cli.stderr[-3000:]
+    got = json.loads((tmp / "cli_from_log" / "rerank_results.json").read_text())["methods"]
+    metrics = _results(out)["results"]["humaneval_codet"]
+    assert got["codet"]["base"]["pass@1"] == round(100 * metrics["pass@1,none"], 2)
+    assert got["random"]["base"]["pass@1"] == round(100 * metrics["pass@1_random,none"], 2)
 
 
 @needs_data
