@@ -47,6 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
     from coderank_evalplus.generation_cli import add_run_parser
 
     add_run_parser(sub, _common)
+    from coderank_evalplus.leaderboard_cli import add_leaderboard_parser
+
+    add_leaderboard_parser(sub)
     return parser
 
 
@@ -116,6 +119,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return cmd_methods()
         if args.command == "rerank":
             return run_rerank(args, args.solutions, args.tests)
+        if args.command == "leaderboard":
+            from coderank_evalplus.leaderboard_cli import run_leaderboard
+
+            return run_leaderboard(args)
         if args.command == "run":
             from coderank_evalplus.generation_cli import run_command
 

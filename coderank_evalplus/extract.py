@@ -49,13 +49,18 @@ def build_suite(raw_samples: Iterable[str], entry_point: str,
                 tests_per_sample: Optional[int] = DEFAULT_TESTS_PER_SAMPLE) -> TestSuite:
     """Extract asserts from every test sample (first ``tests_per_sample`` each), dedupe with counts, parse."""
     counter: Counter[str] = Counter()
+    per_sample: list[list[str]] = []
     for sample in raw_samples:
         found = extract_asserts(sample, entry_point)
         if tests_per_sample is not None:
             found = found[:tests_per_sample]
-        for test in found:
-            counter[assert_body(test)] += 1
-    return suite_from_asserts(counter, entry_point)
+        bodies = [assert_body(test) for test in found]
+        counter.update(bodies)
+        per_sample.append(bodies)
+    suite = suite_from_asserts(counter, entry_point)
+    index = {body: a for a, body in enumerate(suite.asserts)}
+    suite.sample_asserts = [[index[b] for b in bodies] for bodies in per_sample]
+    return suite
 
 
 def suite_from_asserts(counted: "Counter[str] | dict[str, int]", entry_point: str) -> TestSuite:

@@ -18,6 +18,7 @@ from coderank_evalplus.execution import ExecutionStats, ProblemWork, ResultCache
 from coderank_evalplus.extract import DEFAULT_TESTS_PER_SAMPLE, build_suite
 from coderank_evalplus.judge import DEFAULT_GT_TIME_LIMIT_FACTOR, DEFAULT_MIN_TIME_LIMIT, Judge, Verdict
 from coderank_evalplus.rankers import RankContext, get_ranker, validate_methods
+from coderank_evalplus.results_folder import LAYOUT, atomic_write_text, write_folder
 from coderank_evalplus.sandbox import Limits
 from coderank_evalplus.types import Executions, Problem, Ranking, TestSuite
 
@@ -51,6 +52,9 @@ class ProblemOutcome:
     suite: TestSuite
     rankings: dict[str, Ranking] = field(default_factory=dict)
     verdicts: dict[int, Verdict] = field(default_factory=dict)
+    executions: Optional[Executions] = None  # the candidates' matrices (stored in the results folder)
+    canonical: Optional[Executions] = None  # the reference solution on the same tests (test-quality analysis)
+    hidden: Optional[tuple[np.ndarray, np.ndarray]] = None  # outputs on the benchmark's inputs (mbr_exec_hidden)
 
 
 @dataclass
@@ -61,10 +65,12 @@ class RerankResult:
     outcomes: dict[str, ProblemOutcome]
     config: dict
     stats: dict
+    problems: dict[str, Problem] = field(default_factory=dict, repr=False)
+    extra: dict = field(default_factory=dict)  # more top-level keys for rerank_results.json (e.g. a suite entry)
 
     def to_json(self) -> dict:
-        return {"dataset": self.dataset, "n_problems": self.n_problems, "methods": self.methods,
-                "config": self.config, "execution": self.stats}
+        return {"layout": LAYOUT, "dataset": self.dataset, "n_problems": self.n_problems, "methods": self.methods,
+                "config": self.config, "execution": self.stats, "task_ids": list(self.outcomes), **self.extra}
 
 
 def all_methods(methods: Sequence[str]) -> list[str]:
@@ -123,11 +129,13 @@ def rerank(dataset: str, problems: Mapping[str, Problem], solutions: Mapping[str
     hidden = None
     if any(m.endswith("mbr_exec_hidden") for m in methods):
         hidden = benchmark_outputs(works, cache, limits, cfg.workers, cfg.progress)
+    canonical = canonical_executions(works, cache, limits, cfg.workers)
     outcomes: dict[str, ProblemOutcome] = {}
     for w in works:
         tid = w.problem.task_id
         ex = executions[tid]
-        out = ProblemOutcome(tid, ex.n_candidates, w.suite)
+        out = ProblemOutcome(tid, ex.n_candidates, w.suite, executions=ex, canonical=canonical.get(tid),
+                             hidden=hidden.get(tid) if hidden else None)
         for m in methods:
             if m in BASELINES:
                 continue
@@ -140,7 +148,17 @@ def rerank(dataset: str, problems: Mapping[str, Problem], solutions: Mapping[str
     config["methods"] = methods
     stats_json = {"unique_programs": stats.unique_programs, "executed_items": stats.executed_pairs,
                   "cached_items": stats.cached_pairs, "wall_s": round(stats.wall_s, 2)}
-    return RerankResult(dataset, len(works), table, outcomes, config, stats_json)
+    return RerankResult(dataset, len(works), table, outcomes, config, stats_json,
+                        {w.problem.task_id: w.problem for w in works})
+
+
+def canonical_executions(works: Sequence[ProblemWork], cache: Optional[ResultCache], limits: Limits,
+                         workers: Optional[int]) -> dict[str, Executions]:
+    """The reference solution of each problem run on the problem's generated tests (one program per problem):
+    how accurate a test pool is, for the test-quality report."""
+    canon = [ProblemWork(w.problem, [w.problem.prompt + w.problem.canonical_solution], w.suite)
+             for w in works if w.problem.canonical_solution and len(w.suite)]
+    return execute(canon, cache, limits, workers, progress=False) if canon else {}
 
 
 def _judge_needed(works: Sequence[ProblemWork], executions: Mapping[str, Executions],
@@ -204,7 +222,8 @@ def write_results(result: RerankResult, output_dir: str | Path, samples_name: st
     out = Path(output_dir)
     out.mkdir(parents=True, exist_ok=True)
     path = out / samples_name
-    path.write_text(json.dumps(result.to_json(), indent=2, default=_json_default) + "\n")
+    # the matrices first, the summary last: a folder whose rerank_results.json is there is complete
+    write_folder(result, result.problems, out)
     with open(out / "verdicts.jsonl", "w") as fh:
         for tid, o in result.outcomes.items():
             for c in sorted(o.verdicts):
@@ -216,6 +235,7 @@ def write_results(result: RerankResult, output_dir: str | Path, samples_name: st
                 groups = [{"candidates": g.candidates, "score": _finite(g.score)} for g in r.groups[:10]]
                 fh.write(json.dumps({"task_id": tid, "method": m, "n_groups": len(r.groups),
                                      "top_groups": groups}) + "\n")
+    atomic_write_text(path, json.dumps(result.to_json(), indent=2, default=_json_default) + "\n")
     return path
 
 

@@ -54,6 +54,7 @@ class TestSuite:
     inputs: distinct call expressions (e.g. ``add(1, 2)``) parsed from the asserts.
     assert_input: for each assert, the index of its call input, or -1 when it does not parse.
     expected: for each assert, the expected-value expression, or None (truthiness check / unparsed).
+    sample_asserts: for each raw test sample, the indices of the asserts it contributed.
     """
 
     asserts: list[str] = field(default_factory=list)
@@ -62,6 +63,9 @@ class TestSuite:
     assert_input: list[int] = field(default_factory=list)
     expected: list[Optional[str]] = field(default_factory=list)
     comparisons: list[str] = field(default_factory=list)  # "==", "truthy", "falsy", "is", "raw" per assert
+    # for each raw test sample, the indices of the asserts it contributed (repeats kept; the counts are their
+    # tally): what a budget curve over test samples needs. None when the suite was not built from samples.
+    sample_asserts: Optional[list[list[int]]] = None
 
     def __len__(self) -> int:
         return len(self.asserts)

@@ -1,0 +1,121 @@
+"""Budget curves: pass@1 against the number of candidates N, and against the number of test samples M.
+
+Each point sub-samples, per problem, N of the stored candidates (or M of the raw test samples) without
+replacement, ranks the subset again on the stored matrices and scores it with the stored verdicts: nothing is
+executed again. Every method sees the same subsets (seeded per draw), so the curves are paired like the table.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from concurrent.futures import ProcessPoolExecutor
+from typing import Optional, Sequence
+
+import numpy as np
+
+from coderank_evalplus.rankers.filtering import restrict
+from coderank_evalplus.report.scores import BASELINES, pass_at_1, rank
+from coderank_evalplus.results_folder import StoredProblem, StoredRun
+from coderank_evalplus.types import Executions, TestSuite
+
+CANDIDATE_BUDGETS = (1, 2, 5, 10, 20, 50, 100, 200)
+TEST_BUDGETS = (1, 2, 5, 10, 20, 50, 100)
+DEFAULT_DRAWS = 20
+
+
+def budgets_for(available: int, grid: Sequence[int]) -> list[int]:
+    """The grid's budgets that exist (≤ ``available``), and ``available`` itself when it is not on the grid."""
+    out = [b for b in grid if b <= available]
+    if available > 0 and (not out or out[-1] != available) and available <= max(grid):
+        out.append(available)
+    return out
+
+
+def restrict_tests(ex: Executions, samples: Sequence[int]) -> Executions:
+    """``ex`` as if only the given raw test samples had been drawn: their asserts, recounted, and the inputs
+    those asserts call (columns of the stored matrices, no execution)."""
+    suite = ex.suite
+    counts = np.zeros(len(suite.asserts), dtype=np.int64)
+    for s in samples:
+        for a in suite.sample_asserts[s]:
+            counts[a] += 1
+    kept = np.flatnonzero(counts)
+    inputs = sorted({suite.assert_input[a] for a in kept if suite.assert_input[a] >= 0})
+    new_input = {old: new for new, old in enumerate(inputs)}
+    sub = TestSuite(asserts=[suite.asserts[a] for a in kept], counts=[int(counts[a]) for a in kept],
+                    inputs=[suite.inputs[i] for i in inputs],
+                    assert_input=[new_input.get(suite.assert_input[a], -1) for a in kept],
+                    expected=[suite.expected[a] for a in kept], comparisons=[suite.comparisons[a] for a in kept],
+                    sample_asserts=None)
+    return dataclasses.replace(ex, pass_matrix=ex.pass_matrix[:, kept], assert_counts=counts[kept],
+                               output_matrix=ex.output_matrix[:, inputs], output_kind=ex.output_kind[:, inputs],
+                               suite=sub)
+
+
+def _problem_points(args: tuple) -> np.ndarray:
+    """One problem's pass@1 for every (budget, draw, method, split): shape (budgets, draws, methods, splits)."""
+    sp, kind, budgets, draws, methods, splits, seed, rank_seed = args
+    ex = sp.executions
+    n = ex.n_candidates
+    n_samples = len(ex.suite.sample_asserts or [])
+    out = np.full((len(budgets), draws, len(methods), len(splits)), np.nan)
+    correct = [sp.correct(s) for s in splits]
+    for b, budget in enumerate(budgets):
+        total = n if kind == "candidates" else n_samples
+        if total == 0:
+            continue
+        size = min(budget, total)
+        for d in range(draws):
+            if size == total and d > 0:  # every draw takes everything: same result
+                out[b, d] = out[b, 0]
+                continue
+            rng = np.random.default_rng([seed, d, budget, 0 if kind == "candidates" else 1])
+            chosen = np.sort(rng.choice(total, size=size, replace=False))
+            if kind == "candidates":
+                sub, rows = restrict(ex, chosen)
+                hidden = None if sp.hidden is None else (sp.hidden[0][rows], sp.hidden[1][rows])
+                sub_correct = [c[chosen] for c in correct]
+            else:
+                sub, hidden, sub_correct = restrict_tests(ex, chosen), sp.hidden, correct
+            for m, method in enumerate(methods):
+                ranking = None if method in BASELINES else rank(sp, method, rank_seed, sub, hidden)
+                for s in range(len(splits)):
+                    out[b, d, m, s] = pass_at_1(method, sub_correct[s], ranking)
+    return out
+
+
+def budget_curve(run: StoredRun, methods: Sequence[str], kind: str = "candidates", draws: int = DEFAULT_DRAWS,
+                 seed: int = 0, grid: Optional[Sequence[int]] = None, workers: Optional[int] = None,
+                 splits: Sequence[str] = ("base",)) -> dict:
+    """pass@1 (percent) per budget for each method and split: mean over draws, standard deviation, and the
+    2.5–97.5 % range of the draws. ``kind`` is "candidates" (N) or "tests" (M raw test samples)."""
+    if kind == "candidates":
+        available = min((p.executions.n_candidates for p in run.problems), default=0)
+        budgets = budgets_for(available, grid or CANDIDATE_BUDGETS)
+    else:
+        counts = [len(p.executions.suite.sample_asserts or []) for p in run.problems]
+        available = min((c for c in counts if c), default=0)
+        budgets = budgets_for(available, grid or TEST_BUDGETS)
+    result = {"kind": kind, "budgets": budgets, "draws": draws, "seed": seed, "curves": {}}
+    if not budgets or not run.problems:
+        return result
+    jobs = [(sp, kind, budgets, draws, list(methods), list(splits), seed, run.seed) for sp in run.problems]
+    n_workers = min(len(jobs), workers or os.cpu_count() or 1)
+    if n_workers > 1:
+        with ProcessPoolExecutor(n_workers) as pool:
+            per_problem = list(pool.map(_problem_points, jobs, chunksize=max(1, len(jobs) // (4 * n_workers))))
+    else:
+        per_problem = [_problem_points(j) for j in jobs]
+    stacked = np.stack(per_problem)  # problems × budgets × draws × methods × splits
+    # problems whose pool has no test samples are left out of the test-budget curve
+    per_draw = 100.0 * np.nanmean(stacked, axis=0)  # budgets × draws × methods × splits
+    for s, split in enumerate(splits):
+        result["curves"][split] = {}
+        for m, method in enumerate(methods):
+            vals = per_draw[:, :, m, s]
+            lo, hi = np.percentile(vals, [2.5, 97.5], axis=1)
+            result["curves"][split][method] = [
+                {"n": int(budget), "mean": round(float(vals[b].mean()), 2), "std": round(float(vals[b].std()), 2),
+                 "lo": round(float(lo[b]), 2), "hi": round(float(hi[b]), 2)} for b, budget in enumerate(budgets)]
+    return result

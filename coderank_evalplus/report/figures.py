@@ -1,0 +1,161 @@
+"""matplotlib figures of a leaderboard: pass@1 with intervals, budget curves, test-pool quality (PNG files)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from coderank_evalplus.report.leaderboard import Leaderboard
+
+DPI = 110
+WIDTH_IN = 10.0  # fits the page's column without sideways scrolling
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg")  # no display; files only
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _colors(methods: list[str]) -> dict[str, str]:
+    special = {"random": "#888888", "oracle": "#222222"}
+    cycle = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2", "#bcbd22"]
+    others = [m for m in methods if m not in special]
+    return {**{m: cycle[i % len(cycle)] for i, m in enumerate(others)}, **special}
+
+
+def _label(row: dict) -> str:
+    return f"{row['name']}\n{row['tests_label']}" if row.get("tests_label") else row["name"]
+
+
+def _save(fig, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp.png")
+    fig.savefig(tmp, dpi=DPI, bbox_inches="tight")
+    tmp.replace(path)
+    _plt().close(fig)
+    return path
+
+
+def pass1_figure(lb: "Leaderboard", split: str, path: Path) -> Path:
+    """Horizontal interval plot: one band per row, one bar per method."""
+    plt = _plt()
+    methods = lb.config["methods"]
+    colors = _colors(methods)
+    rows = [r for r in lb.rows if split in r["splits"]]
+    per = len(methods) + 1
+    fig, ax = plt.subplots(figsize=(WIDTH_IN, max(2.5, 0.22 * per * len(rows) + 1.2)))
+    ticks = []
+    for i, r in enumerate(rows):
+        base_y = (len(rows) - 1 - i) * per
+        ticks.append((base_y + (len(methods) - 1) / 2, _label(r)))
+        for j, m in enumerate(methods):
+            e = (r["methods"].get(m) or {}).get(split)
+            if not e:
+                continue
+            y = base_y + len(methods) - 1 - j
+            v, (lo, hi) = e["pass@1"], e["ci95"]
+            ax.errorbar(v, y, xerr=[[v - lo], [hi - v]], fmt="o", color=colors[m], capsize=3, ms=4,
+                        label=m if i == 0 else None)
+    ax.set_yticks([t for t, _ in ticks], [label for _, label in ticks], fontsize=8)
+    ax.set_xlabel(f"pass@1 on {split} tests (%), 95 % bootstrap interval over problems")
+    ax.grid(axis="x", alpha=0.3)
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=min(6, len(methods)), fontsize=8, frameon=False)
+    return _save(fig, path)
+
+
+def _grid(n: int):
+    cols = min(3, max(1, n))
+    return math.ceil(n / cols), cols
+
+
+def curve_figure(lb: "Leaderboard", kind: str, split: str, path: Path) -> Path | None:
+    """One panel per row: pass@1 against the budget (N candidates or M test samples), mean and 95 % of draws."""
+    plt = _plt()
+    panels = [c for c in lb.curves if c[kind]["budgets"] and split in c[kind]["curves"]]
+    if not panels:
+        return None
+    methods = lb.config["methods"]
+    colors = _colors(methods)
+    nr, nc = _grid(len(panels))
+    fig, axes = plt.subplots(nr, nc, figsize=(WIDTH_IN, 2.9 * nr), squeeze=False, sharey=True)
+    for ax, c in zip(axes.flat, panels):
+        budgets = c[kind]["budgets"]
+        for m in methods:
+            pts = c[kind]["curves"][split].get(m)
+            if not pts:
+                continue
+            ax.plot(budgets, [p["mean"] for p in pts], marker="o", ms=3, color=colors[m], label=m)
+            ax.fill_between(budgets, [p["lo"] for p in pts], [p["hi"] for p in pts], color=colors[m], alpha=0.15)
+        ax.set_xscale("log")
+        ax.set_xticks(budgets, [str(b) for b in budgets], fontsize=7)
+        ax.minorticks_off()
+        ax.set_title(_label(c).replace("\n", " · "), fontsize=8)
+        ax.grid(alpha=0.3)
+    for ax in list(axes.flat)[len(panels):]:
+        ax.axis("off")
+    what = "candidates per problem (N)" if kind == "candidates" else "test samples per problem (M)"
+    fig.supxlabel(what, fontsize=9)
+    fig.supylabel(f"pass@1 on {split} tests (%)", fontsize=9)
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.35 / (2.9 * nr)))
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 1.0), ncol=min(6, len(labels)),
+               fontsize=8, frameon=False)
+    return _save(fig, path)
+
+
+def quality_figure(lb: "Leaderboard", path: Path) -> Path | None:
+    """Left: each row's mean test accuracy and toxic share. Right: per-problem gain over random against accuracy."""
+    plt = _plt()
+    runs = [q for q in lb.quality if q["summary"]["accuracy"] is not None]
+    if not runs:
+        return None
+    method = next((m for m in lb.config["methods"] if m not in ("random", "oracle")), None)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(WIDTH_IN, max(3.2, 0.32 * len(runs) + 1.5)))
+    names = [f"{q['name']} · {q['tests_label']}" if q["tests_label"] else q["name"] for q in runs]
+    ys = list(range(len(runs)))[::-1]
+    left.barh([y + 0.2 for y in ys], [q["summary"]["accuracy"] for q in runs], height=0.4, color="#2ca02c",
+              label="accuracy (reference solution passes)")
+    left.barh([y - 0.2 for y in ys], [q["summary"]["toxic"] for q in runs], height=0.4, color="#d62728",
+              label="toxic (reference fails, a wrong candidate passes)")
+    left.set_yticks(ys, names, fontsize=7)
+    left.set_xlabel("share of distinct asserts (%), mean over problems", fontsize=8)
+    left.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.15), frameon=False)
+    if method:
+        colors = _colors([f"r{i}" for i in range(len(runs))])
+        for i, q in enumerate(runs):
+            pts = [(p["accuracy"], p["gain"][method]) for p in q["problems"]
+                   if p["accuracy"] is not None and method in p.get("gain", {})]
+            if pts:
+                right.scatter([100 * a for a, _ in pts], [g for _, g in pts], s=8, alpha=0.5,
+                              color=colors[f"r{i}"], label=names[i])
+        right.axhline(0, color="#444444", lw=0.8)
+        right.set_xlabel("test accuracy of the problem's pool (%)", fontsize=8)
+        right.set_ylabel(f"{method} − random, pass@1 (points)", fontsize=8)
+        right.grid(alpha=0.3)
+        right.legend(fontsize=6, loc="upper center", bbox_to_anchor=(0.5, -0.15), frameon=False, ncol=2)
+    fig.tight_layout()
+    return _save(fig, path)
+
+
+def make_all(lb: "Leaderboard", folder: Path) -> dict[str, Path]:
+    """Every figure of the leaderboard, by name."""
+    from coderank_evalplus.report.leaderboard import splits_in
+
+    figs: dict[str, Path] = {}
+    for split in splits_in(lb.rows):
+        figs[f"pass1_{split}"] = pass1_figure(lb, split, folder / f"pass1_{split}.png")
+    for kind in ("candidates", "tests"):
+        for split in splits_in(lb.rows):
+            p = curve_figure(lb, kind, split, folder / f"budget_{kind}_{split}.png")
+            if p is not None:
+                figs[f"budget_{kind}_{split}"] = p
+    q = quality_figure(lb, folder / "test_quality.png")
+    if q is not None:
+        figs["test_quality"] = q
+    return figs

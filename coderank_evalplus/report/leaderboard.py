@@ -1,0 +1,229 @@
+"""The leaderboard: one row per (model, test pool) results folder, every method's pass@1 with bootstrap
+intervals, paired comparisons, budget curves and test-pool quality — all recomputed from the folders alone.
+
+Output folder: ``leaderboard.json`` / ``.md`` / ``.csv``, ``curves.json``, ``test_quality.json``, ``figures/*.png``
+and ``index.html`` (one self-contained page).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional, Sequence
+
+import numpy as np
+
+from coderank_evalplus.report import curves as curves_mod
+from coderank_evalplus.report.scores import leaderboard_methods, problem_scores, splits_of
+from coderank_evalplus.report.stats import (CI_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, mean_estimate,
+                                            paired_difference, resample_indices)
+from coderank_evalplus.report.test_quality import run_quality
+from coderank_evalplus.results_folder import StoredRun, atomic_write_text, load_folder
+
+DEFAULT_COMPARE_TO = ("random", "codet")
+
+
+@dataclass
+class Entry:
+    """One leaderboard row: a model's results folder, and which test pool it was reranked with."""
+
+    name: str
+    folder: Path
+    tests_label: str = ""
+
+
+@dataclass
+class LeaderboardConfig:
+    methods: Sequence[str] = ("codet", "srank", "mbr_exec")
+    compare_to: Sequence[str] = DEFAULT_COMPARE_TO
+    n_resamples: int = DEFAULT_RESAMPLES
+    seed: int = DEFAULT_SEED
+    draws: int = curves_mod.DEFAULT_DRAWS
+    curves: bool = True
+    workers: Optional[int] = None
+    progress: bool = True
+
+
+@dataclass
+class Leaderboard:
+    """Everything the writers and the page need."""
+
+    config: dict
+    rows: list[dict] = field(default_factory=list)
+    curves: list[dict] = field(default_factory=list)
+    quality: list[dict] = field(default_factory=list)
+    timing: dict = field(default_factory=dict)
+
+
+def _samples_per_problem(run: StoredRun) -> int | dict:
+    n = [p.executions.n_candidates for p in run.problems]
+    if not n:
+        return 0
+    return n[0] if min(n) == max(n) else {"min": min(n), "median": int(np.median(n)), "max": max(n)}
+
+
+def build_row(entry: Entry, run: StoredRun, methods: Sequence[str], compare_to: Sequence[str],
+              n_resamples: int, seed: int) -> tuple[dict, dict]:
+    """The row's JSON and its per-problem scores ({method: {split: array}})."""
+    scores = problem_scores(run, methods)
+    splits = splits_of(run)
+    idx = resample_indices(len(run.problems), n_resamples, seed)
+    row: dict = {"name": entry.name, "tests_label": entry.tests_label, "dataset": run.dataset,
+                 "folder": str(entry.folder), "n_problems": len(run.problems),
+                 "samples_per_problem": _samples_per_problem(run), "splits": list(splits), "methods": {},
+                 "comparisons": {}}
+    for m in methods:
+        row["methods"][m] = {s: mean_estimate(scores[m][s], idx).to_json() for s in splits}
+        if "plus" not in splits:
+            row["methods"][m]["plus"] = None
+    for base in compare_to:
+        row["comparisons"][base] = {
+            m: {s: paired_difference(scores[m][s], scores[base][s], idx).to_json() for s in splits}
+            for m in methods if m != base}
+    return row, scores
+
+
+def build(entries: Sequence[Entry], cfg: LeaderboardConfig) -> Leaderboard:
+    """Load every folder, score every method, compare, and (unless switched off) compute the curves."""
+    methods = leaderboard_methods([*cfg.methods, *[m for m in cfg.compare_to if m != "random"]])
+    lb = Leaderboard(config={"methods": methods, "compare_to": list(cfg.compare_to), "n_resamples": cfg.n_resamples,
+                             "seed": cfg.seed, "ci_level": CI_LEVEL, "draws": cfg.draws,
+                             "metric": "pass@1 (%), mean over problems; intervals: percentile bootstrap over "
+                                       "problems, paired across methods"})
+    t_load = t_score = t_curves = 0.0
+    for k, entry in enumerate(entries):
+        t0 = time.monotonic()
+        run = load_folder(entry.folder)
+        t1 = time.monotonic()
+        row, scores = build_row(entry, run, methods, cfg.compare_to, cfg.n_resamples, cfg.seed)
+        lb.rows.append(row)
+        quality = run_quality(run, scores, methods)
+        quality.update(name=entry.name, tests_label=entry.tests_label)
+        lb.quality.append(quality)
+        t2 = time.monotonic()
+        if cfg.curves:
+            splits = splits_of(run)
+            cand = curves_mod.budget_curve(run, methods, "candidates", cfg.draws, cfg.seed, workers=cfg.workers,
+                                           splits=splits)
+            tests = curves_mod.budget_curve(run, methods, "tests", cfg.draws, cfg.seed, workers=cfg.workers,
+                                            splits=splits)
+            lb.curves.append({"name": entry.name, "tests_label": entry.tests_label, "candidates": cand,
+                              "tests": tests})
+        t3 = time.monotonic()
+        t_load, t_score, t_curves = t_load + t1 - t0, t_score + t2 - t1, t_curves + t3 - t2
+        if cfg.progress:
+            print(f"[{k + 1}/{len(entries)}] {entry.name} ({entry.tests_label or 'tests'}): scored "
+                  f"{len(run.problems)} problems in {t2 - t1:.1f} s" + (f", curves {t3 - t2:.1f} s" if cfg.curves
+                                                                         else ""), flush=True)
+    lb.timing.update(load_s=round(t_load, 2), score_s=round(t_score, 2), curves_s=round(t_curves, 2))
+    return lb
+
+
+# --- writers ------------------------------------------------------------------------------------------
+
+def _label(row: dict) -> str:
+    return f"{row['name']} · {row['tests_label']}" if row["tests_label"] else row["name"]
+
+
+def _samples_text(row: dict) -> str:
+    s = row["samples_per_problem"]
+    return str(s) if isinstance(s, int) else f"{s['min']}–{s['max']}"
+
+
+def _fmt_estimate(e: Optional[dict]) -> str:
+    if not e:
+        return "–"
+    return f"{e['pass@1']:.2f} [{e['ci95'][0]:.1f}, {e['ci95'][1]:.1f}]"
+
+
+def fmt_p(p: float) -> str:
+    return "p<0.001" if p < 0.001 else f"p={p:.3f}"
+
+
+def _fmt_diff(d: Optional[dict]) -> str:
+    if not d:
+        return "–"
+    return f"{d['diff']:+.2f} [{d['ci95'][0]:+.1f}, {d['ci95'][1]:+.1f}] {fmt_p(d['p_value'])}"
+
+
+def splits_in(rows: Sequence[dict]) -> list[str]:
+    return [s for s in ("base", "plus") if any(s in r["splits"] for r in rows)]
+
+
+def to_markdown(lb: Leaderboard) -> str:
+    methods = lb.config["methods"]
+    rows = lb.rows
+    out = ["# Leaderboard: reranked pass@1", "",
+           f"pass@1 in %, mean over problems; [95 % bootstrap interval over problems, {lb.config['n_resamples']} "
+           f"resamples, seed {lb.config['seed']}]. Differences are paired (same problems, same resamples); "
+           f"p: two-sided bootstrap p-value.", ""]
+    head = ["model", "tests", "dataset", "problems", "samples"]
+    for split in splits_in(rows):
+        out += [f"## pass@1 on {split} tests", "", "| " + " | ".join(head + methods) + " |",
+                "|" + "|".join(["---"] * 3 + ["---:"] * (2 + len(methods))) + "|"]
+        for r in rows:
+            cells = [r["name"], r["tests_label"] or "–", r["dataset"], str(r["n_problems"]), _samples_text(r)]
+            cells += [_fmt_estimate((r["methods"][m] or {}).get(split)) for m in methods]
+            out.append("| " + " | ".join(cells) + " |")
+        out.append("")
+        for base in lb.config["compare_to"]:
+            others = [m for m in methods if m != base and not (base == "random" and m == "oracle")]
+            title = "gain over random" if base == "random" else f"difference to {base}"
+            out += [f"### {title} on {split} tests (points)", "",
+                    "| " + " | ".join(["model", "tests"] + others) + " |",
+                    "|" + "|".join(["---"] * 2 + ["---:"] * len(others)) + "|"]
+            for r in rows:
+                cmp = r["comparisons"].get(base, {})
+                out.append("| " + " | ".join([r["name"], r["tests_label"] or "–"] +
+                                             [_fmt_diff(cmp.get(m, {}).get(split)) for m in others]) + " |")
+            out.append("")
+    return "\n".join(out)
+
+
+def to_csv(lb: Leaderboard) -> str:
+    """Long format: one line per (row, method, split)."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    compare = list(lb.config["compare_to"])
+    head = ["name", "tests_label", "dataset", "n_problems", "samples_per_problem", "method", "split", "pass@1",
+            "ci95_lo", "ci95_hi"]
+    for base in compare:
+        head += [f"diff_vs_{base}", f"diff_vs_{base}_lo", f"diff_vs_{base}_hi", f"p_vs_{base}"]
+    w.writerow(head)
+    for r in lb.rows:
+        for m, per_split in r["methods"].items():
+            for split in r["splits"]:
+                e = per_split[split]
+                line = [r["name"], r["tests_label"], r["dataset"], r["n_problems"], _samples_text(r), m, split,
+                        e["pass@1"], e["ci95"][0], e["ci95"][1]]
+                for base in compare:
+                    d = r["comparisons"].get(base, {}).get(m, {}).get(split)
+                    line += [d["diff"], d["ci95"][0], d["ci95"][1], d["p_value"]] if d else ["", "", "", ""]
+                w.writerow(line)
+    return buf.getvalue()
+
+
+def write(lb: Leaderboard, out: Path) -> list[Path]:
+    """Write the tables, the JSON files, the figures and the page into ``out``; returns the files written."""
+    from coderank_evalplus.report import figures, page
+
+    out.mkdir(parents=True, exist_ok=True)
+    t0 = time.monotonic()
+    written = []
+    data = {"config": lb.config, "rows": lb.rows}
+    for name, text in (("leaderboard.json", json.dumps(data, indent=2) + "\n"), ("leaderboard.md", to_markdown(lb)),
+                       ("leaderboard.csv", to_csv(lb)),
+                       ("curves.json", json.dumps({"config": lb.config, "curves": lb.curves}, indent=2) + "\n"),
+                       ("test_quality.json", json.dumps({"runs": lb.quality}, indent=2) + "\n")):
+        atomic_write_text(out / name, text)
+        written.append(out / name)
+    figs = figures.make_all(lb, out / "figures")
+    written += list(figs.values())
+    atomic_write_text(out / "index.html", page.render(lb, figs))
+    written.append(out / "index.html")
+    lb.timing["report_s"] = round(time.monotonic() - t0, 2)
+    return written
