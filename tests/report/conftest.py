@@ -1,0 +1,49 @@
+"""One small real leaderboard (bundled CodeGen-16B samples, two test pools, first problems), shared by the tests."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, SHARED_DATA
+
+LIMIT = 3
+METHODS = ["codet", "srank", "mbr_exec"]
+
+
+def leaderboard_cmd(*args: str) -> list[str]:
+    return [sys.executable, "-m", "coderank_evalplus.cli", "leaderboard", *args]
+
+
+def run_cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    return subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=1200)
+
+
+@pytest.fixture(scope="session")
+def real_leaderboard(tmp_path_factory):
+    """A suite file with relative paths (copies of the bundled example files beside it), run once."""
+    import shutil
+
+    from coderank_evalplus import examples
+
+    root = tmp_path_factory.mktemp("lb")
+    data = root / "data"
+    data.mkdir()
+    for f in (examples.SOLUTIONS, examples.OWN_TESTS, examples.GPT4_TESTS):
+        shutil.copy(f, data / f.name)
+    suite = root / "suite.toml"
+    suite.write_text(
+        f'methods = {METHODS!r}\nlimit = {LIMIT}\ndata_dir = "{SHARED_DATA}"\n'
+        f'[[entry]]\nname = "codegen-16B"\ndataset = "humaneval"\nsolutions = "data/{examples.SOLUTIONS.name}"\n'
+        f'tests = "data/{examples.OWN_TESTS.name}"\ntests_label = "own tests"\n'
+        f'[[entry]]\nname = "codegen-16B"\ndataset = "humaneval"\nsolutions = "data/{examples.SOLUTIONS.name}"\n'
+        f'tests = "data/{examples.GPT4_TESTS.name}"\ntests_label = "gpt-4 tests"\n'.replace("'", '"'))
+    out = root / "report"
+    proc = run_cli(leaderboard_cmd(str(suite), "--output", str(out), "--quiet", "--draws", "20"), cwd=root)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return {"root": root, "suite": suite, "out": out, "stdout": proc.stdout, "stderr": proc.stderr}

@@ -1,0 +1,102 @@
+"""`coderank-evalplus leaderboard` end to end on real samples: the figures equal `rerank`'s, a second call runs
+nothing again, and a report recomputed from copied results folders is identical."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from tests.conftest import needs_data
+from tests.report.conftest import LIMIT, METHODS, leaderboard_cmd, run_cli
+
+pytestmark = needs_data
+
+
+def test_json_has_every_method_with_intervals_and_equals_rerank(real_leaderboard):
+    lb = json.loads((real_leaderboard["out"] / "leaderboard.json").read_text())
+    assert lb["config"]["methods"] == ["random", *METHODS, "oracle"]
+    assert lb["config"]["n_resamples"] >= 1000
+    assert [(r["name"], r["tests_label"]) for r in lb["rows"]] == [("codegen-16B", "own tests"),
+                                                                    ("codegen-16B", "gpt-4 tests")]
+    for row in lb["rows"]:
+        assert row["n_problems"] == LIMIT and row["samples_per_problem"] == 100
+        rerank = json.loads((real_leaderboard["out"] / "runs" / row["folder"].split("/runs/")[1] /
+                             "rerank_results.json").read_text())
+        assert rerank["task_ids"] == [f"HumanEval/{i}" for i in range(LIMIT)]
+        for m in lb["config"]["methods"]:
+            for split in ("base", "plus"):
+                e = row["methods"][m][split]
+                assert e["pass@1"] == rerank["methods"][m][split]["pass@1"]
+                assert e["ci95"][0] <= e["pass@1"] <= e["ci95"][1]
+        for base in ("random", "codet"):
+            cmp = row["comparisons"][base]
+            assert base not in cmp and set(cmp) == set(lb["config"]["methods"]) - {base}
+            for m, per_split in cmp.items():
+                d = per_split["base"]
+                expected = row["methods"][m]["base"]["pass@1"] - row["methods"][base]["base"]["pass@1"]
+                assert abs(d["diff"] - expected) < 0.02 and 0.0 <= d["p_value"] <= 1.0
+    md = (real_leaderboard["out"] / "leaderboard.md").read_text()
+    assert "gain over random" in md and "own tests" in md and "gpt-4 tests" in md
+    csv_lines = (real_leaderboard["out"] / "leaderboard.csv").read_text().splitlines()
+    assert len(csv_lines) == 1 + 2 * len(lb["config"]["methods"]) * 2
+
+
+def test_curves_and_quality_are_written(real_leaderboard):
+    curves = json.loads((real_leaderboard["out"] / "curves.json").read_text())["curves"]
+    assert curves[0]["candidates"]["budgets"] == [1, 2, 5, 10, 20, 50, 100]
+    assert curves[0]["candidates"]["draws"] >= 20
+    assert curves[0]["tests"]["budgets"] == [1, 2, 5, 10, 20, 50, 100]
+    quality = json.loads((real_leaderboard["out"] / "test_quality.json").read_text())["runs"]
+    own, gpt4 = (q["summary"] for q in quality)
+    assert own["with_reference"] == LIMIT and 0 <= own["accuracy"] <= 100
+    assert gpt4["asserts_per_problem"] < own["asserts_per_problem"]
+    assert {p.name for p in (real_leaderboard["out"] / "figures").iterdir()} >= {
+        "pass1_base.png", "pass1_plus.png", "budget_candidates_base.png", "budget_tests_base.png", "test_quality.png"}
+
+
+def test_second_call_executes_nothing(real_leaderboard):
+    out = real_leaderboard["out"]
+    before = (out / "leaderboard.json").read_text()
+    proc = run_cli(leaderboard_cmd(str(real_leaderboard["suite"]), "--output", str(out), "--draws", "20"),
+                   cwd=real_leaderboard["root"])
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "2 of 2 reused" in proc.stdout
+    assert "executing" not in proc.stderr and "judging" not in proc.stderr
+    assert (out / "leaderboard.json").read_text() == before
+
+
+def test_report_from_copied_folders_is_identical(real_leaderboard, tmp_path):
+    out = real_leaderboard["out"]
+    copies = []
+    for run in sorted((out / "runs").iterdir(), key=lambda p: "gpt-4" in p.name):  # the suite's order
+        dest = tmp_path / "elsewhere" / run.name
+        shutil.copytree(run, dest, ignore=shutil.ignore_patterns("cache"))
+        copies.append(str(dest))
+    other = tmp_path / "report"
+    proc = run_cli(leaderboard_cmd(*copies, "--output", str(other), "--methods", ",".join(METHODS),
+                                   "--draws", "20", "--quiet"), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    for name in ("leaderboard.md", "leaderboard.csv", "curves.json", "test_quality.json"):
+        assert (other / name).read_text() == (out / name).read_text(), name
+    a, b = (json.loads((d / "leaderboard.json").read_text()) for d in (out, other))
+    for row in a["rows"] + b["rows"]:
+        row.pop("folder")
+    assert a == b
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[[entry]]\nname = 'x'\ndataset = 'humaneval'\nsolutions = 'missing.jsonl'\ntests = 'suite.toml'\n",
+     "entry 1 (x): solutions = 'missing.jsonl'"),
+    ("methods = 'codet'\n[[entry]]\nname = 'x'\n", "'methods' must be a list"),
+    ("[[entry]]\nname = 'x'\ndataset = 'humaneval'\ntests = 'suite.toml'\n", "entry 1 (x): missing 'solutions'"),
+    ("nonsense = 1\n", "unknown key(s) nonsense"),
+    ("[[entry]\n", "not valid TOML"),
+])
+def test_suite_errors_name_the_file_and_entry(tmp_path, text, message):
+    suite = tmp_path / "suite.toml"
+    suite.write_text(text)
+    proc = run_cli(leaderboard_cmd(str(suite), "--output", str(tmp_path / "out")), cwd=tmp_path)
+    assert proc.returncode == 2
+    assert str(suite) in proc.stderr and message in proc.stderr, proc.stderr

@@ -1,0 +1,60 @@
+"""Bootstrap intervals and paired differences on hand-made per-problem scores whose answers can be reasoned out."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from coderank_evalplus.report.stats import mean_estimate, paired_difference, resample_indices
+
+
+def test_identical_methods_differ_by_zero_with_p_one():
+    rng = np.random.default_rng(1)
+    a = rng.random(50)
+    idx = resample_indices(50, 1000, seed=3)
+    d = paired_difference(a, a.copy(), idx)
+    assert d.diff == 0.0 and d.ci95 == (0.0, 0.0) and d.p_value == 1.0
+
+
+def test_a_method_better_on_every_problem_has_p_zero_and_its_interval_excludes_zero():
+    a, b = np.ones(30), np.zeros(30)
+    d = paired_difference(a, b, resample_indices(30, 1000))
+    assert d.diff == 100.0 and d.ci95 == (100.0, 100.0) and d.p_value == 0.0
+    d = paired_difference(b, a, resample_indices(30, 1000))
+    assert d.diff == -100.0 and d.p_value == 0.0
+
+
+def test_constant_scores_have_a_degenerate_interval():
+    e = mean_estimate(np.full(20, 0.25), resample_indices(20, 1000))
+    assert e.value == 25.0 and e.ci95 == (25.0, 25.0)
+
+
+def test_interval_contains_the_mean_and_narrows_with_more_problems():
+    rng = np.random.default_rng(0)
+    small, large = rng.random(20) < 0.4, rng.random(2000) < 0.4
+    e_small = mean_estimate(small, resample_indices(20, 2000))
+    e_large = mean_estimate(large, resample_indices(2000, 2000))
+    for e in (e_small, e_large):
+        assert e.ci95[0] <= e.value <= e.ci95[1]
+    assert (e_large.ci95[1] - e_large.ci95[0]) < (e_small.ci95[1] - e_small.ci95[0]) / 4
+    # binomial standard error at p = 0.4, n = 2000 is 1.1 points: the 95 % interval is about ±2.1
+    assert 3.0 < e_large.ci95[1] - e_large.ci95[0] < 5.6
+
+
+def test_one_problem_of_difference_gives_a_p_value_from_how_often_it_is_drawn():
+    """a beats b on exactly one of n problems: a resample shows no difference exactly when it misses that problem,
+    probability (1 - 1/n)^n; the p-value is twice that share (the ≤ 0 side), here about 0.73."""
+    n = 10
+    a, b = np.zeros(n), np.zeros(n)
+    a[3] = 1.0
+    d = paired_difference(a, b, resample_indices(n, 20000, seed=5))
+    assert d.diff == 10.0 and d.ci95[0] == 0.0
+    assert abs(d.p_value - 2 * (1 - 1 / n) ** n) < 0.02
+
+
+def test_resampling_is_reproducible_and_paired():
+    assert np.array_equal(resample_indices(7, 100, seed=2), resample_indices(7, 100, seed=2))
+    assert not np.array_equal(resample_indices(7, 100, seed=2), resample_indices(7, 100, seed=3))
+    a = np.array([1.0, 0.0, 1.0, 0.5])
+    b = a - 0.25  # a beats b by the same amount on every problem: the paired interval is a single point
+    d = paired_difference(a, b, resample_indices(4, 1000))
+    assert d.ci95 == (25.0, 25.0)
