@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Optional
@@ -211,7 +212,7 @@ def load_folder(folder: str | os.PathLike, task_ids: Optional[Iterable[str]] = N
                 hidden = (arr[f"{i}.hidden_output"], arr[f"{i}.hidden_kind"]) if rec.get("has_hidden") else None
                 run.problems.append(StoredProblem(problem, ex, arr[f"{i}.verdict_base"], arr[f"{i}.verdict_plus"],
                                                   canonical, hidden))
-    except (OSError, KeyError, ValueError, json.JSONDecodeError) as exc:
+    except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as exc:
         raise ResultsFolderError(f"{folder}: damaged results folder ({type(exc).__name__}: {exc}); run the "
                                  f"command that wrote it again") from None
     return run

@@ -23,7 +23,10 @@ Overrides (``--metadata '{"n_solutions": 10, ...}'``): ``n_solutions``, ``n_test
 (asserts kept per test sample, 5), ``time_limit`` (CPU seconds per generated test, 0.1), ``workers``,
 ``rank_seed`` (rankers' tie-breaking seed; not ``seed``, which lm-eval's model arguments also put in the metadata),
 ``data_dir`` (else ``CODERANK_DATA``, else evalplus's cache / download), ``cache_dir`` (execution cache; default
-``lm_eval/`` in ``$CODERANK_CACHE`` or ``$XDG_CACHE_HOME/coderank_evalplus``; ``"none"`` disables it), ``progress``,
+``lm_eval/`` in ``$CODERANK_CACHE`` or ``$XDG_CACHE_HOME/coderank_evalplus``; ``"none"`` disables it),
+``results_dir`` (where each task's results folder goes — matrices and verdicts that ``coderank-evalplus
+leaderboard`` reads; default ``coderank_results/lm_eval/<task>`` in the working directory; ``"none"``: not written),
+``progress``,
 ``min_time_limit`` and ``gt_time_limit_factor`` (evalplus's judge limits). Sampling: ``--gen_kwargs``.
 
 With ``--log_samples`` each sample's ``resps`` holds the raw generations and ``filtered_resps`` two JSON strings:
@@ -61,6 +64,7 @@ DEFAULTS: dict[str, Any] = {
     "rank_seed": 0,
     "data_dir": None,
     "cache_dir": None,
+    "results_dir": None,
     "progress": True,
     "min_time_limit": 1.0,
     "gt_time_limit_factor": 4.0,
@@ -216,6 +220,7 @@ class CodeRankTask(ConfigurableTask):
         finally:
             if cache is not None:
                 cache.close()
+        self._write_results_folder(result, key)
         records = {}
         empty_solutions, no_tests = [], []
         for doc_id, tid in tid_of.items():
@@ -272,6 +277,23 @@ class CodeRankTask(ConfigurableTask):
             "tests": [{"assert": f"assert {a}", "count": int(c)} for a, c in zip(suite.asserts, suite.counts)],
         })
         return sol_rec, test_rec
+
+    def _write_results_folder(self, result, key: str) -> None:
+        """The task's results folder (the layout `leaderboard` reads), unless ``results_dir`` is "none"."""
+        from coderank_evalplus.pipeline import write_results
+
+        where = self.option("results_dir")
+        if isinstance(where, str) and where.lower() in ("none", "off", "false", "0"):
+            return
+        folder = Path(where).expanduser() if where else Path("coderank_results") / "lm_eval" / self.config.task
+        if key != FILTER_KEY:
+            folder = folder.with_name(f"{folder.name}--{key}")
+        result.extra["entry"] = {"name": self.config.task, "tests_label": "model's own tests"}
+        try:
+            write_results(result, folder)
+            log.info("%s: results folder (for coderank-evalplus leaderboard) written to %s", self.config.task, folder)
+        except OSError as exc:  # a read-only working directory must not lose the evaluation
+            log.warning("%s: could not write the results folder %s (%s)", self.config.task, folder, exc)
 
     def _open_cache(self):
         from coderank_evalplus.execution import ResultCache

@@ -87,7 +87,7 @@ def _problem_points(args: tuple) -> np.ndarray:
 
 def budget_curve(run: StoredRun, methods: Sequence[str], kind: str = "candidates", draws: int = DEFAULT_DRAWS,
                  seed: int = 0, grid: Optional[Sequence[int]] = None, workers: Optional[int] = None,
-                 splits: Sequence[str] = ("base",)) -> dict:
+                 splits: Sequence[str] = ("base",), progress: bool = False, label: str = "") -> dict:
     """pass@1 (percent) per budget for each method and split: mean over draws, standard deviation, and the
     2.5–97.5 % range of the draws. ``kind`` is "candidates" (N) or "tests" (M raw test samples)."""
     if kind == "candidates":
@@ -100,13 +100,18 @@ def budget_curve(run: StoredRun, methods: Sequence[str], kind: str = "candidates
     result = {"kind": kind, "budgets": budgets, "draws": draws, "seed": seed, "curves": {}}
     if not budgets or not run.problems:
         return result
+    from tqdm import tqdm
+
     jobs = [(sp, kind, budgets, draws, list(methods), list(splits), seed, run.seed) for sp in run.problems]
     n_workers = min(len(jobs), workers or os.cpu_count() or 1)
+    bar = dict(total=len(jobs), desc=f"{label} curve over {kind}".strip(), unit="problem", disable=not progress,
+               dynamic_ncols=True, leave=False)
     if n_workers > 1:
         with ProcessPoolExecutor(n_workers) as pool:
-            per_problem = list(pool.map(_problem_points, jobs, chunksize=max(1, len(jobs) // (4 * n_workers))))
+            per_problem = list(tqdm(pool.map(_problem_points, jobs, chunksize=max(1, len(jobs) // (8 * n_workers))),
+                                    **bar))
     else:
-        per_problem = [_problem_points(j) for j in jobs]
+        per_problem = [_problem_points(j) for j in tqdm(jobs, **bar)]
     stacked = np.stack(per_problem)  # problems × budgets × draws × methods × splits
     # problems whose pool has no test samples are left out of the test-budget curve
     per_draw = 100.0 * np.nanmean(stacked, axis=0)  # budgets × draws × methods × splits

@@ -107,10 +107,9 @@ def build(entries: Sequence[Entry], cfg: LeaderboardConfig) -> Leaderboard:
         t2 = time.monotonic()
         if cfg.curves:
             splits = splits_of(run)
-            cand = curves_mod.budget_curve(run, methods, "candidates", cfg.draws, cfg.seed, workers=cfg.workers,
-                                           splits=splits)
-            tests = curves_mod.budget_curve(run, methods, "tests", cfg.draws, cfg.seed, workers=cfg.workers,
-                                            splits=splits)
+            common = dict(workers=cfg.workers, splits=splits, progress=cfg.progress, label=entry.name)
+            cand = curves_mod.budget_curve(run, methods, "candidates", cfg.draws, cfg.seed, **common)
+            tests = curves_mod.budget_curve(run, methods, "tests", cfg.draws, cfg.seed, **common)
             lb.curves.append({"name": entry.name, "tests_label": entry.tests_label, "candidates": cand,
                               "tests": tests})
         t3 = time.monotonic()

@@ -143,6 +143,20 @@ def test_rerank_run_writes_results_next_to_evalplus(runs):
         assert f"| {m} |" in table
 
 
+def test_rerank_run_leaves_a_results_folder_for_the_leaderboard(runs):
+    from coderank_evalplus.report.scores import problem_scores
+    from coderank_evalplus.results_folder import load_folder
+
+    d = runs["with"][0]
+    res = json.loads((d / "samples_rerank_results.json").read_text())
+    run = load_folder(d / "samples_rerank")
+    assert [p.problem.task_id for p in run.problems] == res["task_ids"]
+    scores = problem_scores(run, ["random", "codet", "oracle"])
+    for m in ("random", "codet", "oracle"):
+        for split in ("base", "plus"):
+            assert round(100 * scores[m][split].mean(), 2) == res["methods"][m][split]["pass@1"]
+
+
 def test_rerank_matches_coderank_rerank_cli(runs, data, in_process_env, tmp_path):
     d, rc, _, stderr = runs["with"]
     assert rc == 0, stderr[-3000:]

@@ -437,3 +437,17 @@ def test_empty_answers_score_zero_with_a_warning(replay_run):
     for s in _samples(replay_run["out"], "mbpp_codet"):
         record = json.loads(s["filtered_resps"][0])
         assert record["n_empty"] == record["n_candidates"] == replay_run["n"]
+
+
+@needs_data
+def test_task_writes_a_results_folder_the_leaderboard_reads(replay_run):
+    from coderank_evalplus.report.scores import problem_scores
+    from coderank_evalplus.results_folder import load_folder
+
+    run = load_folder(replay_run["tmp"] / "coderank_results" / "lm_eval" / "humaneval_plus_codet")
+    assert [p.problem.task_id for p in run.problems] == replay_run["tids"]
+    assert all(p.executions.n_candidates == replay_run["n"] for p in run.problems)
+    scores = problem_scores(run, ["random", "codet", "oracle"])
+    metrics = _results(replay_run["out"])["results"]["humaneval_plus_codet"]
+    for method, key in (("codet", "pass@1,none"), ("random", "pass@1_random,none"), ("oracle", "pass@1_oracle,none")):
+        assert round(100 * scores[method]["plus"].mean(), 2) == round(100 * metrics[key], 2)
