@@ -220,6 +220,29 @@ def read_solutions(path: str | os.PathLike, problems: Mapping[str, Problem], dat
     return dict(out)
 
 
+def read_features(path: str | os.PathLike, problems: Mapping[str, Problem]) -> dict[str, dict[str, list[float]]]:
+    """Per-sample numeric fields whose name contains ``logprob`` (likelihood features), per task id, aligned
+    with ``read_solutions``'s sample order: ``{task_id: {field: [value or nan per sample]}}``.
+
+    Only evalplus-style records (``task_id`` + ``solution``/``completion``) carry them; CodeT files and sample
+    folders give none. A field present on some samples only is nan on the others."""
+    path = Path(path)
+    if path.is_dir():
+        return {}
+    per_task: dict[str, list[dict]] = defaultdict(list)
+    for _, rec in read_jsonl(path):
+        tid = rec.get("task_id")
+        if isinstance(tid, str) and tid in problems and ("solution" in rec or "completion" in rec):
+            per_task[tid].append({k: v for k, v in rec.items() if "logprob" in k and isinstance(v, (int, float))
+                                  and not isinstance(v, bool)})
+    out: dict[str, dict[str, list[float]]] = {}
+    for tid, recs in per_task.items():
+        names = sorted({k for r in recs for k in r})
+        if names:
+            out[tid] = {k: [float(r.get(k, float("nan"))) for r in recs] for k in names}
+    return out
+
+
 def _read_solution_folder(path: Path, problems: Mapping[str, Problem], allow_unknown: bool) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     unmatched = []

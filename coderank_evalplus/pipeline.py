@@ -119,8 +119,12 @@ def benchmark_outputs(works: Sequence[ProblemWork], cache: Optional[ResultCache]
 
 def rerank(dataset: str, problems: Mapping[str, Problem], solutions: Mapping[str, Sequence[str]],
            test_samples: Mapping[str, Sequence[str]], cfg: RerankConfig,
-           cache: Optional[ResultCache] = None) -> RerankResult:
-    """Rerank every task's candidates with each method and measure ranked pass@k on base (and plus) tests."""
+           cache: Optional[ResultCache] = None,
+           features: Optional[Mapping[str, Mapping[str, Sequence[float]]]] = None) -> RerankResult:
+    """Rerank every task's candidates with each method and measure ranked pass@k on base (and plus) tests.
+
+    ``features``: per task, per-candidate likelihood features (``artifacts.read_features``) that likelihood
+    rankers read from ``RankContext.options``."""
     methods = all_methods(cfg.methods)
     limits = Limits(cpu=cfg.cpu_limit)
     works = build_works(problems, solutions, test_samples, cfg.tests_per_sample)
@@ -139,7 +143,9 @@ def rerank(dataset: str, problems: Mapping[str, Problem], solutions: Mapping[str
         for m in methods:
             if m in BASELINES:
                 continue
-            ctx = RankContext(w.problem, ex, seed=cfg.seed, benchmark_outputs=hidden.get(tid) if hidden else None)
+            options = {k: np.asarray(v, dtype=float) for k, v in (features or {}).get(tid, {}).items()}
+            ctx = RankContext(w.problem, ex, seed=cfg.seed, options=options,
+                              benchmark_outputs=hidden.get(tid) if hidden else None)
             out.rankings[m] = get_ranker(m)(ctx)
         outcomes[tid] = out
     _judge_needed(works, executions, outcomes, problems, methods, cfg, cache)

@@ -10,8 +10,8 @@ import numpy as np
 from coderank_evalplus.rankers import RankContext, RankFn
 from coderank_evalplus.types import PASS, Executions, Group, Ranking
 
-# Options holding one value per candidate: they are restricted to the survivors too.
-PER_CANDIDATE_OPTIONS = ("correct",)
+# Options holding one value per candidate: they are restricted to the survivors too (likelihood features too).
+PER_CANDIDATE_OPTIONS = ("correct", "logprob", "logprob_tokens", "reviewer_logprob", "reviewer_logprob_tokens")
 
 
 def trial_survivors(ex: Executions) -> np.ndarray:

@@ -52,6 +52,8 @@ def test_benchmark_outputs_are_restricted_to_survivors():
 def test_every_ranker_can_be_filtered(name):
     ex = _ex([[P], [F], [P], [P]])
     bench = (np.array([[1], [1], [2], [2]]), np.zeros((4, 1), dtype=np.uint8))
-    ctx = make_ctx(ex, benchmark_outputs=bench, correct=[True, True, False, False])
+    lp = dict(logprob=np.array([-1.0, -2.0, -3.0, -4.0]), logprob_tokens=np.array([1.0, 2.0, 3.0, 4.0]),
+              reviewer_logprob=np.array([-4.0, -3.0, -2.0, -1.0]), reviewer_logprob_tokens=np.ones(4))
+    ctx = make_ctx(ex, benchmark_outputs=bench, correct=[True, True, False, False], **lp)
     r = with_trial_filter(get_ranker(name))(ctx)
     assert all(c in (0, 2, 3) for g in r.groups for c in g.candidates)
