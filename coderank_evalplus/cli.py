@@ -44,9 +44,10 @@ def build_parser() -> argparse.ArgumentParser:
     from coderank_evalplus.integrations.evalplus import add_evaluate_parser
 
     add_evaluate_parser(sub)
-    from coderank_evalplus.generation_cli import add_run_parser
+    from coderank_evalplus.generation_cli import add_likelihood_parser, add_run_parser
 
     add_run_parser(sub, _common)
+    add_likelihood_parser(sub)
     from coderank_evalplus.leaderboard_cli import add_leaderboard_parser
 
     add_leaderboard_parser(sub)
@@ -63,6 +64,7 @@ def cmd_methods() -> int:
             continue
         print(f"{name:22s} {describe_ranker(name)}")
     print("filter+<method>        DOCE trial-test filtering (docstring examples) before <method>")
+    print("ll+<method>            <method>'s score × exp(ll) (DOCE); also coder_reviewer+<method>")
     return 0
 
 
@@ -89,6 +91,9 @@ def run_rerank(args: argparse.Namespace, solutions_path: str, tests_path: str) -
     tests = read_test_samples(tests_path, problems, args.data_dir)
     if args.limit:  # 0 or None: all problems
         solutions = dict(list(solutions.items())[: args.limit])
+    from coderank_evalplus.generation.likelihood import features_for
+
+    features = features_for(cfg.methods, solutions_path, problems, solutions)
     missing = [t for t in solutions if t not in tests]
     if missing:
         print(f"warning: {len(missing)} task(s) have no test samples (they fall back to a random pick): "
@@ -96,7 +101,7 @@ def run_rerank(args: argparse.Namespace, solutions_path: str, tests_path: str) -
     output = Path(args.output or "coderank_results")
     cache = ResultCache(Path(args.cache_dir or output / "cache") / "executions.sqlite")
     try:
-        result = rerank(args.dataset, problems, solutions, tests, cfg, cache)
+        result = rerank(args.dataset, problems, solutions, tests, cfg, cache, features)
     finally:
         cache.close()
     path = write_results(result, output)
@@ -127,6 +132,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             from coderank_evalplus.generation_cli import run_command
 
             return run_command(args)
+        if args.command == "likelihood":
+            from coderank_evalplus.generation_cli import likelihood_command
+
+            return likelihood_command(args)
     except (SampleFileError, ValueError, FileNotFoundError, RuntimeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

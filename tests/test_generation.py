@@ -5,6 +5,7 @@ llama-cpp-python server on 127.0.0.1. Backends that are not installed are skippe
 from __future__ import annotations
 
 import json
+import math
 import socket
 import subprocess
 import sys
@@ -92,13 +93,26 @@ def test_vllm_adapter_with_fake_module(monkeypatch):
             seen["llm"] = (model, kw)
 
         def get_tokenizer(self):
-            return types.SimpleNamespace(chat_template=None)
+            class CharTokenizer:  # one token per character
+                chat_template = None
+
+                def __call__(self, text):
+                    return {"input_ids": [ord(ch) for ch in text]}
+
+            return CharTokenizer()
 
         def generate(self, prompts, params, use_tqdm=False):
             seen["use_tqdm"] = use_tqdm
             out = types.SimpleNamespace
+            if getattr(params, "prompt_logprobs", None) is not None:  # scoring: every prompt token's logprob
+                seen["score_params"] = params.__dict__
+                return [out(prompt_token_ids=[ord(ch) for ch in p],
+                            prompt_logprobs=[None] + [{ord(ch): out(logprob=-0.5 * (i + 1)), 0: out(logprob=-9.0)}
+                                                      for i, ch in enumerate(p[1:])],
+                            outputs=[out(text="x", cumulative_logprob=None, token_ids=[1])]) for p in prompts]
             return [
-                out(outputs=[out(text=f"{p[:3]}-{i}", cumulative_logprob=-1.5 * i) for i in range(params.n)])
+                out(outputs=[out(text=f"{p[:3]}-{i}", cumulative_logprob=-1.5 * i, token_ids=list(range(i + 1)))
+                             for i in range(params.n)])
                 for p in prompts
             ]
 
@@ -111,10 +125,13 @@ def test_vllm_adapter_with_fake_module(monkeypatch):
     assert seen["llm"][1]["enable_prefix_caching"] is True and seen["llm"][1]["max_model_len"] == 4096
     res = gen.generate(["abcdef", "xyz"], 3, 0.8, 0.95, 300, CODET_STOP)
     assert [[s.text for s in r] for r in res] == [["abc-0", "abc-1", "abc-2"], ["xyz-0", "xyz-1", "xyz-2"]]
-    assert res[0][2].logprob == -3.0
+    assert res[0][2].logprob == -3.0 and res[0][2].n_tokens == 3
     p = seen["params"]
     assert (p["n"], p["temperature"], p["top_p"], p["max_tokens"], p["logprobs"]) == (3, 0.8, 0.95, 300, 0)
     assert p["stop"] == CODET_STOP and seen["use_tqdm"] is False
+    # scoring: the prompt's own logprobs, summed over the continuation's positions (3 and 4 of "abcde")
+    assert gen.score([("abc", "de"), ("x", "")]) == [(-0.5 * 3 + -0.5 * 4, 2), (0.0, 0)]
+    assert seen["score_params"]["prompt_logprobs"] == 0 and seen["score_params"]["max_tokens"] == 1
 
 
 # ---------------------------------------------------------------- sampling loop
@@ -240,9 +257,14 @@ def llama_server(tmp_path_factory):
 
 
 def test_openai_adapter_against_llama_cpp_server(llama_server, tmp_path):
-    base = make_generator("openai", "smollm2", base_url=llama_server, max_retries=0, seed=0)
+    base = make_generator("openai", "smollm2", base_url=llama_server, max_retries=0, seed=0, logprobs=True)
     res = base.generate(["def add(a, b):\n    return"], 2, 0.8, 0.95, 8, ["\ndef"])
     assert len(res) == 1 and len(res[0]) == 2 and all(isinstance(s.text, str) for s in res[0])
+    assert all(s.logprob is not None and s.logprob <= 0 and 0 < s.n_tokens <= 8 for s in res[0])
+    # scoring through echo: one value per continuation token (the values themselves: see openai_backend.py)
+    [(total, n)] = base.score([("def f(x):\n", "    return x\n")])
+    local = make_generator("embedded", engine="llama_cpp", n_ctx=512)
+    assert math.isfinite(total) and total < 0 and n == local.score([("def f(x):\n", "    return x\n")])[0][1]
     chat = make_generator("openai", "smollm2", base_url=llama_server, chat=True, max_retries=0)
     spath, tpath = generate_samples(PROBLEMS[:1], chat, 1, 1, max_tokens=24, out_dir=str(tmp_path), progress=False)
     assert len(_jsonl(spath)) == 1 and len(_jsonl(tpath)[0]["samples"]) == 1
@@ -254,10 +276,20 @@ def test_openai_adapter_against_llama_cpp_server(llama_server, tmp_path):
 def test_embedded_llama_cpp(tmp_path):
     pytest.importorskip("llama_cpp")
     _gguf()
-    gen = make_generator("embedded", engine="llama_cpp", n_ctx=1024, seed=0, logprobs=True)
+    gen = make_generator("embedded", engine="llama_cpp", n_ctx=1024, seed=0)
     assert gen.is_chat and "<|im_start|>" in gen.apply_chat_template([{"role": "user", "content": "hi"}])
     res = gen.generate(["def add(a, b):\n"], 2, 0.8, 0.95, 8, CODET_STOP)
-    assert len(res[0]) == 2 and all(s.logprob is not None and s.logprob <= 0 for s in res[0])
+    assert len(res[0]) == 2 and all(s.logprob is not None and s.logprob <= 0 and s.n_tokens for s in res[0])
+    # our forward-pass score agrees with llama.cpp's own per-token logprobs of a completion it drew: one batched
+    # pass against token-by-token decoding, whose quantized kernels differ slightly (−2.52 vs −2.46 here); a
+    # misaligned position would be off by several nats per token
+    gen.llm._logits_all = True  # llama.cpp's own logprobs need every position's logits (off by default, see score)
+    r = gen.llm.create_completion("def add(a, b):\n", max_tokens=4, temperature=0.0, logprobs=1)["choices"][0]
+    gen.llm._logits_all = False
+    own = [x for x in r["logprobs"]["token_logprobs"] if x is not None]
+    [(total, n)] = gen.score([("def add(a, b):\n", r["text"])])
+    assert n == len(own) == 4 and total == pytest.approx(sum(own), rel=0.05)
+    assert gen.score([("abc", "")]) == [(0.0, 0)]
 
 
 def _tiny_llama(path):
@@ -292,4 +324,31 @@ def test_hf_adapter_tiny_random_model(tmp_path):
     for s in res[0]:
         assert "\ndef" not in s.text and s.logprob is not None and s.logprob <= 0
     greedy = gen.generate([PROMPT0], 1, 0.0, 1.0, 6, [])
-    assert len(greedy[0]) == 1
+    assert len(greedy[0]) == 1 and greedy[0][0].n_tokens == 6
+    # score: the continuation's tokens under the model, against transformers' own shifted loss over the text
+    import torch
+
+    ids = gen.tokenizer(PROMPT0, add_special_tokens=False)["input_ids"]
+    first = gen.tokenizer.decode(ids[:1])
+    [(total, n)] = gen.score([(first, PROMPT0[len(first):])])
+    with torch.inference_mode():
+        loss = gen.model(input_ids=torch.tensor([ids]), labels=torch.tensor([ids])).loss.item()
+    assert n == len(ids) - 1 and total == pytest.approx(-loss * n, rel=1e-4)
+
+
+def test_run_through_the_openai_server_with_likelihoods_and_sd1(llama_server, tmp_path):
+    """``coderank-evalplus run --backend openai`` against llama.cpp's server: log-probabilities of the samples
+    from the completions endpoint, SD-1 rewrites through the same server. (The reviewer's echo scoring is
+    checked above: llama-cpp-python sorts the vocabulary in Python for each echoed token, ~20 s per sample here.)"""
+    from tests.conftest import SHARED_DATA
+    from tests.test_generation_cli import check_doce_run, run_cli
+
+    if not SHARED_DATA.is_dir():
+        pytest.skip("shared data not present")
+    out = tmp_path / "run"
+    methods = "ll,ll+mbr_exec,filter+ll+mbr_exec,codet"
+    r = run_cli(out, "--backend", "openai", "--base-url", llama_server, "--model", "smollm2", "--self-debug", "sd1",
+                methods=methods)
+    assert r.returncode == 0, r.stderr[-3000:]
+    res = check_doce_run(out, "sd1", methods)
+    assert res["self_debug"]["rounds"] == 3

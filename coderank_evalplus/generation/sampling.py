@@ -1,7 +1,9 @@
 """The sampling loop: solutions and test samples for each problem, appended to jsonl files as they come.
 
-``out_dir/samples.jsonl``: one ``{"task_id", "solution"[, "logprob"]}`` line per sample (evalplus format; the
-solution is the full program: prompt + completion for base models, the sanitized code block for chat models).
+``out_dir/samples.jsonl``: one ``{"task_id", "solution"[, "logprob", "logprob_tokens"]}`` line per sample (evalplus
+format, which ignores the extra fields; the solution is the full program: prompt + completion for base models, the
+sanitized code block for chat models). ``logprob`` is the sum of the sampled tokens' log-probabilities and
+``logprob_tokens`` their number (for a chat model: the whole reply's tokens), when the backend reports them.
 ``out_dir/tests_raw.jsonl``: one ``{"task_id", "samples": [raw test texts][, "logprobs": [...]]}`` line per
 problem (CodeT format: continuations after ``assert ``).
 
@@ -119,6 +121,8 @@ def generate_samples(
                         rec = {"task_id": p.task_id, "solution": _solution(p, s, generator.is_chat)}
                         if s.logprob is not None:
                             rec["logprob"] = s.logprob
+                            if s.n_tokens is not None:
+                                rec["logprob_tokens"] = s.n_tokens
                         _append(sf, rec)
                     have[p.task_id] = n_samples
             need = [p for p in chunk if n_test_samples > 0 and p.task_id not in tests_done]

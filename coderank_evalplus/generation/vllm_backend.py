@@ -1,6 +1,10 @@
 """vLLM adapter (GPU). Same construction as ``evalplus.provider.vllm.VllmDecoder`` (prefix caching, the model's
 tokenizer decides chat vs base), but one request carries all ``n`` samples (``SamplingParams.n``) and asks for the
-sampled tokens' logprobs (``logprobs=0``) so that ``CompletionOutput.cumulative_logprob`` is filled."""
+sampled tokens' logprobs (``logprobs=0``) so that ``CompletionOutput.cumulative_logprob`` is filled (vLLM's V1
+engine reports them under the model's raw distribution, before temperature and top-p; ``logprobs_mode``).
+
+``score`` asks for the prompt's own log-probabilities (``prompt_logprobs=0``, one token generated and dropped):
+log p(continuation | context) for many texts in one batched call."""
 
 from __future__ import annotations
 
@@ -57,6 +61,26 @@ class VllmGenerator:
         )
         outputs = self.llm.generate(list(prompts), params, use_tqdm=False)
         return [
-            [Sample(o.text, None if o.cumulative_logprob is None else float(o.cumulative_logprob)) for o in r.outputs]
+            [Sample(o.text, None if o.cumulative_logprob is None else float(o.cumulative_logprob),
+                    None if o.cumulative_logprob is None else len(o.token_ids)) for o in r.outputs]
             for r in outputs
         ]
+
+    def score(self, pairs) -> list[tuple[float, int]]:
+        from coderank_evalplus.generation import continuation_start
+
+        pairs = list(pairs)
+        if not pairs:
+            return []
+        params = self._SamplingParams(n=1, temperature=0.0, max_tokens=1, prompt_logprobs=0)
+        outputs = self.llm.generate([c + x for c, x in pairs], params, use_tqdm=False)
+        out = []
+        for (context, _), r in zip(pairs, outputs):
+            full = list(r.prompt_token_ids)
+            start = continuation_start(self.tokenizer(context)["input_ids"], full)
+            total = 0.0
+            for pos in range(start, len(full)):
+                entry = r.prompt_logprobs[pos]  # {token id: Logprob}; the prompt's own token is always present
+                total += float(entry[full[pos]].logprob)
+            out.append((total, max(0, len(full) - start)))
+        return out
