@@ -1,0 +1,68 @@
+"""``coderank-evalplus run`` end to end on the embedded model (CPU) with likelihood methods and SD-Multi, tiny
+sizes (one problem, two samples of 24 tokens): the machinery, not the numbers, is what is checked."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import SHARED_DATA, needs_data
+
+METHODS = "ll,coder_reviewer,ll+mbr_exec,filter+ll+mbr_exec,codet"
+LOGPROB_FIELDS = {"logprob", "logprob_tokens", "reviewer_logprob", "reviewer_logprob_tokens"}
+
+
+def _jsonl(path):
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def run_cli(out, *extra, methods=METHODS, timeout=600):
+    cmd = [sys.executable, "-m", "coderank_evalplus.cli", "run", "--data-dir", str(SHARED_DATA), "--limit", "1",
+           "--n-samples", "2", "--n-test-samples", "1", "--max-tokens", "24", "--methods", methods,
+           "--workers", "2", "--output", str(out), "--quiet", *extra]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+
+
+def check_doce_run(out, mode: str, methods: str = METHODS) -> dict:
+    """What a DOCE run leaves behind: samples with likelihood fields, the rounds, results before and after."""
+    samples = _jsonl(out / "samples.jsonl")
+    fields = LOGPROB_FIELDS if "coder_reviewer" in methods else {"logprob", "logprob_tokens"}
+    assert len(samples) == 2 and all(fields <= set(r) for r in samples)
+    assert all(r["logprob"] <= 0 and r["logprob_tokens"] > 0 for r in samples)
+    res = json.loads((out / "rerank_results.json").read_text())
+    names = ["random", *methods.split(","), "oracle"]
+    assert list(res["methods"]) == names
+    sd = res["self_debug"]
+    assert sd["mode"] == mode and list(sd["methods"]) == names
+    log = _jsonl(out / f"self_debug_{mode}.jsonl")
+    assert sd["candidates_debugged"] >= 1 and len(log) >= sd["candidates_debugged"]
+    for r in log:
+        assert r["feedback"] and r["shown"] and isinstance(r["program"], str) and r["round"] >= 1
+    pool = _jsonl(out / f"samples_{mode}.jsonl")
+    assert len(pool) == 2 and any("self_debug_rounds" in r for r in pool)
+    return res
+
+
+@needs_data
+def test_run_embedded_with_likelihoods_and_sd_multi(tmp_path):
+    pytest.importorskip("llama_cpp")
+    from coderank_evalplus.generation.embedded_backend import default_gguf
+
+    try:
+        default_gguf()
+    except FileNotFoundError as e:
+        pytest.skip(str(e))
+    out = tmp_path / "run"
+    r = run_cli(out, "--self-debug", "multi")
+    assert r.returncode == 0, r.stderr[-3000:]
+    res = check_doce_run(out, "multi")
+    assert "after self-debug (multi" in r.stdout
+    log = (out / "self_debug_multi.jsonl").read_text()
+    # the same command again resumes: nothing generated, scored or debugged twice, the same results
+    r2 = run_cli(out, "--self-debug", "multi")
+    assert r2.returncode == 0, r2.stderr[-3000:]
+    assert (out / "self_debug_multi.jsonl").read_text() == log
+    assert json.loads((out / "rerank_results.json").read_text())["self_debug"] == res["self_debug"]
