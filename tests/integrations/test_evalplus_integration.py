@@ -364,3 +364,78 @@ def test_evaluate_main_same_flags(data, in_process_env, capsys):
     assert "unknown ranking method(s): nope" in capsys.readouterr().err
     assert evaluate_main(["humaneval", "--samples", str(data / "samples.jsonl"), "--rerank", "codet"]) == 2
     assert "--tests" in capsys.readouterr().err
+
+
+def test_from_model_with_likelihood_methods_and_self_debug(data, in_process_env, tmp_path, monkeypatch, capsys):
+    """``--model … --rerank filter+ll+mbr_exec,coder_reviewer --self_debug multi``: the (faked) backend scores the
+    likelihood fields into evalplus's samples file, debugs every candidate failing a trial test, and the results
+    carry every method before and after; one model instance serves tests, scores and rewrites."""
+    import coderank_evalplus.generation as generation
+    from coderank_evalplus.generation import Sample
+    from coderank_evalplus.integrations.evalplus import patch_namespace
+    from coderank_evalplus.problems import load_problems
+    from coderank_evalplus.prompts import test_generation_prompt
+
+    problems = load_problems("humaneval")
+    by_task = {r["task_id"]: r["samples"][:8] for r in _jsonl(data / "tests_ours.jsonl")}
+    by_prompt = {test_generation_prompt(problems[t]): s for t, s in by_task.items()}
+    samples = [r for r in _jsonl(data / "samples.jsonl")]
+    samples = [r for t in TASKS for r in samples if r["task_id"] == t][:: 4]  # 5 per task
+    made, rewrites = [], []
+
+    class FakeGenerator:
+        is_chat = False
+
+        def generate(self, prompts, n, temperature, top_p, max_tokens, stop):
+            out = []
+            for p in prompts:
+                if p in by_prompt:
+                    out.append([Sample(t) for t in by_prompt[p][:n]])
+                    continue
+                task = next(t for t in TASKS if p.endswith(problems[t].prompt) and "The code above is wrong" in p)
+                rewrites.append(task)  # the "fix": the canonical solution's body
+                out.append([Sample(problems[task].canonical_solution)] * n)
+            return out
+
+        def score(self, pairs):
+            return [(-0.01 * len(x), 1 + len(x) // 4) for _, x in pairs]
+
+    def fake_make_generator(backend, model, **kw):
+        made.append((backend, model))
+        return FakeGenerator()
+
+    def run_codegen(model, dataset, root="evalplus_results", backend="vllm", **kw):
+        target = tmp_path / root / dataset / f"{model}_{backend}_temp_{kw.get('temperature')}.jsonl"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text("".join(json.dumps(r) + "\n" for r in samples))
+        return str(target)
+
+    def evaluate(dataset: str, samples=None, base_only: bool = False, parallel=None, i_just_wanna_run=False,
+                 test_details=False, min_time_limit: float = 1.0, gt_time_limit_factor: float = 4.0, mini=False,
+                 noextreme=False, version="default", **model_kwargs):
+        assert not model_kwargs
+
+    monkeypatch.setattr(generation, "make_generator", fake_make_generator)
+    ns = {"evaluate": evaluate, "run_codegen": run_codegen}
+    patch_namespace(ns)
+    methods = "filter+ll+mbr_exec,coder_reviewer,codet"
+    ns["evaluate"]("humaneval", model="tiny", backend="hf", n_samples=5, temperature=0.8, rerank=methods,
+                   n_test_samples=3, parallel=2, root="out", self_debug="multi")
+    stem = tmp_path / "out" / "humaneval" / "tiny_hf_temp_0.8"
+    assert made == [("hf", "tiny")]
+    recs = _jsonl(Path(f"{stem}.jsonl"))
+    assert all({"logprob", "logprob_tokens", "reviewer_logprob", "reviewer_logprob_tokens"} <= set(r) for r in recs)
+    res = json.loads(Path(f"{stem}_rerank_results.json").read_text())
+    names = ["random", "filter+ll+mbr_exec", "coder_reviewer", "codet", "oracle"]
+    assert list(res["methods"]) == names and list(res["self_debug"]["methods"]) == names
+    sd = res["self_debug"]
+    assert sd["mode"] == "multi" and sd["candidates_debugged"] == len(rewrites) > 0
+    assert sd["methods"]["oracle"]["base"]["pass@1"] == 100.0  # every failing candidate got a right "fix"
+    assert sd["methods"]["random"]["base"]["pass@1"] > res["methods"]["random"]["base"]["pass@1"]
+    log = _jsonl(Path(f"{stem}_rerank") / "self_debug_multi.jsonl")
+    assert len(log) == len(rewrites) and all(r["feedback"] for r in log)
+    assert "after self-debug (multi" in capsys.readouterr().out
+
+    with pytest.raises(Exception, match="--self_debug needs the model"):
+        ns["evaluate"]("humaneval", samples=f"{stem}.jsonl", rerank="codet", tests=str(data / "tests_ours.jsonl"),
+                       self_debug="sd1")
