@@ -131,7 +131,7 @@ def run_command(args: argparse.Namespace) -> int:
 
             debug = run_self_debug(dataset, chosen, solutions, tests, cfg, cache, result, generator, settings, output,
                                    features)
-            add_to_results(path, debug.block)
+            add_to_results(path, output)
     finally:
         cache.close()
     (output / "run_config.json").write_text(json.dumps({

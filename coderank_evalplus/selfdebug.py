@@ -14,7 +14,8 @@ shown (greedy decoding would repeat itself), or after ``rounds``. Trial-test out
 engine and its cache (``execution.execute``); nothing cached is executed again. Every round is recorded in
 ``self_debug_<mode>.jsonl`` (task, sample, round, the program shown, the failing test, the feedback, the
 rewrite), which is also what a rerun resumes from; ``samples_<mode>.jsonl`` holds the debugged pool (evalplus
-format) and ``self_debug_<mode>/`` its verdicts and rankings. Random and oracle after debugging are computed on
+format) and ``self_debug_<mode>/`` its verdicts, rankings and the before/after block (``self_debug.json``), which
+``rerank_results.json`` also carries under ``"self_debug": {mode: …}``. Random and oracle after debugging are computed on
 the debugged pool (each debugged candidate replaced by its last version).
 """
 
@@ -387,7 +388,7 @@ def run_self_debug(dataset: str, problems: Mapping[str, Problem], solutions: Map
     ``self_debug_<mode>.jsonl``, ``samples_<mode>.jsonl`` and ``self_debug_<mode>/`` into ``out_dir``."""
     from coderank_evalplus.artifacts import write_jsonl
     from coderank_evalplus.generation.sampling import _read_jsonl_repair
-    from coderank_evalplus.pipeline import BASELINES, rerank, write_results
+    from coderank_evalplus.pipeline import BASELINES, _json_default, rerank, write_results
     from coderank_evalplus.rankers.likelihood import features_needed
 
     out_dir = Path(out_dir)
@@ -423,6 +424,8 @@ def run_self_debug(dataset: str, problems: Mapping[str, Problem], solutions: Map
         "problems_without_trial_tests": sum(1 for t in solutions if not problems[t].trial_tests),
         "methods": table,
     }
+    (out_dir / f"self_debug_{mode}" / "self_debug.json").write_text(
+        json.dumps(block, indent=2, default=_json_default) + "\n")
     return SelfDebugResult(block, after, debugged)
 
 
@@ -444,13 +447,20 @@ def _pool_records(pool, debugged, features, feats) -> list[dict]:
     return out
 
 
-def add_to_results(path: str | os.PathLike, block: dict) -> None:
-    """Put the self-debug block into an existing rerank_results.json (under "self_debug")."""
+def add_to_results(path: str | os.PathLike, out_dir: str | os.PathLike) -> None:
+    """Put the self-debug blocks found in ``out_dir`` (``self_debug_<mode>/self_debug.json``: one per mode run
+    there, so SD-1 and SD-Multi on the same samples sit side by side) into rerank_results.json, under
+    ``"self_debug": {mode: block}``."""
     from coderank_evalplus.pipeline import _json_default
 
     path = Path(path)
     data = json.loads(path.read_text())
-    data["self_debug"] = block
+    blocks = {}
+    for mode in MODES:
+        f = Path(out_dir) / f"self_debug_{mode}" / "self_debug.json"
+        if f.is_file():
+            blocks[mode] = json.loads(f.read_text())
+    data["self_debug"] = blocks
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(data, indent=2, default=_json_default) + "\n")
     os.replace(tmp, path)

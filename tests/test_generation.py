@@ -351,4 +351,4 @@ def test_run_through_the_openai_server_with_likelihoods_and_sd1(llama_server, tm
                 methods=methods)
     assert r.returncode == 0, r.stderr[-3000:]
     res = check_doce_run(out, "sd1", methods)
-    assert res["self_debug"]["rounds"] == 3
+    assert res["self_debug"]["sd1"]["rounds"] == 3

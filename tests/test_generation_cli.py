@@ -35,7 +35,7 @@ def check_doce_run(out, mode: str, methods: str = METHODS) -> dict:
     res = json.loads((out / "rerank_results.json").read_text())
     names = ["random", *methods.split(","), "oracle"]
     assert list(res["methods"]) == names
-    sd = res["self_debug"]
+    sd = res["self_debug"][mode]
     assert sd["mode"] == mode and list(sd["methods"]) == names
     log = _jsonl(out / f"self_debug_{mode}.jsonl")
     assert sd["candidates_debugged"] >= 1 and len(log) >= sd["candidates_debugged"]
@@ -66,3 +66,4 @@ def test_run_embedded_with_likelihoods_and_sd_multi(tmp_path):
     assert r2.returncode == 0, r2.stderr[-3000:]
     assert (out / "self_debug_multi.jsonl").read_text() == log
     assert json.loads((out / "rerank_results.json").read_text())["self_debug"] == res["self_debug"]
+    assert list(res["self_debug"]) == ["multi"]

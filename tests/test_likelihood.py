@@ -145,3 +145,42 @@ def test_scored_features_reach_the_rankers(tmp_path):
     # mbr_exec clusters {0, 2} (equal outputs) × exp(ll): 2·e^-1 > 1·e^-0.5 > 2·e^-3
     assert [g.candidates for g in r["ll+mbr_exec"].groups] == [[0], [1], [2]]
     assert np.isclose(r["ll+mbr_exec"].groups[0].score, math.log(2) - 1)
+
+
+def test_likelihood_command_on_a_tiny_model(tmp_path):
+    """``coderank-evalplus likelihood --backend hf``: fills the fields, keeps the rest, writes --output."""
+    import subprocess
+    import sys
+
+    from tests.conftest import SHARED_DATA
+    from tests.test_generation import _tiny_llama
+
+    if not SHARED_DATA.is_dir():
+        pytest.skip("shared data not present")
+    model = _tiny_llama(str(tmp_path / "tiny"))
+    f = tmp_path / "s.jsonl"
+    _write(f, [{"task_id": "HumanEval/2", "completion": "    return number % 1.0\n", "mine": 1},
+               {"task_id": "HumanEval/2", "completion": "    return 0.5\n", "logprob": -2.0, "logprob_tokens": 3}])
+    cli = [sys.executable, "-m", "coderank_evalplus.cli", "likelihood", "--backend", "hf", "--model", model,
+           "--samples", str(f), "--data-dir", str(SHARED_DATA), "--quiet"]
+    r = subprocess.run(cli + ["--output", str(tmp_path / "o.jsonl")], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "scored 3 value(s)" in r.stdout
+    recs = [json.loads(line) for line in (tmp_path / "o.jsonl").read_text().splitlines()]
+    assert recs[0]["mine"] == 1 and recs[0]["logprob"] < 0 and recs[0]["logprob_tokens"] > 0
+    assert recs[1]["logprob"] == -2.0 and all(r["reviewer_logprob_tokens"] > 0 for r in recs)
+    assert "logprob" not in f.read_text()[:60]  # --output: the input file is left as it was
+    bad = subprocess.run(cli + ["--features", "coder,nope"], capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "--features" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_run_checks_its_self_debug_flags():
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "coderank_evalplus.cli", "run", "--debug-rounds", "2"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "--debug-rounds applies with --self-debug" in r.stderr
+    r = subprocess.run([sys.executable, "-m", "coderank_evalplus.cli", "run", "--self-debug", "multi",
+                        "--debug-rounds", "0"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "at least 1" in r.stderr

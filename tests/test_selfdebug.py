@@ -169,6 +169,17 @@ def test_rounds_stop_at_the_limit(tmp_path):
     d = res.debugged[("T/0", 0)]
     assert len(d.rounds) == 2 and d.stop == "rounds" and len(model.prompts) == 2
     assert res.block["out_of_rounds"] == 1
+    # SD-Multi on the same samples, in the same folder: both blocks land in rerank_results.json side by side
+    from coderank_evalplus.pipeline import write_results
+    from coderank_evalplus.selfdebug import add_to_results
+
+    multi = run_self_debug("humaneval", PROBLEMS, solutions, TESTS, cfg, cache, before, model,
+                           DebugSettings("multi"), tmp_path)
+    path = write_results(before, tmp_path)
+    add_to_results(path, tmp_path)
+    blocks = json.loads(path.read_text())["self_debug"]
+    assert blocks["sd1"] == json.loads(json.dumps(res.block)) and blocks["multi"]["candidates_debugged"] == 2
+    assert multi.block["mode"] == "multi"
     cache.close()
 
 

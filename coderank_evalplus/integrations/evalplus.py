@@ -370,7 +370,7 @@ def run_rerank(dataset: str, problems: dict, solutions: dict, test_samples: dict
             settings = DebugSettings(ours["self_debug"], ours.get("debug_rounds"), max_tokens=DEBUG_MAX_TOKENS)
             debug = run_self_debug(dataset, problems, solutions, test_samples, cfg, cache, result, model.get(),
                                    settings, paths.workdir, features).block
-            add_to_results(paths.results, debug)
+            add_to_results(paths.results, paths.workdir)
     finally:
         cache.close()
     print()

@@ -427,8 +427,8 @@ def test_from_model_with_likelihood_methods_and_self_debug(data, in_process_env,
     assert all({"logprob", "logprob_tokens", "reviewer_logprob", "reviewer_logprob_tokens"} <= set(r) for r in recs)
     res = json.loads(Path(f"{stem}_rerank_results.json").read_text())
     names = ["random", "filter+ll+mbr_exec", "coder_reviewer", "codet", "oracle"]
-    assert list(res["methods"]) == names and list(res["self_debug"]["methods"]) == names
-    sd = res["self_debug"]
+    assert list(res["methods"]) == names and list(res["self_debug"]["multi"]["methods"]) == names
+    sd = res["self_debug"]["multi"]
     assert sd["mode"] == "multi" and sd["candidates_debugged"] == len(rewrites) > 0
     assert sd["methods"]["oracle"]["base"]["pass@1"] == 100.0  # every failing candidate got a right "fix"
     assert sd["methods"]["random"]["base"]["pass@1"] > res["methods"]["random"]["base"]["pass@1"]
