@@ -233,18 +233,25 @@ def debug_candidates(problems: Mapping[str, Problem], solutions: Mapping[str, Se
                 else:
                     todo.append(key)
             texts = _feedback(problems, current, trial, todo, limits, workers)
-            for start in range(0, len(todo), max(1, settings.batch)):
-                chunk = todo[start:start + max(1, settings.batch)]
+            # greedy rewrites of the same program (same feedback, same prompt) are drawn once
+            same: dict[tuple, list[tuple[str, int]]] = {}
+            for key in todo:
+                same.setdefault((key[0], current[key]) if settings.temperature == 0 else key, []).append(key)
+            reps = [members[0] for members in same.values()]
+            members_of = {members[0]: members for members in same.values()}
+            for start in range(0, len(reps), max(1, settings.batch)):
+                chunk = reps[start:start + max(1, settings.batch)]
                 prompts = [debug_prompt(problems[t], current[(t, c)], texts[(t, c)][1], generator) for t, c in chunk]
                 with logprobs_off(generator):  # a rewrite's likelihood is scored under the problem's prompt
                     outs = generator.generate(prompts, 1, settings.temperature, 1.0, settings.max_tokens, stop)
-                for (t, c), samples in zip(chunk, outs):
-                    program = parse_rewrite(problems[t], samples[0].text if samples else "", generator)
-                    test, text = texts[(t, c)]
-                    reused[(t, c)] = Round(r, current[(t, c)], test, text, program)
-                    fh.write(json.dumps({"task_id": t, "sample": c, "mode": settings.mode, "round": r,
-                                         "shown": current[(t, c)], "test": test, "feedback": text,
-                                         "program": program}) + "\n")
+                for rep, samples in zip(chunk, outs):
+                    program = parse_rewrite(problems[rep[0]], samples[0].text if samples else "", generator)
+                    for t, c in members_of[rep]:
+                        test, text = texts[(t, c)]
+                        reused[(t, c)] = Round(r, current[(t, c)], test, text, program)
+                        fh.write(json.dumps({"task_id": t, "sample": c, "mode": settings.mode, "round": r,
+                                             "shown": current[(t, c)], "test": test, "feedback": text,
+                                             "program": program}) + "\n")
                 fh.flush()
             next_active = []
             for key in failing:

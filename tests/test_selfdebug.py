@@ -96,13 +96,15 @@ def test_trial_outcomes_come_from_the_cache(tmp_path):
 
 
 def test_multi_debugs_every_failing_candidate_once_then_reranks(tmp_path):
-    bodies = [RIGHT, MINUS, TIMES, BOOM, BROKEN, RIGHT]
+    bodies = [RIGHT, MINUS, TIMES, BOOM, BROKEN, RIGHT, MINUS]
     solutions, cfg, cache, before = _setup(tmp_path, bodies, ["first", "mbr_exec", "filter+mbr_exec"])
     model = ScriptedModel({MINUS: RIGHT, TIMES: TIMES, BOOM: "    return a + b + 0\n", BROKEN: MINUS})
     res = run_self_debug("humaneval", PROBLEMS, solutions, TESTS, cfg, cache, before, model,
                          DebugSettings("multi"), tmp_path)
     d = {c: res.debugged[("T/0", c)] for c in (1, 2, 3, 4)}
-    assert set(res.debugged) == {("T/0", c) for c in (1, 2, 3, 4)}  # 0 and 5 pass their trial tests
+    assert set(res.debugged) == {("T/0", c) for c in (1, 2, 3, 4, 6)}  # 0 and 5 pass their trial tests
+    assert len(model.prompts) == 4  # 6 is 1's program: one greedy rewrite serves both
+    assert res.debugged[("T/0", 6)].rounds == res.debugged[("T/0", 1)].rounds
     assert [len(x.rounds) for x in d.values()] == [1, 1, 1, 1]  # one round each (multi's default)
     assert [x.stop for x in d.values()] == ["passes", "unchanged", "passes", "rounds"]
     # the feedback shown: what each candidate returned, raised, or why it did not run
@@ -116,20 +118,20 @@ def test_multi_debugs_every_failing_candidate_once_then_reranks(tmp_path):
                in p for p in model.prompts)
     # recorded per round; the debugged pool as evalplus samples
     log = _log(tmp_path / "self_debug_multi.jsonl")
-    assert sorted(r["sample"] for r in log) == [1, 2, 3, 4] and all(r["round"] == 1 for r in log)
+    assert sorted(r["sample"] for r in log) == [1, 2, 3, 4, 6] and all(r["round"] == 1 for r in log)
     assert {r["sample"]: r["program"] for r in log}[1] == PROMPT + RIGHT
     pool = _log(tmp_path / "samples_multi.jsonl")
     assert [r["solution"] for r in pool] == [PROMPT + b for b in
-                                             [RIGHT, RIGHT, TIMES, "    return a + b + 0\n", MINUS, RIGHT]]
+                                             [RIGHT, RIGHT, TIMES, "    return a + b + 0\n", MINUS, RIGHT, RIGHT]]
     assert pool[1]["self_debug_stop"] == "passes" and "self_debug_stop" not in pool[0]
     # before/after: oracle unchanged (a correct candidate existed), random improves, every method is reported
     b, a = before.methods, res.block["methods"]
     assert list(a) == ["random", "first", "mbr_exec", "filter+mbr_exec", "oracle"]
-    assert b["random"]["base"]["pass@1"] == pytest.approx(100 * 2 / 6, abs=0.01)
-    assert a["random"]["base"]["pass@1"] == pytest.approx(100 * 4 / 6, abs=0.01)
+    assert b["random"]["base"]["pass@1"] == pytest.approx(100 * 2 / 7, abs=0.01)
+    assert a["random"]["base"]["pass@1"] == pytest.approx(100 * 5 / 7, abs=0.01)
     assert a["oracle"]["base"]["pass@1"] == 100.0
-    assert res.block["candidates_debugged"] == 4 and res.block["now_pass_trial_tests"] == 2
-    assert res.block["rewritten"] == 3 and res.block["stopped_unchanged"] == 1
+    assert res.block["candidates_debugged"] == 5 and res.block["now_pass_trial_tests"] == 3
+    assert res.block["rewritten"] == 4 and res.block["stopped_unchanged"] == 1
     # nothing cached is executed again: the pool's old programs came from the cache
     assert res.after.stats["executed_items"] < res.after.stats["cached_items"]
 
@@ -138,7 +140,7 @@ def test_multi_debugs_every_failing_candidate_once_then_reranks(tmp_path):
     res2 = run_self_debug("humaneval", PROBLEMS, solutions, TESTS, cfg, cache, before, again,
                           DebugSettings("multi"), tmp_path)
     assert again.prompts == [] and res2.block == res.block and res2.after.stats["executed_items"] == 0
-    assert len(_log(tmp_path / "self_debug_multi.jsonl")) == 4
+    assert len(_log(tmp_path / "self_debug_multi.jsonl")) == 5
     cache.close()
 
 
