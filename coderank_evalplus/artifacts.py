@@ -224,10 +224,12 @@ def read_features(path: str | os.PathLike, problems: Mapping[str, Problem]) -> d
     """Per-sample numeric fields whose name contains ``logprob`` (likelihood features), per task id, aligned
     with ``read_solutions``'s sample order: ``{task_id: {field: [value or nan per sample]}}``.
 
-    Only evalplus-style records (``task_id`` + ``solution``/``completion``) carry them; CodeT files and sample
-    folders give none. A field present on some samples only is nan on the others."""
+    Only evalplus-style records (``task_id`` + ``solution``/``completion``) carry them; CodeT files, sample
+    folders and other harnesses' files give none. A field present on some samples only is nan on the others."""
+    from coderank_evalplus.readers import bigcode
+
     path = Path(path)
-    if path.is_dir():
+    if path.is_dir() or (path.is_file() and bigcode.starts_with_json_list(path)):
         return {}
     per_task: dict[str, list[dict]] = defaultdict(list)
     for _, rec in read_jsonl(path):

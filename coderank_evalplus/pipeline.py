@@ -55,6 +55,7 @@ class ProblemOutcome:
     executions: Optional[Executions] = None  # the candidates' matrices (stored in the results folder)
     canonical: Optional[Executions] = None  # the reference solution on the same tests (test-quality analysis)
     hidden: Optional[tuple[np.ndarray, np.ndarray]] = None  # outputs on the benchmark's inputs (mbr_exec_hidden)
+    features: dict[str, np.ndarray] = field(default_factory=dict)  # per-candidate likelihood features
 
 
 @dataclass
@@ -138,13 +139,13 @@ def rerank(dataset: str, problems: Mapping[str, Problem], solutions: Mapping[str
     for w in works:
         tid = w.problem.task_id
         ex = executions[tid]
+        feats = {k: np.asarray(v, dtype=float) for k, v in (features or {}).get(tid, {}).items()}
         out = ProblemOutcome(tid, ex.n_candidates, w.suite, executions=ex, canonical=canonical.get(tid),
-                             hidden=hidden.get(tid) if hidden else None)
+                             hidden=hidden.get(tid) if hidden else None, features=feats)
         for m in methods:
             if m in BASELINES:
                 continue
-            options = {k: np.asarray(v, dtype=float) for k, v in (features or {}).get(tid, {}).items()}
-            ctx = RankContext(w.problem, ex, seed=cfg.seed, options=options,
+            ctx = RankContext(w.problem, ex, seed=cfg.seed, options=dict(feats),
                               benchmark_outputs=hidden.get(tid) if hidden else None)
             out.rankings[m] = get_ranker(m)(ctx)
         outcomes[tid] = out

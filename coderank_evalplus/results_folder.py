@@ -15,7 +15,9 @@ lm-eval tasks; read by ``leaderboard``):
   digest of the returned value or raised exception type, and which), ``trial_matrix`` (program × trial test),
   ``compiled`` (program), ``verdict_base`` / ``verdict_plus`` (candidate: 1 pass, 0 fail, -1 not judged), and
   where present ``canonical_pass`` / ``canonical_output`` / ``canonical_kind`` (the reference solution on the same
-  suite) and ``hidden_output`` / ``hidden_kind`` (outputs on the benchmark's base inputs, for ``mbr_exec_hidden``).
+  suite), ``hidden_output`` / ``hidden_kind`` (outputs on the benchmark's base inputs, for ``mbr_exec_hidden``) and
+  ``feature.<name>`` (candidate: likelihood features such as ``logprob``, nan where unknown; listed in the problem's
+  ``features``).
 - ``verdicts.jsonl``, ``rankings.jsonl``: readable copies of the verdicts and the top groups per method.
 """
 
@@ -57,6 +59,7 @@ class StoredProblem:
     verdict_plus: np.ndarray
     canonical: Optional[Executions] = None
     hidden: Optional[tuple[np.ndarray, np.ndarray]] = None
+    features: dict[str, np.ndarray] = field(default_factory=dict)  # likelihood features, one value per candidate
 
     def correct(self, split: str) -> np.ndarray:
         """Bool per candidate: judged correct on ``split`` ("base" or "plus")."""
@@ -142,8 +145,11 @@ def write_folder(result: "RerankResult", problems: dict[str, Problem], out: Path
                            f"{i}.canonical_kind": o.canonical.output_kind[0]})
         if o.hidden is not None:
             arrays.update({f"{i}.hidden_output": o.hidden[0], f"{i}.hidden_kind": o.hidden[1]})
-        lines.append(json.dumps(_problem_record(problems[tid], o.n_candidates, o.suite, o.canonical is not None,
-                                                o.hidden is not None)))
+        rec = _problem_record(problems[tid], o.n_candidates, o.suite, o.canonical is not None, o.hidden is not None)
+        if o.features:
+            arrays.update({f"{i}.feature.{name}": np.asarray(v, dtype=float) for name, v in o.features.items()})
+            rec["features"] = sorted(o.features)
+        lines.append(json.dumps(rec))
     with _atomic(out / MATRICES_FILE, "wb") as fh:
         np.savez_compressed(fh, **arrays)
     atomic_write_text(out / PROBLEMS_FILE, "".join(line + "\n" for line in lines))
@@ -210,8 +216,9 @@ def load_folder(folder: str | os.PathLike, task_ids: Optional[Iterable[str]] = N
                 ex = _executions(tid, arr, i, suite)
                 canonical = _canonical(tid, arr, i, suite) if rec.get("has_canonical") else None
                 hidden = (arr[f"{i}.hidden_output"], arr[f"{i}.hidden_kind"]) if rec.get("has_hidden") else None
+                features = {name: arr[f"{i}.feature.{name}"] for name in rec.get("features") or ()}
                 run.problems.append(StoredProblem(problem, ex, arr[f"{i}.verdict_base"], arr[f"{i}.verdict_plus"],
-                                                  canonical, hidden))
+                                                  canonical, hidden, features))
     except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as exc:
         raise ResultsFolderError(f"{folder}: damaged results folder ({type(exc).__name__}: {exc}); run the "
                                  f"command that wrote it again") from None

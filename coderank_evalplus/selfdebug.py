@@ -459,6 +459,7 @@ def add_to_results(path: str | os.PathLike, out_dir: str | os.PathLike) -> None:
     there, so SD-1 and SD-Multi on the same samples sit side by side) into rerank_results.json, under
     ``"self_debug": {mode: block}``."""
     from coderank_evalplus.pipeline import _json_default
+    from coderank_evalplus.results_folder import atomic_write_text
 
     path = Path(path)
     data = json.loads(path.read_text())
@@ -468,6 +469,4 @@ def add_to_results(path: str | os.PathLike, out_dir: str | os.PathLike) -> None:
         if f.is_file():
             blocks[mode] = json.loads(f.read_text())
     data["self_debug"] = blocks
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, default=_json_default) + "\n")
-    os.replace(tmp, path)
+    atomic_write_text(path, json.dumps(data, indent=2, default=_json_default) + "\n")

@@ -131,20 +131,33 @@ def test_rerank_cli_refuses_likelihood_methods_without_the_fields(tmp_path):
     assert not (tmp_path / "o" / "cache").exists()  # refused before any work
 
 
-def test_scored_features_reach_the_rankers(tmp_path):
-    from coderank_evalplus.pipeline import RerankConfig, rerank
+def test_scored_features_reach_the_rankers_and_the_results_folder(tmp_path):
+    from coderank_evalplus.pipeline import RerankConfig, rerank, write_results
+    from coderank_evalplus.report.curves import budget_curve
+    from coderank_evalplus.report.scores import problem_scores
+    from coderank_evalplus.results_folder import load_folder
 
     problems = {"T/0": ADD}
     progs = [PROMPT + b for b in ("    return a + b\n", "    return a - b\n", "    return b + a\n")]
     feats = {"T/0": {"logprob": [-1.0, -0.5, -6.0], "logprob_tokens": [1, 1, 2]}}
+    methods = ["ll", "ll+mbr_exec", "filter+ll"]
     res = rerank("humaneval", problems, {"T/0": progs}, {"T/0": ["add(2, 2) == 4"]},
-                 RerankConfig(methods=["ll", "ll+mbr_exec", "filter+ll"], workers=1, progress=False), None, feats)
+                 RerankConfig(methods=methods, workers=1, progress=False), None, feats)
     r = res.outcomes["T/0"].rankings
     assert [g.candidates for g in r["ll"].groups] == [[1], [0], [2]]
     assert [g.candidates for g in r["filter+ll"].groups] == [[0], [2]]  # 1 fails the trial test add(1, 2) == 3
     # mbr_exec clusters {0, 2} (equal outputs) × exp(ll): 2·e^-1 > 1·e^-0.5 > 2·e^-3
     assert [g.candidates for g in r["ll+mbr_exec"].groups] == [[0], [1], [2]]
     assert np.isclose(r["ll+mbr_exec"].groups[0].score, math.log(2) - 1)
+    # the results folder keeps the features: the leaderboard ranks them again with the same figures
+    write_results(res, tmp_path)
+    run = load_folder(tmp_path)
+    assert run.problems[0].features["logprob"].tolist() == [-1.0, -0.5, -6.0]
+    scores = problem_scores(run, methods)
+    for m in methods:
+        assert 100 * scores[m]["base"][0] == res.methods[m]["base"]["pass@1"]
+    curve = budget_curve(run, ["ll"], grid=[2], draws=3)  # candidate subsets take their features along
+    assert curve is not None
 
 
 def test_likelihood_command_on_a_tiny_model(tmp_path):

@@ -76,10 +76,11 @@ def _problem_points(args: tuple) -> np.ndarray:
                 sub, rows = restrict(ex, chosen)
                 hidden = None if sp.hidden is None else (sp.hidden[0][rows], sp.hidden[1][rows])
                 sub_correct = [c[chosen] for c in correct]
+                cands = chosen
             else:
-                sub, hidden, sub_correct = restrict_tests(ex, chosen), sp.hidden, correct
+                sub, hidden, sub_correct, cands = restrict_tests(ex, chosen), sp.hidden, correct, None
             for m, method in enumerate(methods):
-                ranking = None if method in BASELINES else rank(sp, method, rank_seed, sub, hidden)
+                ranking = None if method in BASELINES else rank(sp, method, rank_seed, sub, hidden, cands)
                 for s in range(len(splits)):
                     out[b, d, m, s] = pass_at_1(method, sub_correct[s], ranking)
     return out

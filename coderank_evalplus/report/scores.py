@@ -30,11 +30,13 @@ def splits_of(run: StoredRun) -> tuple[str, ...]:
 
 
 def rank(sp: StoredProblem, method: str, seed: int, executions: Optional[Executions] = None,
-         hidden: Optional[tuple[np.ndarray, np.ndarray]] = None) -> Ranking:
-    """``method``'s ranking of the stored problem (or of a subset given as ``executions`` / ``hidden``)."""
+         hidden: Optional[tuple[np.ndarray, np.ndarray]] = None, candidates: Optional[np.ndarray] = None) -> Ranking:
+    """``method``'s ranking of the stored problem (or of a subset given as ``executions`` / ``hidden``, made of
+    the stored ``candidates`` when they are a subset)."""
     ex = executions if executions is not None else sp.executions
     bench = hidden if executions is not None else sp.hidden
-    return get_ranker(method)(RankContext(sp.problem, ex, seed=seed, benchmark_outputs=bench))
+    features = {k: (v if candidates is None else v[candidates]) for k, v in sp.features.items()}
+    return get_ranker(method)(RankContext(sp.problem, ex, seed=seed, options=features, benchmark_outputs=bench))
 
 
 def pass_at_1(method: str, correct: np.ndarray, ranking: Optional[Ranking]) -> float:
