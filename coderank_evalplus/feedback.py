@@ -63,19 +63,25 @@ def _short(text: str) -> str:
     return text if len(text) <= SHOW_CHARS else text[:SHOW_CHARS] + "…"
 
 
-def _probe_child(probe: Probe, workdir: str) -> bytes:  # pragma: no cover - runs in the child
+def _describe(exc: BaseException) -> str:  # pragma: no cover - runs in the child
+    """``Type: message`` (just ``Type`` when the message is empty)."""
+    message = str(exc)
+    return f"{type(exc).__name__}: {_short(message)}" if message else type(exc).__name__
+
+
+def _probe_child(probe: Probe, workdir: str, mem: Optional[int]) -> bytes:  # pragma: no cover - runs in the child
     """In the child: run the program, then the call (or the whole assert); describe what happened."""
-    from coderank_evalplus.sandbox import compile_program, evalplus_utils, max_memory_bytes
+    from coderank_evalplus.sandbox import compile_program, evalplus_utils
 
     utils = evalplus_utils()
     os.chdir(workdir)
     signal.signal(signal.SIGPROF, _on_timer)
     signal.signal(signal.SIGALRM, _on_timer)
     setitimer, prof, real = signal.setitimer, signal.ITIMER_PROF, signal.ITIMER_REAL
-    utils.reliability_guard(maximum_memory_bytes=max_memory_bytes())
+    utils.reliability_guard(maximum_memory_bytes=mem)
     env = {"__name__": "__coderank_candidate__"}
     call = call_of(probe.test, probe.entry_point)
-    _repr, _type, _str = repr, type, str
+    _repr = repr
 
     def limited(fn, seconds: float):
         setitimer(prof, seconds, 0.05)
@@ -92,7 +98,7 @@ def _probe_child(probe: Probe, workdir: str) -> bytes:  # pragma: no cover - run
     except _Timeout:
         return b"import-timeout\n"
     except BaseException as exc:  # noqa: BLE001
-        return f"import-error\n{_type(exc).__name__}: {_short(_str(exc))}".encode("utf-8", "replace")
+        return f"import-error\n{_describe(exc)}".encode("utf-8", "replace")
     try:
         if call is None:
             limited(lambda: exec("assert " + assert_body(probe.test.strip()), env), probe.cpu_limit)
@@ -102,7 +108,7 @@ def _probe_child(probe: Probe, workdir: str) -> bytes:  # pragma: no cover - run
     except _Timeout:
         return f"timeout\n{call or ''}".encode("utf-8", "replace")
     except BaseException as exc:  # noqa: BLE001
-        return f"raised\n{call or ''}\n{_type(exc).__name__}: {_short(_str(exc))}".encode("utf-8", "replace")
+        return f"raised\n{call or ''}\n{_describe(exc)}".encode("utf-8", "replace")
 
 
 def run_probe(probe: Probe) -> tuple[str, ...]:
@@ -112,11 +118,13 @@ def run_probe(probe: Probe) -> tuple[str, ...]:
     ("Type: message"), ``import-timeout``, ``passed`` (the test passed this time), ``lost`` (the child died)."""
     import shutil
 
-    from coderank_evalplus.sandbox import run_function_in_child
+    from coderank_evalplus.sandbox import max_memory_bytes, run_function_in_child
 
+    mem = max_memory_bytes()  # evalplus's cap, read here: the child imports nothing
     workdir = tempfile.mkdtemp(prefix="coderank_probe_")
     try:
-        out = run_function_in_child(lambda: _probe_child(probe, workdir), wall_timeout=_PROBE_WALL_S + 4 * probe.cpu_limit,
+        out = run_function_in_child(lambda: _probe_child(probe, workdir, mem),
+                                    wall_timeout=_PROBE_WALL_S + 4 * probe.cpu_limit,
                                     cpu_budget=int(3 + 2 * probe.cpu_limit), writable_dir=workdir)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)

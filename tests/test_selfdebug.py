@@ -79,11 +79,15 @@ def test_call_and_feedback_sentences():
 
 def test_probes_tell_what_the_candidate_returned_or_raised():
     t = "assert add(1, 2) == 3"
-    got = probe_all([Probe(PROMPT + b, t, "add") for b in (MINUS, BOOM, BROKEN, "    return [a] * 200\n")], workers=2)
+    odd = "assert str(add(1, 2)) == '3'"  # no call the parser knows: the entry-point call inside is shown
+    got = probe_all([Probe(PROMPT + b, t, "add") for b in (MINUS, BOOM, BROKEN, "    return [a] * 200\n")]
+                    + [Probe(PROMPT + MINUS, odd, "add"), Probe(PROMPT + "    assert a < 0\n", t, "add")], workers=2)
     assert got[0] == ("returned", "add(1, 2)", "-1")
     assert got[1] == ("raised", "add(1, 2)", "ZeroDivisionError: division by zero")
     assert got[2][0] == "import-error" and got[2][1].startswith("SyntaxError")
     assert got[3][0] == "returned" and got[3][2].endswith("…") and len(got[3][2]) == 301  # long reprs are cut
+    assert got[4] == ("returned", "add(1, 2)", "-1")
+    assert got[5] == ("raised", "add(1, 2)", "AssertionError")
 
 
 def test_trial_outcomes_come_from_the_cache(tmp_path):
