@@ -39,12 +39,11 @@ def default_gguf() -> str:
 class LlamaCppGenerator:
     """llama-cpp-python on a GGUF file.
 
-    ``logprobs=True`` (the default) gives the model a buffer for the logits of every position (``logits_all``:
-    n_ctx × vocabulary floats, ~400 MB for SmolLM2 at n_ctx 2048) so that ``score`` can read log-probabilities
-    after one forward pass; logits of all positions are computed only while scoring a continuation (sampling and
-    the context's tokens need the last position's only). A sample's log-probability is scored that way right
-    after it is drawn: llama-cpp-python's own ``logprobs=`` option sorts the whole vocabulary in Python for every
-    generated token (~100× slower here than this forward pass).
+    ``logprobs=True`` (the default) keeps the logits of every evaluated position (``logits_all``: an n_ctx ×
+    vocabulary buffer, ~400 MB for SmolLM2 at n_ctx 2048; computing them adds the output layer for each prompt
+    token). ``score`` reads log-probabilities from them, evaluating only what the KV cache does not hold: a sample
+    scored right after it was drawn costs one more token. llama-cpp-python's own ``logprobs=`` option gives the same
+    values but sorts the whole vocabulary in Python for every token.
     """
 
     def __init__(
@@ -67,7 +66,6 @@ class LlamaCppGenerator:
             verbose=False,
             **({"seed": seed} if seed is not None else {}),
         )
-        self.llm._logits_all = False  # the buffer stays; logits of every position only while scoring
         self.is_chat = bool(chat)
         self.logprobs = logprobs
         self._formatter = None
@@ -130,17 +128,12 @@ class LlamaCppGenerator:
                 continue
             held = list(self.llm.input_ids[: self.llm.n_tokens])
             keep = 0
-            for a, b in zip(held, full[: start - 1]):  # the KV cache of the shared context is reused
+            for a, b in zip(held, full[:-1]):  # what the KV cache (and the logits buffer) holds is not redone
                 if a != b:
                     break
                 keep += 1
             self.llm.n_tokens = keep
-            try:
-                self.llm.eval(full[keep : start - 1])  # the rest of the context: the last position's logits only
-                self.llm._logits_all = True
-                self.llm.eval(full[start - 1 :])  # the continuation: logits of every position, into llm.scores
-            finally:
-                self.llm._logits_all = False
+            self.llm.eval(full[keep:])
             logits = self.llm.scores[start - 1 : len(full) - 1]  # row i predicts token i+1 (a view: not modified)
             target = np.asarray(full[start:])
             out.append((token_logprob_sum(logits, target), len(target)))
