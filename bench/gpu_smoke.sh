@@ -5,8 +5,11 @@
 #
 # Builds a tiny randomly initialised Llama (2 layers, hidden 256, head_dim 64) with a byte-level BPE tokenizer
 # trained on the spot, saves both to a temporary directory, then runs make_generator("vllm", dir) on two HumanEval
-# prompts (solution prompt and CodeT test prompt) with n=4 and prints the (random) outputs and their logprobs.
-# Exit status 0 means: vLLM loaded the model, returned n samples per prompt with cumulative logprobs.
+# prompts (solution prompt and CodeT test prompt) with n=4 and prints the (random) outputs and their logprobs, then
+# scores a greedy completion through prompt_logprobs (the likelihood features' path) against the logprob vLLM
+# reported while sampling it.
+# Exit status 0 means: vLLM loaded the model, returned n samples per prompt with cumulative logprobs and token
+# counts, and scored text with values matching its own sampling logprobs.
 set -euo pipefail
 PYTHON="${PYTHON:-python}"
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 VLLM_NO_USAGE_STATS=1 DO_NOT_TRACK=1
@@ -77,6 +80,12 @@ for prompt, samples in zip(prompts, res):
     print("=" * 30, repr(prompt[-60:]))
     for s in samples:
         print(f"  logprob={s.logprob}  text={s.text!r}")
-assert all(s.logprob is not None for r in res for s in r), "no cumulative logprobs"
+assert all(s.logprob is not None and s.n_tokens for r in res for s in r), "no cumulative logprobs / token counts"
+greedy = gen.generate(prompts[:1], 1, 0.0, 1.0, 16, [])[0][0]
+[(total, n)] = gen.score([(prompts[0], greedy.text)])
+print(f"greedy sample: logprob={greedy.logprob} over {greedy.n_tokens} tokens; scored: {total} over {n} tokens")
+if n == greedy.n_tokens:  # the same tokens after a decode/encode round trip: the same log-probabilities
+    assert abs(total - greedy.logprob) <= 0.05 + 0.01 * abs(total), (total, greedy.logprob)
+assert n > 0 and total <= 0
 print("GPU SMOKE OK")
 PY

@@ -238,7 +238,12 @@ def evaluate_and_rerank(original: Callable, namespace: dict, params: dict, model
     try:
         problems = load_problems(dataset)
         test_samples = read_test_samples(ours["tests"], problems) if ours["tests"] is not None else None
-    except (SampleFileError, DataNotFoundError) as exc:
+        if "model" not in model_kwargs:  # likelihood methods on given samples: their fields must be there already
+            from coderank_evalplus.generation.likelihood import features_for
+
+            features_for(methods, params["samples"], problems,
+                         read_solutions(params["samples"], problems, allow_unknown=True))
+    except (SampleFileError, DataNotFoundError, ValueError) as exc:
         raise RerankError(str(exc)) from None
 
     # 1. evalplus, unchanged (codegen as evalplus.evaluate does it, then its evaluation)

@@ -381,7 +381,7 @@ def test_from_model_with_likelihood_methods_and_self_debug(data, in_process_env,
     by_prompt = {test_generation_prompt(problems[t]): s for t, s in by_task.items()}
     samples = [r for r in _jsonl(data / "samples.jsonl")]
     samples = [r for t in TASKS for r in samples if r["task_id"] == t][:: 4]  # 5 per task
-    made, rewrites = [], []
+    made, rewrites, evaluated = [], [], []
 
     class FakeGenerator:
         is_chat = False
@@ -414,6 +414,7 @@ def test_from_model_with_likelihood_methods_and_self_debug(data, in_process_env,
                  test_details=False, min_time_limit: float = 1.0, gt_time_limit_factor: float = 4.0, mini=False,
                  noextreme=False, version="default", **model_kwargs):
         assert not model_kwargs
+        evaluated.append(samples)
 
     monkeypatch.setattr(generation, "make_generator", fake_make_generator)
     ns = {"evaluate": evaluate, "run_codegen": run_codegen}
@@ -439,3 +440,9 @@ def test_from_model_with_likelihood_methods_and_self_debug(data, in_process_env,
     with pytest.raises(Exception, match="--self_debug needs the model"):
         ns["evaluate"]("humaneval", samples=f"{stem}.jsonl", rerank="codet", tests=str(data / "tests_ours.jsonl"),
                        self_debug="sd1")
+    # given samples without the fields: refused before evalplus evaluates anything
+    calls = len(evaluated)
+    with pytest.raises(Exception, match="logprob, logprob_tokens.*coderank-evalplus likelihood"):
+        ns["evaluate"]("humaneval", samples=str(data / "samples.jsonl"), rerank="ll+mbr_exec",
+                       tests=str(data / "tests_ours.jsonl"))
+    assert len(evaluated) == calls
