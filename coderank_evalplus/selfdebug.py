@@ -46,7 +46,7 @@ class DebugSettings:
     rounds: Optional[int] = None  # None: DEFAULT_ROUNDS[mode]
     temperature: float = 0.0  # DOCE debugs greedily
     max_tokens: int = 300
-    batch: int = 32  # prompts per generate call (and per write of the round log)
+    batch: int = 128  # prompts per generate call (and per write of the round log)
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
