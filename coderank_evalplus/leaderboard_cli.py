@@ -82,7 +82,8 @@ def run_leaderboard(args: argparse.Namespace) -> int:
         methods=args.methods.split(",") if args.methods else methods,
         compare_to=args.compare_to.split(",") if args.compare_to else compare_to,
         n_resamples=args.resamples or n_resamples, seed=args.seed if args.seed is not None else seed,
-        draws=args.draws or draws, curves=not args.no_curves, workers=args.workers, progress=not args.quiet)
+        draws=args.draws or draws, curves=not args.no_curves, workers=args.workers, progress=not args.quiet,
+        cache_dir=Path(args.cache_dir) if args.cache_dir else output / "cache")
     if cfg.n_resamples < 1000:
         raise ValueError(f"--resamples {cfg.n_resamples}: use at least 1000 for a 95 % interval")
     lb = lbm.build(entries, cfg)

@@ -56,7 +56,13 @@ def register_ranker(name: str, description: str = "", log_score: bool = False) -
     return wrap
 
 
+_LOADED: list[bool] = []
+
+
 def _load_all() -> None:
+    if _LOADED:  # the lookup runs once per ranking (budget curves rank ~10^5 subsets): import once
+        return
+    _LOADED.append(True)
     for module in _RANKER_MODULES:
         try:
             importlib.import_module(f"coderank_evalplus.rankers.{module}")

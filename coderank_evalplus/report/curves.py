@@ -14,6 +14,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from coderank_evalplus.rankers import get_ranker
 from coderank_evalplus.rankers.filtering import restrict
 from coderank_evalplus.report.scores import BASELINES, pass_at_1, rank
 from coderank_evalplus.results_folder import StoredProblem, StoredRun
@@ -22,6 +23,7 @@ from coderank_evalplus.types import Executions, TestSuite
 CANDIDATE_BUDGETS = (1, 2, 5, 10, 20, 50, 100, 200)
 TEST_BUDGETS = (1, 2, 5, 10, 20, 50, 100)
 DEFAULT_DRAWS = 20
+CACHE_VERSION = 1  # bump when a change here changes the figures: cached curves are then computed afresh
 
 
 def budgets_for(available: int, grid: Sequence[int]) -> list[int]:
@@ -61,6 +63,7 @@ def _problem_points(args: tuple) -> np.ndarray:
     n_samples = len(ex.suite.sample_asserts or [])
     out = np.full((len(budgets), draws, len(methods), len(splits)), np.nan)
     correct = [sp.correct(s) for s in splits]
+    rankers = {m: get_ranker(m) for m in methods if m not in BASELINES}
     for b, budget in enumerate(budgets):
         total = n if kind == "candidates" else n_samples
         if total == 0:
@@ -72,6 +75,9 @@ def _problem_points(args: tuple) -> np.ndarray:
                 continue
             rng = np.random.default_rng([seed, d, budget, 0 if kind == "candidates" else 1])
             chosen = np.sort(rng.choice(total, size=size, replace=False))
+            if kind == "candidates" and size == 1:  # one candidate: every method picks it (ranked or fallback)
+                out[b, d] = [[float(c[chosen[0]]) for c in correct]] * len(methods)
+                continue
             if kind == "candidates":
                 sub, rows = restrict(ex, chosen)
                 hidden = None if sp.hidden is None else (sp.hidden[0][rows], sp.hidden[1][rows])
@@ -80,7 +86,7 @@ def _problem_points(args: tuple) -> np.ndarray:
             else:
                 sub, hidden, sub_correct, cands = restrict_tests(ex, chosen), sp.hidden, correct, None
             for m, method in enumerate(methods):
-                ranking = None if method in BASELINES else rank(sp, method, rank_seed, sub, hidden, cands)
+                ranking = None if method in BASELINES else rank(sp, rankers[method], rank_seed, sub, hidden, cands)
                 for s in range(len(splits)):
                     out[b, d, m, s] = pass_at_1(method, sub_correct[s], ranking)
     return out

@@ -8,6 +8,7 @@ and ``index.html`` (one self-contained page).
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import time
@@ -22,7 +23,8 @@ from coderank_evalplus.report.scores import leaderboard_methods, problem_scores,
 from coderank_evalplus.report.stats import (CI_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, mean_estimate,
                                             paired_difference, resample_indices)
 from coderank_evalplus.report.test_quality import run_quality
-from coderank_evalplus.results_folder import StoredRun, atomic_write_text, load_folder
+from coderank_evalplus.results_folder import (MATRICES_FILE, PROBLEMS_FILE, StoredRun, atomic_write_text,
+                                              load_folder)
 
 DEFAULT_COMPARE_TO = ("random", "codet")
 
@@ -46,6 +48,7 @@ class LeaderboardConfig:
     curves: bool = True
     workers: Optional[int] = None
     progress: bool = True
+    cache_dir: Optional[Path] = None  # budget curves are kept here, keyed by the folder's content and the settings
 
 
 @dataclass
@@ -106,10 +109,7 @@ def build(entries: Sequence[Entry], cfg: LeaderboardConfig) -> Leaderboard:
         lb.quality.append(quality)
         t2 = time.monotonic()
         if cfg.curves:
-            splits = splits_of(run)
-            common = dict(workers=cfg.workers, splits=splits, progress=cfg.progress, label=entry.name)
-            cand = curves_mod.budget_curve(run, methods, "candidates", cfg.draws, cfg.seed, **common)
-            tests = curves_mod.budget_curve(run, methods, "tests", cfg.draws, cfg.seed, **common)
+            cand, tests = _curves(run, methods, cfg, entry.name)
             lb.curves.append({"name": entry.name, "tests_label": entry.tests_label, "candidates": cand,
                               "tests": tests})
         t3 = time.monotonic()
@@ -120,6 +120,35 @@ def build(entries: Sequence[Entry], cfg: LeaderboardConfig) -> Leaderboard:
                                                                          else ""), flush=True)
     lb.timing.update(load_s=round(t_load, 2), score_s=round(t_score, 2), curves_s=round(t_curves, 2))
     return lb
+
+
+def _curves(run: StoredRun, methods: Sequence[str], cfg: LeaderboardConfig, label: str) -> tuple[dict, dict]:
+    """Both budget curves of a run; read from ``cfg.cache_dir`` when the same folder content and settings were
+    computed before (the curves are a deterministic function of them)."""
+    splits = splits_of(run)
+    path = None
+    if cfg.cache_dir is not None:
+        h = hashlib.sha256()
+        for name in (MATRICES_FILE, PROBLEMS_FILE):
+            with open(run.path / name, "rb") as fh:
+                for chunk in iter(lambda: fh.read(1 << 20), b""):
+                    h.update(chunk)
+        h.update(json.dumps([list(methods), cfg.draws, cfg.seed, list(splits), curves_mod.CACHE_VERSION]).encode())
+        path = Path(cfg.cache_dir) / "report" / f"curves-{h.hexdigest()[:32]}.json"
+        try:
+            cached = json.loads(path.read_text())
+            return cached["candidates"], cached["tests"]
+        except (OSError, ValueError, KeyError):
+            pass
+    common = dict(workers=cfg.workers, splits=splits, progress=cfg.progress, label=label)
+    cand = curves_mod.budget_curve(run, methods, "candidates", cfg.draws, cfg.seed, **common)
+    tests = curves_mod.budget_curve(run, methods, "tests", cfg.draws, cfg.seed, **common)
+    if path is not None:
+        try:
+            atomic_write_text(path, json.dumps({"candidates": cand, "tests": tests}))
+        except OSError:
+            pass  # a cache that cannot be written costs time next run, nothing else
+    return cand, tests
 
 
 # --- writers ------------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from coderank_evalplus import metrics
-from coderank_evalplus.rankers import RankContext, get_ranker, validate_methods
+from coderank_evalplus.rankers import RankContext, RankFn, get_ranker, validate_methods
 from coderank_evalplus.results_folder import StoredProblem, StoredRun
 from coderank_evalplus.types import Executions, Ranking
 
@@ -29,14 +29,15 @@ def splits_of(run: StoredRun) -> tuple[str, ...]:
     return ("base", "plus") if run.has_plus else ("base",)
 
 
-def rank(sp: StoredProblem, method: str, seed: int, executions: Optional[Executions] = None,
+def rank(sp: StoredProblem, method: str | RankFn, seed: int, executions: Optional[Executions] = None,
          hidden: Optional[tuple[np.ndarray, np.ndarray]] = None, candidates: Optional[np.ndarray] = None) -> Ranking:
     """``method``'s ranking of the stored problem (or of a subset given as ``executions`` / ``hidden``, made of
     the stored ``candidates`` when they are a subset)."""
     ex = executions if executions is not None else sp.executions
     bench = hidden if executions is not None else sp.hidden
     features = {k: (v if candidates is None else v[candidates]) for k, v in sp.features.items()}
-    return get_ranker(method)(RankContext(sp.problem, ex, seed=seed, options=features, benchmark_outputs=bench))
+    ranker = get_ranker(method) if isinstance(method, str) else method
+    return ranker(RankContext(sp.problem, ex, seed=seed, options=features, benchmark_outputs=bench))
 
 
 def pass_at_1(method: str, correct: np.ndarray, ranking: Optional[Ranking]) -> float:

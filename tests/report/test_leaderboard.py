@@ -65,6 +65,7 @@ def test_second_call_executes_nothing(real_leaderboard):
     assert "2 of 2 reused" in proc.stdout
     assert "executing" not in proc.stderr and "judging" not in proc.stderr
     assert (out / "leaderboard.json").read_text() == before
+    assert len(list((out / "cache" / "report").glob("curves-*.json"))) == 2  # one per row, reused
 
 
 def test_report_from_copied_folders_is_identical(real_leaderboard, tmp_path):
