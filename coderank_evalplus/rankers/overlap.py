@@ -86,12 +86,3 @@ def overlap_agreement(ctx: RankContext, exponent: float = DEFAULT_EXPONENT) -> R
 def rank_overlap_agreement(ctx: RankContext) -> Ranking:
     return overlap_agreement(ctx)
 
-
-@register_ranker("recommended", "the project's best execution-only ranker, for when you do not know which to use "
-                                "(now: overlap_agreement)")
-def rank_recommended(ctx: RankContext) -> Ranking:
-    """Alias kept pointing at the best execution-only ranker measured here (see README "Methods")."""
-    ranking = overlap_agreement(ctx)
-    ranking.info["alias_of"] = ranking.info["method"]
-    ranking.info["method"] = "recommended"
-    return ranking

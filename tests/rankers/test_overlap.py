@@ -3,7 +3,7 @@ import math
 import pytest
 
 from coderank_evalplus.metrics import merged_groups
-from coderank_evalplus.rankers import describe_ranker, get_ranker
+from coderank_evalplus.rankers import get_ranker
 from coderank_evalplus.types import RAISED, RETURNED
 
 try:
@@ -64,10 +64,3 @@ def test_no_tests_is_one_tie_of_runnable_candidates():
     ranking = get_ranker("overlap_agreement")(make_ctx(ex))
     assert [sorted(g.candidates) for g in merged_groups(ranking)] == [[0, 1]]
 
-
-def test_recommended_is_the_documented_alias():
-    direct = get_ranker("overlap_agreement")(_ctx())
-    alias = get_ranker("recommended")(_ctx())
-    assert groups_of(alias) == groups_of(direct)
-    assert alias.info["alias_of"] == "overlap_agreement" and alias.info["method"] == "recommended"
-    assert "overlap_agreement" in describe_ranker("recommended")
