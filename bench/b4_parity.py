@@ -51,7 +51,8 @@ def main() -> int:
     evaluation = importlib.import_module("src.evaluation")
 
     problems = load_problems(args.dataset, args.data_dir)
-    sols = read_solutions(args.solutions or Path(args.data_dir) / CODET.format("code_solution"), problems, args.data_dir)
+    sols = read_solutions(args.solutions or Path(args.data_dir) / CODET.format("code_solution"), problems,
+                          args.data_dir)
     tests = read_test_samples(args.tests or Path(args.data_dir) / CODET.format("test_case"), problems, args.data_dir)
     works = build_works(problems, sols, tests, 5)
     cache = ResultCache(Path(args.cache_dir) / "executions.sqlite")

@@ -81,8 +81,9 @@ def overlap_agreement(ctx: RankContext, exponent: float = DEFAULT_EXPONENT) -> R
     return Ranking(sort_groups(groups), info)
 
 
-@register_ranker("overlap_agreement", "clusters of equal behaviour scored by Σ_j √(functional overlap) × samples_j × "
-                                      "generated asserts passed_j (CodeT agreement spread over SRank's overlap)")
+@register_ranker("overlap_agreement",
+                 "clusters of equal behaviour scored by Σ_j √(functional overlap) × samples_j × generated asserts "
+                 "passed_j (CodeT agreement spread over SRank's overlap)")
 def rank_overlap_agreement(ctx: RankContext) -> Ranking:
     return overlap_agreement(ctx)
 
