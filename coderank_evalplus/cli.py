@@ -22,7 +22,13 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--output", default=None, help="results folder (rerank_results.json, verdicts.jsonl, cache)")
     p.add_argument("--tests-per-sample", type=int, default=5, help="asserts kept per test sample (CodeT: 5; 0: all)")
     p.add_argument("--time-limit", type=float, default=0.1, help="CPU seconds per generated test (CodeT: 0.1)")
-    p.add_argument("--workers", type=int, default=None, help="parallel workers (default: all cores)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="parallel workers (default: all cores; with --executor ray: per node, default its CPUs)")
+    p.add_argument("--executor", choices=("local", "ray"), default="local",
+                   help="where programs run: this machine's worker pool, or a Ray cluster (pip install '.[ray]')")
+    p.add_argument("--ray-address", default=None,
+                   help="--executor ray: the cluster's address (default: join the one `ray start` began on this "
+                        "machine, or start a local one)")
     p.add_argument("--base-only", action="store_true", help="judge on base tests only")
     p.add_argument("--limit", type=int, default=None, help="only the first N problems (0: all)")
     p.add_argument("--cache-dir", default=None, help="execution cache folder (default: <output>/cache)")
@@ -71,10 +77,12 @@ def cmd_methods() -> int:
 def config_from_args(args: argparse.Namespace):
     from coderank_evalplus.pipeline import RerankConfig
 
+    if args.ray_address and args.executor != "ray" and getattr(args, "dp", 1) == 1:
+        raise ValueError("--ray-address needs --executor ray (or --dp with --backend vllm)")
     return RerankConfig(methods=args.methods.split(","), tests_per_sample=args.tests_per_sample or None,
                         cpu_limit=args.time_limit, workers=args.workers, plus=not args.base_only,
                         min_time_limit=args.min_time_limit, gt_time_limit_factor=args.gt_time_limit_factor,
-                        progress=not args.quiet)
+                        progress=not args.quiet, executor=args.executor, ray_address=args.ray_address)
 
 
 def run_rerank(args: argparse.Namespace, solutions_path: str, tests_path: str) -> int:

@@ -12,12 +12,14 @@ import os
 import sqlite3
 import struct
 import time
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
 import numpy as np
 
+from coderank_evalplus.executors import Executor, LocalExecutor
 from coderank_evalplus.extract import assert_body, imported_modules
 from coderank_evalplus.sandbox import Limits, max_memory_bytes
 from coderank_evalplus.types import ERROR, RAISED, Executions, PASS, Problem, TestSuite
@@ -208,9 +210,11 @@ _NUMPY_LIBS = frozenset({"numpy", "pandas", "scipy", "sklearn", "torch", "tensor
 
 
 def execute(works: Sequence[ProblemWork], cache: Optional[ResultCache] = None, limits: Limits = Limits(),
-            workers: Optional[int] = None, progress: bool = True, stats: Optional[ExecutionStats] = None
-            ) -> dict[str, Executions]:
-    """Run all unique programs of all problems on their tests; return Executions per task id."""
+            workers: Optional[int] = None, progress: bool = True, stats: Optional[ExecutionStats] = None,
+            executor: Optional[Executor] = None) -> dict[str, Executions]:
+    """Run all unique programs of all problems on their tests; return Executions per task id.
+
+    Jobs run on ``executor`` (default: this machine's pool of ``workers``); results are cached as they arrive."""
     t0 = time.monotonic()
     stats = stats if stats is not None else ExecutionStats()
     lkey = limits.key()
@@ -236,7 +240,7 @@ def execute(works: Sequence[ProblemWork], cache: Optional[ResultCache] = None, l
             stats.cached_pairs += len(plan.items) - len(todo)
     stats.jobs = len(jobs)
     if jobs:
-        _run_jobs(jobs, plans, cache, limits, workers, progress, stats)
+        _run_jobs(jobs, plans, cache, limits, executor or LocalExecutor(workers), progress, stats)
     if cache is not None:
         cache.commit()
     stats.wall_s = time.monotonic() - t0
@@ -244,13 +248,10 @@ def execute(works: Sequence[ProblemWork], cache: Optional[ResultCache] = None, l
 
 
 def _run_jobs(jobs: list[tuple], plans: list[_Plan], cache: Optional[ResultCache], limits: Limits,
-              workers: Optional[int], progress: bool, stats: ExecutionStats) -> None:
+              executor: Executor, progress: bool, stats: ExecutionStats) -> None:
     from tqdm import tqdm
 
-    from coderank_evalplus.workers import WorkerPool
-
     lkey = limits.key()
-    n_workers = max(1, workers or os.cpu_count() or 1)
     mem = max_memory_bytes()
     # Programs that import numpy (or a library built on it) go last: a worker loads numpy once before their
     # forks, and until then forks from a smaller process (cheaper). Within each part, big jobs first so that
@@ -261,8 +262,8 @@ def _run_jobs(jobs: list[tuple], plans: list[_Plan], cache: Optional[ResultCache
     args = [(*jobs[k], limits, mem, preload[j]) for k, j in enumerate(order)]
     bar = tqdm(total=len(jobs), desc="executing", unit="prog", disable=not progress, dynamic_ncols=True)
     try:
-        with WorkerPool(min(n_workers, len(jobs))) as pool:
-            for k, result in pool.run("coderank_evalplus.sandbox:worker_run", args, on_lost=None):
+        with closing(executor.run("coderank_evalplus.sandbox:worker_run", args, on_lost=None)) as done:
+            for k, result in done:
                 p_idx, row, imported, results = result
                 plan = plans[p_idx]
                 plan.results[row].update(results)

@@ -27,6 +27,9 @@ def add_run_parser(sub, add_common: Callable[[argparse.ArgumentParser], None]) -
     p.add_argument("--debug-rounds", type=int, default=None,
                    help="self-debug rounds per candidate (default: 3 for sd1, 1 for multi)")
     p.add_argument("--debug-temperature", type=float, default=0.0, help="self-debug sampling temperature (0: greedy)")
+    p.add_argument("--tp", type=int, default=1, help="vllm: tensor parallel size (GPUs per engine)")
+    p.add_argument("--dp", type=int, default=1,
+                   help="vllm: data parallel size (engines of --tp GPUs each, as Ray actors; --ray-address)")
     add_common(p)
     p.set_defaults(limit=DEFAULT_LIMIT)
 
@@ -50,11 +53,16 @@ def add_likelihood_parser(sub) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
-def make_model(backend: str, model: str, base_url=None):
-    """The generator for ``--model``/``--backend`` (log-probabilities on: every backend reports them)."""
+def make_model(backend: str, model: str, base_url=None, tp: int = 1, dp: int = 1, ray_address=None):
+    """The generator for ``--model``/``--backend`` (log-probabilities on: every backend reports them); ``tp`` and
+    ``dp`` are vLLM's tensor / data parallel sizes."""
     from coderank_evalplus.generation import make_generator
 
     kw = {}
+    if backend == "vllm":
+        kw.update(tp=tp, dp=dp, ray_address=ray_address)
+    elif (tp, dp) != (1, 1):
+        raise ValueError(f"--tp and --dp apply to --backend vllm, not {backend}")
     if backend == "openai":
         kw["logprobs"] = True
         if base_url:
@@ -108,7 +116,7 @@ def run_command(args: argparse.Namespace) -> int:
     output = Path(args.output or f"coderank_runs/{Path(args.model).name}-{dataset}")
     print(f"model {args.model} ({args.backend}), {dataset}: {len(selected)} problems, "
           f"{args.n_samples} solutions + {args.n_test_samples} test samples each → {output}", file=sys.stderr)
-    generator = make_model(args.backend, args.model, args.base_url)
+    generator = make_model(args.backend, args.model, args.base_url, args.tp, args.dp, args.ray_address)
     spath, tpath = generate_samples(selected, generator, args.n_samples, args.n_test_samples, args.temperature,
                                     args.top_p, max_tokens, str(output), progress=not args.quiet)
     chosen = {p.task_id: p for p in selected}

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Mapping, Optional, Sequence
 
 from coderank_evalplus.execution import ResultCache, content_key
+from coderank_evalplus.executors import Executor, LocalExecutor, shared_path
 from coderank_evalplus.extract import imported_modules
 from coderank_evalplus.types import Problem
 
@@ -207,7 +208,7 @@ def _task_data(path: str) -> dict:
     if path not in _TASK_DATA:
         if len(_TASK_DATA) >= 4:
             _TASK_DATA.pop(next(iter(_TASK_DATA)))
-        with open(path, "rb") as fh:
+        with open(shared_path(path), "rb") as fh:
             _TASK_DATA[path] = pickle.load(fh)
     return _TASK_DATA[path]
 
@@ -281,9 +282,11 @@ class Judge:
 
     def __init__(self, cache: Optional[ResultCache] = None, workers: Optional[int] = None,
                  min_time_limit: float = DEFAULT_MIN_TIME_LIMIT,
-                 gt_time_limit_factor: float = DEFAULT_GT_TIME_LIMIT_FACTOR, progress: bool = True) -> None:
+                 gt_time_limit_factor: float = DEFAULT_GT_TIME_LIMIT_FACTOR, progress: bool = True,
+                 executor: Optional[Executor] = None) -> None:
         self.cache = cache
         self.workers = max(1, workers or os.cpu_count() or 1)
+        self.executor = executor or LocalExecutor(self.workers)  # where checks run (default: this machine)
         self.min_time_limit = min_time_limit
         self.factor = gt_time_limit_factor
         self.progress = progress
@@ -300,8 +303,6 @@ class Judge:
                        plus: bool = True) -> dict[str, list[Verdict]]:
         """Verdicts for the given programs of each task (only tasks named in ``programs``)."""
         from tqdm import tqdm
-
-        from coderank_evalplus.workers import WorkerPool
 
         results: dict[str, dict[str, Verdict]] = {t: {} for t in programs}
         jobs: list[dict] = []
@@ -337,9 +338,9 @@ class Judge:
             bar = tqdm(total=sum(len(j["programs"]) for j in jobs), desc="judging", unit="prog",
                        disable=not self.progress, dynamic_ncols=True)
             try:
-                with WorkerPool(min(self.workers, len(jobs))) as pool:
-                    for k, verdicts in pool.run("coderank_evalplus.judge:worker_judge", jobs,
-                                                on_lost=None):
+                run = self.executor.run("coderank_evalplus.judge:worker_judge", jobs, on_lost=None)
+                with contextlib.closing(run) as done:
+                    for k, verdicts in done:
                         job = jobs[k]
                         prob = problems[job["task_id"]]
                         base_cfg, plus_cfg = self._config(prob, "base"), self._config(prob, "plus")
@@ -362,7 +363,8 @@ class Judge:
         if not prob.has_plus:
             job.update(mode="original", test_code=prob.original_test)
             return job
-        job.update(mode="evalplus", data=self._task_file(prob, want_plus), parent_modules=self._parent_modules())
+        job.update(mode="evalplus", data=self.executor.share_file(self._task_file(prob, want_plus)),
+                   parent_modules=self._parent_modules())
         return job
 
     def _parent_modules(self) -> frozenset[str]:

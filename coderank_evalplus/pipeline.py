@@ -5,6 +5,7 @@ Both harness integrations and the CLI call ``rerank``; none of them re-implement
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 from dataclasses import asdict, dataclass, field
@@ -15,6 +16,7 @@ import numpy as np
 
 from coderank_evalplus import metrics
 from coderank_evalplus.execution import ExecutionStats, ProblemWork, ResultCache, execute
+from coderank_evalplus.executors import Executor, make_executor
 from coderank_evalplus.extract import DEFAULT_TESTS_PER_SAMPLE, build_suite
 from coderank_evalplus.judge import DEFAULT_GT_TIME_LIMIT_FACTOR, DEFAULT_MIN_TIME_LIMIT, Judge, Verdict
 from coderank_evalplus.rankers import RankContext, get_ranker, validate_methods
@@ -41,6 +43,8 @@ class RerankConfig:
     min_time_limit: float = DEFAULT_MIN_TIME_LIMIT
     gt_time_limit_factor: float = DEFAULT_GT_TIME_LIMIT_FACTOR
     progress: bool = True
+    executor: str = "local"  # where jobs run: "local" (this machine's pool) or "ray" (a Ray cluster)
+    ray_address: Optional[str] = None  # executor "ray": the cluster (None: join the local one or start one)
 
 
 @dataclass
@@ -93,7 +97,8 @@ def build_works(problems: Mapping[str, Problem], solutions: Mapping[str, Sequenc
 
 
 def benchmark_outputs(works: Sequence[ProblemWork], cache: Optional[ResultCache], limits: Limits,
-                      workers: Optional[int], progress: bool) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+                      workers: Optional[int], progress: bool, executor: Optional[Executor] = None
+                      ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Output digests of every unique program on the benchmark's base inputs (for ``mbr_exec_hidden``).
 
     Inputs are written as call expressions; inputs whose repr does not evaluate back to an equal value
@@ -114,27 +119,39 @@ def benchmark_outputs(works: Sequence[ProblemWork], cache: Optional[ResultCache]
             calls.append(f"{w.problem.entry_point}(*{text})")
         suite = suite_from_asserts({c: 1 for c in calls}, w.problem.entry_point)
         hidden.append(ProblemWork(w.problem, w.programs, suite))
-    ex = execute(hidden, cache, limits, workers, progress)
+    ex = execute(hidden, cache, limits, workers, progress, executor=executor)
     return {tid: (e.output_matrix, e.output_kind) for tid, e in ex.items()}
 
 
 def rerank(dataset: str, problems: Mapping[str, Problem], solutions: Mapping[str, Sequence[str]],
            test_samples: Mapping[str, Sequence[str]], cfg: RerankConfig,
            cache: Optional[ResultCache] = None,
-           features: Optional[Mapping[str, Mapping[str, Sequence[float]]]] = None) -> RerankResult:
+           features: Optional[Mapping[str, Mapping[str, Sequence[float]]]] = None,
+           executor: Optional[Executor] = None) -> RerankResult:
     """Rerank every task's candidates with each method and measure ranked pass@k on base (and plus) tests.
 
     ``features``: per task, per-candidate likelihood features (``artifacts.read_features``) that likelihood
-    rankers read from ``RankContext.options``."""
+    rankers read from ``RankContext.options``. Jobs run on ``executor`` when given (left open), else on one made
+    from ``cfg.executor`` for this call."""
     methods = all_methods(cfg.methods)
+    with contextlib.ExitStack() as stack:
+        if executor is None:
+            executor = stack.enter_context(make_executor(cfg.executor, cfg.workers, cfg.ray_address))
+        return _rerank(dataset, problems, solutions, test_samples, cfg, cache, features, executor, methods)
+
+
+def _rerank(dataset: str, problems: Mapping[str, Problem], solutions: Mapping[str, Sequence[str]],
+            test_samples: Mapping[str, Sequence[str]], cfg: RerankConfig, cache: Optional[ResultCache],
+            features: Optional[Mapping[str, Mapping[str, Sequence[float]]]], executor: Executor,
+            methods: list[str]) -> RerankResult:
     limits = Limits(cpu=cfg.cpu_limit)
     works = build_works(problems, solutions, test_samples, cfg.tests_per_sample)
     stats = ExecutionStats()
-    executions = execute(works, cache, limits, cfg.workers, cfg.progress, stats)
+    executions = execute(works, cache, limits, cfg.workers, cfg.progress, stats, executor=executor)
     hidden = None
     if any(m.endswith("mbr_exec_hidden") for m in methods):
-        hidden = benchmark_outputs(works, cache, limits, cfg.workers, cfg.progress)
-    canonical = canonical_executions(works, cache, limits, cfg.workers)
+        hidden = benchmark_outputs(works, cache, limits, cfg.workers, cfg.progress, executor)
+    canonical = canonical_executions(works, cache, limits, cfg.workers, executor)
     outcomes: dict[str, ProblemOutcome] = {}
     for w in works:
         tid = w.problem.task_id
@@ -149,9 +166,9 @@ def rerank(dataset: str, problems: Mapping[str, Problem], solutions: Mapping[str
                               benchmark_outputs=hidden.get(tid) if hidden else None)
             out.rankings[m] = get_ranker(m)(ctx)
         outcomes[tid] = out
-    _judge_needed(works, executions, outcomes, problems, methods, cfg, cache)
+    _judge_needed(works, executions, outcomes, problems, methods, cfg, cache, executor)
     table = _metrics_table(outcomes, methods, cfg, any(p.has_plus for p in problems.values()) and cfg.plus)
-    config = {k: v for k, v in asdict(cfg).items() if k not in ("progress", "workers")}
+    config = {k: v for k, v in asdict(cfg).items() if k not in ("progress", "workers", "executor", "ray_address")}
     config["methods"] = methods
     stats_json = {"unique_programs": stats.unique_programs, "executed_items": stats.executed_pairs,
                   "cached_items": stats.cached_pairs, "wall_s": round(stats.wall_s, 2)}
@@ -160,17 +177,17 @@ def rerank(dataset: str, problems: Mapping[str, Problem], solutions: Mapping[str
 
 
 def canonical_executions(works: Sequence[ProblemWork], cache: Optional[ResultCache], limits: Limits,
-                         workers: Optional[int]) -> dict[str, Executions]:
+                         workers: Optional[int], executor: Optional[Executor] = None) -> dict[str, Executions]:
     """The reference solution of each problem run on the problem's generated tests (one program per problem):
     how accurate a test pool is, for the test-quality report."""
     canon = [ProblemWork(w.problem, [w.problem.prompt + w.problem.canonical_solution], w.suite)
              for w in works if w.problem.canonical_solution and len(w.suite)]
-    return execute(canon, cache, limits, workers, progress=False) if canon else {}
+    return execute(canon, cache, limits, workers, progress=False, executor=executor) if canon else {}
 
 
 def _judge_needed(works: Sequence[ProblemWork], executions: Mapping[str, Executions],
                   outcomes: dict[str, ProblemOutcome], problems: Mapping[str, Problem], methods: Sequence[str],
-                  cfg: RerankConfig, cache: Optional[ResultCache]) -> None:
+                  cfg: RerankConfig, cache: Optional[ResultCache], executor: Optional[Executor] = None) -> None:
     """Judge exactly the candidates some metric needs (all of them when a baseline is reported)."""
     k_max = max(cfg.ks)
     need_all = any(m in BASELINES for m in methods)
@@ -185,7 +202,7 @@ def _judge_needed(works: Sequence[ProblemWork], executions: Mapping[str, Executi
             idx = sorted({c for r in outcomes[tid].rankings.values() for c in metrics.needed_candidates(r, k_max, n)})
         needed_idx[tid] = idx
         to_judge[tid] = [w.programs[c] for c in idx]
-    judge = Judge(cache, cfg.workers, cfg.min_time_limit, cfg.gt_time_limit_factor, cfg.progress)
+    judge = Judge(cache, cfg.workers, cfg.min_time_limit, cfg.gt_time_limit_factor, cfg.progress, executor)
     verdicts = judge.judge_programs(to_judge, problems, plus=cfg.plus)
     for tid, idx in needed_idx.items():
         outcomes[tid].verdicts = dict(zip(idx, verdicts[tid]))

@@ -4,13 +4,71 @@ sampled tokens' logprobs (``logprobs=0``) so that ``CompletionOutput.cumulative_
 engine reports them under the model's raw distribution, before temperature and top-p; ``logprobs_mode``).
 
 ``score`` asks for the prompt's own log-probabilities (``prompt_logprobs=0``, one token generated and dropped):
-log p(continuation | context) for many texts in one batched call."""
+log p(continuation | context) for many texts in one batched call.
+
+Parallelism: ``tp`` is vLLM's tensor parallelism (one engine over ``tp`` GPUs). ``dp`` > 1 runs ``dp`` engines as
+Ray actors of ``tp`` GPUs each, on any node of the cluster (as lm-eval's vllm model does for its
+``data_parallel_size``); each ``generate`` call deals the prompts out in turn and puts the answers back in order.
+"""
 
 from __future__ import annotations
 
-from typing import Optional
+import os
+from typing import Any, Optional
 
 from coderank_evalplus.generation import Sample
+
+_DP_ENV = ("VLLM_DP_RANK", "VLLM_DP_RANK_LOCAL", "VLLM_DP_SIZE", "VLLM_DP_MASTER_IP", "VLLM_DP_MASTER_PORT")
+
+
+class _Engine:
+    """One vLLM engine: in this process (dp = 1) or inside a Ray actor (one replica of dp > 1)."""
+
+    def __init__(self, llm_kwargs: dict, replica: bool = False) -> None:
+        try:
+            from vllm import LLM, SamplingParams
+        except ImportError as e:  # pragma: no cover - depends on the machine
+            raise ImportError("the vllm backend needs vLLM (a CUDA machine): pip install vllm") from e
+        if replica:
+            for key in _DP_ENV:  # each replica is a whole engine, not a rank of vLLM's own data parallelism
+                os.environ.pop(key, None)
+        self._SamplingParams = SamplingParams
+        self.llm = LLM(**llm_kwargs)
+        self.tokenizer = self.llm.get_tokenizer()
+
+    def has_chat_template(self) -> bool:
+        return getattr(self.tokenizer, "chat_template", None) is not None
+
+    def apply_chat_template(self, messages: list[dict]) -> str:
+        return self.tokenizer.apply_chat_template(list(messages), tokenize=False, add_generation_prompt=True)
+
+    def generate(self, prompts: list[str], params: dict) -> list[list[Sample]]:
+        outputs = self.llm.generate(list(prompts), self._SamplingParams(**params), use_tqdm=False)
+        return [
+            [Sample(o.text, None if o.cumulative_logprob is None else float(o.cumulative_logprob),
+                    None if o.cumulative_logprob is None else len(o.token_ids)) for o in r.outputs]
+            for r in outputs
+        ]
+
+    def score(self, pairs: list[tuple[str, str]]) -> list[tuple[float, int]]:
+        from coderank_evalplus.generation import continuation_start
+
+        params = self._SamplingParams(n=1, temperature=0.0, max_tokens=1, prompt_logprobs=0)
+        outputs = self.llm.generate([c + x for c, x in pairs], params, use_tqdm=False)
+        out = []
+        for (context, _), r in zip(pairs, outputs):
+            full = list(r.prompt_token_ids)
+            start = continuation_start(self.tokenizer(context)["input_ids"], full)
+            total = 0.0
+            for pos in range(start, len(full)):
+                entry = r.prompt_logprobs[pos]  # {token id: Logprob}; the prompt's own token is always present
+                total += float(entry[full[pos]].logprob)
+            out.append((total, max(0, len(full) - start)))
+        return out
+
+    def device(self) -> dict[str, Any]:
+        """Where this engine runs (tests and logs)."""
+        return {"pid": os.getpid(), "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES")}
 
 
 class VllmGenerator:
@@ -24,15 +82,15 @@ class VllmGenerator:
         trust_remote_code: bool = False,
         logprobs: bool = True,
         seed: Optional[int] = None,
+        dp: int = 1,
+        ray_address: Optional[str] = None,
         **llm_kwargs,
     ) -> None:
-        try:
-            from vllm import LLM, SamplingParams
-        except ImportError as e:  # pragma: no cover - depends on the machine
-            raise ImportError("the vllm backend needs vLLM (a CUDA machine): pip install vllm") from e
-        self._SamplingParams = SamplingParams
+        if tp < 1 or dp < 1:
+            raise ValueError(f"--tp and --dp must be at least 1, got tp={tp}, dp={dp}")
         self.model = model
-        self.llm = LLM(
+        self.tp, self.dp = tp, dp
+        kwargs = dict(
             model=model,
             tensor_parallel_size=tp,
             dtype=dtype,
@@ -42,16 +100,54 @@ class VllmGenerator:
             **({"seed": seed} if seed is not None else {}),
             **llm_kwargs,
         )
-        self.tokenizer = self.llm.get_tokenizer()
-        has_template = getattr(self.tokenizer, "chat_template", None) is not None
+        self._owns_ray = False
+        if dp == 1:
+            self._local: Optional[_Engine] = _Engine(kwargs)
+            self._replicas: list = []
+            has_template = self._local.has_chat_template()
+        else:
+            self._local = None
+            self._replicas = self._start_replicas(kwargs, ray_address)
+            has_template = self._call(self._replicas[0].has_chat_template)
         self.is_chat = has_template if chat is None else bool(chat)
         self.logprobs = logprobs
 
+    def _start_replicas(self, kwargs: dict, ray_address: Optional[str]) -> list:
+        try:
+            import ray
+        except ImportError as e:
+            raise ImportError("--dp > 1 runs vLLM replicas on Ray: pip install 'coderank_evalplus[ray]'") from e
+        if not ray.is_initialized():
+            ray.init(address=ray_address)
+            self._owns_ray = True
+        if self.tp > 1:
+            # vLLM would pick its Ray executor inside a Ray actor; nested placement groups can deadlock (lm-eval)
+            kwargs = dict(kwargs, distributed_executor_backend="mp")
+        # a replica holds its GPUs only: the node's CPUs stay free for the runners of --executor ray, which
+        # run while the generator is still open (likelihood scoring and self-debug come after the rerank)
+        replica = ray.remote(_Engine).options(num_gpus=self.tp, num_cpus=0)
+        return [replica.remote(kwargs, True) for _ in range(self.dp)]
+
+    @staticmethod
+    def _call(method, *args):
+        import ray
+
+        return ray.get(method.remote(*args))
+
+    def devices(self) -> list[dict[str, Any]]:
+        if self._local is not None:
+            return [self._local.device()]
+        import ray
+
+        return ray.get([r.device.remote() for r in self._replicas])
+
     def apply_chat_template(self, messages: list[dict]) -> str:
-        return self.tokenizer.apply_chat_template(list(messages), tokenize=False, add_generation_prompt=True)
+        if self._local is not None:
+            return self._local.apply_chat_template(messages)
+        return self._call(self._replicas[0].apply_chat_template, messages)
 
     def generate(self, prompts, n, temperature, top_p, max_tokens, stop) -> list[list[Sample]]:
-        params = self._SamplingParams(
+        params = dict(
             n=n,
             temperature=temperature,
             top_p=top_p if temperature > 0 else 1.0,
@@ -59,28 +155,35 @@ class VllmGenerator:
             stop=list(stop) or None,
             logprobs=0 if self.logprobs else None,
         )
-        outputs = self.llm.generate(list(prompts), params, use_tqdm=False)
-        return [
-            [Sample(o.text, None if o.cumulative_logprob is None else float(o.cumulative_logprob),
-                    None if o.cumulative_logprob is None else len(o.token_ids)) for o in r.outputs]
-            for r in outputs
-        ]
+        return self._dealt("generate", list(prompts), params)
 
     def score(self, pairs) -> list[tuple[float, int]]:
-        from coderank_evalplus.generation import continuation_start
-
         pairs = list(pairs)
-        if not pairs:
-            return []
-        params = self._SamplingParams(n=1, temperature=0.0, max_tokens=1, prompt_logprobs=0)
-        outputs = self.llm.generate([c + x for c, x in pairs], params, use_tqdm=False)
-        out = []
-        for (context, _), r in zip(pairs, outputs):
-            full = list(r.prompt_token_ids)
-            start = continuation_start(self.tokenizer(context)["input_ids"], full)
-            total = 0.0
-            for pos in range(start, len(full)):
-                entry = r.prompt_logprobs[pos]  # {token id: Logprob}; the prompt's own token is always present
-                total += float(entry[full[pos]].logprob)
-            out.append((total, max(0, len(full) - start)))
-        return out
+        return self._dealt("score", pairs) if pairs else []
+
+    def _dealt(self, method: str, items: list, *args) -> list:
+        """``method`` of the engine over ``items``; with dp > 1, item i goes to replica i mod dp (neighbouring
+        items are alike in length) and the answers come back in order."""
+        if self._local is not None:
+            return getattr(self._local, method)(items, *args)
+        import ray
+
+        shares = [items[k::self.dp] for k in range(self.dp)]
+        refs = [getattr(r, method).remote(share, *args) for r, share in zip(self._replicas, shares) if share]
+        answers: list = [None] * len(items)
+        for k, part in enumerate(ray.get(refs)):
+            answers[k::self.dp] = part
+        return answers
+
+    def close(self) -> None:
+        """Stop the replicas (their GPUs go back to the cluster) and a Ray instance this generator started."""
+        if self._replicas:
+            import ray
+
+            for r in self._replicas:
+                ray.kill(r)
+            self._replicas = []
+            if self._owns_ray:
+                ray.shutdown()
+                self._owns_ray = False
+        self._local = None
