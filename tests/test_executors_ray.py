@@ -243,3 +243,14 @@ def test_vllm_data_parallel_replicas_on_ray(cluster):
         gen.close()
         cluster.remove_node(gpu_node, allow_graceful=False)
     assert not ray.is_initialized()
+
+
+def test_batch_sizes_follow_measured_job_times():
+    from coderank_evalplus.executors_ray import RayExecutor
+
+    ex = RayExecutor(target_batch_s=1.0, max_batch=256)  # not entered: no cluster needed
+    assert ex._batch_size(10_000, None, 4) == 1  # nothing measured yet
+    assert ex._batch_size(10_000, 0.02, 4) == 50  # about a second of work
+    assert ex._batch_size(10_000, 1e-5, 4) == 256  # capped
+    assert ex._batch_size(40, 0.02, 4) == 5  # near the end: every slot (two batches each) gets a share
+    assert ex._batch_size(10_000, 30.0, 4) == 1
