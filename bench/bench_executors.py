@@ -1,8 +1,8 @@
 """Benchmark: programs per second with the local pool and with Ray (1 and 2 nodes on this machine), and the
 overhead of one Ray batch.
 
-Executes the CodeGen-16B HumanEval solutions of the first ``--limit`` problems on their extracted tests, without a
-cache, once per executor and ``--repeat`` times, interleaved (local, ray-1, ray-2, local, …):
+Executes the CodeGen-16B HumanEval solutions of the first ``--limit`` problems on their extracted tests, into a
+fresh cache (so everything runs, and the driver stores every result as in a real run), once per executor and ``--repeat`` times, interleaved (local, ray-1, ray-2, local, …):
 
 * ``local``: this machine's worker pool, ``--slots`` workers;
 * ``ray-1``: a Ray cluster of one node with ``--slots`` CPUs;
@@ -55,7 +55,7 @@ def main() -> None:
 
     from bench_execution import SOL, TST  # this folder is on the path when the script runs
     from coderank_evalplus.artifacts import read_solutions, read_test_samples
-    from coderank_evalplus.execution import ExecutionStats, ProblemWork, execute
+    from coderank_evalplus.execution import ExecutionStats, ProblemWork, ResultCache, execute
     from coderank_evalplus.executors import LocalExecutor
     from coderank_evalplus.extract import build_suite
     from coderank_evalplus.problems import load_problems
@@ -94,7 +94,9 @@ def main() -> None:
                     with executor_for(m, cluster) as ex:
                         stats = ExecutionStats()
                         t0, c0 = time.monotonic(), own_cpu()
-                        execute(works, None, Limits(cpu=args.cpu_limit), progress=False, stats=stats, executor=ex)
+                        cache = ResultCache(Path(tmp) / f"cache-{m}-{rep}.sqlite")  # fresh: all executed
+                        execute(works, cache, Limits(cpu=args.cpu_limit), progress=False, stats=stats, executor=ex)
+                        cache.close()
                         wall, cpu = time.monotonic() - t0, own_cpu() - c0
                         row = {"wall": wall, "progs_s": stats.unique_programs / wall, "jobs": stats.jobs,
                                "driver_ms_per_job": 1000 * cpu / stats.jobs, "programs": stats.unique_programs}

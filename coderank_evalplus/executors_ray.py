@@ -277,7 +277,8 @@ class RayExecutor:
                 self._drop(runner)
                 return
             ray.get(runner.actor.add_files.remote(dict(self._files)))
-        except _LOST:
+        except _LOST as exc:  # e.g. coderank_evalplus missing there: say why the node is left out
+            warnings.warn(f"Ray node {runner.node_id[:8]} could not start a runner: {str(exc).strip()[-500:]}")
             self._drop(runner)
             return
         runner.ready, runner.host = True, info["host"]
