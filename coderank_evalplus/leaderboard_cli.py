@@ -26,7 +26,12 @@ def add_leaderboard_parser(sub) -> None:
     p.add_argument("--no-curves", action="store_true", help="skip the budget curves")
     p.add_argument("--limit", type=int, default=None, help="the example / suite: the dataset's first N problems")
     p.add_argument("--cache-dir", default=None, help="execution cache folder (default: <output>/cache)")
-    p.add_argument("--workers", type=int, default=None, help="parallel workers (default: all cores)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="parallel workers (default: all cores; with --executor ray: per node, default its CPUs)")
+    p.add_argument("--executor", choices=("local", "ray"), default="local",
+                   help="where the reranks' programs run: this machine's worker pool, or a Ray cluster")
+    p.add_argument("--ray-address", default=None, help="--executor ray: the cluster's address (default: join the "
+                                                       "one `ray start` began on this machine, or start one)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
@@ -50,6 +55,8 @@ def run_leaderboard(args: argparse.Namespace) -> int:
     from coderank_evalplus.suite import Suite, ensure_results, load_suite
 
     t0 = time.monotonic()
+    if args.ray_address and args.executor != "ray":
+        raise ValueError("--ray-address needs --executor ray")
     output = Path(args.output or DEFAULT_OUTPUT)
     suite: Suite | None = None
     if args.example:
@@ -67,7 +74,7 @@ def run_leaderboard(args: argparse.Namespace) -> int:
         if args.methods:
             suite.methods = args.methods.split(",")
         ran = ensure_results(suite, output, Path(args.cache_dir) if args.cache_dir else None, args.workers,
-                             not args.quiet)
+                             not args.quiet, args.executor, args.ray_address)
         entries = [lbm.Entry(e.name, folder, e.tests_label) for e, folder, _ in ran]
         run_s = sum(info["seconds"] for _, _, info in ran)
         reused = sum(1 for _, _, info in ran if info["reused"])

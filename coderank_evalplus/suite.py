@@ -184,13 +184,20 @@ def fingerprint(e: SuiteEntry, methods: list[str], base_only: bool) -> str:
 
 
 def ensure_results(suite: Suite, output: Path, cache_dir: Optional[Path], workers: Optional[int],
-                   progress: bool) -> list[tuple[SuiteEntry, Path, dict]]:
+                   progress: bool, executor: str = "local", ray_address: Optional[str] = None
+                   ) -> list[tuple[SuiteEntry, Path, dict]]:
     """Each entry's results folder, running `rerank` for those missing or out of date. Returns
-    (entry, folder, {"reused": bool, "seconds": float, "execution": …}) per entry."""
+    (entry, folder, {"reused": bool, "seconds": float, "execution": …}) per entry. The reranks share one executor
+    (``executors.make_executor``), made when the first entry needs it."""
+    import contextlib
+
     from coderank_evalplus.execution import ResultCache
+    from coderank_evalplus.executors import make_executor
 
     out = []
     cache = None
+    runner = None
+    stack = contextlib.ExitStack()
     try:
         for k, e in enumerate(suite.entries, 1):
             if e.results is not None:
@@ -212,7 +219,9 @@ def ensure_results(suite: Suite, output: Path, cache_dir: Optional[Path], worker
             print(f"[{k}/{len(suite.entries)}] {label}: rerank {e.solutions.name} with {e.tests.name}",
                   file=sys.stderr, flush=True)
             t0 = time.monotonic()
-            result = rerank_entry(e, suite, cache, workers, progress)
+            if runner is None:
+                runner = stack.enter_context(make_executor(executor, workers, ray_address))
+            result = rerank_entry(e, suite, cache, workers, progress, runner)
             from coderank_evalplus.pipeline import write_results
 
             result.extra.update(fingerprint=fp, entry={"name": e.name, "tests_label": e.tests_label},
@@ -221,12 +230,13 @@ def ensure_results(suite: Suite, output: Path, cache_dir: Optional[Path], worker
             out.append((e, folder, {"reused": False, "seconds": round(time.monotonic() - t0, 2),
                                     "execution": result.stats}))
     finally:
+        stack.close()
         if cache is not None:
             cache.close()
     return out
 
 
-def rerank_entry(e: SuiteEntry, suite: Suite, cache, workers: Optional[int], progress: bool):
+def rerank_entry(e: SuiteEntry, suite: Suite, cache, workers: Optional[int], progress: bool, executor=None):
     """`rerank` of one entry's files (as the `rerank` command does)."""
     from coderank_evalplus.artifacts import read_solutions, read_test_samples
     from coderank_evalplus.pipeline import RerankConfig, rerank
@@ -241,4 +251,4 @@ def rerank_entry(e: SuiteEntry, suite: Suite, cache, workers: Optional[int], pro
     solutions = {t: solutions[t] for t in order}
     cfg = RerankConfig(methods=suite.methods, tests_per_sample=e.tests_per_sample, cpu_limit=e.time_limit,
                        workers=workers, plus=not suite.base_only, progress=progress)
-    return rerank(e.dataset, problems, solutions, tests, cfg, cache)
+    return rerank(e.dataset, problems, solutions, tests, cfg, cache, executor=executor)
