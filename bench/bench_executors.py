@@ -2,7 +2,8 @@
 overhead of one Ray batch.
 
 Executes the CodeGen-16B HumanEval solutions of the first ``--limit`` problems on their extracted tests, into a
-fresh cache (so everything runs, and the driver stores every result as in a real run), once per executor and ``--repeat`` times, interleaved (local, ray-1, ray-2, local, …):
+fresh cache (so everything runs, and the driver stores every result as in a real run), once per executor and
+``--repeat`` times, interleaved (local, ray-1, ray-2, local, …):
 
 * ``local``: this machine's worker pool, ``--slots`` workers;
 * ``ray-1``: a Ray cluster of one node with ``--slots`` CPUs;

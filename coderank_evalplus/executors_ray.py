@@ -2,9 +2,9 @@
 
 ```
 driver (execute / Judge, owns the cache) ── batches of jobs ──▶ NodeRunner actor, one per node
-                                          ◀── results per batch ──  └ one thread per worker slot, each with a
-                                                                        WorkerPool(1): the same fresh
-                                                                        `python -c` worker as the local pool
+                                         ◀── results per batch ── └ one thread per worker slot, each with a
+                                                                      WorkerPool(1): the same fresh
+                                                                      `python -c` worker as the local pool
 ```
 
 The Ray worker process that hosts a runner is never guarded or forked from: each slot starts the same kind of
