@@ -40,12 +40,20 @@ class LLM:
     def __init__(self, model, **kw):
         self.kw = kw
     def get_tokenizer(self):
-        return types.SimpleNamespace(chat_template=None)
+        class CharTokenizer:  # one token per character
+            chat_template = None
+            def __call__(self, text):
+                return {"input_ids": [ord(ch) for ch in text]}
+        return CharTokenizer()
     def generate(self, prompts, params, use_tqdm=False):
         out = types.SimpleNamespace
+        if getattr(params, "prompt_logprobs", None) is not None:  # each token's logprob: -(its position)
+            return [out(prompt_token_ids=[ord(ch) for ch in p],
+                        prompt_logprobs=[None] + [{ord(ch): out(logprob=-float(i + 1))} for i, ch in enumerate(p[1:])])
+                    for p in prompts]
         tag = f"{os.getpid()}|{os.environ.get('CUDA_VISIBLE_DEVICES')}|{self.kw['tensor_parallel_size']}"
-        return [out(outputs=[out(text=f"{p}#{i}@{tag}", cumulative_logprob=-float(i)) for i in range(params.n)])
-                for p in prompts]
+        return [out(outputs=[out(text=f"{p}#{i}@{tag}", cumulative_logprob=-float(i), token_ids=[0] * (i + 1))
+                             for i in range(params.n)]) for p in prompts]
 '''
 
 
@@ -238,7 +246,9 @@ def test_vllm_data_parallel_replicas_on_ray(cluster):
         assert [[s.text.split("@")[0] for s in r] for r in res] == [[f"p{i}#0", f"p{i}#1"] for i in range(5)]
         engines = [{s.text.split("@")[1] for s in r} for r in res]
         assert engines[0] == engines[2] == engines[4] != engines[1] == engines[3]  # dealt in turn
-        assert res[3][1].logprob == -1.0
+        assert res[3][1].logprob == -1.0 and res[3][1].n_tokens == 2
+        pairs = [("ab", "c"), ("x", "yz"), ("abc", ""), ("q", "r")]  # scoring is dealt out and put back too
+        assert gen.score(pairs) == [(-2.0, 1), (-1.0 - 2.0, 2), (0.0, 0), (-1.0, 1)]
     finally:
         gen.close()
         cluster.remove_node(gpu_node, allow_graceful=False)
