@@ -82,7 +82,8 @@ class NodeRunner:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
-        self.dir = tempfile.mkdtemp(prefix="coderank_ray_files_")
+        # under Ray's temp folder when one is set: a node that dies cannot remove it, whoever cleans that folder does
+        self.dir = tempfile.mkdtemp(prefix="coderank_ray_files_", dir=os.environ.get("RAY_TMPDIR") or None)
         os.environ[SHARED_DIR_ENV] = self.dir  # the slots' workers inherit it (executors.shared_path)
         self.files: set[str] = set()
         self.add_files(files)
