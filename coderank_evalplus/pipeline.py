@@ -19,6 +19,7 @@ from coderank_evalplus.execution import ExecutionStats, ProblemWork, ResultCache
 from coderank_evalplus.executors import Executor, make_executor
 from coderank_evalplus.extract import DEFAULT_TESTS_PER_SAMPLE, build_suite
 from coderank_evalplus.judge import DEFAULT_GT_TIME_LIMIT_FACTOR, DEFAULT_MIN_TIME_LIMIT, Judge, Verdict
+from coderank_evalplus.problems import select_problems
 from coderank_evalplus.rankers import RankContext, get_ranker, validate_methods
 from coderank_evalplus.results_folder import LAYOUT, atomic_write_text, write_folder
 from coderank_evalplus.sandbox import Limits
@@ -45,6 +46,7 @@ class RerankConfig:
     progress: bool = True
     executor: str = "local"  # where jobs run: "local" (this machine's pool) or "ray" (a Ray cluster)
     ray_address: Optional[str] = None  # executor "ray": the cluster (None: join the local one or start one)
+    limit: Optional[int] = None  # the dataset's first N problems (None or 0: all); see problems.select_problems
 
 
 @dataclass
@@ -87,12 +89,13 @@ def all_methods(methods: Sequence[str]) -> list[str]:
 
 def build_works(problems: Mapping[str, Problem], solutions: Mapping[str, Sequence[str]],
                 test_samples: Mapping[str, Sequence[str]], tests_per_sample: Optional[int]) -> list[ProblemWork]:
-    """One ProblemWork per task that has solutions; tasks without test samples get an empty suite."""
+    """One ProblemWork per task that has solutions, in the dataset's order; tasks without test samples get an
+    empty suite."""
     works = []
-    for tid, programs in solutions.items():
+    for tid in select_problems(problems, solutions):
         prob = problems[tid]
         suite = build_suite(test_samples.get(tid, []), prob.entry_point, tests_per_sample)
-        works.append(ProblemWork(prob, list(programs), suite))
+        works.append(ProblemWork(prob, list(solutions[tid]), suite))
     return works
 
 
@@ -130,9 +133,10 @@ def rerank(dataset: str, problems: Mapping[str, Problem], solutions: Mapping[str
            executor: Optional[Executor] = None) -> RerankResult:
     """Rerank every task's candidates with each method and measure ranked pass@k on base (and plus) tests.
 
-    ``features``: per task, per-candidate likelihood features (``artifacts.read_features``) that likelihood
-    rankers read from ``RankContext.options``. Jobs run on ``executor`` when given (left open), else on one made
-    from ``cfg.executor`` for this call."""
+    Tasks are taken in the dataset's order; ``cfg.limit`` keeps the dataset's first N problems. ``features``: per
+    task, per-candidate likelihood features (``artifacts.read_features``) that likelihood rankers read from
+    ``RankContext.options``. Jobs run on ``executor`` when given (left open), else on one made from
+    ``cfg.executor`` for this call."""
     methods = all_methods(cfg.methods)
     with contextlib.ExitStack() as stack:
         if executor is None:
@@ -145,7 +149,8 @@ def _rerank(dataset: str, problems: Mapping[str, Problem], solutions: Mapping[st
             features: Optional[Mapping[str, Mapping[str, Sequence[float]]]], executor: Executor,
             methods: list[str]) -> RerankResult:
     limits = Limits(cpu=cfg.cpu_limit)
-    works = build_works(problems, solutions, test_samples, cfg.tests_per_sample)
+    chosen = select_problems(problems, solutions, cfg.limit)
+    works = build_works(problems, {t: solutions[t] for t in chosen}, test_samples, cfg.tests_per_sample)
     stats = ExecutionStats()
     executions = execute(works, cache, limits, cfg.workers, cfg.progress, stats, executor=executor)
     hidden = None
