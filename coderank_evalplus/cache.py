@@ -111,7 +111,9 @@ class ResultCache:
         self._last_commit = time.monotonic()
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            self._lock_fh = open(self.path.with_name(self.path.name + ".lock"), "a+b")
+            # read-only is enough for flock, so that users who may not write the lock file can still share it
+            fd = os.open(self.path.with_name(self.path.name + ".lock"), os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o666)
+            self._lock_fh = os.fdopen(fd, "rb")
         except OSError as exc:
             raise self._os_error(exc) from None
         try:
@@ -168,14 +170,11 @@ class ResultCache:
                     db.execute(f"PRAGMA application_id={APPLICATION_ID}")
                     db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
                 db.execute("COMMIT")
-        except _Damaged:
-            db.close()
-            raise
         except sqlite3.Error as exc:
-            db.close()
+            _close_quietly(db)
             raise self._sqlite_error(exc) from None
         except BaseException:
-            db.close()
+            _close_quietly(db)
             raise
         return db
 
@@ -206,10 +205,7 @@ class ResultCache:
     def _give_up(self, reason: str) -> None:
         """Damage found while other processes use the file: go on without the cache, leave the file to them."""
         if self._db is not None:
-            try:
-                self._db.close()
-            except sqlite3.Error:
-                pass
+            _close_quietly(self._db)
         self._db = None
         self._pending_items.clear()
         self._pending_verdicts.clear()
@@ -220,10 +216,7 @@ class ResultCache:
     def _on_damage(self, reason: str) -> None:
         """A read or write found the file damaged mid-run: replace it if we are alone, else stop using it."""
         pending = (list(self._pending_items), list(self._pending_verdicts))
-        try:
-            self._db.close()
-        except sqlite3.Error:
-            pass
+        _close_quietly(self._db)
         self._db = None
         self._drop_items.clear()
         self._drop_verdicts.clear()
@@ -396,10 +389,7 @@ class ResultCache:
                 self.commit()
         finally:
             if self._db is not None:
-                try:
-                    self._db.close()
-                except sqlite3.Error:
-                    pass
+                _close_quietly(self._db)
                 self._db = None
             if self.dropped > 1:
                 log.warning("execution cache %s: %d damaged records were dropped and their work redone",
@@ -436,6 +426,13 @@ def _check(db: sqlite3.Connection) -> None:
         first = str(result[0][0]).splitlines()[0][:120] if result else "no answer"
         more = f", and {len(result) - 1} more problem(s)" if len(result) > 1 else ""
         raise _Damaged(f"is damaged (quick_check: {first}{more})")
+
+
+def _close_quietly(db) -> None:
+    try:
+        db.close()
+    except sqlite3.Error:
+        pass
 
 
 def _inode(path: Path) -> Optional[int]:

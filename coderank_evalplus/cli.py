@@ -30,7 +30,8 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="--executor ray: the cluster's address (default: join the one `ray start` began on this "
                         "machine, or start a local one)")
     p.add_argument("--base-only", action="store_true", help="judge on base tests only")
-    p.add_argument("--limit", type=int, default=None, help="the dataset's first N problems (HumanEval/0 … N-1; 0: all), whatever the order of the input files")
+    p.add_argument("--limit", type=int, default=None,
+                   help="the dataset's first N problems (HumanEval/0 … N-1; 0: all), whatever the input files' order")
     p.add_argument("--cache-dir", default=None, help="execution cache folder (default: <output>/cache)")
     p.add_argument("--min-time-limit", type=float, default=1.0, help="judge: evalplus's --min_time_limit")
     p.add_argument("--gt-time-limit-factor", type=float, default=4.0, help="judge: evalplus's factor")

@@ -170,8 +170,8 @@ def test_file_size_limit_during_the_run_then_resume(inputs, reference, tmp_path)
     assert r.returncode == 2, r.stderr
     last = r.stderr.strip().splitlines()[-1]
     assert re.fullmatch(rf"error: cannot write the execution cache in {re.escape(str(db.parent))}: file size limit "
-                        rf"reached \(about [\d.]+ (B|KiB) to write, [\d.]+ \w+ free\); free some space and rerun the same "
-                        rf"command \(finished work is kept\)", last), last
+                        rf"reached \(about [\d.]+ (B|KiB) to write, [\d.]+ \w+ free\); free some space and rerun "
+                        rf"the same command \(finished work is kept\)", last), last
     assert "Traceback" not in r.stderr
     committed = _sound(db)
     assert 0 < committed < reference["rows"]
