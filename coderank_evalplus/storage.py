@@ -12,13 +12,14 @@ message is one line naming the folder and how much was needed; the CLIs print it
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any, Optional
+from typing import IO, Any, Iterator, Optional
 
 # errors that mean "this folder cannot take the write": no space, quota, file-size limit, read-only, no permission
 NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
@@ -133,26 +134,38 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def atomic_write_bytes(path: str | os.PathLike, data: bytes, what: Optional[str] = None) -> Path:
-    """Write ``data`` to ``path`` atomically: a temporary file in the same folder, fsync, rename over ``path``."""
+@contextlib.contextmanager
+def atomic_open(path: str | os.PathLike, mode: str = "w", what: Optional[str] = None,
+                size: Optional[int] = None) -> Iterator[IO]:
+    """An open file (mode ``"w"``, text in UTF-8, or ``"wb"``) that becomes ``path`` only when the block ends
+    without an exception: written under a temporary name in the same folder, flushed to disk, then renamed.
+    ``size`` (bytes, when known in advance) is what an out-of-space error reports as needed."""
+    if mode not in ("w", "wb"):
+        raise ValueError(f"atomic_open writes a new file: mode 'w' or 'wb', not {mode!r}")
     path = Path(path)
-    what = what or path.name
     folder = path.parent
     tmp: Optional[str] = None
+    written = None
     try:
         folder.mkdir(parents=True, exist_ok=True)
         _remove_stale_temps(path)
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=f"{_tmp_prefix(path)}{os.getpid()}-")
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+        with os.fdopen(fd, mode, **({"encoding": "utf-8"} if "b" not in mode else {})) as fh:
+            yield fh
             fh.flush()
+            written = os.fstat(fh.fileno()).st_size
             os.fsync(fh.fileno())
         os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes it 0600; a plain open() would honour the umask
         os.replace(tmp, path)
         tmp = None
         _fsync_dir(folder)
     except OSError as exc:
-        err = os_storage_error(exc, folder, what, needed=len(data))
+        if written is None and tmp is not None:
+            try:
+                written = os.stat(tmp).st_size
+            except OSError:
+                pass
+        err = os_storage_error(exc, folder, what or path.name, needed=size if size is not None else written)
         if err is None:
             raise
         raise err from None
@@ -162,7 +175,13 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes, what: Optional[str]
                 os.unlink(tmp)
             except OSError:
                 pass
-    return path
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes, what: Optional[str] = None) -> Path:
+    """Write ``data`` to ``path`` atomically: a temporary file in the same folder, fsync, rename over ``path``."""
+    with atomic_open(path, "wb", what, size=len(data)) as fh:
+        fh.write(data)
+    return Path(path)
 
 
 def atomic_write_text(path: str | os.PathLike, text: str, what: Optional[str] = None) -> Path:
