@@ -82,3 +82,28 @@ def test_limit_with_no_solutions_among_the_first_problems_is_a_clear_error(tmp_p
     assert r.returncode == 2
     assert r.stderr.strip().splitlines()[-1] == (f"error: --limit 2: none of the first 2 problems of humaneval has "
                                                  f"solutions in {path}")
+
+
+@needs_data
+def test_run_takes_the_dataset_first_problems_and_a_smaller_limit_reruns(tmp_path, monkeypatch, capsys):
+    from coderank_evalplus import generation
+    from coderank_evalplus.cli import main
+    from tests.test_generation import FakeGenerator
+
+    monkeypatch.setattr(generation, "make_generator", lambda *args, **kwargs: FakeGenerator())
+    out = tmp_path / "run"
+
+    def run(limit: int) -> dict:
+        rc = main(["run", "--dataset", "humaneval", "--data-dir", str(SHARED_DATA), "--n-samples", "3",
+                   "--n-test-samples", "2", "--limit", str(limit), "--methods", "codet", "--workers", "2",
+                   "--quiet", "--output", str(out)])
+        assert rc == 0, capsys.readouterr().err
+        return json.loads((out / "rerank_results.json").read_text())
+
+    res = run(3)
+    assert "humaneval: 3 problems (HumanEval/0 … HumanEval/2)" in capsys.readouterr().err
+    assert res["task_ids"] == ["HumanEval/0", "HumanEval/1", "HumanEval/2"] and res["config"]["limit"] == 3
+    assert not list(out.glob("*.partial")) and (out / "samples.jsonl").is_file()
+    res = run(2)  # the folder's sample files hold 3 problems; a smaller limit reranks the first 2
+    assert "humaneval: 2 problems (HumanEval/0, HumanEval/1)" in capsys.readouterr().err
+    assert res["task_ids"] == ["HumanEval/0", "HumanEval/1"] and res["n_problems"] == 2
