@@ -13,7 +13,6 @@ Each repeat uses fresh files in a temporary folder (``--tmp`` to choose where).
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import statistics
 import subprocess
@@ -33,6 +32,7 @@ def load_baseline(rev: str) -> type:
         if r.returncode == 0 and "class ResultCache" in r.stdout:
             module = types.ModuleType(f"baseline_{name.replace('/', '_')}")
             module.__file__ = name
+            sys.modules[module.__name__] = module  # dataclasses look their module up there
             exec(compile(r.stdout, f"{rev}:{name}", "exec"), module.__dict__)
             return module.ResultCache
     raise SystemExit(f"no ResultCache at {rev}")
