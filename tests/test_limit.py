@@ -107,3 +107,27 @@ def test_run_takes_the_dataset_first_problems_and_a_smaller_limit_reruns(tmp_pat
     res = run(2)  # the folder's sample files hold 3 problems; a smaller limit reranks the first 2
     assert "humaneval: 2 problems (HumanEval/0, HumanEval/1)" in capsys.readouterr().err
     assert res["task_ids"] == ["HumanEval/0", "HumanEval/1"] and res["n_problems"] == 2
+
+
+@needs_data
+def test_leaderboard_suite_limit_follows_the_dataset_order(tmp_path, humaneval_problems, capsys):
+    """Two suite entries, the same samples in dataset order and shuffled: both scored on the dataset's first problems,
+    with the same numbers; the problems taken are printed and recorded."""
+    from coderank_evalplus.suite import ensure_results, load_suite
+
+    sols = _codet_records(CODET_SOLUTIONS, humaneval_problems)
+    tests = _codet_records(CODET_TESTS, humaneval_problems)
+    _write(tmp_path / "ordered.jsonl", [sols[t] for t in TASKS])
+    _write(tmp_path / "shuffled.jsonl", [sols[t] for t in reversed(TASKS)])  # /100, /10, /3, /2, … first
+    _write(tmp_path / "tests.jsonl", [tests[t] for t in reversed(TASKS)])
+    entry = 'dataset = "humaneval"\nsolutions = "{}.jsonl"\ntests = "tests.jsonl"\n'
+    (tmp_path / "suite.toml").write_text(f'methods = ["codet", "srank"]\nlimit = 2\ndata_dir = "{SHARED_DATA}"\n'
+                                         f'[[entry]]\nname = "ordered"\n{entry.format("ordered")}'
+                                         f'[[entry]]\nname = "shuffled"\n{entry.format("shuffled")}')
+    done = ensure_results(load_suite(tmp_path / "suite.toml"), tmp_path / "report", None, 2, False)
+    assert capsys.readouterr().err.count("--limit 2: 2 of 6 problems, the dataset's first (HumanEval/0, "
+                                         "HumanEval/1)") == 2
+    res = {e.name: json.loads((folder / "rerank_results.json").read_text()) for e, folder, _ in done}
+    assert res["shuffled"]["task_ids"] == ["HumanEval/0", "HumanEval/1"] and res["shuffled"]["config"]["limit"] == 2
+    assert res["shuffled"]["methods"] == res["ordered"]["methods"]
+    assert res["shuffled"]["task_ids"] == res["ordered"]["task_ids"]

@@ -212,6 +212,9 @@ def check_request(params: dict, model_kwargs: dict, ours: dict) -> list[str]:
         unsupported.append("--version")
     if unsupported:
         raise RerankError(f"--rerank judges on the full default HumanEval+/MBPP+ tests; drop {', '.join(unsupported)}")
+    if "limit" in model_kwargs:  # evalplus's own flags have none: it would reach run_codegen as a model flag
+        raise RerankError("evalplus.evaluate has no --limit: it scores every problem of --samples; for the "
+                          "dataset's first N problems rerank the same files with `coderank-evalplus rerank --limit N`")
     if ours["tests"] is None and "model" not in model_kwargs:
         extra = f" (flags not known to evalplus.evaluate: {', '.join('--' + k for k in model_kwargs)})" \
             if model_kwargs else ""
@@ -219,6 +222,9 @@ def check_request(params: dict, model_kwargs: dict, ours: dict) -> list[str]:
                           "CodeT's {prompt, samples}), or --model and --backend so that the model generates them"
                           + extra)
     if "model" not in model_kwargs:
+        if model_kwargs:  # they would reach evalplus's run_codegen, which needs --model
+            raise RerankError(f"flags not known to evalplus.evaluate: {', '.join('--' + k for k in model_kwargs)} "
+                              f"(model flags apply only with --model and --backend)")
         if params.get("samples") is None:
             raise RerankError("--rerank needs solutions: give --samples FILE, or --model and --backend to generate "
                               "them")
