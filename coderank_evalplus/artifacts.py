@@ -71,9 +71,15 @@ def read_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, dict]]:
 
 
 def write_jsonl(path: str | os.PathLike, records: Iterable[Mapping[str, Any]], append: bool = False) -> None:
-    """Write records as one JSON object per line (flushed, so a killed run keeps what was written)."""
+    """Write records as one JSON object per line: atomically (``storage.atomic_write_jsonl``), or appended and
+    flushed with ``append=True`` (a killed run keeps what was written)."""
+    if not append:
+        from coderank_evalplus.storage import atomic_write_jsonl
+
+        atomic_write_jsonl(path, records)
+        return
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a" if append else "w", encoding="utf-8") as fh:
+    with open(path, "a", encoding="utf-8") as fh:
         for rec in records:
             fh.write(json.dumps(rec) + "\n")
         fh.flush()

@@ -30,7 +30,8 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="--executor ray: the cluster's address (default: join the one `ray start` began on this "
                         "machine, or start a local one)")
     p.add_argument("--base-only", action="store_true", help="judge on base tests only")
-    p.add_argument("--limit", type=int, default=None, help="only the first N problems (0: all)")
+    p.add_argument("--limit", type=int, default=None,
+                   help="the dataset's first N problems (HumanEval/0 … N-1; 0: all), whatever the input files' order")
     p.add_argument("--cache-dir", default=None, help="execution cache folder (default: <output>/cache)")
     p.add_argument("--min-time-limit", type=float, default=1.0, help="judge: evalplus's --min_time_limit")
     p.add_argument("--gt-time-limit-factor", type=float, default=4.0, help="judge: evalplus's factor")
@@ -82,23 +83,31 @@ def config_from_args(args: argparse.Namespace):
     return RerankConfig(methods=args.methods.split(","), tests_per_sample=args.tests_per_sample or None,
                         cpu_limit=args.time_limit, workers=args.workers, plus=not args.base_only,
                         min_time_limit=args.min_time_limit, gt_time_limit_factor=args.gt_time_limit_factor,
-                        progress=not args.quiet, executor=args.executor, ray_address=args.ray_address)
+                        progress=not args.quiet, executor=args.executor, ray_address=args.ray_address,
+                        limit=args.limit or None)
 
 
 def run_rerank(args: argparse.Namespace, solutions_path: str, tests_path: str) -> int:
     from coderank_evalplus.artifacts import read_solutions, read_test_samples
     from coderank_evalplus.execution import ResultCache
     from coderank_evalplus.pipeline import all_methods, rerank, write_results
-    from coderank_evalplus.problems import load_problems
+    from coderank_evalplus.problems import load_problems, select_problems, selection_note
     from coderank_evalplus.report import markdown_table
+    from coderank_evalplus.storage import ensure_writable_dir
 
     cfg = config_from_args(args)
     all_methods(cfg.methods)  # fail fast on an unknown method, before any work
     problems = load_problems(args.dataset, args.data_dir)
     solutions = read_solutions(solutions_path, problems, args.data_dir)
     tests = read_test_samples(tests_path, problems, args.data_dir)
-    if args.limit:  # 0 or None: all problems
-        solutions = dict(list(solutions.items())[: args.limit])
+    chosen = select_problems(problems, solutions, cfg.limit)  # the dataset's first N, not the file's
+    if not chosen:
+        first = f"the first {cfg.limit} problems" if cfg.limit else "the problems"
+        raise ValueError(f"--limit {cfg.limit}: none of {first} of {args.dataset} has solutions in {solutions_path}")
+    note = selection_note(problems, chosen, cfg.limit, solutions)
+    if note:
+        print(note, file=sys.stderr)
+    solutions = {t: solutions[t] for t in chosen}
     from coderank_evalplus.generation.likelihood import features_for
 
     features = features_for(cfg.methods, solutions_path, problems, solutions)
@@ -106,7 +115,7 @@ def run_rerank(args: argparse.Namespace, solutions_path: str, tests_path: str) -
     if missing:
         print(f"warning: {len(missing)} task(s) have no test samples (they fall back to a random pick): "
               f"{', '.join(missing[:5])}{' …' if len(missing) > 5 else ''}", file=sys.stderr)
-    output = Path(args.output or "coderank_results")
+    output = ensure_writable_dir(Path(args.output or "coderank_results"))  # before any work, not after it
     cache = ResultCache(Path(args.cache_dir or output / "cache") / "executions.sqlite")
     try:
         result = rerank(args.dataset, problems, solutions, tests, cfg, cache, features)
@@ -144,7 +153,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             from coderank_evalplus.generation_cli import likelihood_command
 
             return likelihood_command(args)
-    except (SampleFileError, ValueError, FileNotFoundError, RuntimeError) as exc:
+    except (SampleFileError, ValueError, FileNotFoundError, RuntimeError) as exc:  # StorageError is a RuntimeError
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

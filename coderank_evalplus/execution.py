@@ -1,30 +1,26 @@
 """Execute every candidate of many problems on their tests: dedup → cache lookup → sandboxed workers.
 
 Identical programs run once; each program runs all its distinct tests in one child process. Results are
-stored in an on-disk cache keyed by the content of program, test and limits, committed as they arrive, so
-a rerun (another ranker, more tests, a run killed half-way) executes only what is missing.
+stored in an on-disk cache (``cache.ResultCache``) keyed by the content of program, test and limits, committed
+as they arrive, so a rerun (another ranker, more tests, a run killed half-way) executes only what is missing.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import sqlite3
-import struct
 import time
 from contextlib import closing
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Iterable, Optional, Sequence
+from typing import Optional, Sequence
 
 import numpy as np
 
+from coderank_evalplus.cache import ITEM_RECORD, ResultCache  # noqa: F401 - the cache's home before cache.py
 from coderank_evalplus.executors import Executor, LocalExecutor
 from coderank_evalplus.extract import assert_body, imported_modules
 from coderank_evalplus.sandbox import Limits, max_memory_bytes
 from coderank_evalplus.types import ERROR, RAISED, Executions, PASS, Problem, TestSuite
-
-_COMMIT_EVERY_S = 1.0
 
 
 def content_key(*parts: str) -> bytes:
@@ -34,68 +30,6 @@ def content_key(*parts: str) -> bytes:
         h.update(part.encode("utf-8", "surrogatepass"))
         h.update(b"\x00")
     return h.digest()
-
-
-# One stored item result: content key of the test item, status, digest.
-ITEM_RECORD = struct.Struct("<16sBq")
-
-
-class ResultCache:
-    """SQLite store of (program, test item, limits) → (status, digest), and of judge verdicts.
-
-    The item results of one execution of a program are stored as one row of packed records (``ITEM_RECORD``),
-    keyed by program and limits; a later run that executes more items of the same program adds a row. One
-    SQLite row per item cost ~10 % of the main process's time on a 1.1 M-item matrix."""
-
-    def __init__(self, path: str | os.PathLike) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(str(self.path), timeout=60)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("CREATE TABLE IF NOT EXISTS item_results (prog BLOB, limits TEXT, records BLOB)")
-        self._db.execute("CREATE INDEX IF NOT EXISTS item_results_prog ON item_results (prog, limits)")
-        self._db.execute("CREATE TABLE IF NOT EXISTS verdicts (prog BLOB, task TEXT, config TEXT, passed INTEGER, "
-                         "PRIMARY KEY (prog, task, config)) WITHOUT ROWID")
-        self._last_commit = time.monotonic()
-
-    def lookup(self, prog: bytes, limits: str) -> dict[bytes, tuple[int, int]]:
-        """Every stored item result of this program under these limits: {item key: (status, digest)}."""
-        out: dict[bytes, tuple[int, int]] = {}
-        for (records,) in self._db.execute("SELECT records FROM item_results WHERE prog=? AND limits=? ORDER BY rowid",
-                                           (prog, limits)):
-            for item, status, digest in ITEM_RECORD.iter_unpack(records):
-                out[item] = (status, digest)
-        return out
-
-    def store(self, prog: bytes, limits: str, rows: Iterable[tuple[bytes, int, int]]) -> None:
-        """Add item results of one program (a later row wins over an earlier one for the same item)."""
-        pack = ITEM_RECORD.pack
-        records = b"".join(pack(item, st, dg) for item, st, dg in rows)
-        if records:
-            self._db.execute("INSERT INTO item_results VALUES (?, ?, ?)", (prog, limits, records))
-            self._maybe_commit()
-
-    def get_verdict(self, prog: bytes, task: str, config: str) -> Optional[bool]:
-        row = self._db.execute("SELECT passed FROM verdicts WHERE prog=? AND task=? AND config=?",
-                               (prog, task, config)).fetchone()
-        return None if row is None else bool(row[0])
-
-    def put_verdict(self, prog: bytes, task: str, config: str, passed: bool) -> None:
-        self._db.execute("INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?, ?)", (prog, task, config, int(passed)))
-        self._maybe_commit()
-
-    def _maybe_commit(self) -> None:
-        if time.monotonic() - self._last_commit >= _COMMIT_EVERY_S:
-            self.commit()
-
-    def commit(self) -> None:
-        self._db.commit()
-        self._last_commit = time.monotonic()
-
-    def close(self) -> None:
-        self.commit()
-        self._db.close()
 
 
 @dataclass

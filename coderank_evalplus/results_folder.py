@@ -23,7 +23,6 @@ lm-eval tasks; read by ``leaderboard``):
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import zipfile
@@ -33,6 +32,8 @@ from typing import TYPE_CHECKING, Any, Iterable, Optional
 
 import numpy as np
 
+from coderank_evalplus.storage import atomic_open as _atomic
+from coderank_evalplus.storage import atomic_write_text  # noqa: F401 - the one atomic writer, re-exported
 from coderank_evalplus.types import Executions, Problem, TestSuite
 
 if TYPE_CHECKING:
@@ -85,26 +86,6 @@ class StoredRun:
     @property
     def seed(self) -> int:
         return int((self.summary.get("config") or {}).get("seed", 0))
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write a file under a temporary name in the same folder and rename it: readers never see half of it."""
-    with _atomic(path, "w") as fh:
-        fh.write(text)
-
-
-@contextlib.contextmanager
-def _atomic(path: Path, mode: str):
-    """An open file that becomes ``path`` (by rename) only when the block ends without an exception."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, mode, **({"encoding": "utf-8"} if "b" not in mode else {})) as fh:
-            yield fh
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 def _verdict_arrays(n: int, verdicts: dict) -> tuple[np.ndarray, np.ndarray]:

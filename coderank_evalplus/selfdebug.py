@@ -431,8 +431,9 @@ def run_self_debug(dataset: str, problems: Mapping[str, Problem], solutions: Map
         "problems_without_trial_tests": sum(1 for t in solutions if not problems[t].trial_tests),
         "methods": table,
     }
-    (out_dir / f"self_debug_{mode}" / "self_debug.json").write_text(
-        json.dumps(block, indent=2, default=_json_default) + "\n")
+    from coderank_evalplus.storage import atomic_write_json
+
+    atomic_write_json(out_dir / f"self_debug_{mode}" / "self_debug.json", block, indent=2, default=_json_default)
     return SelfDebugResult(block, after, debugged)
 
 

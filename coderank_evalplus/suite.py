@@ -240,15 +240,17 @@ def rerank_entry(e: SuiteEntry, suite: Suite, cache, workers: Optional[int], pro
     """`rerank` of one entry's files (as the `rerank` command does)."""
     from coderank_evalplus.artifacts import read_solutions, read_test_samples
     from coderank_evalplus.pipeline import RerankConfig, rerank
-    from coderank_evalplus.problems import load_problems
+    from coderank_evalplus.problems import load_problems, select_problems, selection_note
 
     problems = load_problems(e.dataset, e.data_dir)
     solutions = read_solutions(e.solutions, problems, e.data_dir)
     tests = read_test_samples(e.tests, problems, e.data_dir)
-    order = [t for t in problems if t in solutions]  # the dataset's order, whatever the file's
-    if e.limit:
-        order = order[: e.limit]
-    solutions = {t: solutions[t] for t in order}
+    # the dataset's first N problems, whatever the file's order: every model is scored on the same problems
+    chosen = select_problems(problems, solutions, e.limit)
+    note = selection_note(problems, chosen, e.limit, solutions)
+    if note:
+        print(f"  {note}", file=sys.stderr, flush=True)
+    solutions = {t: solutions[t] for t in chosen}
     cfg = RerankConfig(methods=suite.methods, tests_per_sample=e.tests_per_sample, cpu_limit=e.time_limit,
-                       workers=workers, plus=not suite.base_only, progress=progress)
+                       workers=workers, plus=not suite.base_only, progress=progress, limit=e.limit or None)
     return rerank(e.dataset, problems, solutions, tests, cfg, cache, executor=executor)

@@ -193,6 +193,47 @@ def test_two_node_cluster_gives_the_local_pools_results(cluster, worker_node, lo
     assert _same(local_result, remote) == []
 
 
+@needs_data
+def test_damaged_cache_under_the_ray_executor(cluster, humaneval_problems, codet_samples, tmp_path, caplog):
+    """Issue 18 with --executor ray: the runners never touch the cache, the driver owns it, so a cache with zeros in
+    its middle is handled as with the local pool (moved aside, one warning, the work redone on the cluster) and the
+    matrices equal the local pool's."""
+    import logging
+
+    from coderank_evalplus.executors_ray import RayExecutor
+
+    sols, tests = _inputs(humaneval_problems, codet_samples)
+    works = build_works(humaneval_problems, {t: sols[t] for t in TASKS[:1]}, tests, 5)
+    db = tmp_path / "executions.sqlite"
+    cache = ResultCache(db)
+    with LocalExecutor(2) as ex:
+        local = execute(works, cache, Limits(cpu=0.1), progress=False, executor=ex)
+    cache.close()
+    data = bytearray(db.read_bytes())
+    zeros = min(8192, len(data) // 4)
+    data[len(data) // 2: len(data) // 2 + zeros] = bytes(zeros)
+    db.write_bytes(data)
+    with caplog.at_level(logging.WARNING, logger="coderank_evalplus.cache"), \
+            RayExecutor(address=cluster.address, target_batch_s=0.2) as ex:
+        cache = ResultCache(db)
+        try:
+            remote = execute(works, cache, Limits(cpu=0.1), progress=False, executor=ex)
+        finally:
+            cache.close()
+    warnings = [r.getMessage() for r in caplog.records if r.name == "coderank_evalplus.cache"]
+    assert len(warnings) == 1 and "moved aside to executions.sqlite.damaged-" in warnings[0], warnings
+    assert len(list(tmp_path.glob("executions.sqlite.damaged-*"))) == 1
+    for tid in local:
+        for f in FIELDS:
+            assert np.array_equal(getattr(local[tid], f), getattr(remote[tid], f)), (tid, f)
+    cache = ResultCache(db)  # the fresh file holds the cluster's results
+    try:
+        again = execute(works, cache, Limits(cpu=0.1), progress=False)
+        assert all(np.array_equal(again[t].pass_matrix, local[t].pass_matrix) for t in local)
+    finally:
+        cache.close()
+
+
 class _KillMidRun:
     """Wraps an executor: once the worker node has finished a batch of the first run, its machine is lost."""
 

@@ -166,14 +166,22 @@ def test_generate_samples_torn_line_and_failure(tmp_path):
     with pytest.raises(RuntimeError, match="server down"):
         generate_samples(PROBLEMS, gen, 2, 1, out_dir=str(tmp_path), progress=False)
     spath = tmp_path / "samples.jsonl"
-    assert [s["task_id"] for s in _jsonl(spath)] == ["T/0", "T/0", "T/1", "T/1"]  # kept what was generated
-    assert [t["task_id"] for t in _jsonl(tmp_path / "tests_raw.jsonl")] == ["T/0"]
-    with open(spath, "a") as f:
+    # the final names appear only when the loop ends; what was generated is kept in the .partial files
+    assert not spath.exists() and not (tmp_path / "tests_raw.jsonl").exists()
+    partial = tmp_path / "samples.jsonl.partial"
+    assert [s["task_id"] for s in _jsonl(partial)] == ["T/0", "T/0", "T/1", "T/1"]
+    assert [t["task_id"] for t in _jsonl(tmp_path / "tests_raw.jsonl.partial")] == ["T/0"]
+    with open(partial, "a") as f:
         f.write('{"task_id": "T/2", "solu')  # a killed writer
     gen2 = FakeGenerator()
     generate_samples(PROBLEMS, gen2, 2, 1, out_dir=str(tmp_path), progress=False)
     assert [s["task_id"] for s in _jsonl(spath)] == ["T/0"] * 2 + ["T/1"] * 2 + ["T/2"] * 2
     assert [t["task_id"] for t in _jsonl(tmp_path / "tests_raw.jsonl")] == ["T/0", "T/1", "T/2"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["samples.jsonl", "tests_raw.jsonl"]
+    # a later run that fails keeps the complete files of this one untouched
+    with pytest.raises(RuntimeError, match="server down"):
+        generate_samples(PROBLEMS, FakeGenerator(fail_at=1), 3, 1, out_dir=str(tmp_path), progress=False)
+    assert [s["task_id"] for s in _jsonl(spath)] == ["T/0"] * 2 + ["T/1"] * 2 + ["T/2"] * 2
 
 
 def test_generate_samples_chat(tmp_path):

@@ -36,3 +36,28 @@ def test_original_humaneval_needs_no_download():
 def test_missing_data_dir_is_a_clear_error(tmp_path):
     with pytest.raises(DataNotFoundError, match="HumanEvalPlus"):
         load_problems("humaneval", str(tmp_path))
+
+
+@needs_data
+def test_select_problems_follows_the_dataset_order(humaneval_problems):
+    from coderank_evalplus.problems import describe_selection, select_problems, selection_note
+
+    file_order = ["HumanEval/10", "HumanEval/1", "HumanEval/100", "HumanEval/0", "HumanEval/3", "HumanEval/2"]
+    assert select_problems(humaneval_problems, file_order, 3) == ["HumanEval/0", "HumanEval/1", "HumanEval/2"]
+    assert select_problems(humaneval_problems, list(reversed(file_order)), 3) == \
+        select_problems(humaneval_problems, file_order, 3)
+    # the dataset's first N: a problem missing from the input is not replaced by a later one
+    assert select_problems(humaneval_problems, file_order, 5) == ["HumanEval/0", "HumanEval/1", "HumanEval/2",
+                                                                  "HumanEval/3"]
+    assert select_problems(humaneval_problems, file_order, 0) == [f"HumanEval/{i}" for i in (0, 1, 2, 3, 10, 100)]
+    assert select_problems(humaneval_problems, None, 12) == [f"HumanEval/{i}" for i in range(12)]
+    assert len(select_problems(humaneval_problems)) == 164
+    with pytest.raises(ValueError, match="--limit"):
+        select_problems(humaneval_problems, None, -1)
+    assert describe_selection([f"HumanEval/{i}" for i in range(12)], humaneval_problems) == \
+        "HumanEval/0 … HumanEval/11"
+    assert describe_selection(["HumanEval/0", "HumanEval/2"], humaneval_problems) == "HumanEval/0, HumanEval/2"
+    note = selection_note(humaneval_problems, select_problems(humaneval_problems, file_order, 5), 5, file_order)
+    assert note == ("--limit 5: 4 of 6 problems, the dataset's first (HumanEval/0 … HumanEval/3); "
+                    "without solutions: HumanEval/4")
+    assert selection_note(humaneval_problems, file_order, None, file_order) is None

@@ -135,18 +135,17 @@ def add_likelihoods(samples_path: str | os.PathLike, problems: Mapping[str, Prob
     """Score what a samples file lacks and write it back (or to ``output``); every other field and record is
     kept as it was. The file is replaced atomically after each batch, so an interrupted run keeps what was
     scored. Returns the number of values scored."""
-    from coderank_evalplus.artifacts import SampleFileError, read_jsonl, write_jsonl
+    from coderank_evalplus.artifacts import SampleFileError, read_jsonl
+    from coderank_evalplus.storage import atomic_write_jsonl
 
     src = os.fspath(samples_path)
     if os.path.isdir(src):
         raise SampleFileError(f"{src}: likelihood features are stored in a .jsonl samples file, not a sample folder")
     records = [rec for _, rec in read_jsonl(src)]
     dest = os.fspath(output or src)
-    tmp = dest + ".tmp"
 
     def save() -> None:
-        write_jsonl(tmp, records)
-        os.replace(tmp, dest)
+        atomic_write_jsonl(dest, records)
 
     n = score_records(records, problems, scorer, kinds, progress=progress, on_batch=save)
     if n == 0 and dest != src:

@@ -7,9 +7,11 @@ sanitized code block for chat models). ``logprob`` is the sum of the sampled tok
 ``out_dir/tests_raw.jsonl``: one ``{"task_id", "samples": [raw test texts][, "logprobs": [...]]}`` line per
 problem (CodeT format: continuations after ``assert ``).
 
-Resuming: solutions already in ``samples.jsonl`` count toward ``n_samples`` (only the missing ones are drawn) and
-problems already in ``tests_raw.jsonl`` are skipped. A torn last line (a killed run) is dropped. Every write is
-flushed, so a killed run loses at most the problem in progress.
+While sampling, records are appended to ``samples.jsonl.partial`` and ``tests_raw.jsonl.partial`` (copies of the
+complete files of an earlier run, if any), which are renamed to their final names when the loop ends: the final
+files are always complete, never half-written. Resuming: solutions already there count toward ``n_samples`` (only
+the missing ones are drawn) and problems already in the tests file are skipped. A torn last line (a killed run) is
+dropped. Every write is flushed, so a killed run loses at most the problem in progress.
 """
 
 from __future__ import annotations
@@ -30,10 +32,21 @@ from coderank_evalplus.prompts import (
     solution_prompt,
     test_generation_prompt,
 )
+from coderank_evalplus.storage import atomic_copy, os_storage_error, replace_file
 from coderank_evalplus.types import Problem
 
 SAMPLES_FILE = "samples.jsonl"
 TESTS_FILE = "tests_raw.jsonl"
+PARTIAL = ".partial"  # suffix of a file being appended to
+
+
+def _working_file(final: str) -> str:
+    """The file the loop appends to: ``<final>.partial``, started (atomically) as a copy of ``final`` if only that
+    exists; an existing ``.partial`` is the newer one (a killed run never renamed it)."""
+    work = final + PARTIAL
+    if not os.path.exists(work) and os.path.exists(final):
+        atomic_copy(final, work)
+    return work
 
 
 def _read_jsonl_repair(path: str) -> list[dict]:
@@ -96,10 +109,24 @@ def generate_samples(
     parsed instead). ``problems_per_call`` > 1 batches several problems per ``generate`` call (useful for vLLM).
     """
     problems = list(problems)
+    try:
+        return _generate(problems, generator, n_samples, n_test_samples, temperature, top_p, max_tokens, out_dir,
+                         progress, stop, n_asserts, problems_per_call)
+    except OSError as exc:  # a full disk or a read-only folder: one line naming the folder
+        err = os_storage_error(exc, out_dir, "samples")
+        if err is None:
+            raise
+        raise err from None
+
+
+def _generate(problems: list[Problem], generator: Generator, n_samples: int, n_test_samples: int,
+              temperature: float, top_p: float, max_tokens: int, out_dir: str, progress: bool,
+              stop: Optional[Sequence[str]], n_asserts: int, problems_per_call: int) -> tuple[str, str]:
     os.makedirs(out_dir, exist_ok=True)
     spath, tpath = os.path.join(out_dir, SAMPLES_FILE), os.path.join(out_dir, TESTS_FILE)
-    have = Counter(r["task_id"] for r in _read_jsonl_repair(spath))
-    tests_done = {r["task_id"] for r in _read_jsonl_repair(tpath)}
+    swork, twork = _working_file(spath), _working_file(tpath)
+    have = Counter(r["task_id"] for r in _read_jsonl_repair(swork))
+    tests_done = {r["task_id"] for r in _read_jsonl_repair(twork)}
     stops = [] if generator.is_chat else list(CODET_STOP if stop is None else stop)
 
     bar = None
@@ -107,7 +134,7 @@ def generate_samples(
         from tqdm.auto import tqdm
 
         bar = tqdm(total=len(problems), desc="generate", unit="problem")
-    with open(spath, "a", encoding="utf-8") as sf, open(tpath, "a", encoding="utf-8") as tf:
+    with open(swork, "a", encoding="utf-8") as sf, open(twork, "a", encoding="utf-8") as tf:
         for start in range(0, len(problems), max(1, problems_per_call)):
             chunk = problems[start : start + max(1, problems_per_call)]
             # solutions: draw only what is missing (all problems of a call draw the same number)
@@ -139,6 +166,8 @@ def generate_samples(
                 bar.update(len(chunk))
     if bar is not None:
         bar.close()
+    replace_file(swork, spath)
+    replace_file(twork, tpath)
     return spath, tpath
 
 

@@ -26,9 +26,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-import json
 import os
-import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -126,9 +124,11 @@ def patch_namespace(namespace: dict) -> None:
     def main():
         from fire import Fire
 
+        from coderank_evalplus.storage import StorageError
+
         try:
             Fire(namespace["evaluate"])
-        except RerankError as exc:
+        except (RerankError, StorageError) as exc:
             print(f"error: {exc}", file=sys.stderr)
             sys.exit(2)
 
@@ -212,6 +212,9 @@ def check_request(params: dict, model_kwargs: dict, ours: dict) -> list[str]:
         unsupported.append("--version")
     if unsupported:
         raise RerankError(f"--rerank judges on the full default HumanEval+/MBPP+ tests; drop {', '.join(unsupported)}")
+    if "limit" in model_kwargs:  # evalplus's own flags have none: it would reach run_codegen as a model flag
+        raise RerankError("evalplus.evaluate has no --limit: it scores every problem of --samples; for the "
+                          "dataset's first N problems rerank the same files with `coderank-evalplus rerank --limit N`")
     if ours["tests"] is None and "model" not in model_kwargs:
         extra = f" (flags not known to evalplus.evaluate: {', '.join('--' + k for k in model_kwargs)})" \
             if model_kwargs else ""
@@ -219,6 +222,9 @@ def check_request(params: dict, model_kwargs: dict, ours: dict) -> list[str]:
                           "CodeT's {prompt, samples}), or --model and --backend so that the model generates them"
                           + extra)
     if "model" not in model_kwargs:
+        if model_kwargs:  # they would reach evalplus's run_codegen, which needs --model
+            raise RerankError(f"flags not known to evalplus.evaluate: {', '.join('--' + k for k in model_kwargs)} "
+                              f"(model flags apply only with --model and --backend)")
         if params.get("samples") is None:
             raise RerankError("--rerank needs solutions: give --samples FILE, or --model and --backend to generate "
                               "them")
@@ -305,6 +311,7 @@ def model_tests(problems: dict, task_ids: Sequence[str], model_kwargs: dict, our
     """Generate test samples with the backend that generated the solutions; reuse a file that covers every task."""
     from coderank_evalplus.artifacts import read_jsonl
     from coderank_evalplus.generation import generate_samples
+    from coderank_evalplus.storage import atomic_copy
 
     if paths.tests.is_file():
         have = {rec.get("task_id") for _, rec in read_jsonl(paths.tests)}
@@ -322,9 +329,7 @@ def model_tests(problems: dict, task_ids: Sequence[str], model_kwargs: dict, our
     scratch = paths.workdir / "test_generation"
     _, raw = generate_samples([problems[t] for t in task_ids], generator, n_samples=0, n_test_samples=n_tests,
                               temperature=temperature, top_p=0.95, max_tokens=300, out_dir=str(scratch))
-    tmp = paths.tests.with_name(paths.tests.name + ".tmp")
-    shutil.copyfile(raw, tmp)
-    os.replace(tmp, paths.tests)
+    atomic_copy(raw, paths.tests)
     return paths.tests
 
 
@@ -355,6 +360,7 @@ def run_rerank(dataset: str, problems: dict, solutions: dict, test_samples: dict
     from coderank_evalplus.extract import DEFAULT_TESTS_PER_SAMPLE
     from coderank_evalplus.pipeline import RerankConfig, _json_default, rerank, write_results
     from coderank_evalplus.report import markdown_table
+    from coderank_evalplus.storage import atomic_write_json, ensure_writable_dir
 
     missing = [t for t in solutions if t not in test_samples]
     if missing:
@@ -363,12 +369,13 @@ def run_rerank(dataset: str, problems: dict, solutions: dict, test_samples: dict
     cfg = RerankConfig(methods=methods, tests_per_sample=ours["tests_per_sample"] or DEFAULT_TESTS_PER_SAMPLE,
                        workers=params.get("parallel"), plus=not params.get("base_only", False),
                        min_time_limit=params["min_time_limit"], gt_time_limit_factor=params["gt_time_limit_factor"])
-    cache = ResultCache(paths.workdir / "executions.sqlite")
+    ensure_writable_dir(paths.results.parent)
+    cache = ResultCache(ensure_writable_dir(paths.workdir) / "executions.sqlite")
     debug = None
     try:
         result = rerank(dataset, problems, solutions, test_samples, cfg, cache, features)
         write_results(result, paths.workdir)
-        paths.results.write_text(json.dumps(result.to_json(), indent=2, default=_json_default) + "\n")
+        atomic_write_json(paths.results, result.to_json(), indent=2, default=_json_default)
         if ours.get("self_debug"):
             from coderank_evalplus.selfdebug import DebugSettings, add_to_results, run_self_debug
 
@@ -404,10 +411,12 @@ def evaluate_main(argv: Optional[Sequence[str]] = None) -> int:
     import evalplus.evaluate as ev
     from fire import Fire
 
+    from coderank_evalplus.storage import StorageError
+
     patch_namespace(vars(ev))  # no-op when the start-up hook already did it
     try:
         Fire(ev.evaluate, command=list(sys.argv[1:] if argv is None else argv), name="coderank-evalplus evaluate")
-    except RerankError as exc:
+    except (RerankError, StorageError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0

@@ -34,10 +34,10 @@ def _label(row: dict) -> str:
 
 
 def _save(fig, path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp.png")
-    fig.savefig(tmp, dpi=DPI, bbox_inches="tight")
-    tmp.replace(path)
+    from coderank_evalplus.storage import atomic_open
+
+    with atomic_open(path, "wb") as fh:
+        fig.savefig(fh, format=path.suffix.lstrip(".") or "png", dpi=DPI, bbox_inches="tight")
     _plt().close(fig)
     return path
 

@@ -366,6 +366,24 @@ def test_evaluate_main_same_flags(data, in_process_env, capsys):
     assert "--tests" in capsys.readouterr().err
 
 
+def test_evaluate_limit_is_a_clear_error(data, in_process_env, capsys):
+    """evalplus.evaluate has no --limit (issue 17): one line pointing at ``rerank --limit``, before any work."""
+    from coderank_evalplus.integrations.evalplus import evaluate_main
+
+    common = ["humaneval", "--samples", str(data / "samples.jsonl"), "--rerank", "codet",
+              "--tests", str(data / "tests_codet.jsonl")]
+    assert evaluate_main(common + ["--limit", "2"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip().splitlines() == ["error: evalplus.evaluate has no --limit: it scores every problem of "
+                                        "--samples; for the dataset's first N problems rerank the same files with "
+                                        "`coderank-evalplus rerank --limit N`"]
+    assert evaluate_main(common + ["--temperature", "0.2"]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "error: flags not known to evalplus.evaluate: --temperature (model flags apply only with --model and "
+        "--backend)"]
+    assert not list(data.glob("*_eval_results.json"))  # failed before evalplus ran
+
+
 def test_from_model_with_likelihood_methods_and_self_debug(data, in_process_env, tmp_path, monkeypatch, capsys):
     """``--model … --rerank filter+ll+mbr_exec,coder_reviewer --self_debug multi``: the (faked) backend scores the
     likelihood fields into evalplus's samples file, debugs every candidate failing a trial test, and the results
