@@ -11,7 +11,7 @@ import pytest
 
 from tests.conftest import REPO, SHARED_DATA
 
-LIMIT = 3
+LIMIT = 2
 METHODS = ["codet", "srank", "mbr_exec"]
 
 
