@@ -196,7 +196,7 @@ def _run_jobs(jobs: list[tuple], plans: list[_Plan], cache: Optional[ResultCache
     args = [(*jobs[k], limits, mem, preload[j]) for k, j in enumerate(order)]
     bar = tqdm(total=len(jobs), desc="executing", unit="prog", disable=not progress, dynamic_ncols=True)
     try:
-        with closing(executor.run("coderank_evalplus.sandbox:worker_run", args, on_lost=None)) as done:
+        with closing(executor.run("coderank_evalplus.sandbox.worker:worker_run", args, on_lost=None)) as done:
             for k, result in done:
                 p_idx, row, imported, results = result
                 plan = plans[p_idx]

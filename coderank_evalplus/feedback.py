@@ -71,7 +71,8 @@ def _describe(exc: BaseException) -> str:  # pragma: no cover - runs in the chil
 
 def _probe_child(probe: Probe, workdir: str, mem: Optional[int]) -> bytes:  # pragma: no cover - runs in the child
     """In the child: run the program, then the call (or the whole assert); describe what happened."""
-    from coderank_evalplus.sandbox import compile_program, evalplus_utils
+    from coderank_evalplus.sandbox.child import compile_program
+    from coderank_evalplus.sandbox.guard import evalplus_utils
 
     utils = evalplus_utils()
     os.chdir(workdir)
@@ -139,10 +140,11 @@ def run_probe(probe: Probe) -> tuple[str, ...]:
 
 def worker_probe(probes: Sequence[Probe]) -> list[tuple[str, ...]]:
     """Worker job: several probes (of one task) in a row."""
-    from coderank_evalplus.sandbox import _freeze_heap, evalplus_utils
+    from coderank_evalplus.sandbox.guard import evalplus_utils
+    from coderank_evalplus.sandbox.worker import freeze_heap
 
     evalplus_utils()
-    _freeze_heap()
+    freeze_heap()
     return [run_probe(p) for p in probes]
 
 

@@ -169,7 +169,7 @@ def _evalplus_check(dataset: str, entry_point: str, code: str, inputs: list, exp
 def _original_check(code: str, workdir: str, cpu_limit: float) -> bytes:  # pragma: no cover - child
     from evalplus.eval.utils import reliability_guard, swallow_io
 
-    from coderank_evalplus.sandbox import max_memory_bytes
+    from coderank_evalplus.sandbox.limits import max_memory_bytes
 
     os.chdir(workdir)  # the worker made it and removes it (the guard disables the calls a cleanup needs)
     _install_timeout_handlers()
@@ -186,7 +186,7 @@ def _original_check(code: str, workdir: str, cpu_limit: float) -> bytes:  # prag
 def _run_check(target, budget_s: float) -> bool:
     import shutil
 
-    from coderank_evalplus.sandbox import run_function_in_child
+    from coderank_evalplus.sandbox.runner import run_function_in_child
 
     workdir = tempfile.mkdtemp(prefix="coderank_judge_")
     try:
@@ -225,10 +225,10 @@ def _warm_judge_worker() -> None:
 
     import evalplus.eval  # noqa: F401 - its utils (reliability_guard, swallow_io) come with it
 
-    from coderank_evalplus.sandbox import _freeze_heap
+    from coderank_evalplus.sandbox.worker import freeze_heap
 
     platform.uname()  # cached for reliability_guard
-    _freeze_heap()
+    freeze_heap()
     _WARM.append(True)
 
 
@@ -238,9 +238,9 @@ def _offer_evalplus_modules(program: str, parent_modules: frozenset[str]) -> Non
     if any(m in parent_modules and m not in sys.modules for m in imported_modules(program)):
         import evalplus.evaluate  # noqa: F401
 
-        from coderank_evalplus.sandbox import _freeze_heap
+        from coderank_evalplus.sandbox.worker import freeze_heap
 
-        _freeze_heap()
+        freeze_heap()
 
 
 def worker_judge(job: dict) -> list[tuple[bool, Optional[bool]]]:

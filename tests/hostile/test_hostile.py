@@ -160,9 +160,9 @@ def test_confinement_is_active_here():
     from coderank_evalplus.sandbox import run_function_in_child
 
     def probe() -> bytes:
-        from coderank_evalplus.sandbox import _confine
+        from coderank_evalplus.sandbox.confine import confine
 
-        done = _confine(os.getcwd(), strict=True)
+        done = confine(os.getcwd(), strict=True)
         return f"{int(done['seccomp'])}{int(done['landlock'])}".encode()
 
     out = run_function_in_child(probe, wall_timeout=10)
@@ -175,7 +175,8 @@ ESCAPEE = r"""
 import os, sys, time
 sys.path.insert(0, {root!r})
 from coderank_evalplus import sandbox, workers
-sandbox._apply_confinement = lambda *a, **k: {{}}  # as on a kernel without seccomp / Landlock
+from coderank_evalplus.sandbox import confine
+confine.apply_confinement = lambda *a, **k: {{}}  # as on a kernel without seccomp / Landlock
 workers._prctl(workers._PR_SET_CHILD_SUBREAPER, 1)
 program = '''
 import posix, time

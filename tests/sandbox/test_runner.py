@@ -94,7 +94,7 @@ def _via_worker(program, items):
 
     job = (0, 0, program, "io-test", items, list(range(len(items))), Limits(), None, False)
     with WorkerPool(1) as pool:
-        [(_, (_, _, imported, res))] = list(pool.run("coderank_evalplus.sandbox:worker_run", [job]))
+        [(_, (_, _, imported, res))] = list(pool.run("coderank_evalplus.sandbox.worker:worker_run", [job]))
     return imported, res
 
 
