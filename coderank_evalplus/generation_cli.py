@@ -6,13 +6,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Callable
+
+from coderank_evalplus.cli_options import add_common_options, config_from_args
 
 DEFAULT_LIMIT = 4
 DEFAULT_N = 5
 
 
-def add_run_parser(sub, add_common: Callable[[argparse.ArgumentParser], None]) -> None:
+def add_run_parser(sub) -> None:
     p = sub.add_parser("run", help="the whole pipeline from a model (default: the embedded SmolLM2 on the CPU)")
     _model_args(p)
     p.add_argument("--n-samples", type=int, default=DEFAULT_N, help="solutions per problem (papers: 100)")
@@ -29,7 +30,7 @@ def add_run_parser(sub, add_common: Callable[[argparse.ArgumentParser], None]) -
     p.add_argument("--tp", type=int, default=1, help="vllm: tensor parallel size (GPUs per engine)")
     p.add_argument("--dp", type=int, default=1,
                    help="vllm: data parallel size (engines of --tp GPUs each, as Ray actors; --ray-address)")
-    add_common(p)
+    add_common_options(p)
     p.set_defaults(limit=DEFAULT_LIMIT)
 
 
@@ -95,7 +96,6 @@ def run_command(args: argparse.Namespace) -> int:
     from coderank_evalplus.problems import describe_selection, load_problems_or_original, select_problems
     from coderank_evalplus.rankers.likelihood import features_needed
     from coderank_evalplus.report import markdown_table
-    from coderank_evalplus.cli import config_from_args
     from coderank_evalplus.storage import atomic_write_json, atomic_write_jsonl, ensure_writable_dir
 
     cfg = config_from_args(args)
