@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+import time
 from pathlib import Path
 from typing import Optional, Sequence
 
@@ -20,6 +21,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="solutions: evalplus jsonl ({task_id, solution|completion}), sample folder, or CodeT "
                         "{prompt, samples} jsonl")
     p.add_argument("--tests", required=True, help="test samples: {task_id, samples|asserts} or CodeT jsonl")
+    p.add_argument("--eval-results", default=None,
+                   help="evalplus's *_eval_results.json for these solutions: its verdicts are used instead of judging "
+                        "(checked against the solutions: dataset hash, sample count, program text; else judged)")
     add_common_options(p)
     sub.add_parser("methods", help="list the ranking methods")
     from coderank_evalplus.integrations.evalplus import add_evaluate_parser
@@ -54,11 +58,14 @@ def run_rerank(args: argparse.Namespace, solutions_path: str, tests_path: str) -
     from coderank_evalplus.execution import ResultCache
     from coderank_evalplus.pipeline import all_methods, rerank, write_results
     from coderank_evalplus.problems import load_problems, select_problems, selection_note
-    from coderank_evalplus.report import markdown_table
+    from coderank_evalplus.report import markdown_table, timing_line
     from coderank_evalplus.storage import ensure_writable_dir
 
     cfg = config_from_args(args)
     all_methods(cfg.methods)  # fail fast on an unknown method, before any work
+    if args.eval_results is not None and not Path(args.eval_results).is_file():
+        raise FileNotFoundError(f"--eval-results {args.eval_results}: no such file")
+    t0 = time.monotonic()
     problems = load_problems(args.dataset, args.data_dir)
     solutions = read_solutions(solutions_path, problems, args.data_dir)
     tests = read_test_samples(tests_path, problems, args.data_dir)
@@ -80,12 +87,14 @@ def run_rerank(args: argparse.Namespace, solutions_path: str, tests_path: str) -
     output = ensure_writable_dir(Path(args.output or "coderank_results"))  # before any work, not after it
     cache = ResultCache(Path(args.cache_dir or output / "cache") / "executions.sqlite")
     try:
-        result = rerank(args.dataset, problems, solutions, tests, cfg, cache, features)
+        result = rerank(args.dataset, problems, solutions, tests, cfg, cache, features,
+                        eval_results=args.eval_results, load_s=time.monotonic() - t0)
     finally:
         cache.close()
     path = write_results(result, output)
     print(markdown_table(result.methods, f"{args.dataset}: {result.n_problems} problems, reranked pass@k (%)"))
     print(f"\nwrote {path} and {output / 'verdicts.jsonl'}")
+    print(timing_line(result.timing))
     return 0
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 
 from coderank_evalplus.cli_options import add_common_options, config_from_args
@@ -95,7 +96,7 @@ def run_command(args: argparse.Namespace) -> int:
     from coderank_evalplus.pipeline import all_methods, rerank, write_results
     from coderank_evalplus.problems import describe_selection, load_problems_or_original, select_problems
     from coderank_evalplus.rankers.likelihood import features_needed
-    from coderank_evalplus.report import markdown_table
+    from coderank_evalplus.report import markdown_table, timing_line
     from coderank_evalplus.storage import atomic_write_json, atomic_write_jsonl, ensure_writable_dir
 
     cfg = config_from_args(args)
@@ -126,13 +127,14 @@ def run_command(args: argparse.Namespace) -> int:
     kinds = features_needed(cfg.methods)
     if kinds:  # what sampling did not record (a backend without log-probabilities, the reviewer) is scored now
         add_likelihoods(spath, chosen, generator, sorted(kinds), progress=not args.quiet)
+    t0 = time.monotonic()
     # the files may also hold problems of an earlier run with a larger --limit: rerank only the selected ones
     solutions = {t: s for t, s in read_solutions(spath, problems).items() if t in chosen}
     tests = read_test_samples(tpath, problems)
     features = features_for(cfg.methods, spath, chosen, solutions)
     cache = ResultCache(Path(args.cache_dir or output / "cache") / "executions.sqlite")
     try:
-        result = rerank(dataset, chosen, solutions, tests, cfg, cache, features)
+        result = rerank(dataset, chosen, solutions, tests, cfg, cache, features, load_s=time.monotonic() - t0)
         atomic_write_jsonl(output / "tests_extracted.jsonl", (
             {"task_id": t, "asserts": ["assert " + a for a in o.suite.asserts], "counts": o.suite.counts}
             for t, o in result.outcomes.items()))
@@ -163,4 +165,5 @@ def run_command(args: argparse.Namespace) -> int:
     print(f"\nwrote {path}, samples.jsonl, tests_raw.jsonl, tests_extracted.jsonl, verdicts.jsonl"
           + (f", self_debug_{settings.mode}.jsonl, samples_{settings.mode}.jsonl" if settings else "")
           + f" in {output}")
+    print(timing_line(result.timing))
     return 0

@@ -7,13 +7,17 @@ from __future__ import annotations
 
 import contextlib
 import math
+import sys
+import time
 from dataclasses import asdict, dataclass, field
+from os import PathLike
 from pathlib import Path
 from typing import Mapping, Optional, Sequence
 
 import numpy as np
 
 from coderank_evalplus import metrics
+from coderank_evalplus.eval_results import read_verdicts
 from coderank_evalplus.execution import ExecutionStats, ProblemWork, ResultCache, execute
 from coderank_evalplus.executors import Executor, make_executor
 from coderank_evalplus.extract import DEFAULT_TESTS_PER_SAMPLE, build_suite
@@ -74,10 +78,12 @@ class RerankResult:
     stats: dict
     problems: dict[str, Problem] = field(default_factory=dict, repr=False)
     extra: dict = field(default_factory=dict)  # more top-level keys for rerank_results.json (e.g. a suite entry)
+    timing: dict = field(default_factory=dict)
 
     def to_json(self) -> dict:
         return {"layout": LAYOUT, "dataset": self.dataset, "n_problems": self.n_problems, "methods": self.methods,
-                "config": self.config, "execution": self.stats, "task_ids": list(self.outcomes), **self.extra}
+                "config": self.config, "execution": self.stats, "timing": self.timing,
+                "task_ids": list(self.outcomes), **self.extra}
 
 
 def all_methods(methods: Sequence[str]) -> list[str]:
@@ -130,33 +136,41 @@ def rerank(dataset: str, problems: Mapping[str, Problem], solutions: Mapping[str
            test_samples: Mapping[str, Sequence[str]], cfg: RerankConfig,
            cache: Optional[ResultCache] = None,
            features: Optional[Mapping[str, Mapping[str, Sequence[float]]]] = None,
-           executor: Optional[Executor] = None) -> RerankResult:
+           executor: Optional[Executor] = None, eval_results: Optional[str | PathLike] = None,
+           load_s: float = 0.0) -> RerankResult:
     """Rerank every task's candidates with each method and measure ranked pass@k on base (and plus) tests.
 
     Tasks are taken in the dataset's order; ``cfg.limit`` keeps the dataset's first N problems. ``features``: per
     task, per-candidate likelihood features (``artifacts.read_features``) that likelihood rankers read from
     ``RankContext.options``. Jobs run on ``executor`` when given (left open), else on one made from
-    ``cfg.executor`` for this call."""
+    ``cfg.executor`` for this call. ``eval_results``: evalplus's ``*_eval_results.json`` for these samples; its
+    verdicts are used instead of judging when it matches them (else the samples are judged, with a warning saying
+    why). ``load_s``: the caller's seconds spent reading the dataset and samples, reported in the ``timing``
+    block."""
+    t_start = time.monotonic()
     methods = all_methods(cfg.methods)
     with contextlib.ExitStack() as stack:
         if executor is None:
             executor = stack.enter_context(make_executor(cfg.executor, cfg.workers, cfg.ray_address))
-        return _rerank(dataset, problems, solutions, test_samples, cfg, cache, features, executor, methods)
+        return _rerank(dataset, problems, solutions, test_samples, cfg, cache, features, executor, methods,
+                       eval_results, _Phases(load_s, t_start))
 
 
 def _rerank(dataset: str, problems: Mapping[str, Problem], solutions: Mapping[str, Sequence[str]],
             test_samples: Mapping[str, Sequence[str]], cfg: RerankConfig, cache: Optional[ResultCache],
             features: Optional[Mapping[str, Mapping[str, Sequence[float]]]], executor: Executor,
-            methods: list[str]) -> RerankResult:
+            methods: list[str], eval_results: Optional[str | PathLike], clock: "_Phases") -> RerankResult:
     limits = Limits(cpu=cfg.cpu_limit)
     chosen = select_problems(problems, solutions, cfg.limit)
     works = build_works(problems, {t: solutions[t] for t in chosen}, test_samples, cfg.tests_per_sample)
+    clock.lap("load")
     stats = ExecutionStats()
     executions = execute(works, cache, limits, cfg.workers, cfg.progress, stats, executor=executor)
     hidden = None
     if any(m.endswith("mbr_exec_hidden") for m in methods):
         hidden = benchmark_outputs(works, cache, limits, cfg.workers, cfg.progress, executor)
     canonical = canonical_executions(works, cache, limits, cfg.workers, executor)
+    clock.lap("execute")
     outcomes: dict[str, ProblemOutcome] = {}
     for w in works:
         tid = w.problem.task_id
@@ -171,14 +185,28 @@ def _rerank(dataset: str, problems: Mapping[str, Problem], solutions: Mapping[st
                               benchmark_outputs=hidden.get(tid) if hidden else None)
             out.rankings[m] = get_ranker(m)(ctx)
         outcomes[tid] = out
-    _judge_needed(works, executions, outcomes, problems, methods, cfg, cache, executor)
+    clock.lap("rank")
+    prejudged, verdicts_from = None, "judge"
+    if eval_results is not None:
+        prejudged, why_not = read_verdicts(eval_results, problems, {w.problem.task_id: w.programs for w in works},
+                                           cfg.plus)
+        if prejudged is None:
+            print(f"warning: not using evalplus's verdicts, judging the samples instead: {why_not}", file=sys.stderr)
+        else:
+            verdicts_from = str(eval_results)
+    judged = _judge_needed(works, executions, outcomes, problems, methods, cfg, cache, executor, prejudged)
+    clock.lap("judge")
     table = _metrics_table(outcomes, methods, cfg, any(p.has_plus for p in problems.values()) and cfg.plus)
+    clock.lap("metrics")
     config = {k: v for k, v in asdict(cfg).items() if k not in ("progress", "workers", "executor", "ray_address")}
     config["methods"] = methods
     stats_json = {"unique_programs": stats.unique_programs, "executed_items": stats.executed_pairs,
                   "cached_items": stats.cached_pairs, "wall_s": round(stats.wall_s, 2)}
+    timing = clock.seconds()
+    timing.update(programs=stats.unique_programs, items=stats.pairs, executed_items=stats.executed_pairs,
+                  cached_items=stats.cached_pairs, judged_samples=judged, verdicts_from=verdicts_from)
     return RerankResult(dataset, len(works), table, outcomes, config, stats_json,
-                        {w.problem.task_id: w.problem for w in works})
+                        {w.problem.task_id: w.problem for w in works}, timing=timing)
 
 
 def canonical_executions(works: Sequence[ProblemWork], cache: Optional[ResultCache], limits: Limits,
@@ -190,10 +218,30 @@ def canonical_executions(works: Sequence[ProblemWork], cache: Optional[ResultCac
     return execute(canon, cache, limits, workers, progress=False, executor=executor) if canon else {}
 
 
+class _Phases:
+    """Wall seconds per phase of a run: each ``lap(name)`` closes the phase that ran since the previous lap."""
+
+    def __init__(self, load_s: float, start: float) -> None:
+        self._laps: dict[str, float] = {"load": load_s}
+        self._last = start
+
+    def lap(self, name: str) -> None:
+        now = time.monotonic()
+        self._laps[name] = self._laps.get(name, 0.0) + (now - self._last)
+        self._last = now
+
+    def seconds(self) -> dict:
+        out = {f"{name}_s": round(v, 2) for name, v in self._laps.items()}
+        out["total_s"] = round(sum(self._laps.values()), 2)
+        return out
+
+
 def _judge_needed(works: Sequence[ProblemWork], executions: Mapping[str, Executions],
                   outcomes: dict[str, ProblemOutcome], problems: Mapping[str, Problem], methods: Sequence[str],
-                  cfg: RerankConfig, cache: Optional[ResultCache], executor: Optional[Executor] = None) -> None:
-    """Judge exactly the candidates some metric needs (all of them when a baseline is reported)."""
+                  cfg: RerankConfig, cache: Optional[ResultCache], executor: Optional[Executor] = None,
+                  prejudged: Optional[Mapping[str, Sequence[Verdict]]] = None) -> int:
+    """Judge exactly the candidates some metric needs (all of them when a baseline is reported); their verdicts
+    come from ``prejudged`` (per task, per sample) where it has the task. Returns how many samples were judged."""
     k_max = max(cfg.ks)
     need_all = any(m in BASELINES for m in methods)
     to_judge: dict[str, list[str]] = {}
@@ -205,12 +253,18 @@ def _judge_needed(works: Sequence[ProblemWork], executions: Mapping[str, Executi
             idx = list(range(n))
         else:
             idx = sorted({c for r in outcomes[tid].rankings.values() for c in metrics.needed_candidates(r, k_max, n)})
+        if prejudged is not None and tid in prejudged:
+            outcomes[tid].verdicts = {c: prejudged[tid][c] for c in idx}
+            continue
         needed_idx[tid] = idx
         to_judge[tid] = [w.programs[c] for c in idx]
+    if not to_judge:
+        return 0
     judge = Judge(cache, cfg.workers, cfg.min_time_limit, cfg.gt_time_limit_factor, cfg.progress, executor)
     verdicts = judge.judge_programs(to_judge, problems, plus=cfg.plus)
     for tid, idx in needed_idx.items():
         outcomes[tid].verdicts = dict(zip(idx, verdicts[tid]))
+    return sum(len(idx) for idx in needed_idx.values())
 
 
 def _correct(out: ProblemOutcome, split: str) -> np.ndarray:

@@ -17,7 +17,8 @@ model instance serves all of it, loaded only when something needs it.
 Files written next to the samples (evalplus writes ``<samples>_eval_results.json`` there as always):
 ``<samples>_rerank_results.json`` (``RerankResult.to_json()``) and ``<samples>_rerank/`` (execution cache,
 ``verdicts.jsonl``, ``rankings.jsonl``). For a sample folder: ``<dir>/rerank_results.json``, ``<dir>/tests.jsonl``
-and ``<dir>_rerank/``.
+and ``<dir>_rerank/``. Samples are judged once: the verdicts come from evalplus's ``*_eval_results.json`` when it
+matches the samples (``coderank_evalplus.eval_results``), and our judge runs only when it does not.
 
 Without ``--rerank`` the wrapper calls evalplus's ``evaluate`` with exactly the arguments it was given.
 """
@@ -28,6 +29,7 @@ import functools
 import inspect
 import os
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
@@ -237,10 +239,12 @@ def check_request(params: dict, model_kwargs: dict, ours: dict) -> list[str]:
 
 def evaluate_and_rerank(original: Callable, namespace: dict, params: dict, model_kwargs: dict, ours: dict) -> None:
     from coderank_evalplus.artifacts import SampleFileError, read_solutions, read_test_samples
+    from coderank_evalplus.eval_results import evalplus_results_path
     from coderank_evalplus.problems import DataNotFoundError, load_problems
 
     methods = check_request(params, model_kwargs, ours)
     dataset = params["dataset"]
+    t0 = time.monotonic()
     try:
         problems = load_problems(dataset)
         test_samples = read_test_samples(ours["tests"], problems) if ours["tests"] is not None else None
@@ -251,6 +255,7 @@ def evaluate_and_rerank(original: Callable, namespace: dict, params: dict, model
                          read_solutions(params["samples"], problems, allow_unknown=True))
     except (SampleFileError, DataNotFoundError, ValueError) as exc:
         raise RerankError(str(exc)) from None
+    load_s = time.monotonic() - t0
 
     # 1. evalplus, unchanged (codegen as evalplus.evaluate does it, then its evaluation)
     if model_kwargs:
@@ -262,6 +267,7 @@ def evaluate_and_rerank(original: Callable, namespace: dict, params: dict, model
     samples = params["samples"]
     paths = rerank_paths(samples)
     model = LazyModel(model_kwargs) if "model" in model_kwargs else None
+    t0 = time.monotonic()
     try:
         solutions = read_solutions(samples, problems, allow_unknown=True)
         if test_samples is None:
@@ -271,8 +277,11 @@ def evaluate_and_rerank(original: Callable, namespace: dict, params: dict, model
     except (SampleFileError, ValueError) as exc:
         raise RerankError(str(exc)) from None
 
-    # 3. rerank and report (then self-debug)
-    run_rerank(dataset, problems, solutions, test_samples, methods, params, ours, paths, features, model)
+    load_s += time.monotonic() - t0
+
+    # 3. rerank and report (then self-debug); the verdicts are those evalplus has just written (judged once)
+    run_rerank(dataset, problems, solutions, test_samples, methods, params, ours, paths, features, model,
+               eval_results=evalplus_results_path(samples), load_s=load_s)
 
 
 class LazyModel:
@@ -355,11 +364,11 @@ def generator_kwargs(backend: str, model_kwargs: dict) -> dict:
 
 def run_rerank(dataset: str, problems: dict, solutions: dict, test_samples: dict, methods: list[str], params: dict,
                ours: dict, paths: RerankPaths, features: Optional[dict] = None,
-               model: Optional[LazyModel] = None) -> Path:
+               model: Optional[LazyModel] = None, eval_results: Optional[Path] = None, load_s: float = 0.0) -> Path:
     from coderank_evalplus.execution import ResultCache
     from coderank_evalplus.extract import DEFAULT_TESTS_PER_SAMPLE
     from coderank_evalplus.pipeline import RerankConfig, _json_default, rerank, write_results
-    from coderank_evalplus.report import markdown_table
+    from coderank_evalplus.report import markdown_table, timing_line
     from coderank_evalplus.storage import atomic_write_json, ensure_writable_dir
 
     missing = [t for t in solutions if t not in test_samples]
@@ -373,7 +382,8 @@ def run_rerank(dataset: str, problems: dict, solutions: dict, test_samples: dict
     cache = ResultCache(ensure_writable_dir(paths.workdir) / "executions.sqlite")
     debug = None
     try:
-        result = rerank(dataset, problems, solutions, test_samples, cfg, cache, features)
+        result = rerank(dataset, problems, solutions, test_samples, cfg, cache, features, eval_results=eval_results,
+                        load_s=load_s)
         write_results(result, paths.workdir)
         atomic_write_json(paths.results, result.to_json(), indent=2, default=_json_default)
         if ours.get("self_debug"):
@@ -394,6 +404,7 @@ def run_rerank(dataset: str, problems: dict, solutions: dict, test_samples: dict
                              f"{debug['candidates_debugged']} candidates debugged, pass@1 (%)"))
         print(f"Self-debug rounds saved to {paths.workdir / ('self_debug_' + debug['mode'] + '.jsonl')}")
     print(f"Rerank results saved to {paths.results}")
+    print(timing_line(result.timing))
     return paths.results
 
 

@@ -1,4 +1,4 @@
-"""Human-readable output: the markdown table of a rerank result."""
+"""Human-readable output: the markdown table of a rerank result, the line saying where its time went."""
 
 from __future__ import annotations
 
@@ -25,3 +25,15 @@ def markdown_table(methods: Mapping[str, Mapping[str, Optional[Mapping[str, floa
                 cells.append("–" if val is None else f"{val:.2f}")
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(line for line in lines if line != "" or title)
+
+
+def timing_line(timing: Mapping) -> str:
+    """Where a run's time went (``RerankResult.timing``), in one line: seconds per phase, programs and items."""
+    if not timing:
+        return ""
+    judge = (f"judge {timing['judge_s']:.1f} s ({timing['judged_samples']:,} samples judged)"
+             if timing.get("verdicts_from", "judge") == "judge" else
+             f"judge {timing['judge_s']:.1f} s (verdicts from {timing['verdicts_from']})")
+    return (f"time: load {timing['load_s']:.1f} s, execute {timing['execute_s']:.1f} s ({timing['programs']:,} "
+            f"programs, {timing['items']:,} items, {timing['cached_items']:,} cached), rank {timing['rank_s']:.1f} s, "
+            f"{judge}, metrics {timing['metrics_s']:.1f} s; total {timing['total_s']:.1f} s")

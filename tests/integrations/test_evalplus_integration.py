@@ -135,6 +135,9 @@ def test_rerank_run_writes_results_next_to_evalplus(runs):
     for m in res["methods"].values():
         assert set(m) == {"base", "plus"} and 0.0 <= m["base"]["pass@1"] <= 100.0
     assert res["methods"]["codet"]["base"]["pass@1"] > res["methods"]["random"]["base"]["pass@1"]
+    # judged once: the verdicts are those evalplus has just written, our judge ran on nothing
+    assert res["timing"]["verdicts_from"] == "samples_eval_results.json" and res["timing"]["judged_samples"] == 0
+    assert "(verdicts from samples_eval_results.json)" in stdout and "total" in stdout.splitlines()[-1]
     # evalplus's report first, then our table of reranked pass@1 (base, plus) vs random and oracle
     assert stdout.index("humaneval+ (base + extra tests)") < stdout.index("reranked pass@1")
     table = stdout[stdout.index("reranked pass@1"):]
@@ -168,8 +171,16 @@ def test_rerank_matches_coderank_rerank_cli(runs, data, in_process_env, tmp_path
                  "--quiet"]) == 0
     cli = json.loads((tmp_path / "rerank_results.json").read_text())
     ours = json.loads((d / "samples_rerank_results.json").read_text())
-    assert ours["methods"] == cli["methods"]
+    assert ours["methods"] == cli["methods"]  # our judge's verdicts give evalplus's numbers
     assert ours["config"] == cli["config"]
+    assert cli["timing"]["verdicts_from"] == "judge" and cli["timing"]["judged_samples"] == N_SOLUTIONS * len(TASKS)
+    # the CLI takes evalplus's verdicts too when told where they are
+    out = tmp_path / "with_eval_results"
+    assert main(["rerank", "--dataset", "humaneval", "--solutions", str(d / "samples.jsonl"), "--tests",
+                 str(data / "tests_ours.jsonl"), "--methods", METHODS, "--output", str(out), "--workers", "2",
+                 "--quiet", "--eval-results", str(d / "samples_eval_results.json")]) == 0
+    again = json.loads((out / "rerank_results.json").read_text())
+    assert again["methods"] == cli["methods"] and again["timing"]["judged_samples"] == 0
 
 
 def test_random_baseline_equals_evalplus_pass_at_1(runs):
