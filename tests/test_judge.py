@@ -65,3 +65,16 @@ def test_program_importing_a_library_evalplus_has_loaded(tmp_path, humaneval_pro
     ours = Judge(ResultCache(tmp_path / "c.sqlite"), workers=1, progress=False).judge_programs(
         {prob.task_id: [program]}, humaneval_problems)
     assert (ours[prob.task_id][0].base, ours[prob.task_id][0].plus) == _evalplus_verdict(prob, program) == (True, True)
+
+
+def test_each_check_starts_in_an_empty_working_dir(tmp_path):
+    # the worker's working dir is reused from check to check: what a candidate leaves there is gone for the next
+    from coderank_evalplus.types import Problem
+
+    prob = Problem(task_id="T/0", dataset="humaneval", prompt="def f(x):\n", entry_point="f",
+                   canonical_solution="    return 0\n", base_input=[[1]], plus_input=[[2]], dataset_hash="cwd-test")
+    litter = "import os\ndef f(x):\n    os.close(os.open('junk', os.O_CREAT | os.O_WRONLY))\n    return 0\n"
+    look = "import os\ndef f(x):\n    return len(os.listdir('.'))\n"
+    out = Judge(None, workers=1, progress=False).judge_programs({"T/0": [litter, look, litter, look + "\n"]},
+                                                                {"T/0": prob})
+    assert [(v.base, v.plus) for v in out["T/0"]] == [(True, True)] * 4

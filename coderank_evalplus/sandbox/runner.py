@@ -2,8 +2,9 @@
 
 ``run_program`` forks a child (``child.child_main``) per program, watches its progress through the shared memory
 page, kills it when a test exceeds its wall-clock limit, and forks a fresh child for the tests after one that
-crashed or hung. ``run_function_in_child`` runs any function in a confined child (the judge's checks). The
-children of one process work in one temp dir with one Landlock ruleset, made once and emptied after each child.
+crashed or hung. ``run_function_in_child`` / ``run_in_workdir`` run any function in a confined child (the judge's
+checks). The children of one process work in one temp dir with one Landlock ruleset, made once and emptied after each
+child.
 """
 
 from __future__ import annotations
@@ -256,14 +257,30 @@ def run_function_in_child(target: Callable[[], bytes], wall_timeout: float, cpu_
     ``target`` may still set its own limits and timer handlers (evalplus's ``unsafe_execute`` does); file
     writes are limited to ``writable_dir`` when it is given."""
     ruleset = confine.prepare_confinement(writable_dir, strict=False)
+    return _run_bytes_child(target, wall_timeout, cpu_budget, ruleset, writable_dir is not None)
 
+
+def run_in_workdir(target: Callable[[str], bytes], wall_timeout: float, cpu_budget: Optional[int] = None
+                   ) -> Optional[bytes]:
+    """``run_function_in_child`` with writes allowed only below this process's children's working dir, which
+    ``target`` gets as its argument: made once with its Landlock ruleset, checked empty after each child and
+    made again when it is not (making and removing a dir per child cost milliseconds here, in both processes)."""
+    workdir, ruleset = child_workdir()
+    try:
+        return _run_bytes_child(lambda: target(workdir), wall_timeout, cpu_budget, ruleset, True, keep_ruleset=True)
+    finally:
+        _reset_workdir()
+
+
+def _run_bytes_child(target: Callable[[], bytes], wall_timeout: float, cpu_budget: Optional[int], ruleset: int,
+                     fs_deny_if_no_landlock: bool, keep_ruleset: bool = False) -> Optional[bytes]:
     def body(wfd: int, parent: int) -> None:  # pragma: no cover - child
         confine.isolate(parent, (wfd, ruleset), cpu_budget)
-        confine.apply_confinement(ruleset, False, writable_dir is not None)
+        confine.apply_confinement(ruleset, False, fs_deny_if_no_landlock)
         data = target()
         os.write(wfd, struct.pack("<I", len(data)) + data)
 
-    pid, rfd = _fork_child(body, ruleset)
+    pid, rfd = _fork_child(body, ruleset, keep_ruleset)
     out = b""
     deadline = time.monotonic() + wall_timeout
     try:
