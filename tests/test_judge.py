@@ -78,3 +78,24 @@ def test_each_check_starts_in_an_empty_working_dir(tmp_path):
     out = Judge(None, workers=1, progress=False).judge_programs({"T/0": [litter, look, litter, look + "\n"]},
                                                                 {"T/0": prob})
     assert [(v.base, v.plus) for v in out["T/0"]] == [(True, True)] * 4
+
+
+@needs_data
+def test_programs_compiled_in_the_worker_get_evalplus_verdicts(tmp_path, humaneval_problems):
+    # compiled once in the worker: one that does not compile fails without a child, one with an annotation naming
+    # nothing fails at definition as under evalplus (no __future__ flag of ours), a correct one passes
+    prob = humaneval_problems["HumanEval/0"]
+    good = prob.prompt + prob.canonical_solution
+    programs = [prob.prompt + "    return (\n", "def has_close_elements(numbers: Undefined, threshold):\n    return 1\n",
+                good, "\tdef broken(:\n" + good]
+    ours = Judge(ResultCache(tmp_path / "c.sqlite"), workers=1, progress=False).judge_programs(
+        {prob.task_id: programs}, humaneval_problems)
+    assert [(v.base, v.plus) for v in ours[prob.task_id]] == [_evalplus_verdict(prob, p) for p in programs] == [
+        (False, False), (False, False), (True, True), (False, False)]
+    from coderank_evalplus.problems import load_original_humaneval
+
+    orig = load_original_humaneval()["HumanEval/0"]
+    out = Judge(None, workers=1, progress=False).judge_programs(
+        {"HumanEval/0": [orig.prompt + "    return (\n", orig.prompt + orig.canonical_solution]},
+        {"HumanEval/0": orig})
+    assert [v.base for v in out["HumanEval/0"]] == [False, True]
