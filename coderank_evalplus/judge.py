@@ -198,7 +198,7 @@ def _original_check(code, workdir: str, cpu_limit: float) -> bytes:  # pragma: n
 def _compile_candidate(text: str, filename: str):
     """(code, False): the program compiled in the worker, as ``exec`` of its text would compile it in evalplus's
     child (no ``from __future__`` flag of this module), so that the children of its checks need not; (None, True):
-    it does not compile, which fails the check (exec raises the SyntaxError) without a child; (None, False):
+    it does not compile, which fails the check (exec raises the SyntaxError) without a child; (text, False):
     something unusual (a RecursionError, say), left to the child, which gets the text."""
     import warnings
 
