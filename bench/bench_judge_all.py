@@ -1,9 +1,12 @@
 """Benchmark: judge all 16,400 CodeGen-16B HumanEval samples on HumanEval+ base and plus tests.
 
 Ground truth is computed (or loaded) first and not timed; the verdict cache starts empty. Compare the wall time
-with ``evalplus.evaluate --dataset humaneval --samples <the same samples>`` on the same machine.
+with ``evalplus.evaluate --dataset humaneval --samples <the same samples>`` on the same machine. With
+``--eval-results`` (evalplus's ``*_eval_results.json`` for these samples, e.g. the plain run of
+``bench_evalplus_rerank.py``), counts the samples whose base or base+plus verdict differs from evalplus's.
 
-    python bench/bench_judge_all.py --data-dir ../shared/data
+    python bench/bench_judge_all.py --data-dir ../shared/data \\
+        [--eval-results RUN/plain1/samples_eval_results.json --problems-file RUN/HumanEvalPlus.jsonl]
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import time
 from pathlib import Path
 
 from coderank_evalplus.artifacts import read_solutions
+from coderank_evalplus.eval_results import read_verdicts
 from coderank_evalplus.execution import ResultCache
 from coderank_evalplus.judge import Judge, expected_outputs
 from coderank_evalplus.problems import load_problems
@@ -26,11 +30,19 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data-dir", default=os.environ.get("CODERANK_DATA", "../shared/data"))
     ap.add_argument("--workers", type=int, default=None)
+    ap.add_argument("--eval-results", default=None, help="evalplus's *_eval_results.json for the same samples")
+    ap.add_argument("--problems-file", default=None,
+                    help="the HumanEval+ jsonl evalplus judged with (its HUMANEVAL_OVERRIDE_PATH; the dataset hash "
+                         "in --eval-results is this file's), instead of the release under --data-dir")
     args = ap.parse_args()
-    problems = load_problems("humaneval", args.data_dir)
+    if args.problems_file:
+        os.environ.pop("CODERANK_DATA", None)
+        os.environ["HUMANEVAL_OVERRIDE_PATH"] = args.problems_file
+    problems = load_problems("humaneval", None if args.problems_file else args.data_dir)
     sols = read_solutions(Path(args.data_dir) / SOL, problems, args.data_dir)
     for prob in problems.values():
         expected_outputs(prob)
+    before = _load()
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.monotonic()
         verdicts = Judge(ResultCache(Path(tmp) / "c.sqlite"), workers=args.workers, progress=True).judge_programs(
@@ -40,8 +52,23 @@ def main() -> None:
     unique = sum(len(set(s)) for s in sols.values())
     base = sum(v.base for vs in verdicts.values() for v in vs)
     plus = sum(bool(v.plus) for vs in verdicts.values() for v in vs)
-    print(f"judged {n} samples ({unique} unique programs) on base + plus tests in {wall:.1f} s wall")
+    print(f"judged {n} samples ({unique} unique programs) on base + plus tests in {wall:.1f} s wall "
+          f"({before} before, {_load()} after)")
     print(f"base passes {base} ({100 * base / n:.2f} %), base+plus passes {plus} ({100 * plus / n:.2f} %)")
+    if args.eval_results:
+        theirs, why_not = read_verdicts(args.eval_results, problems, sols, plus=True)
+        if theirs is None:
+            raise SystemExit(f"cannot compare: {why_not}")
+        diff = [(t, i, v, theirs[t][i]) for t, vs in verdicts.items() for i, v in enumerate(vs)
+                if (v.base, bool(v.plus)) != (theirs[t][i].base, bool(theirs[t][i].plus))]
+        print(f"verdicts differing from evalplus's ({args.eval_results}): {len(diff)} of {n}")
+        for t, i, v, e in diff[:20]:
+            print(f"    {t} sample {i}: ours base={v.base} plus={bool(v.plus)}, "
+                  f"evalplus base={e.base} plus={bool(e.plus)}")
+
+
+def _load() -> str:
+    return "load average " + ", ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 if __name__ == "__main__":
