@@ -89,7 +89,8 @@ def main() -> None:
             (run_dir / "stdout.txt").write_text(proc.stdout)
             (run_dir / "stderr.txt").write_text(proc.stderr)
             if proc.returncode != 0:
-                sys.exit(f"{kind} run failed (exit {proc.returncode}); see {run_dir}/stderr.txt:\n{proc.stderr[-2000:]}")
+                sys.exit(f"{kind} run failed (exit {proc.returncode}); see {run_dir}/stderr.txt:\n"
+                         f"{proc.stderr[-2000:]}")
             walls[kind].append(wall)
             print(f"round {r + 1} {kind:6s} wall {wall:7.1f} s   ({before} before, {load()} after)", flush=True)
             if kind == "rerank":
