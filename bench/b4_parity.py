@@ -21,17 +21,12 @@ from pathlib import Path
 import numpy as np
 
 from coderank_evalplus import metrics
-from coderank_evalplus.artifacts import read_solutions, read_test_samples
-from coderank_evalplus.execution import ResultCache, execute
-from coderank_evalplus.judge import Judge
-from coderank_evalplus.pipeline import build_works
-from coderank_evalplus.problems import load_problems
 from coderank_evalplus.rankers import RankContext, get_ranker
 from coderank_evalplus.rankers.codet import packs_into_one_function
-from coderank_evalplus.sandbox import Limits
 from coderank_evalplus.types import PASS
 
-CODET = "microsoft_CodeT/generated_data/HumanEval_codegen16B_temp0.8_topp0.95_num100_max300_{}.jsonl"
+from codet_setting import execute_and_judge  # bench/codet_setting.py (run as python bench/…)
+
 
 
 def main() -> int:
@@ -50,18 +45,7 @@ def main() -> int:
     strategy = importlib.import_module("strategy")
     evaluation = importlib.import_module("src.evaluation")
 
-    problems = load_problems(args.dataset, args.data_dir)
-    sols = read_solutions(args.solutions or Path(args.data_dir) / CODET.format("code_solution"), problems,
-                          args.data_dir)
-    tests = read_test_samples(args.tests or Path(args.data_dir) / CODET.format("test_case"), problems, args.data_dir)
-    works = build_works(problems, sols, tests, 5)
-    cache = ResultCache(Path(args.cache_dir) / "executions.sqlite")
-    try:
-        exs = execute(works, cache, Limits(cpu=0.1), None, False)
-        verdicts = Judge(cache, progress=False).judge_programs({w.problem.task_id: w.programs for w in works},
-                                                               problems, plus=False)
-    finally:
-        cache.close()
+    problems, works, exs, verdicts = execute_and_judge(args)
 
     gt_list = []  # the released code's ground_truth_exec_result: one record per sample
     ranked = {}   # task -> (E, distinct program texts of E's rows, their correctness)

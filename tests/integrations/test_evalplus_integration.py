@@ -305,12 +305,9 @@ def test_rerank_paths_and_method_parsing(tmp_path):
     assert parse_methods(True) == ["codet", "srank", "mbr_exec"]
 
 
-def test_from_model_generates_tests_once_and_reuses_them(data, in_process_env, tmp_path, monkeypatch, capsys):
-    """``--model --backend --rerank``: evalplus's codegen (faked) writes the samples, the same backend (faked)
-    writes <samples>_tests.jsonl; a rerun reuses it without loading the model."""
-    import coderank_evalplus.generation as generation
-    from coderank_evalplus.generation import Sample
-    from coderank_evalplus.integrations.evalplus import patch_namespace
+def _replayed_model_outputs(data):
+    """The problems and what a fake model answers: CodeT's test samples (8 per task) keyed by our test prompt, and 5
+    solutions per task of the shared samples."""
     from coderank_evalplus.problems import load_problems
     from coderank_evalplus.prompts import test_generation_prompt
 
@@ -318,7 +315,17 @@ def test_from_model_generates_tests_once_and_reuses_them(data, in_process_env, t
     by_task = {r["task_id"]: r["samples"][:8] for r in _jsonl(data / "tests_ours.jsonl")}
     by_prompt = {test_generation_prompt(problems[t]): s for t, s in by_task.items()}
     samples = [r for r in _jsonl(data / "samples.jsonl")]
-    samples = [r for t in TASKS for r in samples if r["task_id"] == t][:: 4]  # 5 per task
+    return problems, by_prompt, [r for t in TASKS for r in samples if r["task_id"] == t][:: 4]
+
+
+def test_from_model_generates_tests_once_and_reuses_them(data, in_process_env, tmp_path, monkeypatch, capsys):
+    """``--model --backend --rerank``: evalplus's codegen (faked) writes the samples, the same backend (faked)
+    writes <samples>_tests.jsonl; a rerun reuses it without loading the model."""
+    import coderank_evalplus.generation as generation
+    from coderank_evalplus.generation import Sample
+    from coderank_evalplus.integrations.evalplus import patch_namespace
+
+    _, by_prompt, samples = _replayed_model_outputs(data)
     made, evaluated, codegen_calls = [], [], []
 
     class FakeGenerator:
@@ -402,14 +409,8 @@ def test_from_model_with_likelihood_methods_and_self_debug(data, in_process_env,
     import coderank_evalplus.generation as generation
     from coderank_evalplus.generation import Sample
     from coderank_evalplus.integrations.evalplus import patch_namespace
-    from coderank_evalplus.problems import load_problems
-    from coderank_evalplus.prompts import test_generation_prompt
 
-    problems = load_problems("humaneval")
-    by_task = {r["task_id"]: r["samples"][:8] for r in _jsonl(data / "tests_ours.jsonl")}
-    by_prompt = {test_generation_prompt(problems[t]): s for t, s in by_task.items()}
-    samples = [r for r in _jsonl(data / "samples.jsonl")]
-    samples = [r for t in TASKS for r in samples if r["task_id"] == t][:: 4]  # 5 per task
+    problems, by_prompt, samples = _replayed_model_outputs(data)
     made, rewrites, evaluated = [], [], []
 
     class FakeGenerator:
