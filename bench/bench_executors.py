@@ -22,17 +22,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-
-def own_cpu() -> float:
-    me = resource.getrusage(resource.RUSAGE_SELF)
-    return me.ru_utime + me.ru_stime
+from bench_execution import own_cpu_seconds  # bench/bench_execution.py (run as python bench/…)
 
 
 def main() -> None:
@@ -94,11 +90,11 @@ def main() -> None:
                 try:
                     with executor_for(m, cluster) as ex:
                         stats = ExecutionStats()
-                        t0, c0 = time.monotonic(), own_cpu()
+                        t0, c0 = time.monotonic(), own_cpu_seconds()
                         cache = ResultCache(Path(tmp) / f"cache-{m}-{rep}.sqlite")  # fresh: all executed
                         execute(works, cache, Limits(cpu=args.cpu_limit), progress=False, stats=stats, executor=ex)
                         cache.close()
-                        wall, cpu = time.monotonic() - t0, own_cpu() - c0
+                        wall, cpu = time.monotonic() - t0, own_cpu_seconds() - c0
                         row = {"wall": wall, "progs_s": stats.unique_programs / wall, "jobs": stats.jobs,
                                "driver_ms_per_job": 1000 * cpu / stats.jobs, "programs": stats.unique_programs}
                         if m != "local":
@@ -115,9 +111,9 @@ def main() -> None:
                         with executor_for(m, cluster, **kw) as ex:
                             payload = ["x" * 100] * args.echo
                             list(ex.run("coderank_evalplus.executors:echo", payload[: args.slots * 4]))  # warm
-                            t0, c0 = time.monotonic(), own_cpu()
+                            t0, c0 = time.monotonic(), own_cpu_seconds()
                             n = sum(1 for _ in ex.run("coderank_evalplus.executors:echo", payload))
-                            wall, cpu = time.monotonic() - t0, own_cpu() - c0
+                            wall, cpu = time.monotonic() - t0, own_cpu_seconds() - c0
                             echo[m] = {"ms_per_batch": 1000 * wall * args.slots / n, "driver_ms": 1000 * cpu / n}
                 finally:
                     if cluster is not None:
