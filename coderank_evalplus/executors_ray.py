@@ -46,6 +46,7 @@ import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from coderank_evalplus.executors import SHARED_DIR_ENV, SHARED_PREFIX
+from coderank_evalplus.storage import atomic_write_bytes
 from coderank_evalplus.workers import WorkerError, WorkerPool
 
 DEPTH = 2  # batches in flight per worker slot: the next one is already on the node when a slot finishes
@@ -104,11 +105,7 @@ class NodeRunner:
         for digest, ref in files.items():
             if digest in self.files:
                 continue
-            data = ray.get(ref)
-            tmp = os.path.join(self.dir, digest + ".tmp")
-            with open(tmp, "wb") as fh:
-                fh.write(data)
-            os.replace(tmp, os.path.join(self.dir, digest))
+            atomic_write_bytes(os.path.join(self.dir, digest), ray.get(ref), "a shared judge input")
             self.files.add(digest)
         return len(self.files)
 
