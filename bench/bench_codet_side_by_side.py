@@ -22,9 +22,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from codet_setting import CODET  # bench/codet_setting.py (run as python bench/…)
+
 REPO = Path(__file__).resolve().parents[1]
 DATASET = "microsoft_CodeT/dataset/HumanEval_for_{}_generation.jsonl"
-GEN = "microsoft_CodeT/generated_data/HumanEval_codegen16B_temp0.8_topp0.95_num100_max300_{}.jsonl"
 
 
 def load() -> str:
@@ -48,11 +49,11 @@ def main() -> None:
     data = Path(args.data_dir).resolve()
     tmp = Path(args.work_dir or tempfile.mkdtemp(prefix="bench_codet_")).resolve()
     tmp.mkdir(parents=True, exist_ok=True)
-    sols = _jsonl(data / GEN.format("code_solution"))[: args.problems]
+    sols = _jsonl(data / CODET.format("code_solution"))[: args.problems]
     code_src = {r["prompt"]: r["task_id"] for r in _jsonl(data / DATASET.format("code"))}
     tasks = {code_src[r["prompt"]] for r in sols}
     test_src = {r["prompt"]: r["task_id"] for r in _jsonl(data / DATASET.format("test_case"))}
-    tests = [r for r in _jsonl(data / GEN.format("test_case")) if test_src.get(r["prompt"]) in tasks]
+    tests = [r for r in _jsonl(data / CODET.format("test_case")) if test_src.get(r["prompt"]) in tasks]
     # CodeT's main.py loads every task of its source files; give it the same N tasks as the predictions
     for kind, src in (("code", code_src), ("test_case", test_src)):
         (tmp / f"source_{kind}.jsonl").write_text("".join(

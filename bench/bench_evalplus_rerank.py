@@ -24,8 +24,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from codet_setting import CODET  # bench/codet_setting.py (run as python bench/…)
+
 REPO = Path(__file__).resolve().parents[1]
-GEN = "microsoft_CodeT/generated_data/HumanEval_codegen16B_temp0.8_topp0.95_num100_max300_"
 
 
 def load() -> str:
@@ -48,8 +49,8 @@ def main() -> None:
     from coderank_evalplus.report import timing_line
 
     full = load_problems("humaneval", args.data_dir)
-    sols = read_solutions(Path(args.data_dir) / (GEN + "code_solution.jsonl"), full, args.data_dir)
-    tests = read_test_samples(Path(args.data_dir) / (GEN + "test_case.jsonl"), full, args.data_dir)
+    sols = read_solutions(Path(args.data_dir) / CODET.format("code_solution"), full, args.data_dir)
+    tests = read_test_samples(Path(args.data_dir) / CODET.format("test_case"), full, args.data_dir)
     tmp = Path(args.work_dir or tempfile.mkdtemp(prefix="bench_evalplus_rerank_"))
     tmp.mkdir(parents=True, exist_ok=True)
     with gzip.open(humaneval_plus_path(args.data_dir), "rt") as fh:

@@ -1,17 +1,11 @@
 """Shared by the parity benchmarks: CodeT's CodeGen-16B HumanEval samples and tests, executed (CodeT's 0.1 s limit
-per test) and judged on the chosen dataset's base tests, through an execution cache."""
+per test) and judged on the chosen dataset's base tests, through an execution cache. Importing it loads nothing
+heavy: the package is imported when ``execute_and_judge`` runs."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
-
-from coderank_evalplus.artifacts import read_solutions, read_test_samples
-from coderank_evalplus.execution import ResultCache, execute
-from coderank_evalplus.judge import Judge
-from coderank_evalplus.pipeline import build_works
-from coderank_evalplus.problems import load_problems
-from coderank_evalplus.sandbox import Limits
 
 CODET = "microsoft_CodeT/generated_data/HumanEval_codegen16B_temp0.8_topp0.95_num100_max300_{}.jsonl"
 
@@ -19,6 +13,13 @@ CODET = "microsoft_CodeT/generated_data/HumanEval_codegen16B_temp0.8_topp0.95_nu
 def execute_and_judge(args: argparse.Namespace):
     """``(problems, works, executions, verdicts)`` for ``args.dataset``, ``args.data_dir``, ``args.solutions``,
     ``args.tests`` (default: CodeT's files) and ``args.cache_dir``."""
+    from coderank_evalplus.artifacts import read_solutions, read_test_samples
+    from coderank_evalplus.execution import ResultCache, execute
+    from coderank_evalplus.judge import Judge
+    from coderank_evalplus.pipeline import build_works
+    from coderank_evalplus.problems import load_problems
+    from coderank_evalplus.sandbox import Limits
+
     problems = load_problems(args.dataset, args.data_dir)
     sols = read_solutions(args.solutions or Path(args.data_dir) / CODET.format("code_solution"), problems,
                           args.data_dir)
