@@ -19,11 +19,11 @@ from pathlib import Path
 
 import numpy as np
 
-from coderank_evalplus.artifacts import read_solutions, read_test_samples
-from coderank_evalplus.execution import ExecutionStats, ProblemWork, ResultCache, execute
-from coderank_evalplus.extract import build_suite
-from coderank_evalplus.problems import load_problems
-from coderank_evalplus.sandbox import Limits
+from coderank_evalplus.io.samples import read_solutions, read_test_samples
+from coderank_evalplus.engine.execution import ExecutionStats, ProblemWork, ResultCache, execute
+from coderank_evalplus.testgen.extract import build_suite
+from coderank_evalplus.io.problems import load_problems
+from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.types import TIMED_OUT, TIMEOUT
 
 SOL = "microsoft_CodeT/generated_data/HumanEval_codegen16B_temp0.8_topp0.95_num100_max300_code_solution.jsonl"
@@ -78,7 +78,7 @@ def main() -> None:
         if args.save_matrix:
             np.savez_compressed(args.save_matrix, **{t: e.pass_matrix for t, e in ex.items()})
         if args.judge:
-            from coderank_evalplus.judge import Judge
+            from coderank_evalplus.engine.judge import Judge
 
             judge = Judge(cache, workers=args.workers)
             t0, c0 = time.monotonic(), cpu_seconds()

@@ -51,12 +51,12 @@ def main() -> None:
                       PYTHONPATH=os.pathsep.join(p for p in (repo, os.environ.get("PYTHONPATH")) if p))
 
     from bench_execution import SOL, TST  # this folder is on the path when the script runs
-    from coderank_evalplus.artifacts import read_solutions, read_test_samples
-    from coderank_evalplus.execution import ExecutionStats, ProblemWork, ResultCache, execute
-    from coderank_evalplus.executors import LocalExecutor
-    from coderank_evalplus.extract import build_suite
-    from coderank_evalplus.problems import load_problems
-    from coderank_evalplus.sandbox import Limits
+    from coderank_evalplus.io.samples import read_solutions, read_test_samples
+    from coderank_evalplus.engine.execution import ExecutionStats, ProblemWork, ResultCache, execute
+    from coderank_evalplus.engine.executors import LocalExecutor
+    from coderank_evalplus.testgen.extract import build_suite
+    from coderank_evalplus.io.problems import load_problems
+    from coderank_evalplus.engine.sandbox import Limits
 
     problems = load_problems("humaneval", args.data_dir)
     sols = read_solutions(Path(args.data_dir) / SOL, problems, args.data_dir)
@@ -77,7 +77,7 @@ def main() -> None:
     def executor_for(mode: str, cluster, **kw):
         if mode == "local":
             return LocalExecutor(args.slots)
-        from coderank_evalplus.executors_ray import RayExecutor
+        from coderank_evalplus.engine.ray_executor import RayExecutor
 
         return RayExecutor(address=cluster.address, **kw)
 
@@ -110,9 +110,9 @@ def main() -> None:
                         kw = {} if m == "local" else {"max_batch": 1}
                         with executor_for(m, cluster, **kw) as ex:
                             payload = ["x" * 100] * args.echo
-                            list(ex.run("coderank_evalplus.executors:echo", payload[: args.slots * 4]))  # warm
+                            list(ex.run("coderank_evalplus.engine.executors:echo", payload[: args.slots * 4]))  # warm
                             t0, c0 = time.monotonic(), own_cpu_seconds()
-                            n = sum(1 for _ in ex.run("coderank_evalplus.executors:echo", payload))
+                            n = sum(1 for _ in ex.run("coderank_evalplus.engine.executors:echo", payload))
                             wall, cpu = time.monotonic() - t0, own_cpu_seconds() - c0
                             echo[m] = {"ms_per_batch": 1000 * wall * args.slots / n, "driver_ms": 1000 * cpu / n}
                 finally:

@@ -32,7 +32,7 @@ METHODS=$METHODS,filter+mbr_exec_hidden,filter+ll+mbr_exec,filter+coder_reviewer
 METHODS=$METHODS,filter+ll+mbr_exec_hidden,filter+coder_reviewer+mbr_exec_hidden,codet,filter+codet
 
 run() {
-  "$PYTHON" -m coderank_evalplus.cli run --backend "$BACKEND" --model "$MODEL" --dataset humaneval+ \
+  "$PYTHON" -m coderank_evalplus.cli.console run --backend "$BACKEND" --model "$MODEL" --dataset humaneval+ \
     --limit "$LIMIT" --n-samples "$N" --n-test-samples "$N" --temperature 1.6 --top-p 0.95 \
     --max-tokens "$MAX_TOKENS" --methods "$METHODS" --output "$OUT" "$@"
 }

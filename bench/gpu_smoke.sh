@@ -53,7 +53,7 @@ PY
 import sys
 
 from coderank_evalplus.generation import make_generator
-from coderank_evalplus.prompts import CODET_STOP, make_test_prompt_body, solution_prompt, test_generation_prompt
+from coderank_evalplus.testgen.prompts import CODET_STOP, make_test_prompt_body, solution_prompt, test_generation_prompt
 from coderank_evalplus.types import Problem
 
 HE = [

@@ -9,7 +9,7 @@ import contextlib
 import math
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from os import PathLike
 from pathlib import Path
 from typing import Mapping, Optional, Sequence
@@ -17,17 +17,19 @@ from typing import Mapping, Optional, Sequence
 import numpy as np
 
 from coderank_evalplus import metrics
-from coderank_evalplus.eval_results import read_verdicts
-from coderank_evalplus.execution import ExecutionStats, ProblemWork, ResultCache, execute
-from coderank_evalplus.executors import Executor, make_executor
-from coderank_evalplus.extract import DEFAULT_TESTS_PER_SAMPLE, build_suite
-from coderank_evalplus.judge import DEFAULT_GT_TIME_LIMIT_FACTOR, DEFAULT_MIN_TIME_LIMIT, Judge, Verdict
-from coderank_evalplus.problems import select_problems
+from coderank_evalplus.io.eval_results import read_verdicts
+from coderank_evalplus.engine.execution import ExecutionStats, ProblemWork, ResultCache, execute
+from coderank_evalplus.engine.executor_factory import make_executor
+from coderank_evalplus.engine.executors import Executor
+from coderank_evalplus.testgen.extract import DEFAULT_TESTS_PER_SAMPLE, build_suite
+from coderank_evalplus.engine.judge import DEFAULT_GT_TIME_LIMIT_FACTOR, DEFAULT_MIN_TIME_LIMIT, Judge
+from coderank_evalplus.io.problems import select_problems
 from coderank_evalplus.rankers import RankContext, get_ranker, validate_methods
-from coderank_evalplus.results_folder import LAYOUT, write_folder
-from coderank_evalplus.sandbox import Limits
+from coderank_evalplus.io.results_folder import write_folder
+from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.storage import atomic_write_json, atomic_write_jsonl, os_storage_error
-from coderank_evalplus.types import Executions, Problem, Ranking, TestSuite
+from coderank_evalplus.types import (LAYOUT, Executions, Problem, ProblemOutcome, Ranking,  # noqa: F401
+                                     RerankResult, TestSuite, Verdict)
 
 BASELINES = ("random", "oracle")  # always reported; computed from verdicts, not through a ranker
 DEFAULT_METHODS = ("codet", "srank", "mbr_exec")
@@ -51,39 +53,6 @@ class RerankConfig:
     executor: str = "local"  # where jobs run: "local" (this machine's pool) or "ray" (a Ray cluster)
     ray_address: Optional[str] = None  # executor "ray": the cluster (None: join the local one or start one)
     limit: Optional[int] = None  # the dataset's first N problems (None or 0: all); see problems.select_problems
-
-
-@dataclass
-class ProblemOutcome:
-    """Per-problem record: rankings per method and the verdicts of the judged candidates."""
-
-    task_id: str
-    n_candidates: int
-    suite: TestSuite
-    rankings: dict[str, Ranking] = field(default_factory=dict)
-    verdicts: dict[int, Verdict] = field(default_factory=dict)
-    executions: Optional[Executions] = None  # the candidates' matrices (stored in the results folder)
-    canonical: Optional[Executions] = None  # the reference solution on the same tests (test-quality analysis)
-    hidden: Optional[tuple[np.ndarray, np.ndarray]] = None  # outputs on the benchmark's inputs (mbr_exec_hidden)
-    features: dict[str, np.ndarray] = field(default_factory=dict)  # per-candidate likelihood features
-
-
-@dataclass
-class RerankResult:
-    dataset: str
-    n_problems: int
-    methods: dict[str, dict[str, Optional[dict[str, float]]]]
-    outcomes: dict[str, ProblemOutcome]
-    config: dict
-    stats: dict
-    problems: dict[str, Problem] = field(default_factory=dict, repr=False)
-    extra: dict = field(default_factory=dict)  # more top-level keys for rerank_results.json (e.g. a suite entry)
-    timing: dict = field(default_factory=dict)
-
-    def to_json(self) -> dict:
-        return {"layout": LAYOUT, "dataset": self.dataset, "n_problems": self.n_problems, "methods": self.methods,
-                "config": self.config, "execution": self.stats, "timing": self.timing,
-                "task_ids": list(self.outcomes), **self.extra}
 
 
 def all_methods(methods: Sequence[str]) -> list[str]:
@@ -113,7 +82,7 @@ def benchmark_outputs(works: Sequence[ProblemWork], cache: Optional[ResultCache]
     Inputs are written as call expressions; inputs whose repr does not evaluate back to an equal value
     (e.g. ``inf``) are skipped.
     """
-    from coderank_evalplus.extract import suite_from_asserts
+    from coderank_evalplus.testgen.extract import suite_from_asserts
 
     hidden = []
     for w in works:
@@ -141,7 +110,7 @@ def rerank(dataset: str, problems: Mapping[str, Problem], solutions: Mapping[str
     """Rerank every task's candidates with each method and measure ranked pass@k on base (and plus) tests.
 
     Tasks are taken in the dataset's order; ``cfg.limit`` keeps the dataset's first N problems. ``features``: per
-    task, per-candidate likelihood features (``artifacts.read_features``) that likelihood rankers read from
+    task, per-candidate likelihood features (``io.samples.read_features``) that likelihood rankers read from
     ``RankContext.options``. Jobs run on ``executor`` when given (left open), else on one made from
     ``cfg.executor`` for this call. ``eval_results``: evalplus's ``*_eval_results.json`` for these samples; its
     verdicts are used instead of judging when it matches them (else the samples are judged, with a warning saying

@@ -8,7 +8,7 @@ from typing import Any, Optional
 import numpy as np
 
 # Outcome codes live in a dependency-free module (the sandbox workers import it); re-exported here.
-from coderank_evalplus.outcomes import (  # noqa: F401
+from coderank_evalplus.engine.outcomes import (  # noqa: F401
     ERROR, FAIL, OUTCOME_NAMES, PASS, RAISED, RETURNED, TIMED_OUT, TIMEOUT,
 )
 
@@ -126,3 +126,48 @@ class Ranking:
 
     def top_candidate_sets(self, k: int) -> list[list[int]]:
         return [g.candidates for g in self.groups[:k]]
+
+
+# The results folder's format name and version (``io.results_folder``; written into rerank_results.json too).
+LAYOUT = {"name": "coderank-results", "version": 1}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Pass/fail of one candidate: ``plus`` means base and plus tests both pass (None when not judged)."""
+
+    base: bool
+    plus: Optional[bool] = None
+
+
+@dataclass
+class ProblemOutcome:
+    """Per-problem record: rankings per method and the verdicts of the judged candidates."""
+
+    task_id: str
+    n_candidates: int
+    suite: TestSuite
+    rankings: dict[str, Ranking] = field(default_factory=dict)
+    verdicts: dict[int, Verdict] = field(default_factory=dict)
+    executions: Optional[Executions] = None  # the candidates' matrices (stored in the results folder)
+    canonical: Optional[Executions] = None  # the reference solution on the same tests (test-quality analysis)
+    hidden: Optional[tuple[np.ndarray, np.ndarray]] = None  # outputs on the benchmark's inputs (mbr_exec_hidden)
+    features: dict[str, np.ndarray] = field(default_factory=dict)  # per-candidate likelihood features
+
+
+@dataclass
+class RerankResult:
+    dataset: str
+    n_problems: int
+    methods: dict[str, dict[str, Optional[dict[str, float]]]]
+    outcomes: dict[str, ProblemOutcome]
+    config: dict
+    stats: dict
+    problems: dict[str, Problem] = field(default_factory=dict, repr=False)
+    extra: dict = field(default_factory=dict)  # more top-level keys for rerank_results.json (e.g. a suite entry)
+    timing: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {"layout": LAYOUT, "dataset": self.dataset, "n_problems": self.n_problems, "methods": self.methods,
+                "config": self.config, "execution": self.stats, "timing": self.timing,
+                "task_ids": list(self.outcomes), **self.extra}

@@ -31,14 +31,14 @@ def _private_cache(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def humaneval_problems():
-    from coderank_evalplus.problems import load_problems
+    from coderank_evalplus.io.problems import load_problems
 
     return load_problems("humaneval", str(SHARED_DATA))
 
 
 @pytest.fixture(scope="session")
 def codet_samples(humaneval_problems):
-    from coderank_evalplus.artifacts import read_solutions, read_test_samples
+    from coderank_evalplus.io.samples import read_solutions, read_test_samples
 
     sols = read_solutions(CODET_SOLUTIONS, humaneval_problems, str(SHARED_DATA))
     tests = read_test_samples(CODET_TESTS, humaneval_problems, str(SHARED_DATA))

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from coderank_evalplus.artifacts import codet_prompt_index, read_jsonl
+from coderank_evalplus.io.samples import codet_prompt_index, read_jsonl
 from tests.conftest import CODET_SOLUTIONS, CODET_TESTS, SHARED_DATA, needs_data
 
 # CodeT's files list HumanEval/0, /1, /10, /100, … (string order): /10 and /100 come before /2
@@ -87,8 +87,8 @@ def test_limit_with_no_solutions_among_the_first_problems_is_a_clear_error(tmp_p
 @needs_data
 def test_run_takes_the_dataset_first_problems_and_a_smaller_limit_reruns(tmp_path, monkeypatch, capsys):
     from coderank_evalplus import generation
-    from coderank_evalplus.cli import main
-    from tests.test_generation import FakeGenerator
+    from coderank_evalplus.cli.console import main
+    from tests.generation.test_generation import FakeGenerator
 
     monkeypatch.setattr(generation, "make_generator", lambda *args, **kwargs: FakeGenerator())
     out = tmp_path / "run"
@@ -113,7 +113,7 @@ def test_run_takes_the_dataset_first_problems_and_a_smaller_limit_reruns(tmp_pat
 def test_leaderboard_suite_limit_follows_the_dataset_order(tmp_path, humaneval_problems, capsys):
     """Two suite entries, the same samples in dataset order and shuffled: both scored on the dataset's first problems,
     with the same numbers; the problems taken are printed and recorded."""
-    from coderank_evalplus.suite import ensure_results, load_suite
+    from coderank_evalplus.report.suite import ensure_results, load_suite
 
     sols = _codet_records(CODET_SOLUTIONS, humaneval_problems)
     tests = _codet_records(CODET_TESTS, humaneval_problems)

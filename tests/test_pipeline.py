@@ -2,7 +2,7 @@
 
 import json
 
-from coderank_evalplus.execution import ResultCache
+from coderank_evalplus.engine.execution import ResultCache
 from coderank_evalplus.pipeline import RerankConfig, rerank
 from coderank_evalplus.types import Problem
 

@@ -20,3 +20,41 @@ def test_ci_runs_the_readme_test_command_verbatim():
 def test_main_command_comes_first():
     first = _bash_blocks((REPO / "README.md").read_text())[0]
     assert "coderank-evalplus" in first and "pip install" in first
+
+
+def _slug(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped (but - and _), spaces to hyphens."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+def _anchors(path: Path) -> set[str]:
+    out, fence = set(), False
+    for line in path.read_text().splitlines():
+        if line.startswith("```"):
+            fence = not fence
+        elif not fence and line.startswith("#"):
+            out.add(_slug(line.lstrip("#")))
+    return out
+
+
+def test_every_relative_link_in_readme_and_docs_resolves():
+    pages = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+    broken = []
+    for page in pages:
+        text = re.sub(r"```.*?```", "", page.read_text(), flags=re.S)
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"[a-z]+://", target) or target.startswith("mailto:"):
+                continue
+            file_part, _, anchor = target.partition("#")
+            dest = (page.parent / file_part).resolve() if file_part else page
+            if not dest.exists():
+                broken.append(f"{page.name}: {target} (no such file)")
+            elif anchor and dest.suffix == ".md" and anchor not in _anchors(dest):
+                broken.append(f"{page.name}: {target} (no such heading)")
+    assert not broken, broken
+    assert len(pages) > 5
+
+
+def test_readme_fits_on_two_screens():
+    assert len((REPO / "README.md").read_bytes()) <= 15_000

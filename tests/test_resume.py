@@ -20,7 +20,7 @@ from pathlib import Path
 
 import psutil
 
-from coderank_evalplus.execution import ITEM_RECORD
+from coderank_evalplus.engine.execution import ITEM_RECORD
 from tests.conftest import CODET_SOLUTIONS, CODET_TESTS, SHARED_DATA, needs_data
 
 LIMIT = 2

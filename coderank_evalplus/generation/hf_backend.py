@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import Optional
 
-from coderank_evalplus.generation import Sample, truncate_at_stop
+from coderank_evalplus.generation.base import Sample, truncate_at_stop
 
 
 class HFGenerator:
@@ -117,7 +117,7 @@ class HFGenerator:
 
     def score(self, pairs) -> list[tuple[float, int]]:
         """log p(continuation | context): one forward pass over the tokens of context + continuation each."""
-        from coderank_evalplus.generation import continuation_start
+        from coderank_evalplus.generation.base import continuation_start
 
         torch = self.torch
         out = []

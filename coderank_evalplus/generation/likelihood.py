@@ -20,7 +20,7 @@ import ast
 import os
 from typing import Iterable, Mapping, Optional, Sequence
 
-from coderank_evalplus.generation import Scorer
+from coderank_evalplus.generation.base import Scorer
 from coderank_evalplus.types import Problem
 
 CODER = "coder"
@@ -32,7 +32,7 @@ REVIEW_REQUEST = "# Write the docstring for the code above.\n"
 def instruction_text(problem: Problem) -> str:
     """The problem's instruction: the text of its prompt's docstring, each line stripped (as DOCE does), else the
     whole prompt."""
-    from coderank_evalplus.prompts import _docstring_span
+    from coderank_evalplus.testgen.prompts import _docstring_span
 
     span = _docstring_span(problem.prompt, problem.entry_point)
     text = problem.prompt if span is None else problem.prompt[span[0]:span[1]]
@@ -56,7 +56,7 @@ def code_without_docs(program: str, entry_point: str = "") -> str:
         _strip_docstrings(tree)
         return ast.unparse(tree)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        from coderank_evalplus.prompts import _docstring_span
+        from coderank_evalplus.testgen.prompts import _docstring_span
 
         span = _docstring_span(program, entry_point) if entry_point else None
         return program if span is None else program[:span[0] - 3] + program[span[1] + 3:]
@@ -70,7 +70,7 @@ def reviewer_pair(problem: Problem, program: str) -> tuple[str, str]:
 
 def coder_pair(problem: Problem, program: str, generator) -> tuple[str, str]:
     """(context, continuation) of the coder likelihood under ``generator``'s prompting (base or chat)."""
-    from coderank_evalplus.prompts import chat_solution_messages, solution_prompt
+    from coderank_evalplus.testgen.prompts import chat_solution_messages, solution_prompt
 
     if getattr(generator, "is_chat", False):
         template = getattr(generator, "apply_chat_template", None)
@@ -135,7 +135,7 @@ def add_likelihoods(samples_path: str | os.PathLike, problems: Mapping[str, Prob
     """Score what a samples file lacks and write it back (or to ``output``); every other field and record is
     kept as it was. The file is replaced atomically after each batch, so an interrupted run keeps what was
     scored. Returns the number of values scored."""
-    from coderank_evalplus.artifacts import SampleFileError, read_jsonl
+    from coderank_evalplus.io.samples import SampleFileError, read_jsonl
     from coderank_evalplus.storage import atomic_write_jsonl
 
     src = os.fspath(samples_path)
@@ -160,7 +160,7 @@ def features_for(methods: Sequence[str], samples_path: str | os.PathLike, proble
     Raises ValueError naming the file, the fields and the tasks when some sample lacks a needed value."""
     import math
 
-    from coderank_evalplus.artifacts import read_features
+    from coderank_evalplus.io.samples import read_features
     from coderank_evalplus.rankers.likelihood import features_needed
 
     kinds = features_needed(methods)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from typing import Optional
 
-from coderank_evalplus.generation import Sample, truncate_at_stop
+from coderank_evalplus.generation.base import Sample, truncate_at_stop
 
 
 class ServerUnavailable(RuntimeError):

@@ -22,8 +22,8 @@ import os
 from collections import Counter
 from typing import Iterable, Optional, Sequence
 
-from coderank_evalplus.generation import Generator, Sample
-from coderank_evalplus.prompts import (
+from coderank_evalplus.generation.base import Generator, Sample
+from coderank_evalplus.testgen.prompts import (
     CODET_STOP,
     chat_solution_messages,
     chat_test_messages,

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from typing import Any, Optional
 
-from coderank_evalplus.generation import Sample
+from coderank_evalplus.generation.base import Sample
 
 _DP_ENV = ("VLLM_DP_RANK", "VLLM_DP_RANK_LOCAL", "VLLM_DP_SIZE", "VLLM_DP_MASTER_IP", "VLLM_DP_MASTER_PORT")
 
@@ -51,7 +51,7 @@ class _Engine:
         ]
 
     def score(self, pairs: list[tuple[str, str]]) -> list[tuple[float, int]]:
-        from coderank_evalplus.generation import continuation_start
+        from coderank_evalplus.generation.base import continuation_start
 
         params = self._SamplingParams(n=1, temperature=0.0, max_tokens=1, prompt_logprobs=0)
         outputs = self.llm.generate([c + x for c, x in pairs], params, use_tqdm=False)

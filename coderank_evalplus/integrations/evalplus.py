@@ -18,7 +18,7 @@ Files written next to the samples (evalplus writes ``<samples>_eval_results.json
 ``<samples>_rerank_results.json`` (``RerankResult.to_json()``) and ``<samples>_rerank/`` (execution cache,
 ``verdicts.jsonl``, ``rankings.jsonl``). For a sample folder: ``<dir>/rerank_results.json``, ``<dir>/tests.jsonl``
 and ``<dir>_rerank/``. Samples are judged once: the verdicts come from evalplus's ``*_eval_results.json`` when it
-matches the samples (``coderank_evalplus.eval_results``), and our judge runs only when it does not.
+matches the samples (``coderank_evalplus.io.eval_results``), and our judge runs only when it does not.
 
 Without ``--rerank`` the wrapper calls evalplus's ``evaluate`` with exactly the arguments it was given.
 """
@@ -238,9 +238,9 @@ def check_request(params: dict, model_kwargs: dict, ours: dict) -> list[str]:
 
 
 def evaluate_and_rerank(original: Callable, namespace: dict, params: dict, model_kwargs: dict, ours: dict) -> None:
-    from coderank_evalplus.artifacts import SampleFileError, read_solutions, read_test_samples
-    from coderank_evalplus.eval_results import evalplus_results_path
-    from coderank_evalplus.problems import DataNotFoundError, load_problems
+    from coderank_evalplus.io.samples import SampleFileError, read_solutions, read_test_samples
+    from coderank_evalplus.io.eval_results import evalplus_results_path
+    from coderank_evalplus.io.problems import DataNotFoundError, load_problems
 
     methods = check_request(params, model_kwargs, ours)
     dataset = params["dataset"]
@@ -318,7 +318,7 @@ def likelihood_features(methods: Sequence[str], samples: str, problems: dict, so
 def model_tests(problems: dict, task_ids: Sequence[str], model_kwargs: dict, ours: dict, paths: RerankPaths,
                 model: Optional[LazyModel] = None) -> Path:
     """Generate test samples with the backend that generated the solutions; reuse a file that covers every task."""
-    from coderank_evalplus.artifacts import read_jsonl
+    from coderank_evalplus.io.samples import read_jsonl
     from coderank_evalplus.generation import generate_samples
     from coderank_evalplus.storage import atomic_copy
 
@@ -365,8 +365,8 @@ def generator_kwargs(backend: str, model_kwargs: dict) -> dict:
 def run_rerank(dataset: str, problems: dict, solutions: dict, test_samples: dict, methods: list[str], params: dict,
                ours: dict, paths: RerankPaths, features: Optional[dict] = None,
                model: Optional[LazyModel] = None, eval_results: Optional[Path] = None, load_s: float = 0.0) -> Path:
-    from coderank_evalplus.execution import ResultCache
-    from coderank_evalplus.extract import DEFAULT_TESTS_PER_SAMPLE
+    from coderank_evalplus.engine.execution import ResultCache
+    from coderank_evalplus.testgen.extract import DEFAULT_TESTS_PER_SAMPLE
     from coderank_evalplus.pipeline import RerankConfig, _json_default, rerank, write_results
     from coderank_evalplus.report import markdown_table, timing_line
     from coderank_evalplus.storage import atomic_write_json, ensure_writable_dir
@@ -387,7 +387,7 @@ def run_rerank(dataset: str, problems: dict, solutions: dict, test_samples: dict
         write_results(result, paths.workdir)
         atomic_write_json(paths.results, result.to_json(), indent=2, default=_json_default)
         if ours.get("self_debug"):
-            from coderank_evalplus.selfdebug import DebugSettings, add_to_results, run_self_debug
+            from coderank_evalplus.doce.selfdebug import DebugSettings, add_to_results, run_self_debug
 
             settings = DebugSettings(ours["self_debug"], ours.get("debug_rounds"), max_tokens=DEBUG_MAX_TOKENS)
             debug = run_self_debug(dataset, problems, solutions, test_samples, cfg, cache, result, model.get(),

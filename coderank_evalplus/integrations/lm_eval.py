@@ -102,7 +102,7 @@ class CodeRankTask(ConfigurableTask):
             raise ValueError(f"task {config.get('task')!r}: the 'coderank:' block needs dataset and method "
                              f"(and optionally plus); got {sorted(spec)}")
         from coderank_evalplus.pipeline import all_methods
-        from coderank_evalplus.problems import canonical_dataset
+        from coderank_evalplus.io.problems import canonical_dataset
 
         self.dataset_name = canonical_dataset(str(spec["dataset"]))
         self.method = str(spec["method"])
@@ -143,8 +143,8 @@ class CodeRankTask(ConfigurableTask):
         """Problems through ``load_problems`` (local files via ``data_dir`` / ``CODERANK_DATA``, else evalplus)."""
         import datasets
 
-        from coderank_evalplus.problems import load_problems
-        from coderank_evalplus.prompts import solution_prompt, test_generation_prompt
+        from coderank_evalplus.io.problems import load_problems
+        from coderank_evalplus.testgen.prompts import solution_prompt, test_generation_prompt
 
         self._problems = load_problems(self.dataset_name, self.option("data_dir"))
         docs = [{"task_id": p.task_id, "prompt": solution_prompt(p), "test_prompt": test_generation_prompt(p),
@@ -194,7 +194,7 @@ class CodeRankTask(ConfigurableTask):
         return None
 
     def _score(self, by_doc: dict, key: str) -> dict[Any, tuple[dict, dict]]:
-        from coderank_evalplus.extract import truncate
+        from coderank_evalplus.testgen.extract import truncate
         from coderank_evalplus.pipeline import RerankConfig, rerank
 
         completions: dict[str, list[str]] = {}
@@ -296,8 +296,8 @@ class CodeRankTask(ConfigurableTask):
             log.warning("%s: could not write the results folder %s (%s)", self.config.task, folder, exc)
 
     def _open_cache(self):
-        from coderank_evalplus.execution import ResultCache
-        from coderank_evalplus.judge import user_cache_dir
+        from coderank_evalplus.engine.execution import ResultCache
+        from coderank_evalplus.engine.judge import user_cache_dir
 
         where = self.option("cache_dir")
         if isinstance(where, str) and where.lower() in ("none", "off", "false", "0"):

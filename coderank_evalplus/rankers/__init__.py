@@ -1,132 +1,14 @@
-"""Ranker registry: ``@register_ranker("name")`` adds a ranker; ``get_ranker(name)`` finds one.
+"""The rankers: one module per family, each registering its functions with ``@register_ranker("name")``.
 
-A ranker is a function ``rank(ctx: RankContext) -> Ranking``. It sees only plain data (the execution
-matrices of one problem) and returns groups of candidate indices, best first. Candidates it does not
-put in any group are unranked. Names of the form ``filter+<name>`` apply DOCE trial-test filtering first;
-``<feature>+<name>`` combines a likelihood feature ranker (registered with ``log_score=True``: its scores are
-log-probabilities) with any other ranker, as DOCE does: score = other ranker's score × exp(feature)
-(``rankers/compose.py``). Names compose: ``filter+ll+mbr_exec`` = filter, then ``ll+mbr_exec``.
+A ranker is a function ``rank(ctx: RankContext) -> Ranking`` over one problem's execution matrices (plain data,
+``context``); ``registry`` finds one by name (``get_ranker``), including the composed names ``filter+<name>`` and
+``<feature>+<name>``; ``grouping`` holds the helpers every family uses to form and order groups. Modules here
+import only ``types`` (and numpy/scipy); the registry imports the ranker modules on first lookup.
 """
 
-from __future__ import annotations
+from coderank_evalplus.rankers.context import RankContext, RankFn
+from coderank_evalplus.rankers.registry import (describe_ranker, get_ranker, is_log_score, list_rankers,
+                                                register_ranker, validate_methods)
 
-import importlib
-from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
-
-import numpy as np
-
-from coderank_evalplus.types import Executions, Problem, Ranking
-
-RankFn = Callable[["RankContext"], Ranking]
-
-_REGISTRY: dict[str, RankFn] = {}
-_DESCRIPTIONS: dict[str, str] = {}
-# Modules that hold rankers; imported on first lookup so that `import coderank_evalplus` stays cheap.
-_RANKER_MODULES = ("baselines", "pass_count", "codet", "codet_iter", "srank", "mbr", "filtering", "likelihood", "b4",
-                   "overlap", "recommended")
-_LOG_SCORE: set[str] = set()  # rankers whose scores are log-probabilities (features for <feature>+<ranker>)
-
-
-@dataclass
-class RankContext:
-    """Everything a ranker may look at for one problem."""
-
-    problem: Problem
-    executions: Executions
-    seed: int = 0
-    options: dict[str, Any] = field(default_factory=dict)
-    # Optional: output digests of each unique program on the benchmark's own (hidden) inputs,
-    # (output_matrix, output_kind) with the row layout of `executions`; only mbr_exec's hidden-input mode uses it.
-    benchmark_outputs: Optional[tuple[np.ndarray, np.ndarray]] = None
-
-
-def register_ranker(name: str, description: str = "", log_score: bool = False) -> Callable[[RankFn], RankFn]:
-    """Decorator that registers a ranker under ``name``; ``log_score``: its scores are log-probabilities, so it
-    can be combined as ``name+<other ranker>``."""
-
-    def wrap(fn: RankFn) -> RankFn:
-        if name in _REGISTRY and _REGISTRY[name] is not fn:
-            raise ValueError(f"ranker {name!r} is registered twice")
-        _REGISTRY[name] = fn
-        if log_score:
-            _LOG_SCORE.add(name)
-        _DESCRIPTIONS[name] = description or ((fn.__doc__ or "").strip().splitlines() or [""])[0]
-        return fn
-
-    return wrap
-
-
-_LOADED: list[bool] = []
-
-
-def _load_all() -> None:
-    if _LOADED:  # the lookup runs once per ranking (budget curves rank ~10^5 subsets): import once
-        return
-    _LOADED.append(True)
-    for module in _RANKER_MODULES:
-        try:
-            importlib.import_module(f"coderank_evalplus.rankers.{module}")
-        except ModuleNotFoundError as exc:  # a ranker module not written yet must not break the others
-            if exc.name != f"coderank_evalplus.rankers.{module}":
-                raise
-
-
-def list_rankers() -> list[str]:
-    """Names of all registered rankers (without the ``filter+`` variants)."""
-    _load_all()
-    return sorted(_REGISTRY)
-
-
-def describe_ranker(name: str) -> str:
-    _load_all()
-    return _DESCRIPTIONS.get(name, "")
-
-
-def is_log_score(name: str) -> bool:
-    """True for rankers whose scores are log-probabilities (likelihood features)."""
-    _load_all()
-    return name in _LOG_SCORE
-
-
-def get_ranker(name: str) -> RankFn:
-    """The ranker registered as ``name``; ``filter+X`` wraps ranker X with trial-test filtering; ``F+X``
-    (F a log-score ranker) combines F with ranker X."""
-    _load_all()
-    if name.startswith("filter+"):
-        inner = get_ranker(name[len("filter+"):])
-        from coderank_evalplus.rankers.filtering import with_trial_filter
-
-        return with_trial_filter(inner)
-    if "+" in name and name not in _REGISTRY:
-        feature, rest = name.split("+", 1)
-        if feature not in _REGISTRY or rest == "":
-            raise KeyError(f"unknown ranking method {name!r}")
-        if feature not in _LOG_SCORE:
-            raise KeyError(f"{name!r}: only a likelihood feature ranker ({', '.join(sorted(_LOG_SCORE))}) can be "
-                           f"combined as <feature>+<method>, not {feature!r}")
-        from coderank_evalplus.rankers.compose import combine
-
-        return combine(feature, get_ranker(feature), rest, get_ranker(rest))
-    if name not in _REGISTRY:
-        raise KeyError(f"unknown ranking method {name!r}; available: {', '.join(list_rankers())} "
-                       f"(each also as filter+<name>, and after a likelihood feature as "
-                       f"{'|'.join(sorted(_LOG_SCORE)) or 'll'}+<name>)")
-    return _REGISTRY[name]
-
-
-def validate_methods(names: list[str]) -> list[str]:
-    """Check every method name; raise ValueError listing the available ones if any is unknown."""
-    bad, why = [], []
-    for n in names:
-        try:
-            get_ranker(n)
-        except KeyError as exc:
-            bad.append(n)
-            if "only a likelihood feature" in str(exc.args[0]):
-                why.append(str(exc.args[0]))
-    if bad:
-        raise ValueError(f"unknown ranking method(s): {', '.join(bad)}. {'. '.join(why) + '. ' if why else ''}"
-                         f"Available: {', '.join(list_rankers())} (each also as filter+<name>, and after a "
-                         f"likelihood feature as {'|'.join(sorted(_LOG_SCORE))}+<name>)")
-    return names
+__all__ = ["RankContext", "RankFn", "describe_ranker", "get_ranker", "is_log_score", "list_rankers",
+           "register_ranker", "validate_methods"]

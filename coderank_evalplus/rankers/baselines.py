@@ -2,25 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable
-
 import numpy as np
 
-from coderank_evalplus.rankers import RankContext, register_ranker
+from coderank_evalplus.rankers.context import RankContext
+from coderank_evalplus.rankers.registry import register_ranker
 from coderank_evalplus.types import Group, Ranking
-
-
-def sort_groups(groups: Iterable[Group]) -> list[Group]:
-    """Groups by descending score; equal scores keep the order of their smallest candidate."""
-    return sorted((g for g in groups if g.candidates), key=lambda g: (-g.score, min(g.candidates)))
-
-
-def bucket(keys: Iterable[Hashable], members: Iterable[int]) -> dict[Hashable, list[int]]:
-    """Candidates grouped by key, keys in first-seen order."""
-    out: dict[Hashable, list[int]] = {}
-    for key, c in zip(keys, members):
-        out.setdefault(key, []).append(int(c))
-    return out
 
 
 @register_ranker("random", "one group with every candidate: a uniformly random pick")

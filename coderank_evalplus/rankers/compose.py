@@ -15,8 +15,8 @@ import math
 
 import numpy as np
 
-from coderank_evalplus.rankers import RankContext, RankFn
-from coderank_evalplus.rankers.likelihood import rank_by_score
+from coderank_evalplus.rankers.context import RankContext, RankFn
+from coderank_evalplus.rankers.grouping import rank_by_score
 from coderank_evalplus.types import Group, Ranking
 
 

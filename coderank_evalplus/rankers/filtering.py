@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from coderank_evalplus.rankers import RankContext, RankFn
+from coderank_evalplus.rankers.context import RankContext, RankFn
 from coderank_evalplus.types import PASS, Executions, Group, Ranking
 
 # Options holding one value per candidate: they are restricted to the survivors too (likelihood features too).

@@ -17,9 +17,10 @@ from typing import Iterable
 
 import numpy as np
 
-from coderank_evalplus.rankers import RankContext, register_ranker
-from coderank_evalplus.rankers.baselines import bucket, sort_groups
-from coderank_evalplus.types import Group, Ranking
+from coderank_evalplus.rankers.context import RankContext
+from coderank_evalplus.rankers.registry import register_ranker
+from coderank_evalplus.rankers.grouping import rank_by_score
+from coderank_evalplus.types import Ranking
 
 # Feature arrays a ranker may find in ctx.options (one value per candidate).
 FEATURE_OPTIONS = ("logprob", "logprob_tokens", "reviewer_logprob", "reviewer_logprob_tokens")
@@ -54,17 +55,6 @@ def mean_logprob(ctx: RankContext, prefix: str = "") -> np.ndarray:
         mean = total / count
     mean[~(count > 0)] = np.nan
     return mean
-
-
-def rank_by_score(scores: np.ndarray, method: str) -> Ranking:
-    """Candidates with a finite score, grouped by equal score, highest first."""
-    scores = np.asarray(scores, dtype=float)
-    ranked = np.flatnonzero(np.isfinite(scores))
-    groups = [Group(cands, float(scores[cands[0]])) for cands in bucket((scores[c] for c in ranked), ranked).values()]
-    info = {"method": method}
-    if len(ranked) < len(scores):
-        info["unscored"] = int(len(scores) - len(ranked))
-    return Ranking(sort_groups(groups), info)
 
 
 @register_ranker("ll", "mean token log-probability of the candidate (needs the model's log-probabilities)",

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from coderank_evalplus.rankers import RankContext, register_ranker
-from coderank_evalplus.rankers.baselines import bucket, sort_groups
+from coderank_evalplus.rankers.context import RankContext
+from coderank_evalplus.rankers.registry import register_ranker
+from coderank_evalplus.rankers.grouping import bucket, sort_groups
 from coderank_evalplus.types import Executions, Group, Ranking
 
 import numpy as np

@@ -10,7 +10,8 @@ when a ranker overtakes it on that table.
 
 from __future__ import annotations
 
-from coderank_evalplus.rankers import RankContext, get_ranker, register_ranker
+from coderank_evalplus.rankers.context import RankContext
+from coderank_evalplus.rankers.registry import get_ranker, register_ranker
 from coderank_evalplus.types import Ranking
 
 TARGET = "srank_reference"

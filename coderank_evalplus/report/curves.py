@@ -17,7 +17,7 @@ import numpy as np
 from coderank_evalplus.rankers import get_ranker
 from coderank_evalplus.rankers.filtering import restrict
 from coderank_evalplus.report.scores import BASELINES, pass_at_1, rank
-from coderank_evalplus.results_folder import StoredProblem, StoredRun
+from coderank_evalplus.io.results_folder import StoredProblem, StoredRun
 from coderank_evalplus.types import Executions, TestSuite
 
 CANDIDATE_BUDGETS = (1, 2, 5, 10, 20, 50, 100, 200)

@@ -6,8 +6,10 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from coderank_evalplus.report.text import splits_in
+
 if TYPE_CHECKING:
-    from coderank_evalplus.report.leaderboard import Leaderboard
+    from coderank_evalplus.report.board import Leaderboard
 
 DPI = 110
 WIDTH_IN = 10.0  # fits the page's column without sideways scrolling
@@ -145,7 +147,6 @@ def quality_figure(lb: "Leaderboard", path: Path) -> Path | None:
 
 def make_all(lb: "Leaderboard", folder: Path) -> dict[str, Path]:
     """Every figure of the leaderboard, by name."""
-    from coderank_evalplus.report.leaderboard import splits_in
 
     figs: dict[str, Path] = {}
     for split in splits_in(lb.rows):

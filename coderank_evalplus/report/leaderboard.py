@@ -12,55 +12,21 @@ import hashlib
 import io
 import json
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
 
 import numpy as np
 
 from coderank_evalplus.report import curves as curves_mod
+from coderank_evalplus.report import figures, page
+from coderank_evalplus.report.board import DEFAULT_COMPARE_TO, Entry, Leaderboard, LeaderboardConfig  # noqa: F401
 from coderank_evalplus.report.scores import leaderboard_methods, problem_scores, splits_of
 from coderank_evalplus.report.stats import (CI_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, mean_estimate,
                                             paired_difference, resample_indices)
 from coderank_evalplus.report.test_quality import run_quality
-from coderank_evalplus.results_folder import (MATRICES_FILE, PROBLEMS_FILE, StoredRun, atomic_write_text,
+from coderank_evalplus.report.text import fmt_p, splits_in
+from coderank_evalplus.io.results_folder import (MATRICES_FILE, PROBLEMS_FILE, StoredRun, atomic_write_text,
                                               load_folder)
-
-DEFAULT_COMPARE_TO = ("random", "codet")
-
-
-@dataclass
-class Entry:
-    """One leaderboard row: a model's results folder, and which test pool it was reranked with."""
-
-    name: str
-    folder: Path
-    tests_label: str = ""
-
-
-@dataclass
-class LeaderboardConfig:
-    methods: Sequence[str] = ("codet", "srank", "mbr_exec")
-    compare_to: Sequence[str] = DEFAULT_COMPARE_TO
-    n_resamples: int = DEFAULT_RESAMPLES
-    seed: int = DEFAULT_SEED
-    draws: int = curves_mod.DEFAULT_DRAWS
-    curves: bool = True
-    workers: Optional[int] = None
-    progress: bool = True
-    cache_dir: Optional[Path] = None  # budget curves are kept here, keyed by the folder's content and the settings
-
-
-@dataclass
-class Leaderboard:
-    """Everything the writers and the page need."""
-
-    config: dict
-    rows: list[dict] = field(default_factory=list)
-    curves: list[dict] = field(default_factory=list)
-    quality: list[dict] = field(default_factory=list)
-    timing: dict = field(default_factory=dict)
-
 
 def _samples_per_problem(run: StoredRun) -> int | dict:
     n = [p.executions.n_candidates for p in run.problems]
@@ -168,18 +134,10 @@ def _fmt_estimate(e: Optional[dict]) -> str:
     return f"{e['pass@1']:.2f} [{e['ci95'][0]:.1f}, {e['ci95'][1]:.1f}]"
 
 
-def fmt_p(p: float) -> str:
-    return "p<0.001" if p < 0.001 else f"p={p:.3f}"
-
-
 def _fmt_diff(d: Optional[dict]) -> str:
     if not d:
         return "–"
     return f"{d['diff']:+.2f} [{d['ci95'][0]:+.1f}, {d['ci95'][1]:+.1f}] {fmt_p(d['p_value'])}"
-
-
-def splits_in(rows: Sequence[dict]) -> list[str]:
-    return [s for s in ("base", "plus") if any(s in r["splits"] for r in rows)]
 
 
 def to_markdown(lb: Leaderboard) -> str:
@@ -237,8 +195,6 @@ def to_csv(lb: Leaderboard) -> str:
 
 def write(lb: Leaderboard, out: Path) -> list[Path]:
     """Write the tables, the JSON files, the figures and the page into ``out``; returns the files written."""
-    from coderank_evalplus.report import figures, page
-
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.monotonic()
     written = []

@@ -7,8 +7,10 @@ import html
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
+from coderank_evalplus.report.text import fmt_p, splits_in
+
 if TYPE_CHECKING:
-    from coderank_evalplus.report.leaderboard import Leaderboard
+    from coderank_evalplus.report.board import Leaderboard
 
 _CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1100px;padding:1rem 1.2rem;
@@ -43,7 +45,6 @@ def _estimate_cell(e: dict | None, best: bool) -> str:
 
 
 def _diff_cell(d: dict | None) -> str:
-    from coderank_evalplus.report.leaderboard import fmt_p
 
     if not d:
         return '<td class="num">–</td>'
@@ -104,7 +105,6 @@ def _quality_table(lb: "Leaderboard") -> str:
 
 def render(lb: "Leaderboard", figures: Mapping[str, Path]) -> str:
     """The whole page as a string."""
-    from coderank_evalplus.report.leaderboard import splits_in
 
     cfg = lb.config
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',

@@ -12,7 +12,7 @@ import numpy as np
 
 from coderank_evalplus import metrics
 from coderank_evalplus.rankers import RankContext, RankFn, get_ranker, validate_methods
-from coderank_evalplus.results_folder import StoredProblem, StoredRun
+from coderank_evalplus.io.results_folder import StoredProblem, StoredRun
 from coderank_evalplus.types import Executions, Ranking
 
 BASELINES = ("random", "oracle")

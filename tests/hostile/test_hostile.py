@@ -22,10 +22,10 @@ from pathlib import Path
 import psutil
 import pytest
 
-from coderank_evalplus.canonical import digest_value
-from coderank_evalplus.execution import ExecutionStats, ProblemWork, execute
-from coderank_evalplus.extract import suite_from_asserts
-from coderank_evalplus.sandbox import Limits
+from coderank_evalplus.engine.canonical import digest_value
+from coderank_evalplus.engine.execution import ExecutionStats, ProblemWork, execute
+from coderank_evalplus.testgen.extract import suite_from_asserts
+from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.types import PASS, RETURNED, Problem
 from tests.hostile.programs import GOOD, PROGRAMS, WRITES_OWN_TEMP
 
@@ -157,10 +157,10 @@ def test_hostile_suite_is_fast(hostile_run):
 
 def test_confinement_is_active_here():
     """Report which kernel pieces the child gets on this machine (x86-64 Linux: seccomp; ≥ 5.13: Landlock)."""
-    from coderank_evalplus.sandbox import run_function_in_child
+    from coderank_evalplus.engine.sandbox import run_function_in_child
 
     def probe() -> bytes:
-        from coderank_evalplus.sandbox.confine import confine
+        from coderank_evalplus.engine.sandbox.confine import confine
 
         done = confine(os.getcwd(), strict=True)
         return f"{int(done['seccomp'])}{int(done['landlock'])}".encode()
@@ -174,8 +174,8 @@ def test_confinement_is_active_here():
 ESCAPEE = r"""
 import os, sys, time
 sys.path.insert(0, {root!r})
-from coderank_evalplus import sandbox, workers
-from coderank_evalplus.sandbox import confine
+from coderank_evalplus.engine import sandbox, workers
+from coderank_evalplus.engine.sandbox import confine
 confine.apply_confinement = lambda *a, **k: {{}}  # as on a kernel without seccomp / Landlock
 workers._prctl(workers._PR_SET_CHILD_SUBREAPER, 1)
 program = '''

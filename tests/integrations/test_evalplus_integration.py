@@ -40,7 +40,7 @@ def _jsonl(path: Path):
 
 @pytest.fixture(scope="module")
 def data(tmp_path_factory) -> Path:
-    from coderank_evalplus.extract import truncate
+    from coderank_evalplus.testgen.extract import truncate
 
     root = tmp_path_factory.mktemp("evalplus_data")
     with gzip.open(HEPLUS, "rt", encoding="utf-8") as fh:
@@ -148,7 +148,7 @@ def test_rerank_run_writes_results_next_to_evalplus(runs):
 
 def test_rerank_run_leaves_a_results_folder_for_the_leaderboard(runs):
     from coderank_evalplus.report.scores import problem_scores
-    from coderank_evalplus.results_folder import load_folder
+    from coderank_evalplus.io.results_folder import load_folder
 
     d = runs["with"][0]
     res = json.loads((d / "samples_rerank_results.json").read_text())
@@ -163,7 +163,7 @@ def test_rerank_run_leaves_a_results_folder_for_the_leaderboard(runs):
 def test_rerank_matches_coderank_rerank_cli(runs, data, in_process_env, tmp_path):
     d, rc, _, stderr = runs["with"]
     assert rc == 0, stderr[-3000:]
-    from coderank_evalplus.cli import main
+    from coderank_evalplus.cli.console import main
 
     # same input, our own CLI, our own test-file format
     assert main(["rerank", "--dataset", "humaneval", "--solutions", str(d / "samples.jsonl"), "--tests",
@@ -308,8 +308,8 @@ def test_rerank_paths_and_method_parsing(tmp_path):
 def _replayed_model_outputs(data):
     """The problems and what a fake model answers: CodeT's test samples (8 per task) keyed by our test prompt, and 5
     solutions per task of the shared samples."""
-    from coderank_evalplus.problems import load_problems
-    from coderank_evalplus.prompts import test_generation_prompt
+    from coderank_evalplus.io.problems import load_problems
+    from coderank_evalplus.testgen.prompts import test_generation_prompt
 
     problems = load_problems("humaneval")
     by_task = {r["task_id"]: r["samples"][:8] for r in _jsonl(data / "tests_ours.jsonl")}

@@ -173,7 +173,7 @@ def test_task_yamls_cover_every_dataset_and_method():
     from lm_eval.tasks._yaml_loader import load_yaml
 
     from coderank_evalplus.integrations.lm_eval import tasks_dir
-    from coderank_evalplus.prompts import CODET_STOP
+    from coderank_evalplus.testgen.prompts import CODET_STOP
 
     folder = tasks_dir()
     assert (REPO / "tasks").resolve() == folder.resolve(), "tasks/ must point at the packaged task folder"
@@ -325,7 +325,7 @@ def test_hf_tiny_model_end_to_end(tmp_path):
 def replay_run(tmp_path_factory):
     """One lm-eval run replaying CodeT's samples on the first 3 HumanEval problems (N = M = 20) for four tasks,
     and a fifth task whose model answers are all empty; plus coderank-evalplus rerank on the same inputs."""
-    from coderank_evalplus.extract import truncate
+    from coderank_evalplus.testgen.extract import truncate
 
     tmp = tmp_path_factory.mktemp("lm_eval_replay")
     n, limit = 20, 3
@@ -405,8 +405,8 @@ def test_rerank_reads_the_lm_eval_log(replay_run):
     """lm-eval's own --log_samples file is a valid input of ``coderank-evalplus rerank`` (solutions and tests from
     the same file): the readers give exactly the candidates and test samples the CLI had from jsonl, and the
     reranked pass@1 is the lm-eval run's."""
-    from coderank_evalplus.artifacts import SampleFileError, read_solutions, read_test_samples
-    from coderank_evalplus.problems import load_problems
+    from coderank_evalplus.io.samples import SampleFileError, read_solutions, read_test_samples
+    from coderank_evalplus.io.problems import load_problems
 
     problems = load_problems("humaneval", str(DATA))
     tmp, out = replay_run["tmp"], replay_run["out"]
@@ -442,7 +442,7 @@ def test_empty_answers_score_zero_with_a_warning(replay_run):
 @needs_data
 def test_task_writes_a_results_folder_the_leaderboard_reads(replay_run):
     from coderank_evalplus.report.scores import problem_scores
-    from coderank_evalplus.results_folder import load_folder
+    from coderank_evalplus.io.results_folder import load_folder
 
     run = load_folder(replay_run["tmp"] / "coderank_results" / "lm_eval" / "humaneval_plus_codet")
     assert [p.problem.task_id for p in run.problems] == replay_run["tids"]

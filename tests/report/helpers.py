@@ -7,7 +7,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from coderank_evalplus.results_folder import StoredProblem, StoredRun
+from coderank_evalplus.io.results_folder import StoredProblem, StoredRun
 from coderank_evalplus.types import Executions, Problem
 from tests.rankers.helpers import make_executions
 

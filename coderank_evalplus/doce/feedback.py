@@ -1,0 +1,189 @@
+"""Unit-test feedback for self-debug: what a candidate returned or raised on the trial test it fails.
+
+Whether a candidate passes each trial test comes from the execution engine (``execution.execute``: cached, run
+once). The engine keeps a 63-bit digest of each returned value, never its text, so the words shown to the model
+("returned `[1, 2]`", "raised ZeroDivisionError: division by zero") come from one more run of that single test:
+the candidate's program and the test's call, in a guarded child (evalplus's ``reliability_guard`` and
+``swallow_io``, our seccomp/Landlock confinement through ``sandbox.run_function_in_child``, a CPU-time limit),
+in a clean worker interpreter (``workers.WorkerPool``), never in the process that holds the model. Only the
+candidates being debugged are probed, once per program and test; the text is recorded with the self-debug
+rounds, so a resumed run does not probe again.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import signal
+import tempfile
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+from coderank_evalplus.testgen.extract import assert_body, parse_assert
+
+SHOW_CHARS = 300  # characters of a returned value's repr or an exception message shown to the model
+_PROBE_WALL_S = 10.0
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One question: what does ``program`` do on trial test ``test`` (an ``assert …`` statement)?"""
+
+    program: str
+    test: str
+    entry_point: str
+    cpu_limit: float = 1.0
+
+
+def call_of(test: str, entry_point: str) -> Optional[str]:
+    """The entry-point call inside an assert (``f(1, 2)`` of ``assert f(1, 2) == 3``), or None."""
+    body = assert_body(test.strip())
+    parsed = parse_assert(body, entry_point)
+    if parsed is not None:
+        return parsed[0]
+    try:
+        tree = ast.parse("assert " + body)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == entry_point:
+            return ast.unparse(node)
+    return None
+
+
+class _Timeout(BaseException):
+    pass
+
+
+def _on_timer(signum, frame):  # pragma: no cover - runs in the child
+    raise _Timeout()
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= SHOW_CHARS else text[:SHOW_CHARS] + "…"
+
+
+def _describe(exc: BaseException) -> str:  # pragma: no cover - runs in the child
+    """``Type: message`` (just ``Type`` when the message is empty)."""
+    message = str(exc)
+    return f"{type(exc).__name__}: {_short(message)}" if message else type(exc).__name__
+
+
+def _probe_child(probe: Probe, workdir: str, mem: Optional[int]) -> bytes:  # pragma: no cover - runs in the child
+    """In the child: run the program, then the call (or the whole assert); describe what happened."""
+    from coderank_evalplus.engine.sandbox.child import compile_program
+    from coderank_evalplus.engine.sandbox.guard import evalplus_utils
+
+    utils = evalplus_utils()
+    os.chdir(workdir)
+    signal.signal(signal.SIGPROF, _on_timer)
+    signal.signal(signal.SIGALRM, _on_timer)
+    setitimer, prof, real = signal.setitimer, signal.ITIMER_PROF, signal.ITIMER_REAL
+    utils.reliability_guard(maximum_memory_bytes=mem)
+    env = {"__name__": "__coderank_candidate__"}
+    call = call_of(probe.test, probe.entry_point)
+    _repr = repr
+
+    def limited(fn, seconds: float):
+        setitimer(prof, seconds, 0.05)
+        setitimer(real, 3 * seconds + 1, 0.25)
+        try:
+            with utils.swallow_io():
+                return fn()
+        finally:
+            setitimer(prof, 0)
+            setitimer(real, 0)
+
+    try:
+        limited(lambda: exec(compile_program(probe.program), env), max(1.0, probe.cpu_limit))
+    except _Timeout:
+        return b"import-timeout\n"
+    except BaseException as exc:  # noqa: BLE001
+        return f"import-error\n{_describe(exc)}".encode("utf-8", "replace")
+    try:
+        if call is None:
+            limited(lambda: exec("assert " + assert_body(probe.test.strip()), env), probe.cpu_limit)
+            return b"passed\n"
+        text = limited(lambda: _repr(eval(call, env)), probe.cpu_limit)
+        return f"returned\n{call}\n{_short(text)}".encode("utf-8", "replace")
+    except _Timeout:
+        return f"timeout\n{call or ''}".encode("utf-8", "replace")
+    except BaseException as exc:  # noqa: BLE001
+        return f"raised\n{call or ''}\n{_describe(exc)}".encode("utf-8", "replace")
+
+
+def run_probe(probe: Probe) -> tuple[str, ...]:
+    """(kind, *details) of one probe, run in a confined child of this process.
+
+    kind: ``returned`` (call, repr), ``raised`` (call, "Type: message"), ``timeout`` (call), ``import-error``
+    ("Type: message"), ``import-timeout``, ``passed`` (the test passed this time), ``lost`` (the child died)."""
+    import shutil
+
+    from coderank_evalplus.engine.sandbox import max_memory_bytes, run_function_in_child
+
+    mem = max_memory_bytes()  # evalplus's cap, read here: the child imports nothing
+    workdir = tempfile.mkdtemp(prefix="coderank_probe_")
+    try:
+        out = run_function_in_child(lambda: _probe_child(probe, workdir, mem),
+                                    wall_timeout=_PROBE_WALL_S + 4 * probe.cpu_limit,
+                                    cpu_budget=int(3 + 2 * probe.cpu_limit), writable_dir=workdir)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    if out is None:
+        return ("lost",)
+    kind, _, rest = out.decode("utf-8", "replace").partition("\n")
+    if kind in ("returned", "raised"):
+        call, _, detail = rest.partition("\n")
+        return kind, call, detail
+    return (kind, rest) if rest else (kind,)
+
+
+def worker_probe(probes: Sequence[Probe]) -> list[tuple[str, ...]]:
+    """Worker job: several probes (of one task) in a row."""
+    from coderank_evalplus.engine.sandbox.guard import evalplus_utils
+    from coderank_evalplus.engine.sandbox.worker import freeze_heap
+
+    evalplus_utils()
+    freeze_heap()
+    return [run_probe(p) for p in probes]
+
+
+def probe_all(probes: Sequence[Probe], workers: Optional[int] = None) -> list[tuple[str, ...]]:
+    """Run probes in worker interpreters (each distinct probe once); results in the order given."""
+    from coderank_evalplus.engine.workers import WorkerPool
+
+    unique = list(dict.fromkeys(probes))
+    if not unique:
+        return []
+    n_workers = max(1, min(workers or os.cpu_count() or 1, len(unique)))
+    chunks = [unique[i::n_workers] for i in range(n_workers)]
+    result: dict[Probe, tuple[str, ...]] = {}
+    with WorkerPool(n_workers) as pool:
+        for idx, outs in pool.run("coderank_evalplus.doce.feedback:worker_probe", chunks, on_lost=None):
+            result.update(zip(chunks[idx], outs))
+    return [result[p] for p in probes]
+
+
+def feedback_text(test: str, status: str, probe: tuple[str, ...]) -> str:
+    """The sentence shown to the model about one failing trial test.
+
+    ``status``: the engine's verdict on the test (``fail``, ``error``, ``timeout``, or ``import`` when the
+    program did not get past its own top level)."""
+    shown = test.strip()
+    kind = probe[0] if probe else "lost"
+    if status == "import" or kind in ("import-error", "import-timeout"):
+        if kind == "import-error":
+            return f"The code does not run: {probe[1]}."
+        if kind == "import-timeout":
+            return "The code does not run: its top level does not finish within the time limit."
+        return "The code does not run."
+    if status == "timeout" or kind == "timeout":
+        call = probe[1] if kind == "timeout" and len(probe) > 1 and probe[1] else None
+        what = f"`{call}`" if call else "it"
+        return f"The test `{shown}` failed: {what} did not finish within the time limit."
+    if kind == "returned":
+        return f"The test `{shown}` failed: `{probe[1]}` returned `{probe[2]}`."
+    if kind == "raised":
+        where = f"`{probe[1]}` raised" if probe[1] else "it raised"
+        return f"The test `{shown}` failed: {where} {probe[2]}."
+    return f"The test `{shown}` failed."

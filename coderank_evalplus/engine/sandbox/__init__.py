@@ -1,0 +1,25 @@
+"""Run one untrusted program on many tests in a confined, forked child process.
+
+The child is guarded with EvalPlus's primitives (``reliability_guard``, ``swallow_io``, the memory cap from
+``EVALPLUS_MAX_MEMORY_BYTES``) and confined with kernel features evalplus does not use. One job per module:
+
+* ``limits``   — ``Limits`` (per-test CPU time, wall-clock watchdog) and evalplus's memory cap;
+* ``confine``  — every kernel rule a child gets: seccomp filter, Landlock ruleset, closed descriptors,
+  death with its worker, CPU rlimit;
+* ``guard``    — evalplus's Python-level ``reliability_guard``, applied once to a worker, and the candidates'
+  private ``builtins``;
+* ``child``    — the forked child: import the program, run each test under its CPU limit, record each result
+  in shared memory (so a crash loses one test);
+* ``runner``   — the parent side: fork, watch, restart after a crash or hang, collect results
+  (``run_program``), and ``run_function_in_child`` for the judge;
+* ``worker``   — the jobs a ``coderank_evalplus.engine.workers`` interpreter runs (``worker_run``) and the state a worker
+  keeps between them.
+"""
+
+from coderank_evalplus.engine.sandbox.child import compile_items, compile_program
+from coderank_evalplus.engine.sandbox.limits import Limits, max_memory_bytes
+from coderank_evalplus.engine.sandbox.runner import run_function_in_child, run_program
+from coderank_evalplus.engine.sandbox.worker import freeze_heap, worker_run
+
+__all__ = ["Limits", "max_memory_bytes", "compile_program", "compile_items", "run_program", "run_function_in_child",
+           "worker_run", "freeze_heap"]

@@ -1,0 +1,113 @@
+"""JSON lines, read strictly: every malformed line is a ``SampleFileError`` naming the file and the line; the
+field checks every format's reader shares."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import zlib
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Mapping
+
+
+class SampleFileError(ValueError):
+    """A samples or tests file is malformed; the message names the file and line."""
+
+
+_SHOW = 80  # characters of an offending line or value quoted in a message
+
+
+def quote(text: str) -> str:
+    return repr(text[:_SHOW]) + (f" … ({len(text)} characters)" if len(text) > _SHOW else "")
+
+
+def read_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, dict]]:
+    """Yield (line number, record) of a .jsonl or .jsonl.gz file; malformed lines raise SampleFileError.
+
+    Every message is one line and names the file and the line: invalid UTF-8, invalid or truncated JSON,
+    nesting too deep, numbers out of range, a value that is not an object. A UTF-8 byte-order mark is allowed."""
+    path = Path(path)
+    if path.is_dir():
+        raise SampleFileError(f"{path}: is a folder, expected a .jsonl file")
+    if not path.is_file():
+        raise SampleFileError(f"{path}: no such file")
+    opener = gzip.open if path.suffix == ".gz" else open
+    lineno = 0
+    try:
+        with opener(path, "rb") as fh:
+            for lineno, raw in enumerate(fh, 1):
+                try:
+                    line = raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
+                except UnicodeDecodeError as exc:
+                    raise SampleFileError(f"{path}:{lineno}: not valid UTF-8 (byte {exc.start}: "
+                                          f"{raw[exc.start:exc.start + 4]!r})") from None
+                if not line.strip():
+                    continue
+                try:
+                    rec = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    cut = exc.pos >= len(line.rstrip()) or exc.msg.startswith("Unterminated string")
+                    what = "truncated JSON" if cut else "not valid JSON"
+                    reason = exc.msg[:-3] if exc.msg.endswith(" at") else exc.msg
+                    raise SampleFileError(f"{path}:{lineno}: {what} ({reason}, column {exc.colno}): "
+                                          f"{quote(line.rstrip())}") from None
+                except RecursionError:
+                    raise SampleFileError(f"{path}:{lineno}: JSON nested too deeply") from None
+                except ValueError as exc:  # e.g. an integer literal with too many digits
+                    raise SampleFileError(f"{path}:{lineno}: unreadable JSON value ({str(exc)[:_SHOW]})") from None
+                if not isinstance(rec, dict):
+                    raise SampleFileError(f"{path}:{lineno}: expected a JSON object, got {type(rec).__name__}")
+                yield lineno, rec
+    except (EOFError, OSError, gzip.BadGzipFile, zlib.error) as exc:
+        where = f"{path}:{lineno + 1}" if lineno else str(path)
+        raise SampleFileError(f"{where}: cannot be read ({type(exc).__name__}: {str(exc)[:_SHOW]})") from None
+
+
+def write_jsonl(path: str | os.PathLike, records: Iterable[Mapping[str, Any]], append: bool = False) -> None:
+    """Write records as one JSON object per line: atomically (``storage.atomic_write_jsonl``), or appended and
+    flushed with ``append=True`` (a killed run keeps what was written)."""
+    if not append:
+        from coderank_evalplus.storage import atomic_write_jsonl
+
+        atomic_write_jsonl(path, records)
+        return
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a", encoding="utf-8") as fh:
+        for rec in records:
+            fh.write(json.dumps(rec) + "\n")
+        fh.flush()
+
+
+def str_field(rec: dict, key: str, path: Path, lineno: int) -> str:
+    value = rec.get(key)
+    if not isinstance(value, str):
+        got = "missing" if key not in rec else f"got {type(value).__name__}"
+        raise SampleFileError(f"{path}:{lineno}: field {key!r} must be a string ({got})")
+    return value
+
+
+def str_list(rec: dict, key: str, path: Path, lineno: int) -> list[str]:
+    value = rec.get(key)
+    if not isinstance(value, list):
+        got = "missing" if key not in rec else f"got {type(value).__name__}"
+        raise SampleFileError(f"{path}:{lineno}: field {key!r} must be a list of strings ({got})")
+    for i, v in enumerate(value):
+        if not isinstance(v, str):
+            raise SampleFileError(f"{path}:{lineno}: field {key!r} must be a list of strings "
+                                  f"(item {i} is {type(v).__name__})")
+    return value
+
+
+def once(seen: dict[str, int], tid: str, path: Path, lineno: int, what: str) -> None:
+    """A task may have one record of this kind per file (a second one would double its samples)."""
+    first = seen.setdefault(tid, lineno)
+    if first != lineno:
+        raise SampleFileError(f"{path}:{lineno}: duplicate {what} for {tid} (first at line {first})")
+
+
+def check_unmatched(unmatched: list[str], what: str) -> None:
+    if unmatched:
+        shown = "; ".join(unmatched[:3])
+        more = f"; … and {len(unmatched) - 3} more" if len(unmatched) > 3 else ""
+        raise SampleFileError(f"{len(unmatched)} {what} match no problem of the dataset: {shown}{more}")

@@ -1,0 +1,108 @@
+"""lm-evaluation-harness ``--log_samples`` output of this package's tasks (``humaneval_codet``, ``mbpp_plus_srank``…).
+
+lm-eval (0.4.x, ``EvaluationTracker.save_results_samples``) writes
+``<output_path>/<model>/samples_<task>_<date>.jsonl``, one JSON object per document and filter: ``doc`` (our task's
+document: ``task_id``, ``prompt`` — the solution prompt —, ``test_prompt``…), ``resps`` (one list of raw
+generations per request: the solution request's ``n_solutions`` answers, then, when the task asked for tests, the
+test request's ``n_test_samples`` answers), ``filtered_resps``, ``filter``, ``arguments``, metrics and hashes.
+
+From such a record, as :class:`~coderank_evalplus.integrations.lm_eval.CodeRankTask` builds them: the programs are
+``doc["prompt"]`` + each raw solution cut at CodeT's stop sequences, and the raw test samples are the test request's
+answers (the text after ``assert ``). lm-eval logs a document once per filter with the same ``resps``; the records of
+the first filter in the file are read.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional
+
+from coderank_evalplus.io.jsonl import SampleFileError
+from coderank_evalplus.testgen.extract import truncate
+
+SAMPLES_GLOB = "samples_*.jsonl"
+
+
+@dataclass(frozen=True)
+class LoggedSample:
+    """One document of an lm-eval samples file."""
+
+    task_id: str
+    prompt: str
+    solutions: list[str]  # raw answers to the solution request
+    tests: Optional[list[str]]  # raw answers to the test request; None when the task issued none
+    filter: str
+
+    def programs(self) -> list[str]:
+        """Full programs, as the task ranks them: the prompt the model continued + the cut completion."""
+        return [self.prompt + truncate(s) for s in self.solutions]
+
+
+def is_logged_sample(rec: dict) -> bool:
+    """Whether a JSON-lines record is an lm-eval ``--log_samples`` record."""
+    return "doc" in rec and "resps" in rec
+
+
+def parse_logged_sample(rec: dict, path: Path, lineno: int) -> LoggedSample:
+    """Check and unpack one record; malformed ones raise a one-line SampleFileError naming file and line."""
+    where = f"{path}:{lineno}: lm-eval sample"
+    doc = rec.get("doc")
+    if not isinstance(doc, dict):
+        raise SampleFileError(f"{where}: field 'doc' must be an object (got {type(doc).__name__})")
+    fields = {}
+    for key in ("task_id", "prompt"):
+        value = doc.get(key)
+        if not isinstance(value, str):
+            got = "missing" if key not in doc else f"got {type(value).__name__}"
+            raise SampleFileError(f"{where}: doc field {key!r} must be a string ({got}; is this a log of a "
+                                  f"coderank task such as humaneval_codet?)")
+        fields[key] = value
+    resps = rec.get("resps")
+    if not (isinstance(resps, list) and 1 <= len(resps) <= 2 and all(isinstance(r, list) for r in resps)):
+        got = f"a list of {len(resps)}" if isinstance(resps, list) else type(resps).__name__
+        raise SampleFileError(f"{where}: field 'resps' must hold 1 or 2 lists of answers (solutions, then test "
+                              f"samples); got {got}")
+    for r, what in zip(resps, ("solution", "test")):
+        for i, text in enumerate(r):
+            if not isinstance(text, str):
+                raise SampleFileError(f"{where}: {what} answer {i} in 'resps' is {type(text).__name__}, "
+                                      f"expected a string")
+    filt = rec.get("filter", "none")
+    if not isinstance(filt, str):
+        raise SampleFileError(f"{where}: field 'filter' must be a string (got {type(filt).__name__})")
+    return LoggedSample(task_id=fields["task_id"], prompt=fields["prompt"], solutions=list(resps[0]),
+                        tests=list(resps[1]) if len(resps) > 1 else None, filter=filt)
+
+
+def task_of(file: Path) -> str:
+    """The task name in ``samples_<task>_<date>.jsonl`` (lm-eval's ``get_file_task_name``)."""
+    name = file.name
+    return name[name.find("_") + 1: name.rfind("_")]
+
+
+def find_samples_file(folder: Path) -> Optional[Path]:
+    """The lm-eval samples file of the one task in ``folder`` (lm-eval's ``--output_path``, or its per-model
+    subfolder), the newest when the task ran several times; None when there is none. Files of several tasks (or
+    models) raise SampleFileError listing them."""
+    files = [f for f in (*folder.glob(SAMPLES_GLOB), *folder.glob(f"*/{SAMPLES_GLOB}")) if f.is_file()]
+    if not files:
+        return None
+    groups: dict[tuple[Path, str], list[Path]] = defaultdict(list)
+    for f in files:
+        groups[(f.parent, task_of(f))].append(f)
+    if len(groups) > 1:
+        names = sorted(f"{task} ({parent.relative_to(folder)}/)" if parent != folder else task
+                       for parent, task in groups)
+        shown = ", ".join(names[:8]) + (f", … ({len(names)} in all)" if len(names) > 8 else "")
+        raise SampleFileError(f"{folder}: lm-eval samples of several tasks: {shown}; pass one "
+                              f"samples_<task>_<date>.jsonl file")
+    (only,) = groups.values()
+    return max(only, key=lambda f: f.name)  # lm-eval's date suffix is ISO 8601: the last name is the newest
+
+
+def only_first_filter(sample: LoggedSample, state: dict[str, Any]) -> bool:
+    """True for records of the first filter seen in a file (``state`` is the caller's per-file dict)."""
+    first = state.setdefault("filter", sample.filter)
+    return sample.filter == first

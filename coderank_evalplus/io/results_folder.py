@@ -1,0 +1,203 @@
+"""A results folder holds everything a report needs, so any table or figure can be recomputed from it alone.
+
+Layout ``coderank-results`` version 1 (written by ``rerank``, ``run``, ``evalplus.evaluate --rerank`` and the
+lm-eval tasks; read by ``leaderboard``):
+
+- ``rerank_results.json``: the metrics table, the run's configuration, ``"layout": {"name": "coderank-results",
+  "version": 1}``.
+- ``problems.jsonl``: one record per problem, in the run's order: ``task_id``, ``dataset`` (evalplus family),
+  ``entry_point``, ``prompt``, ``trial_tests``, ``n_candidates``, the generated test suite (``asserts``, ``counts``,
+  ``inputs``, ``assert_input``, ``expected``, ``comparisons``, ``sample_asserts`` — the asserts each raw test sample
+  contributed, or null), and which optional arrays exist (``has_canonical``, ``has_hidden``).
+- ``matrices.npz``: for problem number ``i`` of ``problems.jsonl``, arrays named ``<i>.<name>``:
+  ``program_of_candidate`` (candidate → row of the unique-program matrices), ``pass_matrix`` (program × assert
+  outcome code, :mod:`coderank_evalplus.engine.outcomes`), ``output_matrix`` / ``output_kind`` (program × input: 63-bit
+  digest of the returned value or raised exception type, and which), ``trial_matrix`` (program × trial test),
+  ``compiled`` (program), ``verdict_base`` / ``verdict_plus`` (candidate: 1 pass, 0 fail, -1 not judged), and
+  where present ``canonical_pass`` / ``canonical_output`` / ``canonical_kind`` (the reference solution on the same
+  suite), ``hidden_output`` / ``hidden_kind`` (outputs on the benchmark's base inputs, for ``mbr_exec_hidden``) and
+  ``feature.<name>`` (candidate: likelihood features such as ``logprob``, nan where unknown; listed in the problem's
+  ``features``).
+- ``verdicts.jsonl``, ``rankings.jsonl``: readable copies of the verdicts and the top groups per method.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Optional
+
+import numpy as np
+
+from coderank_evalplus.storage import atomic_open as _atomic
+from coderank_evalplus.storage import atomic_write_text  # noqa: F401 - the one atomic writer, re-exported
+from coderank_evalplus.types import LAYOUT, Executions, Problem, RerankResult, TestSuite  # noqa: F401 (LAYOUT re-exported)
+
+
+PROBLEMS_FILE = "problems.jsonl"
+MATRICES_FILE = "matrices.npz"
+RESULTS_FILE = "rerank_results.json"
+_SUITE_FIELDS = ("asserts", "counts", "inputs", "assert_input", "expected", "comparisons", "sample_asserts")
+
+
+class ResultsFolderError(ValueError):
+    """A results folder is missing, incomplete or of an unknown layout; the message names it."""
+
+
+@dataclass
+class StoredProblem:
+    """One problem of a results folder: what its rankers and metrics need, without re-executing anything."""
+
+    problem: Problem
+    executions: Executions
+    verdict_base: np.ndarray  # int8 per candidate: 1 pass, 0 fail, -1 not judged
+    verdict_plus: np.ndarray
+    canonical: Optional[Executions] = None
+    hidden: Optional[tuple[np.ndarray, np.ndarray]] = None
+    features: dict[str, np.ndarray] = field(default_factory=dict)  # likelihood features, one value per candidate
+
+    def correct(self, split: str) -> np.ndarray:
+        """Bool per candidate: judged correct on ``split`` ("base" or "plus")."""
+        return (self.verdict_base if split == "base" else self.verdict_plus) == 1
+
+
+@dataclass
+class StoredRun:
+    """A results folder read back: its summary JSON and its problems in order."""
+
+    path: Path
+    summary: dict
+    problems: list[StoredProblem] = field(default_factory=list)
+
+    @property
+    def dataset(self) -> str:
+        return str(self.summary.get("dataset", ""))
+
+    @property
+    def has_plus(self) -> bool:
+        return any((p.verdict_plus >= 0).any() for p in self.problems)
+
+    @property
+    def seed(self) -> int:
+        return int((self.summary.get("config") or {}).get("seed", 0))
+
+
+def _verdict_arrays(n: int, verdicts: dict) -> tuple[np.ndarray, np.ndarray]:
+    base = np.full(n, -1, dtype=np.int8)
+    plus = np.full(n, -1, dtype=np.int8)
+    for c, v in verdicts.items():
+        base[c] = int(bool(v.base))
+        if v.plus is not None:
+            plus[c] = int(bool(v.plus))
+    return base, plus
+
+
+def _problem_record(problem: Problem, n_candidates: int, suite: TestSuite, has_canonical: bool,
+                    has_hidden: bool) -> dict:
+    rec: dict[str, Any] = {"task_id": problem.task_id, "dataset": problem.dataset,
+                           "entry_point": problem.entry_point, "prompt": problem.prompt,
+                           "trial_tests": list(problem.trial_tests), "n_candidates": n_candidates}
+    for name in _SUITE_FIELDS:
+        rec[name] = getattr(suite, name)
+    rec.update(has_canonical=has_canonical, has_hidden=has_hidden)
+    return rec
+
+
+def write_folder(result: RerankResult, problems: dict[str, Problem], out: Path) -> None:
+    """Write ``problems.jsonl`` and ``matrices.npz`` for every outcome that carries its executions."""
+    arrays: dict[str, np.ndarray] = {}
+    lines = []
+    for i, (tid, o) in enumerate(o for o in result.outcomes.items() if o[1].executions is not None):
+        ex = o.executions
+        base, plus = _verdict_arrays(o.n_candidates, o.verdicts)
+        arrays.update({f"{i}.program_of_candidate": ex.program_of_candidate, f"{i}.pass_matrix": ex.pass_matrix,
+                       f"{i}.output_matrix": ex.output_matrix, f"{i}.output_kind": ex.output_kind,
+                       f"{i}.trial_matrix": ex.trial_matrix, f"{i}.compiled": ex.compiled,
+                       f"{i}.verdict_base": base, f"{i}.verdict_plus": plus})
+        if o.canonical is not None:
+            arrays.update({f"{i}.canonical_pass": o.canonical.pass_matrix[0],
+                           f"{i}.canonical_output": o.canonical.output_matrix[0],
+                           f"{i}.canonical_kind": o.canonical.output_kind[0]})
+        if o.hidden is not None:
+            arrays.update({f"{i}.hidden_output": o.hidden[0], f"{i}.hidden_kind": o.hidden[1]})
+        rec = _problem_record(problems[tid], o.n_candidates, o.suite, o.canonical is not None, o.hidden is not None)
+        if o.features:
+            arrays.update({f"{i}.feature.{name}": np.asarray(v, dtype=float) for name, v in o.features.items()})
+            rec["features"] = sorted(o.features)
+        lines.append(json.dumps(rec))
+    with _atomic(out / MATRICES_FILE, "wb") as fh:
+        np.savez_compressed(fh, **arrays)
+    atomic_write_text(out / PROBLEMS_FILE, "".join(line + "\n" for line in lines))
+
+
+def _suite(rec: dict) -> TestSuite:
+    return TestSuite(**{name: rec.get(name) if name == "sample_asserts" else list(rec.get(name) or [])
+                        for name in _SUITE_FIELDS})
+
+
+def _executions(task_id: str, arr, i: int, suite: TestSuite) -> Executions:
+    return Executions(task_id=task_id, program_of_candidate=arr[f"{i}.program_of_candidate"],
+                      pass_matrix=arr[f"{i}.pass_matrix"], assert_counts=np.asarray(suite.counts, dtype=np.int64),
+                      output_matrix=arr[f"{i}.output_matrix"], output_kind=arr[f"{i}.output_kind"],
+                      trial_matrix=arr[f"{i}.trial_matrix"], compiled=arr[f"{i}.compiled"], suite=suite)
+
+
+def _canonical(task_id: str, arr, i: int, suite: TestSuite) -> Executions:
+    pm = arr[f"{i}.canonical_pass"][None, :]
+    return Executions(task_id=task_id, program_of_candidate=np.zeros(1, dtype=np.int64), pass_matrix=pm,
+                      assert_counts=np.asarray(suite.counts, dtype=np.int64),
+                      output_matrix=arr[f"{i}.canonical_output"][None, :],
+                      output_kind=arr[f"{i}.canonical_kind"][None, :],
+                      trial_matrix=np.zeros((1, 0), dtype=np.uint8), compiled=np.ones(1, dtype=bool), suite=suite)
+
+
+def read_summary(folder: Path) -> dict:
+    """``rerank_results.json`` of a results folder, checked to be of a layout this version reads."""
+    path = Path(folder) / RESULTS_FILE
+    if not path.is_file():
+        raise ResultsFolderError(f"{folder}: not a results folder (no {RESULTS_FILE})")
+    try:
+        summary = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ResultsFolderError(f"{path}: unreadable ({exc})") from None
+    layout = summary.get("layout") or {}
+    if layout.get("name") != LAYOUT["name"] or not (Path(folder) / MATRICES_FILE).is_file():
+        raise ResultsFolderError(f"{folder}: written by an older version, without the stored matrices; run the same "
+                                 f"`coderank-evalplus rerank` command again to add them (the execution cache means "
+                                 f"nothing is executed twice)")
+    if int(layout.get("version", 0)) > LAYOUT["version"]:
+        raise ResultsFolderError(f"{folder}: results layout version {layout.get('version')} is newer than this "
+                                 f"package reads ({LAYOUT['version']}); upgrade coderank_evalplus")
+    return summary
+
+
+def load_folder(folder: str | os.PathLike, task_ids: Optional[Iterable[str]] = None) -> StoredRun:
+    """Read a results folder back (only ``task_ids`` when given), with nothing executed or judged again."""
+    folder = Path(folder)
+    summary = read_summary(folder)
+    wanted = None if task_ids is None else set(task_ids)
+    run = StoredRun(folder, summary)
+    try:
+        lines = (folder / PROBLEMS_FILE).read_text(encoding="utf-8").splitlines()
+        with np.load(folder / MATRICES_FILE, allow_pickle=False) as arr:
+            for i, line in enumerate(lines):
+                rec = json.loads(line)
+                tid = rec["task_id"]
+                if wanted is not None and tid not in wanted:
+                    continue
+                suite = _suite(rec)
+                problem = Problem(task_id=tid, dataset=rec.get("dataset", "humaneval"), prompt=rec.get("prompt", ""),
+                                  entry_point=rec["entry_point"], trial_tests=tuple(rec.get("trial_tests") or ()))
+                ex = _executions(tid, arr, i, suite)
+                canonical = _canonical(tid, arr, i, suite) if rec.get("has_canonical") else None
+                hidden = (arr[f"{i}.hidden_output"], arr[f"{i}.hidden_kind"]) if rec.get("has_hidden") else None
+                features = {name: arr[f"{i}.feature.{name}"] for name in rec.get("features") or ()}
+                run.problems.append(StoredProblem(problem, ex, arr[f"{i}.verdict_base"], arr[f"{i}.verdict_plus"],
+                                                  canonical, hidden, features))
+    except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+        raise ResultsFolderError(f"{folder}: damaged results folder ({type(exc).__name__}: {exc}); run the "
+                                 f"command that wrote it again") from None
+    return run

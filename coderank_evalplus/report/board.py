@@ -1,0 +1,46 @@
+"""The leaderboard's data: its entries, its settings and the computed ``Leaderboard`` the writers, figures and page
+read (plain dataclasses, no computation)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional, Sequence
+
+from coderank_evalplus.report.curves import DEFAULT_DRAWS
+from coderank_evalplus.report.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
+
+DEFAULT_COMPARE_TO = ("random", "codet")
+
+
+@dataclass
+class Entry:
+    """One leaderboard row: a model's results folder, and which test pool it was reranked with."""
+
+    name: str
+    folder: Path
+    tests_label: str = ""
+
+
+@dataclass
+class LeaderboardConfig:
+    methods: Sequence[str] = ("codet", "srank", "mbr_exec")
+    compare_to: Sequence[str] = DEFAULT_COMPARE_TO
+    n_resamples: int = DEFAULT_RESAMPLES
+    seed: int = DEFAULT_SEED
+    draws: int = DEFAULT_DRAWS
+    curves: bool = True
+    workers: Optional[int] = None
+    progress: bool = True
+    cache_dir: Optional[Path] = None  # budget curves are kept here, keyed by the folder's content and the settings
+
+
+@dataclass
+class Leaderboard:
+    """Everything the writers and the page need."""
+
+    config: dict
+    rows: list[dict] = field(default_factory=list)
+    curves: list[dict] = field(default_factory=list)
+    quality: list[dict] = field(default_factory=list)
+    timing: dict = field(default_factory=dict)

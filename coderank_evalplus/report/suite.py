@@ -1,0 +1,256 @@
+"""Leaderboard suites: a TOML file naming (model samples, test pool) entries, run into results folders.
+
+```toml
+methods = ["codet", "srank"]        # optional; random and oracle are always there
+compare_to = ["random", "codet"]    # optional: paired comparisons against these
+limit = 0                           # optional: the dataset's first N problems (0: all)
+[[entry]]
+name = "codex-davinci-002"          # the row's model
+dataset = "humaneval"               # as in `rerank`
+solutions = "samples.jsonl.gz"      # paths absolute or relative to this file
+tests = "tests.jsonl"
+tests_label = "gpt-4 tests"         # optional: which test pool
+# or, instead of solutions/tests: results = "runs/existing-results-folder"
+```
+
+Each entry's results folder is ``<output>/runs/<name>--<tests_label>``; it is reused when its inputs are unchanged
+(same file contents and settings, recorded as a fingerprint), else `rerank` runs again through the shared
+execution cache, so nothing already executed or judged is done twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+from coderank_evalplus.io.results_folder import ResultsFolderError, read_summary
+
+_TOP_KEYS = {"methods", "compare_to", "limit", "data_dir", "time_limit", "tests_per_sample", "n_resamples", "seed",
+             "draws", "entry", "base_only"}
+_ENTRY_KEYS = {"name", "dataset", "solutions", "tests", "tests_label", "results", "limit", "time_limit",
+               "tests_per_sample", "data_dir"}
+
+
+class SuiteError(ValueError):
+    """A suite file is malformed; the message names the file and the entry."""
+
+
+@dataclass
+class SuiteEntry:
+    name: str
+    dataset: str = "humaneval"
+    solutions: Optional[Path] = None
+    tests: Optional[Path] = None
+    tests_label: str = ""
+    results: Optional[Path] = None
+    limit: Optional[int] = None
+    time_limit: float = 0.1
+    tests_per_sample: Optional[int] = 5
+    data_dir: Optional[str] = None
+
+
+@dataclass
+class Suite:
+    path: Optional[Path]
+    entries: list[SuiteEntry] = field(default_factory=list)
+    methods: list[str] = field(default_factory=lambda: ["codet", "srank", "mbr_exec"])
+    compare_to: list[str] = field(default_factory=lambda: ["random", "codet"])
+    n_resamples: int = 2000
+    seed: int = 0
+    draws: int = 20
+    base_only: bool = False
+
+
+def _load_toml(path: Path) -> dict:
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        raise SuiteError(f"{path}: no such suite file") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise SuiteError(f"{path}: not valid TOML ({exc})") from None
+
+
+def _typed(where: str, key: str, value: Any, kind: type | tuple) -> Any:
+    if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
+        names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        raise SuiteError(f"{where}: {key!r} must be a {names} (got {value!r})")
+    return value
+
+
+def _path(base: Path, where: str, key: str, value: Any, must_exist: bool = True) -> Path:
+    p = Path(_typed(where, key, value, str)).expanduser()
+    p = p if p.is_absolute() else (base / p)
+    if must_exist and not p.exists():
+        raise SuiteError(f"{where}: {key} = {value!r}: {p} does not exist")
+    return p.resolve()
+
+
+def load_suite(path: str | Path) -> Suite:
+    """Parse and check a suite file; every error names the file and the entry (number and name)."""
+    path = Path(path)
+    data = _load_toml(path)
+    unknown = set(data) - _TOP_KEYS
+    if unknown:
+        raise SuiteError(f"{path}: unknown key(s) {', '.join(sorted(unknown))} (known: {', '.join(sorted(_TOP_KEYS))})")
+    suite = Suite(path=path.resolve())
+    for key in ("methods", "compare_to"):
+        if key in data:
+            vals = _typed(str(path), key, data[key], list)
+            setattr(suite, key, [_typed(str(path), key, v, str) for v in vals])
+    for key in ("n_resamples", "seed", "draws"):
+        if key in data:
+            setattr(suite, key, _typed(str(path), key, data[key], int))
+    if "base_only" in data:
+        suite.base_only = _typed(str(path), "base_only", data["base_only"], bool)
+    entries = data.get("entry")
+    if not isinstance(entries, list) or not entries:
+        raise SuiteError(f"{path}: no [[entry]] tables (each needs name, dataset, solutions and tests, or results)")
+    base = path.resolve().parent
+    seen: dict[tuple[str, str], int] = {}
+    for i, raw in enumerate(entries, 1):
+        where = f"{path}: entry {i}" + (f" ({raw.get('name')})" if isinstance(raw.get("name"), str) else "")
+        unknown = set(raw) - _ENTRY_KEYS
+        if unknown:
+            raise SuiteError(f"{where}: unknown key(s) {', '.join(sorted(unknown))} "
+                             f"(known: {', '.join(sorted(_ENTRY_KEYS))})")
+        if "name" not in raw:
+            raise SuiteError(f"{where}: missing 'name'")
+        e = SuiteEntry(name=_typed(where, "name", raw["name"], str))
+        e.tests_label = _typed(where, "tests_label", raw.get("tests_label", ""), str)
+        e.dataset = _typed(where, "dataset", raw.get("dataset", "humaneval"), str)
+        e.limit = _typed(where, "limit", raw.get("limit", data.get("limit")), (int, type(None)))
+        e.time_limit = float(_typed(where, "time_limit", raw.get("time_limit", data.get("time_limit", 0.1)),
+                                    (int, float)))
+        e.tests_per_sample = _typed(where, "tests_per_sample",
+                                    raw.get("tests_per_sample", data.get("tests_per_sample", 5)), int) or None
+        dd = raw.get("data_dir", data.get("data_dir"))
+        e.data_dir = str(_path(base, where, "data_dir", dd)) if dd is not None else None
+        if "results" in raw:
+            if "solutions" in raw or "tests" in raw:
+                raise SuiteError(f"{where}: give either 'results' or 'solutions' + 'tests', not both")
+            e.results = _path(base, where, "results", raw["results"])
+        else:
+            for key in ("solutions", "tests"):
+                if key not in raw:
+                    raise SuiteError(f"{where}: missing {key!r} (or give 'results', an existing results folder)")
+            e.solutions = _path(base, where, "solutions", raw["solutions"])
+            e.tests = _path(base, where, "tests", raw["tests"])
+        key = (e.name, e.tests_label)
+        if key in seen:
+            raise SuiteError(f"{where}: same name and tests_label as entry {seen[key]}; rows must differ")
+        seen[key] = i
+        suite.entries.append(e)
+    return suite
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._+-]+", "_", text).strip("_") or "entry"
+
+
+def run_folder(output: Path, e: SuiteEntry) -> Path:
+    return output / "runs" / (slug(e.name) + (f"--{slug(e.tests_label)}" if e.tests_label else ""))
+
+
+def _file_digest(path: Path) -> str:
+    h = hashlib.sha256()
+    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+    for f in files:
+        h.update(str(f.relative_to(path) if path.is_dir() else "").encode())
+        with open(f, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                h.update(chunk)
+    return h.hexdigest()
+
+
+def fingerprint(e: SuiteEntry, methods: list[str], base_only: bool) -> str:
+    """What determines an entry's results folder: its input files' contents and the settings."""
+    from coderank_evalplus.io.results_folder import LAYOUT
+
+    parts = {"solutions": _file_digest(e.solutions), "tests": _file_digest(e.tests), "dataset": e.dataset,
+             "limit": e.limit, "time_limit": e.time_limit, "tests_per_sample": e.tests_per_sample,
+             "data_dir": e.data_dir, "methods": sorted(methods), "base_only": base_only, "layout": LAYOUT}
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:32]
+
+
+def ensure_results(suite: Suite, output: Path, cache_dir: Optional[Path], workers: Optional[int],
+                   progress: bool, executor: str = "local", ray_address: Optional[str] = None
+                   ) -> list[tuple[SuiteEntry, Path, dict]]:
+    """Each entry's results folder, running `rerank` for those missing or out of date. Returns
+    (entry, folder, {"reused": bool, "seconds": float, "execution": …}) per entry. The reranks share one executor
+    (``executors.make_executor``), made when the first entry needs it."""
+    import contextlib
+
+    from coderank_evalplus.engine.execution import ResultCache
+    from coderank_evalplus.engine.executor_factory import make_executor
+
+    out = []
+    cache = None
+    runner = None
+    stack = contextlib.ExitStack()
+    try:
+        for k, e in enumerate(suite.entries, 1):
+            if e.results is not None:
+                read_summary(e.results)  # a clear error now rather than after the other entries ran
+                out.append((e, e.results, {"reused": True, "seconds": 0.0}))
+                continue
+            folder = run_folder(output, e)
+            fp = fingerprint(e, suite.methods, suite.base_only)
+            try:
+                summary = read_summary(folder)
+                if summary.get("fingerprint") == fp:
+                    out.append((e, folder, {"reused": True, "seconds": 0.0}))
+                    continue
+            except ResultsFolderError:
+                pass
+            if cache is None:
+                cache = ResultCache(Path(cache_dir or output / "cache") / "executions.sqlite")
+            label = f"{e.name}" + (f" · {e.tests_label}" if e.tests_label else "")
+            print(f"[{k}/{len(suite.entries)}] {label}: rerank {e.solutions.name} with {e.tests.name}",
+                  file=sys.stderr, flush=True)
+            t0 = time.monotonic()
+            if runner is None:
+                runner = stack.enter_context(make_executor(executor, workers, ray_address))
+            result = rerank_entry(e, suite, cache, workers, progress, runner)
+            from coderank_evalplus.pipeline import write_results
+
+            result.extra.update(fingerprint=fp, entry={"name": e.name, "tests_label": e.tests_label},
+                                inputs={"solutions": str(e.solutions), "tests": str(e.tests)})
+            write_results(result, folder)
+            out.append((e, folder, {"reused": False, "seconds": round(time.monotonic() - t0, 2),
+                                    "execution": result.stats}))
+    finally:
+        stack.close()
+        if cache is not None:
+            cache.close()
+    return out
+
+
+def rerank_entry(e: SuiteEntry, suite: Suite, cache, workers: Optional[int], progress: bool, executor=None):
+    """`rerank` of one entry's files (as the `rerank` command does)."""
+    from coderank_evalplus.io.samples import read_solutions, read_test_samples
+    from coderank_evalplus.pipeline import RerankConfig, rerank
+    from coderank_evalplus.io.problems import load_problems, select_problems, selection_note
+
+    problems = load_problems(e.dataset, e.data_dir)
+    solutions = read_solutions(e.solutions, problems, e.data_dir)
+    tests = read_test_samples(e.tests, problems, e.data_dir)
+    # the dataset's first N problems, whatever the file's order: every model is scored on the same problems
+    chosen = select_problems(problems, solutions, e.limit)
+    note = selection_note(problems, chosen, e.limit, solutions)
+    if note:
+        print(f"  {note}", file=sys.stderr, flush=True)
+    solutions = {t: solutions[t] for t in chosen}
+    cfg = RerankConfig(methods=suite.methods, tests_per_sample=e.tests_per_sample, cpu_limit=e.time_limit,
+                       workers=workers, plus=not suite.base_only, progress=progress, limit=e.limit or None)
+    return rerank(e.dataset, problems, solutions, tests, cfg, cache, executor=executor)

@@ -1,0 +1,57 @@
+"""The package's layout: no import circle, few modules at the top, every folder says what it holds."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import REPO
+
+PACKAGE = REPO / "coderank_evalplus"
+
+
+def test_no_import_cycle():
+    r = subprocess.run([sys.executable, str(REPO / "tools" / "import_cycles.py"), str(PACKAGE)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert " 0 cycles" in r.stdout
+
+
+def test_cycle_finder_finds_a_cycle(tmp_path):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from pkg.b import x\n")
+    (pkg / "b.py").write_text("def f():\n    from pkg import a\n")
+    (pkg / "c.py").write_text("import pkg.a\n")
+    r = subprocess.run([sys.executable, str(REPO / "tools" / "import_cycles.py"), str(pkg)],
+                       capture_output=True, text=True)
+    assert r.returncode == 1
+    assert "cycle: pkg.a <-> pkg.b" in r.stdout
+
+
+def test_at_most_eight_modules_at_the_top():
+    top = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert len(top) <= 8, top
+
+
+def test_every_subpackage_has_a_docstring():
+    import ast
+
+    for init in PACKAGE.glob("*/__init__.py"):
+        doc = ast.get_docstring(ast.parse(init.read_text()))
+        assert doc and len(doc) > 80, init
+
+
+def test_old_module_paths_still_import_with_a_warning():
+    code = ("import warnings; warnings.simplefilter('error')\n"
+            "try:\n    import coderank_evalplus.judge\nexcept DeprecationWarning as w:\n    print('warned', w)\n"
+            "warnings.simplefilter('ignore')\n"
+            "from coderank_evalplus.sandbox.child import compile_program\n"
+            "from coderank_evalplus.artifacts import read_solutions\n"
+            "import coderank_evalplus.engine.judge as j\n"
+            "print(compile_program.__module__, read_solutions.__module__, j.__name__)\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
+    assert r.returncode == 0, r.stderr
+    assert "warned coderank_evalplus.judge moved to coderank_evalplus.engine.judge" in r.stdout
+    assert ("coderank_evalplus.engine.sandbox.child coderank_evalplus.io.samples coderank_evalplus.engine.judge"
+            in r.stdout)
