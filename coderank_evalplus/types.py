@@ -29,6 +29,8 @@ class Problem:
     test_prompt_body: str = ""  # signature + docstring with the examples removed (for test generation)
     original_test: str = ""  # runnable test code of the original benchmark (check(...) or assert lines)
     dataset_hash: str = ""  # evalplus's hash of the dataset file (keys its expected-output cache)
+    # other hashes evalplus gives the same dataset (the decompressed text of a .gz release: evalplus's cache of it)
+    dataset_hash_aliases: frozenset[str] = field(default=frozenset(), repr=False)
 
     @property
     def has_plus(self) -> bool:

@@ -54,11 +54,12 @@ def expected_outputs(problem: Problem) -> dict:
     from evalplus.eval._special_oracle import MBPP_OUTPUT_NOT_NONE_TASKS
     from evalplus.gen.util import trusted_exec
 
-    full = Path(CACHE_DIR) / f"{problem.dataset_hash}.pkl"  # evalplus.evaluate.get_groundtruth's cache
-    if problem.dataset_hash and full.is_file():
-        data = _evalplus_groundtruth(str(full), full.stat().st_mtime)
-        if problem.task_id in data:
-            return data[problem.task_id]
+    for dataset_hash in (problem.dataset_hash, *sorted(problem.dataset_hash_aliases)):  # any form of the release
+        full = Path(CACHE_DIR) / f"{dataset_hash}.pkl"  # evalplus.evaluate.get_groundtruth's cache
+        if dataset_hash and full.is_file():
+            data = _evalplus_groundtruth(str(full), full.stat().st_mtime)
+            if problem.task_id in data:
+                return data[problem.task_id]
     mine = user_cache_dir() / "groundtruth" / (problem.dataset_hash or "nohash") / (
         problem.task_id.replace("/", "_") + ".pkl")
     if mine.is_file():

@@ -4,8 +4,9 @@
 and ``plus_status`` (``"pass"`` / ``"fail"`` / ``"timeout"``, ``plus_status`` None with ``--base_only``), and the
 hash of the dataset it judged on. Those are the reference verdicts our judge reproduces; when such a file is at
 hand (``evalplus.evaluate --rerank``, or ``rerank --eval-results FILE``) it is used instead of judging, provided it
-is about these very samples: same dataset hash, same number of samples per task, same program text per sample,
-and plus verdicts when plus is wanted. Otherwise the caller judges, and says why (the reason returned here).
+is about these very samples: same dataset (evalplus's hash of it, in either form of the release file), same number
+of samples per task, same program text per sample, and plus verdicts when plus is wanted. Otherwise the caller
+judges, and says why (the reason returned here).
 
 evalplus itself reuses an existing results file without checking it against the samples, so a stale file next to
 new samples is caught here by its program texts.
@@ -48,9 +49,11 @@ def read_verdicts(path: str | os.PathLike, problems: Mapping[str, Problem], solu
         return None, f"{path}: no such file"
     except (OSError, ValueError, KeyError, TypeError) as exc:
         return None, f"{path}: not an evalplus results file ({exc.__class__.__name__}: {exc})"
-    hashes = {problems[t].dataset_hash for t in solutions}
-    if hashes != {file_hash} or not file_hash:
-        ours = ", ".join(sorted(h or "none" for h in hashes))
+    # evalplus's hash is the md5 of the file it read: the same release read as .gz or as its decompressed text
+    # (evalplus's cache) has two, both known to the problems
+    known = [{problems[t].dataset_hash, *problems[t].dataset_hash_aliases} - {""} for t in solutions]
+    if not file_hash or not all(file_hash in k for k in known):
+        ours = ", ".join(sorted({problems[t].dataset_hash or "none" for t in solutions}))
         return None, f"{path}: judged on dataset {file_hash!r}, these samples are for dataset {ours}"
     want_plus = plus and any(problems[t].has_plus for t in solutions)
     out: dict[str, list[Verdict]] = {}

@@ -4,15 +4,21 @@ Data is found, in this order: an explicit ``data_dir`` (``--data-dir``), the ``C
 evalplus's ``HUMANEVAL_OVERRIDE_PATH`` / ``MBPP_OVERRIDE_PATH``, evalplus's user cache (downloading when online).
 A data directory may hold the release files directly (``HumanEvalPlus.jsonl.gz``) or use the layout of
 the project's shared data folder (``evalplus_humanevalplus_release/v0.1.10/HumanEvalPlus.jsonl.gz``).
+
+Inside ``evalplus.evaluate --rerank`` evalplus decides instead (``file_for_evalplus``): the rerank reads the very
+file evalplus reads, with evalplus's hash function, so that evalplus's verdicts are recognised as being about
+these problems; ``data_dir`` / ``CODERANK_DATA`` only stand in for a download.
 """
 
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import os
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterable, Mapping, Optional, Sequence
+from typing import Iterable, Iterator, Mapping, Optional, Sequence
 
 from coderank_evalplus.types import Problem
 
@@ -88,25 +94,86 @@ def mbpp_plus_path(data_dir: Optional[str] = None, version: str = MBPP_PLUS_VERS
     return _release_path(data_dir, "evalplus_mbppplus_release", version, f"MbppPlus{variant}", "MBPP_OVERRIDE_PATH")
 
 
-def _evalplus_records(fam: str, path: Optional[Path]) -> tuple[dict[str, dict], str]:
-    """Load raw evalplus records and the dataset hash with evalplus's loaders (override path patched in)."""
+def _evalplus_module(dataset: str):
+    """evalplus's data module of the dataset's family and the name of its override-path global."""
     import evalplus.data.humaneval as he
     import evalplus.data.mbpp as mb
 
-    module, attr = (he, "HUMANEVAL_OVERRIDE_PATH") if fam == "humaneval" else (mb, "MBPP_OVERRIDE_PATH")
+    return (he, "HUMANEVAL_OVERRIDE_PATH") if family(dataset) == "humaneval" else (mb, "MBPP_OVERRIDE_PATH")
+
+
+@contextmanager
+def evalplus_reads(dataset: str, path: Optional[Path]) -> Iterator[None]:
+    """Inside the block, evalplus's loaders for the dataset's family (``get_human_eval_plus`` / ``get_mbpp_plus``
+    and their ``*_hash``) read ``path``; None leaves them reading what they read anyway. evalplus reads its override
+    variable when it is imported, so the module global is what decides; it is set back afterwards."""
+    module, attr = _evalplus_module(dataset)
     old = getattr(module, attr)
     if path is not None:
-        setattr(module, attr, str(path))  # evalplus reads the variable at import time; patch the module global
+        setattr(module, attr, str(path))
     try:
-        if fam == "humaneval":
-            return he.get_human_eval_plus(), he.get_human_eval_plus_hash()
-        return mb.get_mbpp_plus(), mb.get_mbpp_plus_hash()
-    except Exception as exc:  # download failures surface as many different exception types
-        raise DataNotFoundError(
-            f"could not load {'HumanEval+' if fam == 'humaneval' else 'MBPP+'}: {exc}. Offline? Point --data-dir / "
-            f"CODERANK_DATA at a folder with the evalplus release files") from exc
+        yield
     finally:
         setattr(module, attr, old)
+
+
+def evalplus_own_file(dataset: str) -> Optional[Path]:
+    """The local file evalplus's loader reads for the dataset's family as things stand: its override path (the
+    module global, from ``HUMANEVAL_OVERRIDE_PATH`` / ``MBPP_OVERRIDE_PATH`` when evalplus was imported), else its
+    cache file (``HumanEvalPlus-v0.1.10.jsonl``…) when present; None when it would download."""
+    from evalplus.data.utils import get_dataset_metadata
+
+    module, attr = _evalplus_module(dataset)
+    if getattr(module, attr):
+        return Path(getattr(module, attr))
+    name, version = (("HumanEvalPlus", module.HUMANEVAL_PLUS_VERSION) if family(dataset) == "humaneval"
+                     else ("MbppPlus", module.MBPP_PLUS_VERSION))
+    cache = Path(get_dataset_metadata(name, version, False, False)[1])
+    return cache if cache.is_file() else None
+
+
+def file_for_evalplus(dataset: str, data_dir: Optional[str] = None) -> Optional[Path]:
+    """For ``evalplus.evaluate --rerank``: the file to hand evalplus's loader, which the rerank then reads too.
+
+    None when evalplus has a file of its own (override path or cache: evalplus decides, the rerank follows), or
+    when neither it nor ``data_dir`` / ``CODERANK_DATA`` has one (evalplus downloads). Otherwise the release file
+    from ``data_dir`` / ``CODERANK_DATA``, so that evalplus reads it instead of downloading."""
+    fam = family(dataset)
+    if evalplus_own_file(fam) is not None or data_dir_from_env(data_dir) is None:
+        return None
+    return humaneval_plus_path(data_dir) if fam == "humaneval" else mbpp_plus_path(data_dir)
+
+
+def dataset_hash_aliases(path: Path) -> frozenset[str]:
+    """Other hashes evalplus gives this very dataset: for a ``.jsonl.gz`` release file, the md5 of its decompressed
+    text, which is what evalplus hashes when it reads its own cache of the release (``make_cache`` writes the
+    decompressed text) or a gunzipped copy through an override path. (evalplus's hash is the md5 of the bytes
+    of whatever file it read, so one dataset has one hash per form of the file.)"""
+    if not str(path).endswith(".gz"):
+        return frozenset()
+    with gzip.open(path, "rb") as fh:
+        return frozenset({hashlib.md5(fh.read()).hexdigest()})
+
+
+def _evalplus_records(fam: str, path: Optional[Path]) -> tuple[dict[str, dict], str, frozenset[str]]:
+    """Raw evalplus records, evalplus's dataset hash and its aliases, read by evalplus's loaders from ``path``
+    (None: from evalplus's own override path or cache, downloading when it has neither)."""
+    import evalplus.data.humaneval as he
+    import evalplus.data.mbpp as mb
+
+    with evalplus_reads(fam, path):
+        try:
+            if fam == "humaneval":
+                records, dataset_hash = he.get_human_eval_plus(), he.get_human_eval_plus_hash()
+            else:
+                records, dataset_hash = mb.get_mbpp_plus(), mb.get_mbpp_plus_hash()
+        except Exception as exc:  # download failures surface as many different exception types
+            raise DataNotFoundError(
+                f"could not load {'HumanEval+' if fam == 'humaneval' else 'MBPP+'}: {exc}. Offline? Point "
+                f"--data-dir / CODERANK_DATA at a folder with the evalplus release files") from exc
+        read = evalplus_own_file(fam)  # the file just read (a download has just filled the cache)
+    aliases = dataset_hash_aliases(read) - {dataset_hash} if read is not None else frozenset()
+    return records, dataset_hash, aliases
 
 
 def _trial_and_body(prompt: str, entry_point: str, fam: str, canonical_solution: str = "") -> tuple[tuple[str, ...], str]:
@@ -117,13 +184,14 @@ def _trial_and_body(prompt: str, entry_point: str, fam: str, canonical_solution:
     return trials, body
 
 
-def _make_problem(rec: dict, fam: str, dataset_hash: str = "") -> Problem:
+def _make_problem(rec: dict, fam: str, dataset_hash: str = "", aliases: frozenset[str] = frozenset()) -> Problem:
     trials, body = _trial_and_body(rec["prompt"], rec["entry_point"], fam, rec.get("canonical_solution", ""))
     return Problem(
         task_id=rec["task_id"], dataset=fam, prompt=rec["prompt"], entry_point=rec["entry_point"],
         canonical_solution=rec.get("canonical_solution", ""), base_input=rec.get("base_input", []),
         plus_input=rec.get("plus_input", []), atol=float(rec.get("atol", 0) or 0), trial_tests=trials,
         test_prompt_body=body, original_test=rec.get("test", ""), dataset_hash=dataset_hash,
+        dataset_hash_aliases=aliases,
     )
 
 
@@ -152,8 +220,15 @@ def load_problems(dataset: str, data_dir: Optional[str] = None) -> dict[str, Pro
         return load_sanitized_mbpp(data_dir)
     fam = family(ds)
     path = humaneval_plus_path(data_dir) if fam == "humaneval" else mbpp_plus_path(data_dir)
-    records, dataset_hash = _evalplus_records(fam, path)
-    return {tid: _make_problem(rec, fam, dataset_hash) for tid, rec in records.items()}
+    return load_evalplus_problems(fam, path)
+
+
+def load_evalplus_problems(dataset: str, path: Optional[Path] = None) -> dict[str, Problem]:
+    """HumanEval+ or MBPP+ (by ``dataset``'s family) as evalplus's loader reads it from ``path``; None: from
+    evalplus's own override path or cache, exactly what ``evalplus.evaluate`` reads (same file, same hash)."""
+    fam = family(dataset)
+    records, dataset_hash, aliases = _evalplus_records(fam, path)
+    return {tid: _make_problem(rec, fam, dataset_hash, aliases) for tid, rec in records.items()}
 
 
 def load_original_humaneval() -> dict[str, Problem]:

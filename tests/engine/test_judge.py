@@ -99,3 +99,21 @@ def test_programs_compiled_in_the_worker_get_evalplus_verdicts(tmp_path, humanev
         {"HumanEval/0": [orig.prompt + "    return (\n", orig.prompt + orig.canonical_solution]},
         {"HumanEval/0": orig})
     assert [v.base for v in out["HumanEval/0"]] == [False, True]
+
+
+def test_expected_outputs_reuse_evalplus_cache_of_either_form_of_the_release(tmp_path, monkeypatch):
+    """evalplus's ground-truth pickle is keyed by its hash of the file it read; a problem read from the .gz
+    release finds the pickle evalplus made from its decompressed cache (the alias) instead of recomputing it."""
+    import pickle
+
+    import evalplus.data.utils
+
+    from coderank_evalplus.types import Problem
+
+    monkeypatch.setattr(evalplus.data.utils, "CACHE_DIR", str(tmp_path))
+    stored = {"base": ["from evalplus's pickle"], "base_time": [0.0], "plus": [], "plus_time": []}
+    (tmp_path / "text-hash.pkl").write_bytes(pickle.dumps({"T/0": stored}))
+    prob = Problem(task_id="T/0", dataset="humaneval", prompt="def f(x):\n", entry_point="f",
+                   canonical_solution="    raise SystemExit('recomputed')\n", base_input=[[1]],
+                   dataset_hash="gz-hash", dataset_hash_aliases=frozenset({"text-hash"}))
+    assert expected_outputs(prob) == stored

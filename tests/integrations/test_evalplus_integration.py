@@ -76,13 +76,16 @@ def env(data, tmp_path_factory) -> dict:
 
 @pytest.fixture
 def in_process_env(env, monkeypatch):
-    """The test environment inside this process; evalplus's cache dir (fixed when evalplus was imported) too."""
+    """The test environment inside this process; evalplus's cache dir and override path (read from the environment
+    when evalplus was imported) too."""
+    import evalplus.data.humaneval
     import evalplus.data.utils
 
     for k, v in env.items():
         monkeypatch.setenv(k, v)
     monkeypatch.delenv("CODERANK_DATA", raising=False)
     monkeypatch.setattr(evalplus.data.utils, "CACHE_DIR", str(Path(env["XDG_CACHE_HOME"]) / "evalplus"))
+    monkeypatch.setattr(evalplus.data.humaneval, "HUMANEVAL_OVERRIDE_PATH", env["HUMANEVAL_OVERRIDE_PATH"])
     return env
 
 
@@ -110,10 +113,12 @@ def runs(data, tmp_path_factory):
     for d in (with_dir, without_dir):
         shutil.copy(data / "samples.jsonl", d / "samples.jsonl")
     common = [str(BIN / "evalplus.evaluate"), "--dataset", "humaneval", "--samples", "samples.jsonl", "--parallel", "2"]
-    # separate evalplus caches: two processes must not write the same ground-truth pickle at once
+    # separate evalplus caches: two processes must not write the same ground-truth pickle at once. The --rerank
+    # run also has CODERANK_DATA (the full .gz release): evalplus reads its override file, so must the rerank
+    with_env = {**_env(data, tmp_path_factory.mktemp("cache_with")), "CODERANK_DATA": str(DATA)}
     procs = {
         "with": subprocess.Popen(common + ["--rerank", METHODS, "--tests", str(data / "tests_codet.jsonl")],
-                                 env=_env(data, tmp_path_factory.mktemp("cache_with")), cwd=with_dir,
+                                 env=with_env, cwd=with_dir,
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True),
         "without": subprocess.Popen(common, env=_env(data, tmp_path_factory.mktemp("cache_without")), cwd=without_dir,
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True),

@@ -58,3 +58,18 @@ def test_results_path_follows_evalplus(tmp_path):
     assert evalplus_results_path("runs/s.jsonl") == evalplus_results_path("runs/s.jsonl")
     assert str(evalplus_results_path("runs/s.jsonl")) == "runs/s_eval_results.json"
     assert evalplus_results_path(tmp_path) == tmp_path / "eval_results.json"
+
+
+def test_either_form_of_the_release_is_the_same_dataset(tmp_path):
+    """evalplus hashes the bytes of the file it read: the release .gz and its decompressed text (evalplus's cache)
+    hash differently; a problem knows both, and nothing else."""
+    from dataclasses import replace
+
+    problems = {"T/0": replace(PROB, dataset_hash="gz", dataset_hash_aliases=frozenset({"text"}))}
+    for h in ("gz", "text"):
+        verdicts, why = read_verdicts(_write(tmp_path / f"{h}.json", dataset_hash=h), problems, {"T/0": PROGS}, True)
+        assert why == "" and len(verdicts["T/0"]) == 3
+    verdicts, why = read_verdicts(_write(tmp_path / "o.json", dataset_hash="other"), problems, {"T/0": PROGS}, True)
+    assert verdicts is None and "judged on dataset 'other', these samples are for dataset gz" in why
+    verdicts, why = read_verdicts(_write(tmp_path / "e.json", dataset_hash=""), problems, {"T/0": PROGS}, True)
+    assert verdicts is None and "judged on dataset ''" in why
