@@ -157,6 +157,11 @@ def loso_rows(sets: Sequence[SetFolder], baselines: Sequence[str], n_resamples: 
                 for b in ["random", *baselines]:
                     row["pass@1"][b] = mean_estimate(theirs[b][split], idx).to_json()
                     row["learned_minus"][b] = paired_difference(ours[split], theirs[b][split], idx).to_json()
+                if "srank" in baselines:  # how far below srank each method falls (the rule for `recommended`)
+                    ref = theirs["srank"][split]
+                    row["minus_srank"] = {b: paired_difference(theirs[b][split], ref, idx).to_json()
+                                          for b in baselines if b != "srank"}
+                    row["minus_srank"]["learned"] = row["learned_minus"]["srank"]
                 row["weights"] = fitted["weights"]
                 rows.append(row)
     return rows
