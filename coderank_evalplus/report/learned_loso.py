@@ -73,8 +73,11 @@ def read_folder(folder: str | Path) -> SetFolder:
     run = load_folder(folder)
     entry = run.summary.get("entry") or {}
     inputs = run.summary.get("inputs") or {}
-    name = entry.get("name") or Path(str(inputs.get("solutions", folder))).name
-    sf = SetFolder(name, entry.get("tests_label") or Path(str(inputs.get("tests", ""))).name, Path(folder), run,
+    # a leaderboard's folders name their entry; a plain `rerank --output <name>--<pool>` folder is named so by hand
+    default_name, _, default_label = Path(folder).name.partition("--")
+    name = entry.get("name") or default_name
+    label = entry.get("tests_label") or default_label.replace("_", " ") or Path(str(inputs.get("tests", ""))).name
+    sf = SetFolder(name, label, Path(folder), run,
                    sources=tuple(str(inputs[k]) for k in ("solutions", "tests") if inputs.get(k)))
     sf.tables = [cluster_features(sp.executions) for sp in run.problems]
     return sf
