@@ -3,7 +3,8 @@
 Clusters are ``overlap.behaviour_clusters`` (equal outcome on every generated input, equal verdict on every assert
 that does not parse into an input and an expected value — so MBPP's ``assert set(f(x)) == …`` and inputs without an
 expected value both count). Each cluster gets the named features of ``FEATURES`` (see ``cluster_features``), all
-scale-free within a problem so that pools of 5 and of 500 asserts read alike. The score is ``w · (x / scale)``
+scale-free within a problem so that pools of 5 and of 500 asserts read alike; the multiplicative ones enter as logs
+(``design``). The score is ``w · (x / scale)``
 with weights from a JSON file (``learned_model.json`` beside this module, or ``options['learned_model']``: a path
 or an already loaded dict); scoring needs numpy only. ``fit_pairwise`` trains the weights with scikit-learn
 (imported there only): pass@1 depends only on which cluster of a problem is on top, so the model is fitted on pairs
@@ -32,6 +33,8 @@ from coderank_evalplus.types import PASS, RETURNED, Executions, Group, Ranking
 
 MODEL_FILE = Path(__file__).with_name("learned_model.json")
 FEATURES = ("share", "rel_size", "assert_pass", "codet", "srank", "overlap", "b4", "returned", "constant")
+LOG_FEATURES = ("share", "rel_size", "assert_pass", "codet", "srank", "overlap", "b4")  # enter as log(x + LOG_EPS)
+LOG_EPS = 1e-3  # fixed a priori: a floor below 1 / (the largest sample count here, 200), not fitted
 FEATURE_DOC = {
     "share": "cluster's samples (duplicates included) / all samples of the problem",
     "rel_size": "cluster's samples / the largest cluster's",
@@ -59,7 +62,8 @@ def _normalised(v: np.ndarray) -> np.ndarray:
 
 
 def cluster_features(ex: Executions) -> ClusterTable:
-    """Behaviour clusters of ``ex`` and their features (order of ``FEATURES``); unrunnable programs are left out."""
+    """Behaviour clusters of ``ex`` and their features (order of ``FEATURES``, through ``design``); unrunnable
+    programs are left out."""
     clusters = behaviour_clusters(ex)
     k = len(clusters)
     if k == 0:
@@ -87,9 +91,21 @@ def cluster_features(ex: Executions) -> ClusterTable:
         b4 = np.exp(b4 - b4.max())
     else:
         b4 = np.ones(k)
-    X = np.column_stack([share, n / n.max(), assert_pass, _normalised(t * np.sqrt(n)), _normalised(srank),
-                         overlap @ share, b4, returned, constant])
-    return ClusterTable(clusters, X)
+    raw = np.column_stack([share, n / n.max(), assert_pass, _normalised(t * np.sqrt(n)), _normalised(srank),
+                           overlap @ share, b4, returned, constant])
+    return ClusterTable(clusters, design(raw))
+
+
+def design(raw: np.ndarray) -> np.ndarray:
+    """The model's inputs: log(x + LOG_EPS) of the multiplicative features (``LOG_FEATURES``), the rest as they are.
+
+    In logs a linear score is a product of powers, Π x_f^w_f, so the model family holds CodeT's T·√n and SRank's
+    size × pass rate exactly (SRank's ablations vary just those exponents); on raw features a linear score lets a
+    tiny cluster that passes many asserts outscore a large one, which no published ranker does."""
+    out = np.array(raw, dtype=float, copy=True)
+    cols = [FEATURES.index(f) for f in LOG_FEATURES]
+    out[:, cols] = np.log(out[:, cols] + LOG_EPS)
+    return out
 
 
 # --- the model file -----------------------------------------------------------------------------------------------
@@ -111,6 +127,8 @@ def load_model(source: str | Path | dict | None = None) -> dict:
             raise ValueError(f"learned model {where}: cannot read it ({exc})") from exc
     if list(model.get("features", [])) != list(FEATURES):
         raise ValueError(f"learned model {where}: features {model.get('features')} are not {list(FEATURES)}")
+    if list(model.get("log_features", [])) != list(LOG_FEATURES) or model.get("log_eps") != LOG_EPS:
+        raise ValueError(f"learned model {where}: log_features/log_eps differ from this version's {LOG_FEATURES}")
     if "digest" in model and model["digest"] != model_digest(model):
         raise ValueError(f"learned model {where}: digest {model['digest']} does not match its content")
     return model
@@ -202,6 +220,7 @@ def fit_pairwise(tables: Sequence[ClusterTable], quality: Sequence[np.ndarray], 
         "name": "learned", "format": 1, "features": list(FEATURES), "feature_doc": FEATURE_DOC,
         "weights": {f: round(float(v), 6) for f, v in zip(FEATURES, clf.coef_[0])},
         "scale": {f: round(float(v), 6) for f, v in zip(FEATURES, scale)},
+        "log_features": list(LOG_FEATURES), "log_eps": LOG_EPS,
         "objective": "pairwise logistic (better vs worse cluster of one problem), L2, no intercept",
         "C": c, "informative_problems": n_problems, "pairs": int(len(y) // 2),
         "training_sets": list(training_sets),

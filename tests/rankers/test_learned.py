@@ -6,8 +6,8 @@ import pytest
 
 from coderank_evalplus.metrics import merged_groups
 from coderank_evalplus.rankers import get_ranker
-from coderank_evalplus.rankers.learned import (FEATURES, MODEL_FILE, cluster_features, load_model, model_digest,
-                                               pairwise_rows, table_ranking)
+from coderank_evalplus.rankers.learned import (FEATURES, LOG_EPS, LOG_FEATURES, MODEL_FILE, cluster_features, design,
+                                               load_model, model_digest, pairwise_rows, table_ranking)
 from coderank_evalplus.types import RAISED, RETURNED
 
 try:
@@ -29,7 +29,18 @@ def _ex(kinds=None):
 
 
 def _col(table, name):
-    return table.X[:, FEATURES.index(name)]
+    """The feature's raw value (the design holds log(x + LOG_EPS) of the multiplicative ones)."""
+    x = table.X[:, FEATURES.index(name)]
+    return np.exp(x) - LOG_EPS if name in LOG_FEATURES else x
+
+
+def test_multiplicative_features_enter_as_logs():
+    raw = np.array([[0.5] * len(FEATURES), [0.0] * len(FEATURES)])
+    d = design(raw)
+    for f in FEATURES:
+        want = np.log(raw[:, 0] + LOG_EPS) if f in LOG_FEATURES else raw[:, 0]
+        assert d[:, FEATURES.index(f)] == pytest.approx(want)
+    assert {"returned", "constant"}.isdisjoint(LOG_FEATURES) and np.isfinite(d).all()
 
 
 def test_features_by_hand():
