@@ -55,6 +55,14 @@ def print_table(rows: list[dict], baselines: tuple[str, ...]) -> None:
             continue
         means = {m: np.mean([r["pass@1"][m]["pass@1"] for r in sub]) for m in ["random", *cols]}
         print(f"\n{split}: mean pass@1 over {len(sub)} rows: " + ", ".join(f"{m} {v:.2f}" for m, v in means.items()))
+        models = list(dict.fromkeys(r["model"] for r in sub))
+        per_set = {m: np.mean([np.mean([r["pass@1"][m]["pass@1"] for r in sub if r["model"] == k]) for k in models])
+                   for m in ["random", *cols]}
+        print(f"{split}: mean pass@1 over {len(models)} sets (a set's rows averaged first): "
+              + ", ".join(f"{m} {v:.2f}" for m, v in per_set.items()))
+        for b in ("srank_reference", "srank"):
+            ahead = [k for k in models if np.mean([r["learned_minus"][b]["diff"] for r in sub if r["model"] == k]) > 0]
+            print(f"  learned ahead of {b} on {len(ahead)}/{len(models)} sets: {', '.join(ahead) or '-'}")
         for b in ("srank_reference", "srank", "codet", "b4"):
             diffs = [r["learned_minus"][b] for r in sub]
             counts = {k: sum(_verdict(d) == k for d in diffs) for k in ("win", "tie", "loss")}
