@@ -19,7 +19,7 @@ _REGISTRY: dict[str, RankFn] = {}
 _DESCRIPTIONS: dict[str, str] = {}
 # Modules that hold rankers; imported on first lookup so that `import coderank_evalplus` stays cheap.
 _RANKER_MODULES = ("baselines", "pass_count", "codet", "codet_iter", "srank", "mbr", "filtering", "likelihood", "b4",
-                   "overlap", "recommended")
+                   "overlap", "learned", "recommended")
 _LOG_SCORE: set[str] = set()  # rankers whose scores are log-probabilities (features for <feature>+<ranker>)
 
 

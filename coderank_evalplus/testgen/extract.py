@@ -164,7 +164,8 @@ def reference_input(body: str, entry_point: str, prompt: str = "") -> Optional[s
     parentheses around the whole condition is removed; the condition is split at the first `` == `` (spaces
     required) or before `` is True/False/None``; the sides are swapped when the right one contains a call of
     the entry point; the input side must contain such a call (it may be wrapped, ``len(f(x))``, or junk that
-    can only raise, ``____.f(x)``) and compile after the prompt (stubbed with ``pass``). Bare ``f(x)`` and
+    can only raise, ``____.f(x)``) and compile after the prompt (stubbed with ``pass`` when the prompt ends in a
+    function header; a prompt that is not one, as MBPP+'s docstring, is taken as it is). Bare ``f(x)`` and
     ``not f(x)`` give no input.
     Inputs are told apart by this exact text: ``f(1,2)`` and ``f(1, 2)`` are two inputs there.
     """
@@ -188,11 +189,27 @@ def reference_input(body: str, entry_point: str, prompt: str = "") -> Optional[s
         left, right = right, left
     if not left.strip() or not call.search(left):
         return None
-    try:
-        compile(prompt + "\n    pass\n" + left if prompt else left, "<srank-input>", "exec")
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    if not _compiles(_stub(prompt) + left):
         return None
     return left
+
+
+def _compiles(text: str) -> bool:
+    try:
+        compile(text, "<srank-input>", "exec")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
+
+
+def _stub(prompt: str) -> str:
+    """What the input is compiled after: the prompt stubbed with ``pass`` when it ends in a function header (the
+    released code's HumanEval prompts), else the prompt as it is (MBPP+'s prompt is a module docstring: stubbing it
+    with an indented ``pass`` never compiles, which rejected every input and left srank_reference a random pick)."""
+    if not prompt:
+        return ""
+    stubbed = prompt + "\n    pass\n"
+    return stubbed if _compiles(stubbed) else prompt.rstrip("\n") + "\n"
 
 
 def reference_inputs(asserts: Sequence[str], entry_point: str, prompt: str = "") -> list[str]:

@@ -70,6 +70,12 @@ def test_reference_input_follows_the_released_srank_rules():
     assert ref('f([1, 2]) == 3, "bad f([1,2])"', "f") == '3, "bad f([1,2])"'
     assert ref("f(x) == 1", "f", prompt="def f(x):\n") == "f(x)"
     assert ref("f(x)) == 1", "f", prompt="def f(x):\n") is None  # must compile after the prompt
+    # MBPP+'s prompt is a module docstring, not a function header: it is not stubbed with `pass` (which never
+    # compiles after it and once rejected every MBPP+ input), but a broken input still is rejected
+    mbpp = '"""\nWrite a function f.\nassert f(1) == 2\n"""\n'
+    assert ref("f(1) == 2", "f", prompt=mbpp) == "f(1)"
+    assert ref("set(f((3, 4))) == set((4,))", "f", prompt=mbpp) == "set(f((3, 4)))"
+    assert ref("f(1)) == 2", "f", prompt=mbpp) is None
     # inputs are exact texts: spacing variants stay distinct
     assert reference_inputs(["f(1) == 1", "f( 1) == 1", "f(1) == 2", "f(2)"], "f") == ["f(1)", "f( 1)"]
 

@@ -1,0 +1,170 @@
+"""Leave-one-set-out evaluation of the ``learned`` ranker, and the training of its shipped model, from results folders.
+
+A *set* is one model's samples with every test pool it was run with (one results folder per pool). For each set S
+the model is trained on every folder whose model is not S's model — never on S, never on another folder of the
+same model (``folds`` asserts it) — and S's folders are scored with it. Models are told apart by family
+(``model_key``: ``gpt-3.5-turbo`` and ``gpt-3.5-turbo-0125`` are one model, so are two sizes of CodeLlama), which
+only ever removes training data. Nothing is executed: features come from the stored matrices, labels from the
+stored verdicts. The shipped model is trained only on folders whose samples and tests both come from permissively
+licensed sources (``permissive``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Optional, Sequence
+
+import numpy as np
+
+from coderank_evalplus import metrics
+from coderank_evalplus.io.results_folder import ResultsFolderError, StoredRun, load_folder
+from coderank_evalplus.rankers.learned import (ClusterTable, cluster_features, cluster_quality, fit_pairwise,
+                                               model_vector, table_ranking)
+from coderank_evalplus.report.scores import problem_scores, splits_of
+from coderank_evalplus.report.stats import mean_estimate, paired_difference, resample_indices
+
+LABEL_SPLIT = "plus"  # training labels: the stricter verdicts (base where a folder has no plus tests); fixed a priori
+FAMILIES = ("codegen", "davinci", "codellama", "gpt-3.5", "gpt-4", "deepseek", "incoder", "starcoder", "wizard")
+# Source files (by name) whose licence lets a model trained on them ship in the package (../shared/data/SOURCES.md):
+# CodeT's CodeGen-16B HumanEval files (MIT; also copied as the package's examples), code-bert-score's
+# code-davinci-002 samples (MIT), reflexion's GPT-4 asserts (MIT) and LLMgenCode's CodeLlama pools (MIT).
+PERMISSIVE_SOURCES = ("HumanEval_codegen16B_temp0.8_topp0.95_num100_max300_", "codegen16b_humaneval_",
+                      "codex-davinci-002_n200_t0.8", "gpt-4_reflexion", "gpt4_humaneval_tests", "codellama-34b-instruct_io100",
+                      "codellama-7b-instruct_io100")
+
+
+def model_key(name: str) -> str:
+    """The model family of an entry name (``codellama-34B-instruct`` → ``codellama``); unknown names as they are."""
+    low = name.lower()
+    return next((f for f in FAMILIES if f in low), low)
+
+
+@dataclass
+class SetFolder:
+    """One results folder read for the learned ranker: its features per problem and its stored run."""
+
+    name: str
+    tests_label: str
+    folder: Path
+    run: StoredRun
+    tables: list[ClusterTable] = field(default_factory=list)
+    sources: tuple[str, ...] = ()
+
+    @property
+    def model(self) -> str:
+        return model_key(self.name)
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} × {self.tests_label} ({self.run.dataset})"
+
+    def quality(self, split: str) -> list[np.ndarray]:
+        s = split if split in splits_of(self.run) else "base"
+        return [cluster_quality(t, sp.correct(s)) for t, sp in zip(self.tables, self.run.problems)]
+
+
+def permissive(sf: SetFolder) -> bool:
+    """Both the samples and the tests of the folder come from a permissively licensed source."""
+    return len(sf.sources) == 2 and all(any(p in Path(s).name for p in PERMISSIVE_SOURCES) for s in sf.sources)
+
+
+def read_folder(folder: str | Path) -> SetFolder:
+    run = load_folder(folder)
+    entry = run.summary.get("entry") or {}
+    inputs = run.summary.get("inputs") or {}
+    # a leaderboard's folders name their entry; a plain `rerank --output <name>--<pool>` folder is named so by hand
+    default_name, _, default_label = Path(folder).name.partition("--")
+    name = entry.get("name") or default_name
+    label = entry.get("tests_label") or default_label.replace("_", " ") or Path(str(inputs.get("tests", ""))).name
+    sf = SetFolder(name, label, Path(folder), run,
+                   sources=tuple(str(inputs[k]) for k in ("solutions", "tests") if inputs.get(k)))
+    sf.tables = [cluster_features(sp.executions) for sp in run.problems]
+    return sf
+
+
+def read_folders(folders: Iterable[str | Path]) -> list[SetFolder]:
+    """Complete folders (``rerank_results.json`` present) read once each; (name, pool, dataset) repeats dropped."""
+    out, seen = [], set()
+    for f in folders:
+        try:
+            sf = read_folder(f)
+        except ResultsFolderError:
+            continue
+        key = (sf.name, sf.tests_label, sf.run.dataset)
+        if key not in seen:
+            seen.add(key)
+            out.append(sf)
+    return out
+
+
+def folds(sets: Sequence[SetFolder]) -> list[tuple[str, list[SetFolder], list[SetFolder]]]:
+    """(model, its folders to score, folders to train on) for every model; training never sees that model."""
+    out = []
+    for model in dict.fromkeys(s.model for s in sets):
+        scored = [s for s in sets if s.model == model]
+        train = [s for s in sets if s.model != model]
+        assert all(t.model != model and all(t is not s for s in scored) for t in train), "LOSO leak"
+        out.append((model, scored, train))
+    return out
+
+
+def train(sets: Sequence[SetFolder], exclude_model: Optional[str] = None, note: Optional[str] = None) -> dict:
+    """A model fitted on ``sets``; ``exclude_model``: raise if any of them is of that model."""
+    if exclude_model is not None and any(s.model == exclude_model for s in sets):
+        raise AssertionError(f"training on a set of the scored model {exclude_model!r}")
+    tables = [t for s in sets for t in s.tables]
+    quality = [q for s in sets for q in s.quality(LABEL_SPLIT)]
+    names = [{"name": s.name, "tests": s.tests_label, "dataset": s.run.dataset, "problems": len(s.tables),
+              "license": "permissive" if permissive(s) else "not permissive"} for s in sets]
+    return fit_pairwise(tables, quality, names, note=note)
+
+
+def train_shipped(sets: Sequence[SetFolder]) -> dict:
+    """The model to ship: trained on the permissively licensed folders of ``sets`` only."""
+    chosen = [s for s in sets if permissive(s)]
+    if not chosen:
+        raise ValueError("no permissively licensed folder among the given ones: nothing may train the shipped model")
+    model = train(chosen, note="trained on permissively licensed folders only (report/learned_loso.py)")
+    assert all(t["license"] == "permissive" for t in model["training_sets"])
+    return model
+
+
+def learned_scores(sf: SetFolder, model: dict) -> dict[str, np.ndarray]:
+    """{split: learned's pass@1 per problem} on one folder with ``model``."""
+    vector = model_vector(model)
+    out = {}
+    for split in splits_of(sf.run):
+        out[split] = np.asarray([metrics.ranked_pass_at_k(table_ranking(t, vector), sp.correct(split), 1)
+                                 for t, sp in zip(sf.tables, sf.run.problems)])
+    return out
+
+
+def loso_rows(sets: Sequence[SetFolder], baselines: Sequence[str], n_resamples: int = 2000,
+              seed: int = 0) -> list[dict]:
+    """One row per scored folder × split: pass@1 (with interval) of learned and each baseline, learned − baseline
+    paired differences, and which models trained it."""
+    rows = []
+    for model, scored, train_sets in folds(sets):
+        fitted = train(train_sets, exclude_model=model)
+        assert model not in {model_key(t["name"]) for t in fitted["training_sets"]}, "LOSO leak"
+        for sf in scored:
+            ours = learned_scores(sf, fitted)
+            theirs = problem_scores(sf.run, ["random", *baselines])
+            idx = resample_indices(len(sf.tables), n_resamples, seed)
+            for split in splits_of(sf.run):
+                row = {"set": sf.label, "model": model, "split": split, "n_problems": len(sf.tables),
+                       "trained_on": sorted({t.model for t in train_sets}),
+                       "pass@1": {"learned": mean_estimate(ours[split], idx).to_json()},
+                       "learned_minus": {}}
+                for b in ["random", *baselines]:
+                    row["pass@1"][b] = mean_estimate(theirs[b][split], idx).to_json()
+                    row["learned_minus"][b] = paired_difference(ours[split], theirs[b][split], idx).to_json()
+                if "srank" in baselines:  # how far below srank each method falls (the rule for `recommended`)
+                    ref = theirs["srank"][split]
+                    row["minus_srank"] = {b: paired_difference(theirs[b][split], ref, idx).to_json()
+                                          for b in baselines if b != "srank"}
+                    row["minus_srank"]["learned"] = row["learned_minus"]["srank"]
+                row["weights"] = fitted["weights"]
+                rows.append(row)
+    return rows
