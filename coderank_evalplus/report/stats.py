@@ -30,7 +30,7 @@ def resample_indices(n_items: int, n_resamples: int = DEFAULT_RESAMPLES, seed: i
     return np.random.default_rng(seed).integers(0, n_items, size=(n_resamples, n_items))
 
 
-def _percentile_interval(values: np.ndarray, level: float = CI_LEVEL) -> tuple[float, float]:
+def percentile_interval(values: np.ndarray, level: float = CI_LEVEL) -> tuple[float, float]:
     tail = (100.0 - level) / 2
     lo, hi = np.percentile(values, [tail, 100.0 - tail])
     return float(lo), float(hi)
@@ -73,7 +73,7 @@ def mean_estimate(scores: np.ndarray, indices: np.ndarray) -> Estimate:
         return Estimate(float("nan"), (float("nan"), float("nan")))
     boot = 100.0 * scores[indices].mean(axis=1)
     # the point value is computed as `rerank` computes its table, so both print the same figure
-    return Estimate(aggregate_percent(scores.tolist()), _percentile_interval(boot))
+    return Estimate(aggregate_percent(scores.tolist()), percentile_interval(boot))
 
 
 def paired_difference(a: np.ndarray, b: np.ndarray, indices: np.ndarray) -> Difference:
@@ -90,4 +90,4 @@ def paired_difference(a: np.ndarray, b: np.ndarray, indices: np.ndarray) -> Diff
     boot = snap_ties(100.0 * d[indices].mean(axis=1))
     p = min(1.0, 2.0 * min(float((boot <= 0).mean()), float((boot >= 0).mean())))
     diff = 100.0 * float(d.mean())
-    return Difference(0.0 if abs(diff) < TIE_TOLERANCE else diff, _percentile_interval(boot), p)
+    return Difference(0.0 if abs(diff) < TIE_TOLERANCE else diff, percentile_interval(boot), p)
