@@ -115,13 +115,19 @@ def models_markdown(models: Sequence[dict], summary: Sequence[dict], methods: Se
     return "\n".join(out)
 
 
+def summary_pools(summary: Sequence[dict]) -> dict[str, str]:
+    """{benchmark: the pool its models summary shows the rerankers with}, benchmarks in order."""
+    datasets = list(dict.fromkeys(ds for m in summary for ds in m["benchmarks"]))
+    return {ds: next((m["benchmarks"][ds]["pool"] for m in summary
+                      if ds in m["benchmarks"] and m["benchmarks"][ds]["pool"]), "–") for ds in datasets}
+
+
 def summary_markdown(summary: Sequence[dict], methods: Sequence[str]) -> list[str]:
     """Each model's full-budget pass@1 per benchmark and method (base / plus)."""
-    datasets = list(dict.fromkeys(ds for m in summary for ds in m["benchmarks"]))
     if not summary:
         return []
-    pools = {ds: next((m["benchmarks"][ds]["pool"] for m in summary
-                       if ds in m["benchmarks"] and m["benchmarks"][ds]["pool"]), "–") for ds in datasets}
+    pools = summary_pools(summary)
+    datasets = list(pools)
     out = ["### Models summary", "",
            "Full budget, pass@1 (%) base / plus; the rerankers with each benchmark's most shared pool ("
            + "; ".join(f"{ds}: {p}" for ds, p in pools.items()) + ").", "",
@@ -137,3 +143,11 @@ def summary_markdown(summary: Sequence[dict], methods: Sequence[str]) -> list[st
         out.append(f"| {model['name']} | " + " | ".join(cells) + " |")
     out.append("")
     return out
+
+
+def block_key(entry: Mapping) -> str:
+    """A file-name-safe key of a model-comparison block (dataset, pool, split, budget): its figures' names."""
+    import re
+
+    raw = f"{entry['dataset']}_{entry['pool']}_{entry['split']}_n{entry['budget']}"
+    return re.sub(r"[^A-Za-z0-9.+-]+", "_", raw).strip("_")
