@@ -151,7 +151,7 @@ def _method_panels(n_methods: int, height: float):
     plt = _plt()
     cols = min(3, n_methods)
     rows = math.ceil(n_methods / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(WIDTH_IN, height * rows), squeeze=False)
+    fig, axes = plt.subplots(rows, cols, figsize=(WIDTH_IN, height * rows), squeeze=False, layout="constrained")
     for ax in list(axes.flat)[n_methods:]:
         ax.axis("off")
     return fig, list(axes.flat)[:n_methods]
@@ -179,7 +179,6 @@ def rank_figure(block: list[dict], path: Path) -> Path:
     first = block[0]
     fig.suptitle(f"{first['dataset']} · {first['pool']} · {first['split']} tests · N = {first['budget']}: rank "
                  f"(1 = best) and 95 % bootstrap rank interval", fontsize=9)
-    fig.tight_layout()
     return _save(fig, path)
 
 
@@ -188,7 +187,7 @@ def pairs_figure(block: list[dict], path: Path) -> Path:
     order = [r["name"] for r in next((e for e in block if e["method"] == "random"), block[0])["ranking"]]
     m = len(order)
     pos = {n: i for i, n in enumerate(order)}
-    fig, axes = _method_panels(len(block), max(2.4, 0.45 * m + 1.4))
+    fig, axes = _method_panels(len(block), max(2.6, 0.5 * m + 1.6))
     lim = max([abs(p["diff"]) for e in block for p in e["pairs"]] + [1.0])
     image = None
     for ax, e in zip(axes, block):
@@ -212,7 +211,6 @@ def pairs_figure(block: list[dict], path: Path) -> Path:
     first = block[0]
     fig.suptitle(f"{first['dataset']} · {first['pool']} · {first['split']} tests · N = {first['budget']}: row − "
                  f"column pass@1 (points), * p < 0.05 (paired bootstrap)", fontsize=9)
-    fig.tight_layout()
     if image is not None:
         fig.colorbar(image, ax=axes, shrink=0.6, label="points")
     return _save(fig, path)
