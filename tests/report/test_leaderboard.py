@@ -94,6 +94,10 @@ def test_report_from_copied_folders_is_identical(real_leaderboard, tmp_path):
     ("[[entry]]\nname = 'x'\ndataset = 'humaneval'\ntests = 'suite.toml'\n", "entry 1 (x): missing 'solutions'"),
     ("nonsense = 1\n", "unknown key(s) nonsense"),
     ("[[entry]\n", "not valid TOML"),
+    ("[[entry]]\nname = 'x'\nresults = '.'\npool = 3\n", "entry 1 (x): 'pool' must be a str"),
+    ("drop_extra_problems = 'yes'\n[[entry]]\nname = 'x'\nresults = '.'\n", "'drop_extra_problems' must be a bool"),
+    ("[[entry]]\nname = 'x'\nresults = '.'\ntests_label = 'g (own)'\n[[entry]]\nname = 'x'\nresults = '.'\n"
+     "tests_label = 'g'\n", "entry 2 (x): entry 1 already ranks x on humaneval with pool 'g'"),
 ])
 def test_suite_errors_name_the_file_and_entry(tmp_path, text, message):
     suite = tmp_path / "suite.toml"
