@@ -136,3 +136,32 @@ def test_models_compare_rows_of_one_pool_and_identical_models_tie(models_leaderb
     assert "## Which model wins?" in md and "matched budget N = 100" in md and "### Models summary" in md
     figures = {p.stem for p in (out / "figures").glob("*.png")}
     assert {"ranks_humaneval_gpt-4_tests_base_n100", "pairs_humaneval_gpt-4_tests_plus_n100"} <= figures
+
+
+def test_sub_sampled_real_row_equals_its_curve_point_and_is_cached(real_leaderboard, tmp_path, monkeypatch):
+    """A real 100-sample row sub-sampled to N = 10 (as the matched budget does) gives, per method, the mean of
+    curves.json's N = 10 point; a second call reads the cache and loads nothing."""
+    import numpy as np
+
+    from coderank_evalplus.io.results_folder import load_folder
+    from coderank_evalplus.report import leaderboard as lbm
+    from coderank_evalplus.report.models import ModelRow
+
+    out = real_leaderboard["out"]
+    lb = json.loads((out / "leaderboard.json").read_text())
+    curves = json.loads((out / "curves.json").read_text())["curves"]
+    methods = lb["config"]["methods"]
+    row = lb["rows"][1]
+    run = load_folder(row["folder"])
+    model_row = ModelRow(row["name"], row["dataset"], row["pool"], row["tests_label"],
+                         [p.problem.task_id for p in run.problems], ("base", "plus"), {},
+                         [p.executions.n_candidates for p in run.problems], run.path)
+    cfg = lbm.LeaderboardConfig(draws=20, seed=0, workers=1, progress=False, cache_dir=tmp_path)
+    scores = lbm._scores_at_budget(model_row, 10, methods, cfg)
+    for split in ("base", "plus"):
+        for m in methods:
+            point = next(p for p in curves[1]["candidates"]["curves"][split][m] if p["n"] == 10)
+            assert abs(100 * float(np.mean(scores[m][split])) - point["mean"]) < 0.006, (m, split)
+    monkeypatch.setattr(lbm, "load_folder", lambda *a, **k: pytest.fail("loaded again"))
+    again = lbm._scores_at_budget(model_row, 10, methods, cfg)
+    assert all(np.array_equal(again[m][s], scores[m][s]) for m in methods for s in ("base", "plus"))
