@@ -100,17 +100,6 @@ def _ranks(means: np.ndarray) -> np.ndarray:
     return rankdata(-np.round(means, 7), method="min", axis=-1).astype(int)
 
 
-@dataclass
-class _Block:
-    """One (group, split, budget): every method's per-model scores on the group's common problems."""
-
-    names: list[str]
-    per_method: dict[str, np.ndarray]  # method -> (models, common problems)
-    full_rows: list[ModelRow]
-    split: str
-    budget: int | str
-
-
 def _ranking(names: list[str], matrix: np.ndarray, idx: np.ndarray) -> tuple[list[dict], np.ndarray, np.ndarray]:
     """The ranking entries, the point means and the resampled means (resamples × models) of one method."""
     means = 100.0 * matrix.mean(axis=1)
