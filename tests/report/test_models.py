@@ -174,3 +174,31 @@ def test_summary_lists_each_model_per_benchmark_with_the_main_pool():
     out = {m["name"]: m["benchmarks"] for m in summary(rows, ["random", "codet"])}
     assert out["a"]["humaneval"] == {"pool": "g", "samples": 10, "methods": {"random": {"base": 10}, "codet": {"base": 11}}}
     assert out["a"]["mbpp"]["methods"]["codet"] == {"base": 31} and "mbpp" not in out["b"]
+
+
+def test_a_suite_over_two_benchmarks_groups_tables_by_dataset():
+    """Rows of HumanEval and MBPP in one leaderboard: separate tables per dataset, models compared per dataset."""
+    from coderank_evalplus.report import page
+    from coderank_evalplus.report.board import Leaderboard
+    from coderank_evalplus.report.leaderboard import to_markdown
+
+    def row(name, ds, value):
+        est = {"pass@1": value, "ci95": [value - 1, value + 1]}
+        return {"name": name, "tests_label": "t", "pool": "t", "dataset": ds, "n_problems": 3,
+                "samples_per_problem": 10, "splits": ["base"], "methods": {"random": {"base": est, "plus": None}},
+                "comparisons": {}}
+    lb = Leaderboard(config={"methods": ["random"], "compare_to": [], "n_resamples": 1000, "seed": 0, "draws": 20})
+    lb.rows = [row("a", "humaneval", 50.0), row("b", "humaneval", 40.0), row("a", "mbpp", 30.0), row("b", "mbpp", 20.0)]
+    mrows = [_row(n, {"random": v}, pool="t") for n, v in (("a", [1.0, 0.5, 0.0]), ("b", [0.5, 0.5, 0.0]),
+                                                         ("a", [0.0, 1.0, 0.0]), ("b", [0.0, 0.0, 1.0]))]
+    for r in mrows[2:]:
+        r.dataset = "mbpp"
+    lb.models = compare_models(mrows, ["random"], 1000, 0)
+    lb.models_summary = summary(lb.rows, ["random"])
+    md = to_markdown(lb)
+    assert "## pass@1 on base tests (humaneval)" in md and "## pass@1 on base tests (mbpp)" in md
+    assert "### humaneval · t · base tests" in md and "### mbpp · t · base tests" in md
+    assert "| a | 50.00 | 30.00 |" in md.replace(" / ", "")  # the summary: one line per model, a column per benchmark
+    html = page.render(lb, {})
+    assert html.index("pass@1 on base tests (humaneval)") < html.index("pass@1 on base tests (mbpp)")
+    assert html.count('<table class="leaderboard"') == 2
