@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from coderank_evalplus.io.samples import SampleFileError
-from coderank_evalplus.cli.options import add_common_options, config_from_args
+from coderank_evalplus.cli.options import add_common_options, add_drop_extra_option, config_from_args
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -25,6 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="evalplus's *_eval_results.json for these solutions: its verdicts are used instead of judging "
                         "(checked against the solutions: dataset hash, sample count, program text; else judged)")
     add_common_options(p)
+    add_drop_extra_option(p)
     sub.add_parser("methods", help="list the ranking methods")
     from coderank_evalplus.integrations.evalplus import add_evaluate_parser
 
@@ -67,8 +68,9 @@ def run_rerank(args: argparse.Namespace, solutions_path: str, tests_path: str) -
         raise FileNotFoundError(f"--eval-results {args.eval_results}: no such file")
     t0 = time.monotonic()
     problems = load_problems(args.dataset, args.data_dir)
-    solutions = read_solutions(solutions_path, problems, args.data_dir)
-    tests = read_test_samples(tests_path, problems, args.data_dir)
+    drop = getattr(args, "drop_extra_problems", False)
+    solutions = read_solutions(solutions_path, problems, args.data_dir, drop_extra=drop)
+    tests = read_test_samples(tests_path, problems, args.data_dir, drop_extra=drop)
     chosen = select_problems(problems, solutions, cfg.limit)  # the dataset's first N, not the file's
     if not chosen:
         first = f"the first {cfg.limit} problems" if cfg.limit else "the problems"

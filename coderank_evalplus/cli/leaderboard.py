@@ -45,7 +45,8 @@ def _entries_from_folders(folders: list[str]):
         meta = summary.get("entry") or {}
         tests = (summary.get("inputs") or {}).get("tests")
         entries.append(Entry(name=meta.get("name") or path.resolve().name, folder=path,
-                             tests_label=meta.get("tests_label") or (Path(tests).name if tests else "")))
+                             tests_label=meta.get("tests_label") or (Path(tests).name if tests else ""),
+                             pool=meta.get("pool") or ""))
     return entries
 
 
@@ -74,7 +75,7 @@ def run_leaderboard(args: argparse.Namespace) -> int:
             suite.methods = args.methods.split(",")
         ran = ensure_results(suite, output, Path(args.cache_dir) if args.cache_dir else None, args.workers,
                              not args.quiet, args.executor, args.ray_address)
-        entries = [lbm.Entry(e.name, folder, e.tests_label) for e, folder, _ in ran]
+        entries = [lbm.Entry(e.name, folder, e.tests_label, e.pool) for e, folder, _ in ran]
         run_s = sum(info["seconds"] for _, _, info in ran)
         reused = sum(1 for _, _, info in ran if info["reused"])
         methods, compare_to = suite.methods, suite.compare_to
@@ -100,7 +101,7 @@ def run_leaderboard(args: argparse.Namespace) -> int:
     t = lb.timing
     print(f"\ntime: {total:.1f} s in all — rerank of missing entries {run_s:.1f} s ({reused} of {len(entries)} "
           f"reused), load {t['load_s']:.1f} s, scores and intervals {t['score_s']:.1f} s, curves {t['curves_s']:.1f} s, "
-          f"tables/figures/page {t['report_s']:.1f} s")
+          f"model comparisons {t.get('models_s', 0.0):.1f} s, tables/figures/page {t['report_s']:.1f} s")
     print(f"wrote {len(written)} files in {output}; open {output / 'index.html'}")
     return 0
 

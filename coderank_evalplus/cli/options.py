@@ -41,6 +41,13 @@ def add_common_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
+def add_drop_extra_option(p: argparse.ArgumentParser) -> None:
+    """``rerank``'s input files may cover more problems than the dataset (sanitized MBPP's 427 against MBPP+'s 378)."""
+    p.add_argument("--drop-extra-problems", action="store_true",
+                   help="keep the dataset's problems and drop the input files' records of others, with one warning "
+                        "that counts them (default: such records are an error)")
+
+
 def config_from_args(args: argparse.Namespace) -> "RerankConfig":
     """The RerankConfig that ``add_common_options``'s flags describe."""
     from coderank_evalplus.pipeline import RerankConfig

@@ -25,7 +25,8 @@ def program_of(rec: dict, problem: Problem, path: Path, lineno: int) -> str:
     raise SampleFileError(f"{path}:{lineno}: record for {problem.task_id} has neither 'solution' nor 'completion'")
 
 
-def read_folder(path: Path, problems: Mapping[str, Problem], allow_unknown: bool) -> dict[str, list[str]]:
+def read_folder(path: Path, problems: Mapping[str, Problem], allow_unknown: bool,
+                drop_extra: bool = False) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     unmatched = []
     for task_dir in sorted(p for p in path.iterdir() if p.is_dir()):
@@ -36,7 +37,7 @@ def read_folder(path: Path, problems: Mapping[str, Problem], allow_unknown: bool
             continue
         out[tid] = [f.read_text(encoding="utf-8", errors="replace") for f in files]
     if not allow_unknown:
-        check_unmatched(unmatched, "sample folders")
+        check_unmatched(unmatched, "sample folders", drop_extra, path)
     return out
 
 

@@ -6,9 +6,11 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
+import sys
 import zlib
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping, Optional
 
 
 class SampleFileError(ValueError):
@@ -106,8 +108,20 @@ def once(seen: dict[str, int], tid: str, path: Path, lineno: int, what: str) -> 
         raise SampleFileError(f"{path}:{lineno}: duplicate {what} for {tid} (first at line {first})")
 
 
-def check_unmatched(unmatched: list[str], what: str) -> None:
-    if unmatched:
-        shown = "; ".join(unmatched[:3])
-        more = f"; … and {len(unmatched) - 3} more" if len(unmatched) > 3 else ""
+def check_unmatched(unmatched: list[str], what: str, drop: bool = False, path: Optional[Path] = None) -> None:
+    """Records that name no problem of the dataset: a clear error, or (``drop``: the file covers more problems than
+    the dataset, e.g. sanitized MBPP's 427 against MBPP+'s 378) one warning on stderr that counts them."""
+    if not unmatched:
+        return
+    shown = "; ".join(unmatched[:3])
+    more = f"; … and {len(unmatched) - 3} more" if len(unmatched) > 3 else ""
+    if not drop:
         raise SampleFileError(f"{len(unmatched)} {what} match no problem of the dataset: {shown}{more}")
+    tasks = list(dict.fromkeys(m.group(1).strip("'\"") for m in map(_TASK_IN_ENTRY.search, unmatched) if m))
+    of = f" of {len(tasks)} problem(s)" if tasks else ""
+    example = ", ".join(tasks[:4]) + (" …" if len(tasks) > 4 else "") if tasks else shown + more
+    print(f"warning: {path or 'input'}: dropped {len(unmatched)} {what}{of} that the dataset does not have "
+          f"({example})", file=sys.stderr, flush=True)
+
+
+_TASK_IN_ENTRY = re.compile(r"\(task_id (.+)\)$")

@@ -39,7 +39,7 @@ def detect_format(path: Path) -> tuple[str, Path]:
 
 
 def read_solutions(path: str | os.PathLike, problems: Mapping[str, Problem], data_dir: Optional[str] = None,
-                   allow_unknown: bool = False) -> dict[str, list[str]]:
+                   allow_unknown: bool = False, drop_extra: bool = False) -> dict[str, list[str]]:
     """Full programs per task id, in sample order.
 
     Accepts evalplus samples (``{"task_id", "solution"}`` = full program, or ``{"task_id", "completion"}`` =
@@ -48,10 +48,13 @@ def read_solutions(path: str | os.PathLike, problems: Mapping[str, Problem], dat
     bigcode-evaluation-harness ``generations_<task>.json`` (:mod:`coderank_evalplus.io.bigcode`) and the
     lm-eval ``--log_samples`` file (or output folder) of one of our tasks
     (:mod:`coderank_evalplus.io.lm_eval_log`). The format is recognised by the content.
+
+    Records of problems the dataset lacks are an error, unless ``allow_unknown`` (dropped silently: a harness's
+    own sample folder) or ``drop_extra`` (dropped with one warning that counts them: the user asked for it).
     """
     kind, path = detect_format(Path(path))
     if kind == FOLDER_EVALPLUS:
-        return evalplus_samples.read_folder(path, problems, allow_unknown)
+        return evalplus_samples.read_folder(path, problems, allow_unknown, drop_extra)
     if kind == BIGCODE:
         return bigcode.read_generations(path, problems)
     out: dict[str, list[str]] = defaultdict(list)
@@ -92,7 +95,7 @@ def read_solutions(path: str | os.PathLike, problems: Mapping[str, Problem], dat
     if n_records == 0:
         raise SampleFileError(f"{path}: no records (empty file)")
     if not allow_unknown:
-        check_unmatched(unmatched, "samples")
+        check_unmatched(unmatched, "samples", drop_extra, path)
     return dict(out)
 
 
@@ -109,12 +112,13 @@ def read_features(path: str | os.PathLike, problems: Mapping[str, Problem]) -> d
 
 
 def read_test_samples(path: str | os.PathLike, problems: Mapping[str, Problem],
-                      data_dir: Optional[str] = None) -> dict[str, list[str]]:
+                      data_dir: Optional[str] = None, drop_extra: bool = False) -> dict[str, list[str]]:
     """Raw test samples per task id (text after ``assert ``, as CodeT stores them).
 
     Accepts CodeT's ``{"prompt", "samples"}``, our ``{"task_id", "samples": [...]}`` (raw samples) or
     ``{"task_id", "asserts": [...]}`` (each a ready assert statement; one sample per assert), and the lm-eval
-    ``--log_samples`` file (or output folder) of one of our tasks (the test request's answers).
+    ``--log_samples`` file (or output folder) of one of our tasks (the test request's answers). Records of
+    problems the dataset lacks are an error, or with ``drop_extra`` dropped with one warning that counts them.
     """
     kind, path = detect_format(Path(path))
     if kind == FOLDER_EVALPLUS:
@@ -170,5 +174,5 @@ def read_test_samples(path: str | os.PathLike, problems: Mapping[str, Problem],
     if n_logged and not n_logged_tests:
         raise SampleFileError(f"{path}: the lm-eval samples hold no test samples (the task ran with "
                               f"n_test_samples 0)")
-    check_unmatched(unmatched, "test records")
+    check_unmatched(unmatched, "test records", drop_extra, path)
     return dict(out)

@@ -11,15 +11,28 @@ from coderank_evalplus.report.curves import DEFAULT_DRAWS
 from coderank_evalplus.report.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 DEFAULT_COMPARE_TO = ("random", "codet")
+OWN_SUFFIX = " (own)"
+
+
+def default_pool(tests_label: str) -> str:
+    """The test pool a row is grouped by when the suite names none: its label without a trailing " (own)" (a
+    model's own pool is the same pool when another model is ranked with it)."""
+    label = tests_label.strip()
+    return label[: -len(OWN_SUFFIX)].rstrip() if label.endswith(OWN_SUFFIX) else label
 
 
 @dataclass
 class Entry:
-    """One leaderboard row: a model's results folder, and which test pool it was reranked with."""
+    """One leaderboard row: a model's results folder, and which test pool it was reranked with. Rows of the same
+    dataset and ``pool`` are compared as models (``pool`` defaults to ``default_pool(tests_label)``)."""
 
     name: str
     folder: Path
     tests_label: str = ""
+    pool: str = ""
+
+    def __post_init__(self) -> None:
+        self.pool = self.pool or default_pool(self.tests_label)
 
 
 @dataclass
@@ -43,4 +56,6 @@ class Leaderboard:
     rows: list[dict] = field(default_factory=list)
     curves: list[dict] = field(default_factory=list)
     quality: list[dict] = field(default_factory=list)
+    models: list[dict] = field(default_factory=list)  # model comparisons per (dataset, pool, split, method, budget)
+    models_summary: list[dict] = field(default_factory=list)  # each model's pass@1 per benchmark and method
     timing: dict = field(default_factory=dict)

@@ -8,7 +8,9 @@ executed again. Every method sees the same subsets (seeded per draw), so the cur
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import os
+from pathlib import Path
 from concurrent.futures import ProcessPoolExecutor
 from typing import Optional, Sequence
 
@@ -17,7 +19,7 @@ import numpy as np
 from coderank_evalplus.rankers import get_ranker
 from coderank_evalplus.rankers.filtering import restrict
 from coderank_evalplus.report.scores import BASELINES, pass_at_1, rank
-from coderank_evalplus.io.results_folder import StoredProblem, StoredRun
+from coderank_evalplus.io.results_folder import MATRICES_FILE, PROBLEMS_FILE, StoredProblem, StoredRun
 from coderank_evalplus.types import Executions, TestSuite
 
 CANDIDATE_BUDGETS = (1, 2, 5, 10, 20, 50, 100, 200)
@@ -92,6 +94,43 @@ def _problem_points(args: tuple) -> np.ndarray:
     return out
 
 
+def _map_problems(jobs: list[tuple], workers: Optional[int], desc: str, progress: bool) -> list[np.ndarray]:
+    """``_problem_points`` of every job, in order: in a process pool when there is more than one worker."""
+    from tqdm import tqdm
+
+    n_workers = min(len(jobs), workers or os.cpu_count() or 1)
+    bar = dict(total=len(jobs), desc=desc, unit="problem", disable=not progress, dynamic_ncols=True, leave=False)
+    if n_workers > 1:
+        with ProcessPoolExecutor(n_workers) as pool:
+            return list(tqdm(pool.map(_problem_points, jobs, chunksize=max(1, len(jobs) // (8 * n_workers))), **bar))
+    return [_problem_points(j) for j in tqdm(jobs, **bar)]
+
+
+def scores_at_budget(run: StoredRun, methods: Sequence[str], budget: int, draws: int = DEFAULT_DRAWS,
+                     seed: int = 0, splits: Sequence[str] = ("base",), workers: Optional[int] = None,
+                     progress: bool = False, label: str = "") -> dict[str, dict[str, np.ndarray]]:
+    """{method: {split: per-problem pass@1 (0..1) with ``budget`` candidates}}: each problem's mean over the SAME
+    seeded draws the budget curve uses (same seeds, same subsets), so the mean over problems equals the curve's
+    point at ``budget``. A problem with at most ``budget`` candidates keeps them all."""
+    if not run.problems:
+        return {m: {s: np.zeros(0) for s in splits} for m in methods}
+    jobs = [(sp, "candidates", [budget], draws, list(methods), list(splits), seed, run.seed) for sp in run.problems]
+    per_problem = np.stack(_map_problems(jobs, workers, f"{label} {budget} candidates".strip(), progress))
+    means = per_problem[:, 0].mean(axis=1)  # problems × methods × splits
+    return {m: {s: means[:, k, j] for j, s in enumerate(splits)} for k, m in enumerate(methods)}
+
+
+def folder_hash(folder: Path) -> "hashlib._Hash":
+    """A sha256 that has read a results folder's stored matrices and problems (what every figure recomputed from
+    the folder depends on); callers add their settings and take the digest to key a cache file."""
+    h = hashlib.sha256()
+    for name in (MATRICES_FILE, PROBLEMS_FILE):
+        with open(Path(folder) / name, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                h.update(chunk)
+    return h
+
+
 def budget_curve(run: StoredRun, methods: Sequence[str], kind: str = "candidates", draws: int = DEFAULT_DRAWS,
                  seed: int = 0, grid: Optional[Sequence[int]] = None, workers: Optional[int] = None,
                  splits: Sequence[str] = ("base",), progress: bool = False, label: str = "") -> dict:
@@ -107,18 +146,8 @@ def budget_curve(run: StoredRun, methods: Sequence[str], kind: str = "candidates
     result = {"kind": kind, "budgets": budgets, "draws": draws, "seed": seed, "curves": {}}
     if not budgets or not run.problems:
         return result
-    from tqdm import tqdm
-
     jobs = [(sp, kind, budgets, draws, list(methods), list(splits), seed, run.seed) for sp in run.problems]
-    n_workers = min(len(jobs), workers or os.cpu_count() or 1)
-    bar = dict(total=len(jobs), desc=f"{label} curve over {kind}".strip(), unit="problem", disable=not progress,
-               dynamic_ncols=True, leave=False)
-    if n_workers > 1:
-        with ProcessPoolExecutor(n_workers) as pool:
-            per_problem = list(tqdm(pool.map(_problem_points, jobs, chunksize=max(1, len(jobs) // (8 * n_workers))),
-                                    **bar))
-    else:
-        per_problem = [_problem_points(j) for j in tqdm(jobs, **bar)]
+    per_problem = _map_problems(jobs, workers, f"{label} curve over {kind}".strip(), progress)
     stacked = np.stack(per_problem)  # problems × budgets × draws × methods × splits
     # problems whose pool has no test samples are left out of the test-budget curve
     per_draw = 100.0 * np.nanmean(stacked, axis=0)  # budgets × draws × methods × splits

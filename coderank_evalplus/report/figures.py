@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+
+import numpy as np
 from typing import TYPE_CHECKING
 
-from coderank_evalplus.report.text import splits_in
+from coderank_evalplus.report.text import block_key, model_blocks, splits_in
 
 if TYPE_CHECKING:
     from coderank_evalplus.report.board import Leaderboard
@@ -145,10 +147,91 @@ def quality_figure(lb: "Leaderboard", path: Path) -> Path | None:
     return _save(fig, path)
 
 
+def _method_panels(n_methods: int, height: float):
+    plt = _plt()
+    cols = min(3, n_methods)
+    rows = math.ceil(n_methods / cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(WIDTH_IN, height * rows), squeeze=False, layout="constrained")
+    for ax in list(axes.flat)[n_methods:]:
+        ax.axis("off")
+    return fig, list(axes.flat)[:n_methods]
+
+
+def rank_figure(block: list[dict], path: Path) -> Path:
+    """One panel per method: each model's rank (dot) and 95 % bootstrap rank interval (bar), models in the order
+    of the random pick; overlapping bars are models the data cannot separate."""
+    order = [r["name"] for r in next((e for e in block if e["method"] == "random"), block[0])["ranking"]]
+    m = len(order)
+    fig, axes = _method_panels(len(block), max(1.8, 0.32 * m + 1.0))
+    for ax, e in zip(axes, block):
+        by_name = {r["name"]: r for r in e["ranking"]}
+        for y, name in enumerate(reversed(order)):
+            r = by_name[name]
+            lo, hi = r["rank_ci95"]
+            ax.plot([lo, hi], [y, y], color="#1f77b4", lw=5, alpha=0.35, solid_capstyle="round")
+            ax.plot([r["rank"]], [y], "o", color="#1f77b4", ms=5)
+        ax.set_yticks(range(m), list(reversed(order)), fontsize=7)
+        ax.set_xticks(range(1, m + 1))
+        ax.set_xlim(0.5, m + 0.5)
+        ax.invert_xaxis()
+        ax.set_title(e["method"], fontsize=9)
+        ax.grid(axis="x", alpha=0.3)
+    first = block[0]
+    fig.suptitle(f"{first['dataset']} · {first['pool']} · {first['split']} tests · N = {first['budget']}: rank "
+                 f"(1 = best) and 95 % bootstrap rank interval", fontsize=9)
+    return _save(fig, path)
+
+
+def pairs_figure(block: list[dict], path: Path) -> Path:
+    """One heatmap per method: pass@1 of the row's model minus the column's (points), * where p < 0.05."""
+    order = [r["name"] for r in next((e for e in block if e["method"] == "random"), block[0])["ranking"]]
+    m = len(order)
+    pos = {n: i for i, n in enumerate(order)}
+    fig, axes = _method_panels(len(block), max(2.6, 0.5 * m + 1.6))
+    lim = max([abs(p["diff"]) for e in block for p in e["pairs"]] + [1.0])
+    image = None
+    for ax, e in zip(axes, block):
+        diff = np.full((m, m), np.nan)
+        marks = np.full((m, m), "", dtype=object)
+        for p in e["pairs"]:
+            i, j = pos[p["a"]], pos[p["b"]]
+            diff[i, j], diff[j, i] = p["diff"], -p["diff"]
+            star = "*" if p["p_value"] < 0.05 else ""
+            marks[i, j] = f"{p['diff']:+.1f}{star}"
+            marks[j, i] = f"{-p['diff']:+.1f}{star}"
+        image = ax.imshow(diff, cmap="RdBu", vmin=-lim, vmax=lim)
+        for i in range(m):
+            for j in range(m):
+                if marks[i, j]:
+                    ax.text(j, i, marks[i, j], ha="center", va="center", fontsize=6)
+        short = [n if len(n) <= 14 else n[:13] + "…" for n in order]
+        ax.set_xticks(range(m), short, fontsize=6, rotation=45, ha="right")
+        ax.set_yticks(range(m), short, fontsize=6)
+        ax.set_title(e["method"], fontsize=9)
+    first = block[0]
+    fig.suptitle(f"{first['dataset']} · {first['pool']} · {first['split']} tests · N = {first['budget']}: row − "
+                 f"column pass@1 (points), * p < 0.05 (paired bootstrap)", fontsize=9)
+    if image is not None:
+        fig.colorbar(image, ax=axes, shrink=0.6, label="points")
+    return _save(fig, path)
+
+
+def model_figures(lb: "Leaderboard", folder: Path) -> dict[str, Path]:
+    """Rank intervals and pairwise differences of every model-comparison block at its matched budget."""
+    figs: dict[str, Path] = {}
+    for block in model_blocks(lb.models):
+        if block[0]["budget"] == "full" or not block[0]["ranking"]:
+            continue
+        key = block_key(block[0])
+        figs[f"ranks_{key}"] = rank_figure(block, folder / f"ranks_{key}.png")
+        figs[f"pairs_{key}"] = pairs_figure(block, folder / f"pairs_{key}.png")
+    return figs
+
+
 def make_all(lb: "Leaderboard", folder: Path) -> dict[str, Path]:
     """Every figure of the leaderboard, by name."""
 
-    figs: dict[str, Path] = {}
+    figs: dict[str, Path] = model_figures(lb, folder)
     for split in splits_in(lb.rows):
         figs[f"pass1_{split}"] = pass1_figure(lb, split, folder / f"pass1_{split}.png")
     for kind in ("candidates", "tests"):

@@ -8,7 +8,6 @@ and ``index.html`` (one self-contained page).
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import json
 import time
@@ -19,13 +18,14 @@ import numpy as np
 
 from coderank_evalplus.report import curves as curves_mod
 from coderank_evalplus.report import figures, page
+from coderank_evalplus.report import models as models_mod
 from coderank_evalplus.report.board import DEFAULT_COMPARE_TO, Entry, Leaderboard, LeaderboardConfig  # noqa: F401
 from coderank_evalplus.report.scores import leaderboard_methods, problem_scores, splits_of
 from coderank_evalplus.report.stats import (CI_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, mean_estimate,
                                             paired_difference, resample_indices)
 from coderank_evalplus.report.test_quality import run_quality
-from coderank_evalplus.report.text import fmt_p, splits_in
-from coderank_evalplus.io.results_folder import (MATRICES_FILE, PROBLEMS_FILE, StoredRun, atomic_write_text,
+from coderank_evalplus.report.text import fmt_p, models_markdown, splits_in
+from coderank_evalplus.io.results_folder import (StoredRun, atomic_write_text,
                                               load_folder)
 
 def _samples_per_problem(run: StoredRun) -> int | dict:
@@ -41,7 +41,7 @@ def build_row(entry: Entry, run: StoredRun, methods: Sequence[str], compare_to: 
     scores = problem_scores(run, methods)
     splits = splits_of(run)
     idx = resample_indices(len(run.problems), n_resamples, seed)
-    row: dict = {"name": entry.name, "tests_label": entry.tests_label, "dataset": run.dataset,
+    row: dict = {"name": entry.name, "tests_label": entry.tests_label, "pool": entry.pool, "dataset": run.dataset,
                  "folder": str(entry.folder), "n_problems": len(run.problems),
                  "samples_per_problem": _samples_per_problem(run), "splits": list(splits), "methods": {},
                  "comparisons": {}}
@@ -64,12 +64,16 @@ def build(entries: Sequence[Entry], cfg: LeaderboardConfig) -> Leaderboard:
                              "metric": "pass@1 (%), mean over problems; intervals: percentile bootstrap over "
                                        "problems, paired across methods"})
     t_load = t_score = t_curves = 0.0
+    model_rows = []
     for k, entry in enumerate(entries):
         t0 = time.monotonic()
         run = load_folder(entry.folder)
         t1 = time.monotonic()
         row, scores = build_row(entry, run, methods, cfg.compare_to, cfg.n_resamples, cfg.seed)
         lb.rows.append(row)
+        model_rows.append(models_mod.ModelRow(
+            entry.name, run.dataset, entry.pool, entry.tests_label, [p.problem.task_id for p in run.problems],
+            splits_of(run), scores, [p.executions.n_candidates for p in run.problems], Path(entry.folder)))
         quality = run_quality(run, scores, methods)
         quality.update(name=entry.name, tests_label=entry.tests_label)
         lb.quality.append(quality)
@@ -84,8 +88,44 @@ def build(entries: Sequence[Entry], cfg: LeaderboardConfig) -> Leaderboard:
             print(f"[{k + 1}/{len(entries)}] {entry.name} ({entry.tests_label or 'tests'}): scored "
                   f"{len(run.problems)} problems in {t2 - t1:.1f} s" + (f", curves {t3 - t2:.1f} s" if cfg.curves
                                                                          else ""), flush=True)
-    lb.timing.update(load_s=round(t_load, 2), score_s=round(t_score, 2), curves_s=round(t_curves, 2))
+    t0 = time.monotonic()
+    lb.models = models_mod.compare_models(model_rows, methods, cfg.n_resamples, cfg.seed,
+                                          lambda r, n: _scores_at_budget(r, n, methods, cfg))
+    lb.models_summary = models_mod.summary(lb.rows, methods)
+    lb.timing.update(load_s=round(t_load, 2), score_s=round(t_score, 2), curves_s=round(t_curves, 2),
+                     models_s=round(time.monotonic() - t0, 2))
     return lb
+
+
+def _scores_at_budget(row: "models_mod.ModelRow", budget: int, methods: Sequence[str],
+                      cfg: LeaderboardConfig) -> dict:
+    """A row's per-problem scores sub-sampled to ``budget`` candidates (the budget curves' draws), read from
+    ``cfg.cache_dir`` when computed before for the same folder content and settings."""
+    path = None
+    if cfg.cache_dir is not None:
+        h = curves_mod.folder_hash(row.folder)
+        h.update(json.dumps(["matched", list(methods), budget, cfg.draws, cfg.seed, list(row.splits),
+                             curves_mod.CACHE_VERSION]).encode())
+        path = Path(cfg.cache_dir) / "report" / f"budget-{h.hexdigest()[:32]}.json"
+        try:
+            cached = json.loads(path.read_text())
+            return {m: {s: np.asarray(v, dtype=float) for s, v in per.items()} for m, per in cached.items()}
+        except (OSError, ValueError, KeyError):
+            pass
+    t0 = time.monotonic()
+    run = load_folder(row.folder)
+    scores = curves_mod.scores_at_budget(run, methods, budget, cfg.draws, cfg.seed, row.splits, cfg.workers,
+                                         cfg.progress, row.name)
+    if cfg.progress:
+        print(f"{row.name} ({row.tests_label or 'tests'}): sub-sampled to {budget} candidates in "
+              f"{time.monotonic() - t0:.1f} s", flush=True)
+    if path is not None:
+        try:
+            atomic_write_text(path, json.dumps({m: {s: v.tolist() for s, v in per.items()}
+                                                for m, per in scores.items()}))
+        except OSError:
+            pass  # a cache that cannot be written costs time next run, nothing else
+    return scores
 
 
 def _curves(run: StoredRun, methods: Sequence[str], cfg: LeaderboardConfig, label: str) -> tuple[dict, dict]:
@@ -94,11 +134,7 @@ def _curves(run: StoredRun, methods: Sequence[str], cfg: LeaderboardConfig, labe
     splits = splits_of(run)
     path = None
     if cfg.cache_dir is not None:
-        h = hashlib.sha256()
-        for name in (MATRICES_FILE, PROBLEMS_FILE):
-            with open(run.path / name, "rb") as fh:
-                for chunk in iter(lambda: fh.read(1 << 20), b""):
-                    h.update(chunk)
+        h = curves_mod.folder_hash(run.path)
         h.update(json.dumps([list(methods), cfg.draws, cfg.seed, list(splits), curves_mod.CACHE_VERSION]).encode())
         path = Path(cfg.cache_dir) / "report" / f"curves-{h.hexdigest()[:32]}.json"
         try:
@@ -140,33 +176,44 @@ def _fmt_diff(d: Optional[dict]) -> str:
     return f"{d['diff']:+.2f} [{d['ci95'][0]:+.1f}, {d['ci95'][1]:+.1f}] {fmt_p(d['p_value'])}"
 
 
+def datasets_in(rows: Sequence[dict]) -> list[str]:
+    return list(dict.fromkeys(r["dataset"] for r in rows))
+
+
 def to_markdown(lb: Leaderboard) -> str:
+    """The models comparison first, then per dataset and split every row's methods and paired comparisons."""
     methods = lb.config["methods"]
-    rows = lb.rows
     out = ["# Leaderboard: reranked pass@1", "",
            f"pass@1 in %, mean over problems; [95 % bootstrap interval over problems, {lb.config['n_resamples']} "
            f"resamples, seed {lb.config['seed']}]. Differences are paired (same problems, same resamples); "
            f"p: two-sided bootstrap p-value.", ""]
+    models = models_markdown(lb.models, lb.models_summary, methods)
+    if models:
+        out += [models, ""]
     head = ["model", "tests", "dataset", "problems", "samples"]
-    for split in splits_in(rows):
-        out += [f"## pass@1 on {split} tests", "", "| " + " | ".join(head + methods) + " |",
-                "|" + "|".join(["---"] * 3 + ["---:"] * (2 + len(methods))) + "|"]
-        for r in rows:
-            cells = [r["name"], r["tests_label"] or "–", r["dataset"], str(r["n_problems"]), _samples_text(r)]
-            cells += [_fmt_estimate((r["methods"][m] or {}).get(split)) for m in methods]
-            out.append("| " + " | ".join(cells) + " |")
-        out.append("")
-        for base in lb.config["compare_to"]:
-            others = [m for m in methods if m != base and not (base == "random" and m == "oracle")]
-            title = "gain over random" if base == "random" else f"difference to {base}"
-            out += [f"### {title} on {split} tests (points)", "",
-                    "| " + " | ".join(["model", "tests"] + others) + " |",
-                    "|" + "|".join(["---"] * 2 + ["---:"] * len(others)) + "|"]
+    several = len(datasets_in(lb.rows)) > 1
+    for dataset in datasets_in(lb.rows):
+        rows = [r for r in lb.rows if r["dataset"] == dataset]
+        on = f" ({dataset})" if several else ""
+        for split in splits_in(rows):
+            out += [f"## pass@1 on {split} tests{on}", "", "| " + " | ".join(head + methods) + " |",
+                    "|" + "|".join(["---"] * 3 + ["---:"] * (2 + len(methods))) + "|"]
             for r in rows:
-                cmp = r["comparisons"].get(base, {})
-                out.append("| " + " | ".join([r["name"], r["tests_label"] or "–"] +
-                                             [_fmt_diff(cmp.get(m, {}).get(split)) for m in others]) + " |")
+                cells = [r["name"], r["tests_label"] or "–", r["dataset"], str(r["n_problems"]), _samples_text(r)]
+                cells += [_fmt_estimate((r["methods"][m] or {}).get(split)) for m in methods]
+                out.append("| " + " | ".join(cells) + " |")
             out.append("")
+            for base in lb.config["compare_to"]:
+                others = [m for m in methods if m != base and not (base == "random" and m == "oracle")]
+                title = "gain over random" if base == "random" else f"difference to {base}"
+                out += [f"### {title} on {split} tests{on} (points)", "",
+                        "| " + " | ".join(["model", "tests"] + others) + " |",
+                        "|" + "|".join(["---"] * 2 + ["---:"] * len(others)) + "|"]
+                for r in rows:
+                    cmp = r["comparisons"].get(base, {})
+                    out.append("| " + " | ".join([r["name"], r["tests_label"] or "–"] +
+                                                 [_fmt_diff(cmp.get(m, {}).get(split)) for m in others]) + " |")
+                out.append("")
     return "\n".join(out)
 
 
@@ -198,7 +245,7 @@ def write(lb: Leaderboard, out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.monotonic()
     written = []
-    data = {"config": lb.config, "rows": lb.rows}
+    data = {"config": lb.config, "rows": lb.rows, "models": lb.models, "models_summary": lb.models_summary}
     for name, text in (("leaderboard.json", json.dumps(data, indent=2) + "\n"), ("leaderboard.md", to_markdown(lb)),
                        ("leaderboard.csv", to_csv(lb)),
                        ("curves.json", json.dumps({"config": lb.config, "curves": lb.curves}, indent=2) + "\n"),

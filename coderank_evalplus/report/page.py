@@ -7,7 +7,7 @@ import html
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
-from coderank_evalplus.report.text import fmt_p, splits_in
+from coderank_evalplus.report.text import block_key, fmt_p, fmt_rank, model_blocks, splits_in, summary_pools
 
 if TYPE_CHECKING:
     from coderank_evalplus.report.board import Leaderboard
@@ -24,7 +24,23 @@ td .ci{color:#666;font-size:.7rem;display:block}td .p{color:#666;font-size:.7rem
 tr.row:hover{background:#fafafa}.best{font-weight:600}
 figure{margin:1rem 0}figure img{max-width:100%;height:auto;border:1px solid #eee}
 figcaption{font-size:.8rem;color:#555}.note{font-size:.8rem;color:#555}
+table.sortable th{cursor:pointer;user-select:none}table.sortable th[data-dir=desc]::after{content:" ▼"}
+table.sortable th[data-dir=asc]::after{content:" ▲"}
 """
+# Sort a models table by the clicked column (numbers by value, text alphabetically); first click: descending.
+# Written by hand: a few lines, so that the page needs no library and no network.
+_SORT_JS = """<script>
+document.querySelectorAll('table.sortable').forEach(t => t.querySelectorAll('thead th').forEach((th, i) =>
+  th.addEventListener('click', () => {
+    const dir = th.dataset.dir === 'desc' ? 1 : -1;
+    t.querySelectorAll('thead th').forEach(h => delete h.dataset.dir);
+    th.dataset.dir = dir < 0 ? 'desc' : 'asc';
+    const key = r => r.cells[i].dataset.v, rows = [...t.tBodies[0].rows];
+    rows.sort((a, b) => { const x = parseFloat(key(a)), y = parseFloat(key(b));
+      return dir * (isNaN(x) || isNaN(y) ? key(a).localeCompare(key(b)) : x - y); });
+    rows.forEach(r => t.tBodies[0].appendChild(r));
+  })));
+</script>"""
 
 
 def _e(text: object) -> str:
@@ -52,12 +68,12 @@ def _diff_cell(d: dict | None) -> str:
             f"</span><span class=\"p\">{_e(fmt_p(d['p_value']))}</span></td>")
 
 
-def _pass_table(lb: "Leaderboard", split: str) -> str:
+def _pass_table(lb: "Leaderboard", split: str, dataset: str) -> str:
     methods = lb.config["methods"]
     head = "".join(f"<th>{_e(h)}</th>" for h in ["model", "tests", "problems", "samples", *methods])
     body = []
     for r in lb.rows:
-        if split not in r["splits"]:
+        if split not in r["splits"] or r["dataset"] != dataset:
             continue
         ranked = [m for m in methods if m != "oracle" and (r["methods"].get(m) or {}).get(split)]
         top = max((r["methods"][m][split]["pass@1"] for m in ranked), default=None)
@@ -73,12 +89,12 @@ def _pass_table(lb: "Leaderboard", split: str) -> str:
            f'<tbody>{"".join(body)}</tbody></table></div>'
 
 
-def _diff_table(lb: "Leaderboard", base: str, split: str) -> str:
+def _diff_table(lb: "Leaderboard", base: str, split: str, dataset: str) -> str:
     methods = [m for m in lb.config["methods"] if m != base and not (base == "random" and m == "oracle")]
     head = "".join(f"<th>{_e(h)}</th>" for h in ["model", "tests", *methods])
     body = []
     for r in lb.rows:
-        if split not in r["splits"]:
+        if split not in r["splits"] or r["dataset"] != dataset:
             continue
         cmp = r["comparisons"].get(base, {})
         cells = [f"<td>{_e(r['name'])}</td>", f"<td>{_e(r['tests_label'] or '–')}</td>"]
@@ -103,6 +119,81 @@ def _quality_table(lb: "Leaderboard") -> str:
            f'<tbody>{"".join(body)}</tbody></table></div>'
 
 
+def _models_table(block: list[dict]) -> str:
+    """One block (dataset, pool, split, budget): a row per model, a column per method (pass@1, rank interval);
+    click a header to sort."""
+    order = [r["name"] for r in next((e for e in block if e["method"] == "random"), block[0])["ranking"]]
+    head = "".join(f"<th>{_e(h)}</th>" for h in ["model", "samples", *[e["method"] for e in block]])
+    body = []
+    for name in order:
+        s = block[0]["samples"][name]
+        cells = [f'<td data-v="{_e(name)}">{_e(name)}</td>',
+                 f'<td class="num" data-v="{s if isinstance(s, int) else s[1]}">'
+                 f'{_e(s if isinstance(s, int) else "–".join(map(str, s)))}</td>']
+        for e in block:
+            r = next(x for x in e["ranking"] if x["name"] == name)
+            cls = ' class="num best"' if r["rank"] == 1 else ' class="num"'
+            cells.append(f'<td{cls} data-v="{r["pass@1"]}">{r["pass@1"]:.2f}<span class="ci">{_e(fmt_rank(r))}'
+                         f"</span></td>")
+        body.append(f'<tr class="row">{"".join(cells)}</tr>')
+    return (f'<div class="scroll"><table class="models sortable" data-block="{_e(block_key(block[0]))}"><thead><tr>'
+            f'{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>')
+
+
+def _agreement_note(block: list[dict]) -> str:
+    taus = "; ".join(f"{e['method']} {e['kendall_tau']['tau']:+.2f} [{e['kendall_tau']['ci95'][0]:+.2f}, "
+                     f"{e['kendall_tau']['ci95'][1]:+.2f}]" for e in block
+                     if e["method"] != "random" and e["kendall_tau"])
+    flips = "; ".join(f"{e['method']}: " + ", ".join(f"{a} over {b}" for a, b in e["flips"])
+                      for e in block if e["flips"]) or "none"
+    return f'<p class="note">Kendall\'s τ with the random-pick order: {_e(taus or "–")}. Significant flips: {_e(flips)}.</p>'
+
+
+def _summary_table(lb: "Leaderboard") -> str:
+    methods = lb.config["methods"]
+    pools = summary_pools(lb.models_summary)
+    datasets = list(pools)
+    head = "".join(f"<th>{_e(h)}</th>" for h in ["model", *[f"{ds} {m}" for ds in datasets for m in methods]])
+    body = []
+    for model in lb.models_summary:
+        cells = [f'<td data-v="{_e(model["name"])}">{_e(model["name"])}</td>']
+        for ds in datasets:
+            bench = model["benchmarks"].get(ds, {"methods": {}})
+            for m in methods:
+                v = [x for x in (bench["methods"].get(m) or {}).values() if x is not None]
+                cells.append(f'<td class="num" data-v="{v[0] if v else -1}">'
+                             f'{_e(" / ".join(f"{x:.2f}" for x in v) or "–")}</td>')
+        body.append(f"<tr>{''.join(cells)}</tr>")
+    shown = "; ".join(f"{ds}: {p}" for ds, p in pools.items())
+    return (f'<p class="note">Each model at its full budget, pass@1 (%) base / plus; rerankers with each '
+            f"benchmark's most shared pool ({_e(shown)}).</p>"
+            f'<div class="scroll"><table class="summary sortable"><thead><tr>{head}</tr></thead>'
+            f'<tbody>{"".join(body)}</tbody></table></div>')
+
+
+def _models_section(lb: "Leaderboard", figures: Mapping[str, Path]) -> list[str]:
+    if not lb.models:
+        return []
+    parts = ["<h2>Which model wins?</h2>",
+             '<p class="note">Rows with the same dataset and test pool, compared as models, at the matched budget (the '
+             "smallest samples/problem of the pool's rows; larger rows sub-sampled with the budget curves' seeded "
+             "draws) and at each row's full budget. Cells: pass@1 on the problems every model of the pool has, "
+             "#rank [95 % bootstrap rank interval]; overlapping intervals: models the data cannot separate. Click a "
+             "column to sort.</p>"]
+    for block in model_blocks(lb.models):
+        first = block[0]
+        budget = "each row's full budget" if first["budget"] == "full" else f"N = {first['budget']}"
+        parts += [f"<h3>{_e(first['dataset'])} · {_e(first['pool'])} · {_e(first['split'])} tests · {_e(budget)} "
+                  f"({first['n_problems']} problems)</h3>", _models_table(block), _agreement_note(block)]
+        key = block_key(first)
+        for kind, caption in (("ranks", "Rank and 95 % bootstrap rank interval per method (1 = best)."),
+                              ("pairs", "Pairwise differences, row − column (points); * p < 0.05.")):
+            if f"{kind}_{key}" in figures:
+                parts.append(_img(figures[f"{kind}_{key}"], f"{kind} {key}", caption))
+    parts += ["<h3>Models summary</h3>", _summary_table(lb)]
+    return parts
+
+
 def render(lb: "Leaderboard", figures: Mapping[str, Path]) -> str:
     """The whole page as a string."""
 
@@ -114,11 +205,16 @@ def render(lb: "Leaderboard", figures: Mapping[str, Path]) -> str:
              f'<p class="note">pass@1 in %, mean over problems; in brackets the 95 % percentile-bootstrap interval '
              f"over problems ({cfg['n_resamples']} resamples, seed {cfg['seed']}). Differences are paired: the same "
              f"problems and resamples for every method of a row. Bold: the best ranked method of the row.</p>"]
+    parts += _models_section(lb, figures)
+    datasets = list(dict.fromkeys(r["dataset"] for r in lb.rows))
+    for dataset in datasets:
+        on = f" ({dataset})" if len(datasets) > 1 else ""
+        for split in splits_in([r for r in lb.rows if r["dataset"] == dataset]):
+            parts += [f"<h2>pass@1 on {split} tests{_e(on)}</h2>", _pass_table(lb, split, dataset)]
+            for base in cfg["compare_to"]:
+                title = "Gain over random" if base == "random" else f"Difference to {base}"
+                parts += [f"<h3>{_e(title)} ({split} tests{_e(on)}, points)</h3>", _diff_table(lb, base, split, dataset)]
     for split in splits_in(lb.rows):
-        parts += [f"<h2>pass@1 on {split} tests</h2>", _pass_table(lb, split)]
-        for base in cfg["compare_to"]:
-            title = "Gain over random" if base == "random" else f"Difference to {base}"
-            parts += [f"<h3>{_e(title)} ({split} tests, points)</h3>", _diff_table(lb, base, split)]
         if f"pass1_{split}" in figures:
             parts.append(_img(figures[f"pass1_{split}"], f"pass@1 on {split} tests with intervals",
                               f"pass@1 on {split} tests, 95 % bootstrap intervals."))
@@ -139,5 +235,7 @@ def render(lb: "Leaderboard", figures: Mapping[str, Path]) -> str:
     if "test_quality" in figures:
         parts.append(_img(figures["test_quality"], "test quality", "Test accuracy and toxic share per row; "
                                                                     "per-problem gain against test accuracy."))
+    if lb.models:
+        parts.append(_SORT_JS)
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"

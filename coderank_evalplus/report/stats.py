@@ -17,6 +17,10 @@ from coderank_evalplus.metrics import aggregate_percent
 DEFAULT_RESAMPLES = 2000
 DEFAULT_SEED = 0
 CI_LEVEL = 95.0
+# A per-problem score is a ratio of small integers (pass@1 of a pick inside a tie group, the unbiased random
+# estimate); two methods that pick equally well can still differ by float rounding (~1e-16). Differences below
+# this many units (scores 0..1, resampled means in points) are exact ties: 0, not "significant".
+TIE_TOLERANCE = 1e-9
 
 
 def resample_indices(n_items: int, n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> np.ndarray:
@@ -26,7 +30,7 @@ def resample_indices(n_items: int, n_resamples: int = DEFAULT_RESAMPLES, seed: i
     return np.random.default_rng(seed).integers(0, n_items, size=(n_resamples, n_items))
 
 
-def _percentile_interval(values: np.ndarray, level: float = CI_LEVEL) -> tuple[float, float]:
+def percentile_interval(values: np.ndarray, level: float = CI_LEVEL) -> tuple[float, float]:
     tail = (100.0 - level) / 2
     lo, hi = np.percentile(values, [tail, 100.0 - tail])
     return float(lo), float(hi)
@@ -56,6 +60,12 @@ class Difference:
                 "p_value": round(self.p_value, 4)}
 
 
+def snap_ties(values: np.ndarray) -> np.ndarray:
+    """``values`` with those within ``TIE_TOLERANCE`` of 0 set to exactly 0 (a sum of exact ties that float
+    summation left at ±1e-17 is a tie)."""
+    return np.where(np.abs(values) < TIE_TOLERANCE, 0.0, values)
+
+
 def mean_estimate(scores: np.ndarray, indices: np.ndarray) -> Estimate:
     """Mean of per-problem scores (0..1) as a percentage, with the percentile interval over ``indices``."""
     scores = np.asarray(scores, dtype=float)
@@ -63,7 +73,7 @@ def mean_estimate(scores: np.ndarray, indices: np.ndarray) -> Estimate:
         return Estimate(float("nan"), (float("nan"), float("nan")))
     boot = 100.0 * scores[indices].mean(axis=1)
     # the point value is computed as `rerank` computes its table, so both print the same figure
-    return Estimate(aggregate_percent(scores.tolist()), _percentile_interval(boot))
+    return Estimate(aggregate_percent(scores.tolist()), percentile_interval(boot))
 
 
 def paired_difference(a: np.ndarray, b: np.ndarray, indices: np.ndarray) -> Difference:
@@ -71,10 +81,13 @@ def paired_difference(a: np.ndarray, b: np.ndarray, indices: np.ndarray) -> Diff
 
     The p-value is that of the percentile interval's test: twice the smaller share of resampled differences on
     either side of 0 (each side counting 0 itself), capped at 1. Identical inputs give 0 [0, 0] and p = 1; a
-    difference of the same sign in every resample gives p = 0, meaning p < 1 / n_resamples."""
+    difference of the same sign in every resample gives p = 0, meaning p < 1 / n_resamples. Differences within
+    float rounding of 0 (``TIE_TOLERANCE``) are 0, per problem and per resample: an exact tie gets p = 1."""
     d = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
     if d.size == 0:
         return Difference(float("nan"), (float("nan"), float("nan")), float("nan"))
-    boot = 100.0 * d[indices].mean(axis=1)
+    d = np.where(np.abs(d) < TIE_TOLERANCE, 0.0, d)
+    boot = snap_ties(100.0 * d[indices].mean(axis=1))
     p = min(1.0, 2.0 * min(float((boot <= 0).mean()), float((boot >= 0).mean())))
-    return Difference(100.0 * float(d.mean()), _percentile_interval(boot), p)
+    diff = 100.0 * float(d.mean())
+    return Difference(0.0 if abs(diff) < TIE_TOLERANCE else diff, percentile_interval(boot), p)

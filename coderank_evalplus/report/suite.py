@@ -10,6 +10,9 @@ dataset = "humaneval"               # as in `rerank`
 solutions = "samples.jsonl.gz"      # paths absolute or relative to this file
 tests = "tests.jsonl"
 tests_label = "gpt-4 tests"         # optional: which test pool
+pool = "gpt-4"                      # optional: rows with the same dataset and pool are compared as models
+                                    # (default: tests_label without a trailing " (own)")
+drop_extra_problems = false         # optional (also top level): drop samples of problems the dataset lacks
 # or, instead of solutions/tests: results = "runs/existing-results-folder"
 ```
 
@@ -30,11 +33,13 @@ from pathlib import Path
 from typing import Any, Optional
 
 from coderank_evalplus.io.results_folder import ResultsFolderError, read_summary
+from coderank_evalplus.report.board import default_pool
 
 _TOP_KEYS = {"methods", "compare_to", "limit", "data_dir", "time_limit", "tests_per_sample", "n_resamples", "seed",
-             "draws", "entry", "base_only"}
+             "draws", "entry", "base_only", "drop_extra_problems"}
 _ENTRY_KEYS = {"name", "dataset", "solutions", "tests", "tests_label", "results", "limit", "time_limit",
-               "tests_per_sample", "data_dir"}
+               "tests_per_sample", "data_dir", "pool", "drop_extra_problems"}
+
 
 
 class SuiteError(ValueError):
@@ -53,6 +58,8 @@ class SuiteEntry:
     time_limit: float = 0.1
     tests_per_sample: Optional[int] = 5
     data_dir: Optional[str] = None
+    pool: str = ""
+    drop_extra_problems: bool = False
 
 
 @dataclass
@@ -118,6 +125,7 @@ def load_suite(path: str | Path) -> Suite:
         raise SuiteError(f"{path}: no [[entry]] tables (each needs name, dataset, solutions and tests, or results)")
     base = path.resolve().parent
     seen: dict[tuple[str, str], int] = {}
+    pools: dict[tuple[str, str, str], int] = {}
     for i, raw in enumerate(entries, 1):
         where = f"{path}: entry {i}" + (f" ({raw.get('name')})" if isinstance(raw.get("name"), str) else "")
         unknown = set(raw) - _ENTRY_KEYS
@@ -128,6 +136,9 @@ def load_suite(path: str | Path) -> Suite:
             raise SuiteError(f"{where}: missing 'name'")
         e = SuiteEntry(name=_typed(where, "name", raw["name"], str))
         e.tests_label = _typed(where, "tests_label", raw.get("tests_label", ""), str)
+        e.pool = _typed(where, "pool", raw.get("pool", default_pool(e.tests_label)), str)
+        e.drop_extra_problems = _typed(where, "drop_extra_problems",
+                                       raw.get("drop_extra_problems", data.get("drop_extra_problems", False)), bool)
         e.dataset = _typed(where, "dataset", raw.get("dataset", "humaneval"), str)
         e.limit = _typed(where, "limit", raw.get("limit", data.get("limit")), (int, type(None)))
         e.time_limit = float(_typed(where, "time_limit", raw.get("time_limit", data.get("time_limit", 0.1)),
@@ -150,6 +161,12 @@ def load_suite(path: str | Path) -> Suite:
         if key in seen:
             raise SuiteError(f"{where}: same name and tests_label as entry {seen[key]}; rows must differ")
         seen[key] = i
+        group = (e.name, e.dataset, e.pool)
+        if group in pools:
+            raise SuiteError(f"{where}: entry {pools[group]} already ranks {e.name} on {e.dataset} with pool "
+                             f"{e.pool!r} (from tests_label without \" (own)\"); models are compared per pool, so "
+                             f"give one of them another 'pool'")
+        pools[group] = i
         suite.entries.append(e)
     return suite
 
@@ -180,6 +197,8 @@ def fingerprint(e: SuiteEntry, methods: list[str], base_only: bool) -> str:
     parts = {"solutions": _file_digest(e.solutions), "tests": _file_digest(e.tests), "dataset": e.dataset,
              "limit": e.limit, "time_limit": e.time_limit, "tests_per_sample": e.tests_per_sample,
              "data_dir": e.data_dir, "methods": sorted(methods), "base_only": base_only, "layout": LAYOUT}
+    if e.drop_extra_problems:  # only when set: the folders of suites written before the key stay valid
+        parts["drop_extra_problems"] = True
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:32]
 
 
@@ -224,7 +243,7 @@ def ensure_results(suite: Suite, output: Path, cache_dir: Optional[Path], worker
             result = rerank_entry(e, suite, cache, workers, progress, runner)
             from coderank_evalplus.pipeline import write_results
 
-            result.extra.update(fingerprint=fp, entry={"name": e.name, "tests_label": e.tests_label},
+            result.extra.update(fingerprint=fp, entry={"name": e.name, "tests_label": e.tests_label, "pool": e.pool},
                                 inputs={"solutions": str(e.solutions), "tests": str(e.tests)})
             write_results(result, folder)
             out.append((e, folder, {"reused": False, "seconds": round(time.monotonic() - t0, 2),
@@ -243,8 +262,8 @@ def rerank_entry(e: SuiteEntry, suite: Suite, cache, workers: Optional[int], pro
     from coderank_evalplus.io.problems import load_problems, select_problems, selection_note
 
     problems = load_problems(e.dataset, e.data_dir)
-    solutions = read_solutions(e.solutions, problems, e.data_dir)
-    tests = read_test_samples(e.tests, problems, e.data_dir)
+    solutions = read_solutions(e.solutions, problems, e.data_dir, drop_extra=e.drop_extra_problems)
+    tests = read_test_samples(e.tests, problems, e.data_dir, drop_extra=e.drop_extra_problems)
     # the dataset's first N problems, whatever the file's order: every model is scored on the same problems
     chosen = select_problems(problems, solutions, e.limit)
     note = selection_note(problems, chosen, e.limit, solutions)

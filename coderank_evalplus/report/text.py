@@ -46,3 +46,108 @@ def fmt_p(p: float) -> str:
 
 def splits_in(rows: Sequence[dict]) -> list[str]:
     return [s for s in ("base", "plus") if any(s in r["splits"] for r in rows)]
+
+
+def _budget_title(budget) -> str:
+    return "each row's full budget" if budget == "full" else f"matched budget N = {budget} candidates per problem"
+
+
+def model_blocks(models: Sequence[dict]) -> list[list[dict]]:
+    """The model-comparison entries grouped per (dataset, pool, split, budget), each block one entry per method;
+    a full-budget block equal to the matched one (every row has N candidates) is left out."""
+    blocks: dict[tuple, list[dict]] = {}
+    for e in models:
+        blocks.setdefault((e["dataset"], e["pool"], e["split"], str(e["budget"])), []).append(e)
+    out = []
+    for key, block in blocks.items():
+        if key[3] == "full":
+            matched = [b for k, b in blocks.items() if k[:3] == key[:3] and k[3] != "full"]
+            if matched and all(s == matched[0][0]["budget"] for s in block[0]["samples"].values()):
+                continue
+        out.append(block)
+    return out
+
+
+def fmt_rank(r: Mapping) -> str:
+    lo, hi = r["rank_ci95"]
+    return f"#{r['rank']} [{lo}–{hi}]" if lo != hi else f"#{r['rank']} [{lo}]"
+
+
+def models_markdown(models: Sequence[dict], summary: Sequence[dict], methods: Sequence[str]) -> str:
+    """"Which model wins?": per dataset, pool, split and budget, each model's pass@1 and rank interval under every
+    method, Kendall's τ against random, the significant flips, and every pair's paired difference."""
+    if not models:
+        return ""
+    out = ["## Which model wins?", "",
+           "Rows with the same dataset and test pool, compared as models. Cells: pass@1 (%) on the problems every "
+           "model of the pool has, then #rank [95 % bootstrap rank interval]. τ: Kendall's τ-b between the "
+           "random-pick order and the method's order [95 % interval]; flips: pairs whose order is significant "
+           "(p < 0.05) under random and reversed, again with p < 0.05, under the method (winner under the method "
+           "first).", ""]
+    for block in model_blocks(models):
+        first = block[0]
+        names = [r["name"] for r in next((e for e in block if e["method"] == "random"), first)["ranking"]]
+        out += [f"### {first['dataset']} · {first['pool']} · {first['split']} tests · {_budget_title(first['budget'])}"
+                f" ({first['n_problems']} problems)", "",
+                "| model | samples | " + " | ".join(e["method"] for e in block) + " |",
+                "|---|---:|" + "---:|" * len(block)]
+        for n in names:
+            cells = []
+            for e in block:
+                r = next(x for x in e["ranking"] if x["name"] == n)
+                cells.append(f"{r['pass@1']:.2f} {fmt_rank(r)}")
+            s = first["samples"][n]
+            out.append(f"| {n} | {s if isinstance(s, int) else '–'.join(map(str, s))} | " + " | ".join(cells) + " |")
+        taus = "; ".join(f"{e['method']} {e['kendall_tau']['tau']:+.2f} [{e['kendall_tau']['ci95'][0]:+.2f}, "
+                         f"{e['kendall_tau']['ci95'][1]:+.2f}]" for e in block
+                         if e["method"] != "random" and e["kendall_tau"])
+        flips = "; ".join(f"{e['method']}: " + ", ".join(f"{a} over {b}" for a, b in e["flips"])
+                          for e in block if e["flips"]) or "none"
+        out += ["", f"τ with random: {taus or '–'}. Flips: {flips}.", "",
+                "| a − b (points) | " + " | ".join(e["method"] for e in block) + " |",
+                "|---|" + "---:|" * len(block)]
+        for k, p in enumerate(first["pairs"]):
+            cells = [f"{d['diff']:+.2f} [{d['ci95'][0]:+.1f}, {d['ci95'][1]:+.1f}] {fmt_p(d['p_value'])}"
+                     for d in (e["pairs"][k] for e in block)]
+            out.append(f"| {p['a']} − {p['b']} | " + " | ".join(cells) + " |")
+        out.append("")
+    out += summary_markdown(summary, methods)
+    return "\n".join(out)
+
+
+def summary_pools(summary: Sequence[dict]) -> dict[str, str]:
+    """{benchmark: the pool its models summary shows the rerankers with}, benchmarks in order."""
+    datasets = list(dict.fromkeys(ds for m in summary for ds in m["benchmarks"]))
+    return {ds: next((m["benchmarks"][ds]["pool"] for m in summary
+                      if ds in m["benchmarks"] and m["benchmarks"][ds]["pool"]), "–") for ds in datasets}
+
+
+def summary_markdown(summary: Sequence[dict], methods: Sequence[str]) -> list[str]:
+    """Each model's full-budget pass@1 per benchmark and method (base / plus)."""
+    if not summary:
+        return []
+    pools = summary_pools(summary)
+    datasets = list(pools)
+    out = ["### Models summary", "",
+           "Full budget, pass@1 (%) base / plus; the rerankers with each benchmark's most shared pool ("
+           + "; ".join(f"{ds}: {p}" for ds, p in pools.items()) + ").", "",
+           "| model | " + " | ".join(f"{ds} {m}" for ds in datasets for m in methods) + " |",
+           "|---|" + "---:|" * (len(datasets) * len(methods))]
+    for model in summary:
+        cells = []
+        for ds in datasets:
+            bench = model["benchmarks"].get(ds, {"methods": {}})
+            for m in methods:
+                v = bench["methods"].get(m)
+                cells.append(" / ".join(f"{x:.2f}" for x in v.values() if x is not None) if v else "–")
+        out.append(f"| {model['name']} | " + " | ".join(cells) + " |")
+    out.append("")
+    return out
+
+
+def block_key(entry: Mapping) -> str:
+    """A file-name-safe key of a model-comparison block (dataset, pool, split, budget): its figures' names."""
+    import re
+
+    raw = f"{entry['dataset']}_{entry['pool']}_{entry['split']}_n{entry['budget']}"
+    return re.sub(r"[^A-Za-z0-9.+-]+", "_", raw).strip("_")

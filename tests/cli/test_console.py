@@ -76,3 +76,21 @@ def test_bad_samples_file_names_file_and_line(tmp_path):
     r = _cli("rerank", "--dataset", "humaneval", "--data-dir", str(SHARED_DATA), "--solutions", str(bad),
              "--tests", str(bad), "--output", str(tmp_path / "o"))
     assert r.returncode == 2 and "bad.jsonl:2" in r.stderr and "Traceback" not in r.stderr
+
+
+@needs_data
+def test_rerank_drops_problems_the_dataset_lacks_only_when_asked(tmp_path):
+    sols = tmp_path / "samples.jsonl"
+    sols.write_text("".join(json.dumps({"task_id": t, "solution": "def has_close_elements(n, t):\n    return False\n"})
+                            + "\n" for t in ("HumanEval/0", "HumanEval/0", "HumanEval/999")))
+    tests = tmp_path / "tests.jsonl"
+    tests.write_text(json.dumps({"task_id": "HumanEval/0", "asserts": ["assert has_close_elements([], 0.1) == False"]})
+                     + "\n")
+    args = ["rerank", "--dataset", "humaneval", "--data-dir", str(SHARED_DATA), "--solutions", str(sols),
+            "--tests", str(tests), "--methods", "codet", "--base-only", "--quiet", "--output", str(tmp_path / "o")]
+    r = _cli(*args)
+    assert r.returncode == 2 and "1 samples match no problem" in r.stderr and "HumanEval/999" in r.stderr
+    r = _cli(*args, "--drop-extra-problems")
+    assert r.returncode == 0, r.stderr
+    assert "dropped 1 samples of 1 problem(s)" in r.stderr and "HumanEval/999" in r.stderr
+    assert json.loads((tmp_path / "o" / "rerank_results.json").read_text())["task_ids"] == ["HumanEval/0"]

@@ -47,3 +47,25 @@ def real_leaderboard(tmp_path_factory):
     proc = run_cli(leaderboard_cmd(str(suite), "--output", str(out), "--quiet", "--draws", "20"), cwd=root)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return {"root": root, "suite": suite, "out": out, "stdout": proc.stdout, "stderr": proc.stderr}
+
+
+@pytest.fixture(scope="session")
+def models_leaderboard(real_leaderboard):
+    """The same samples under a second model name, in both pools (one of them labelled "(own)"): two pools of two
+    identical models each. Reuses the first fixture's execution cache, so nothing is executed again."""
+    from coderank_evalplus import examples
+
+    root = real_leaderboard["root"]
+    suite = root / "models_suite.toml"
+    text = f'methods = {METHODS!r}\nlimit = {LIMIT}\ndata_dir = "{SHARED_DATA}"\n'
+    for name in ("codegen-16B", "codegen-16B-copy"):
+        for tests, label in ((examples.OWN_TESTS, "codegen-16B tests" + (" (own)" if name == "codegen-16B" else "")),
+                             (examples.GPT4_TESTS, "gpt-4 tests")):
+            text += (f'[[entry]]\nname = "{name}"\ndataset = "humaneval"\nsolutions = "data/{examples.SOLUTIONS.name}"\n'
+                     f'tests = "data/{tests.name}"\ntests_label = "{label}"\n')
+    suite.write_text(text.replace("'", '"'))
+    out = root / "models_report"
+    proc = run_cli(leaderboard_cmd(str(suite), "--output", str(out), "--quiet", "--draws", "20", "--cache-dir",
+                                   str(real_leaderboard["out"] / "cache")), cwd=root)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return {"root": root, "out": out, "stdout": proc.stdout, "stderr": proc.stderr}

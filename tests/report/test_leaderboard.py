@@ -94,6 +94,10 @@ def test_report_from_copied_folders_is_identical(real_leaderboard, tmp_path):
     ("[[entry]]\nname = 'x'\ndataset = 'humaneval'\ntests = 'suite.toml'\n", "entry 1 (x): missing 'solutions'"),
     ("nonsense = 1\n", "unknown key(s) nonsense"),
     ("[[entry]\n", "not valid TOML"),
+    ("[[entry]]\nname = 'x'\nresults = '.'\npool = 3\n", "entry 1 (x): 'pool' must be a str"),
+    ("drop_extra_problems = 'yes'\n[[entry]]\nname = 'x'\nresults = '.'\n", "'drop_extra_problems' must be a bool"),
+    ("[[entry]]\nname = 'x'\nresults = '.'\ntests_label = 'g (own)'\n[[entry]]\nname = 'x'\nresults = '.'\n"
+     "tests_label = 'g'\n", "entry 2 (x): entry 1 already ranks x on humaneval with pool 'g'"),
 ])
 def test_suite_errors_name_the_file_and_entry(tmp_path, text, message):
     suite = tmp_path / "suite.toml"
@@ -101,3 +105,63 @@ def test_suite_errors_name_the_file_and_entry(tmp_path, text, message):
     proc = run_cli(leaderboard_cmd(str(suite), "--output", str(tmp_path / "out")), cwd=tmp_path)
     assert proc.returncode == 2
     assert str(suite) in proc.stderr and message in proc.stderr, proc.stderr
+
+
+def test_models_compare_rows_of_one_pool_and_identical_models_tie(models_leaderboard):
+    """Two pools (the "(own)" label joins the other), each with the same samples under two names: every pair
+    differs by exactly 0 with p = 1, both models share rank 1 in every resample, and the figures are there."""
+    out = models_leaderboard["out"]
+    lb = json.loads((out / "leaderboard.json").read_text())
+    assert [r["pool"] for r in lb["rows"]] == ["codegen-16B tests", "gpt-4 tests"] * 2
+    models = lb["models"]
+    keys = {(e["pool"], e["split"], e["method"], e["budget"]) for e in models}
+    assert keys == {(p, s, m, b) for p in ("codegen-16B tests", "gpt-4 tests") for s in ("base", "plus")
+                    for m in lb["config"]["methods"] for b in (100, "full")}
+    for e in models:
+        assert e["dataset"] == "humaneval" and e["tests_label"] == e["pool"] and e["n_problems"] == LIMIT
+        assert [p["a"] for p in e["pairs"]] == ["codegen-16B"] and [p["b"] for p in e["pairs"]] == ["codegen-16B-copy"]
+        p = e["pairs"][0]
+        assert p["diff"] == 0.0 and p["ci95"] == [0.0, 0.0] and p["p_value"] == 1.0 and p["n_problems"] == LIMIT
+        assert [(r["rank"], r["rank_ci95"]) for r in e["ranking"]] == [(1, [1, 1])] * 2
+        assert e["flips"] == []
+    # at the full budget pass@1 is the row's (every row has every problem)
+    row = next(r for r in lb["rows"] if r["pool"] == "gpt-4 tests")
+    e = next(e for e in models if e["pool"] == "gpt-4 tests" and e["method"] == "codet" and e["budget"] == "full"
+             and e["split"] == "base")
+    assert e["ranking"][0]["pass@1"] == row["methods"]["codet"]["base"]["pass@1"]
+    summary = {m["name"]: m for m in lb["models_summary"]}
+    assert set(summary) == {"codegen-16B", "codegen-16B-copy"}
+    assert summary["codegen-16B"]["benchmarks"]["humaneval"]["pool"] in ("codegen-16B tests", "gpt-4 tests")
+    md = (out / "leaderboard.md").read_text()
+    assert "## Which model wins?" in md and "matched budget N = 100" in md and "### Models summary" in md
+    figures = {p.stem for p in (out / "figures").glob("*.png")}
+    assert {"ranks_humaneval_gpt-4_tests_base_n100", "pairs_humaneval_gpt-4_tests_plus_n100"} <= figures
+
+
+def test_sub_sampled_real_row_equals_its_curve_point_and_is_cached(real_leaderboard, tmp_path, monkeypatch):
+    """A real 100-sample row sub-sampled to N = 10 (as the matched budget does) gives, per method, the mean of
+    curves.json's N = 10 point; a second call reads the cache and loads nothing."""
+    import numpy as np
+
+    from coderank_evalplus.io.results_folder import load_folder
+    from coderank_evalplus.report import leaderboard as lbm
+    from coderank_evalplus.report.models import ModelRow
+
+    out = real_leaderboard["out"]
+    lb = json.loads((out / "leaderboard.json").read_text())
+    curves = json.loads((out / "curves.json").read_text())["curves"]
+    methods = lb["config"]["methods"]
+    row = lb["rows"][1]
+    run = load_folder(row["folder"])
+    model_row = ModelRow(row["name"], row["dataset"], row["pool"], row["tests_label"],
+                         [p.problem.task_id for p in run.problems], ("base", "plus"), {},
+                         [p.executions.n_candidates for p in run.problems], run.path)
+    cfg = lbm.LeaderboardConfig(draws=20, seed=0, workers=1, progress=False, cache_dir=tmp_path)
+    scores = lbm._scores_at_budget(model_row, 10, methods, cfg)
+    for split in ("base", "plus"):
+        for m in methods:
+            point = next(p for p in curves[1]["candidates"]["curves"][split][m] if p["n"] == 10)
+            assert abs(100 * float(np.mean(scores[m][split])) - point["mean"]) < 0.006, (m, split)
+    monkeypatch.setattr(lbm, "load_folder", lambda *a, **k: pytest.fail("loaded again"))
+    again = lbm._scores_at_budget(model_row, 10, methods, cfg)
+    assert all(np.array_equal(again[m][s], scores[m][s]) for m in methods for s in ("base", "plus"))

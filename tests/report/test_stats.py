@@ -58,3 +58,26 @@ def test_resampling_is_reproducible_and_paired():
     b = a - 0.25  # a beats b by the same amount on every problem: the paired interval is a single point
     d = paired_difference(a, b, resample_indices(4, 1000))
     assert d.ci95 == (25.0, 25.0)
+
+
+def test_differences_of_rounding_size_are_an_exact_tie_with_p_one():
+    """The MBPP+ bug: a method that picks exactly as random does, scored through another float path, differs by
+    ~1e-16 per problem, all on one side of 0; that is a tie (p = 1), not p < 0.001."""
+    rng = np.random.default_rng(4)
+    a = rng.integers(0, 11, 80) / 10.0
+    b = a + rng.choice([0.0, 2.2e-16, 4.4e-16], 80)
+    assert (b - a >= 0).all() and (b - a > 0).any()
+    d = paired_difference(b, a, resample_indices(80, 2000))
+    assert d.diff == 0.0 and d.ci95 == (0.0, 0.0) and d.p_value == 1.0
+    # a real difference on top of the rounding noise is still seen
+    b[:10] += 0.5
+    d = paired_difference(b, a, resample_indices(80, 2000))
+    assert d.diff > 0 and d.p_value < 0.01
+
+
+def test_resampled_sums_that_cancel_up_to_rounding_count_as_zero():
+    """0.3 − 0.1 − 0.2 is 5.6e-17 in floats: a resample whose exact mean is 0 must count as 0 on both sides."""
+    a = np.array([0.3, 0.0, 0.0])
+    b = np.array([0.0, 0.1, 0.2])
+    d = paired_difference(a, b, np.array([[0, 1, 2]] * 1000))
+    assert d.diff == 0.0 and d.p_value == 1.0
