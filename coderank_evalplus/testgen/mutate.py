@@ -265,17 +265,13 @@ def keep_valid_inputs(ex: Executions, gen: GeneratedInputs) -> Executions:
                    suite=new_suite)
 
 
-def first_inputs(ex: Executions, gen: GeneratedInputs, k: int) -> Executions:
-    """``ex`` with only the first ``k`` of the new inputs (validity applied): what ``examples+mutate:k`` gives,
-    since the first k of N inputs are those N=k grows; for budget curves without another execution."""
-    kept_cols = [c for c, ok in zip(gen.columns, gen.kept or [True] * len(gen.columns)) if ok]
-    # columns after filtering: dropped columns shift the later ones left
-    dropped = sorted(c for c, ok in zip(gen.columns, gen.kept or []) if not ok)
-    shift = {c: c - sum(1 for d in dropped if d < c) for c in kept_cols}
-    order = [c for c in gen.columns[:k] if c in shift]
-    later = {shift[c] for c in kept_cols} - {shift[c] for c in order}
-    cols = [i for i in range(ex.output_matrix.shape[1]) if i not in later]
+def first_inputs(ex: Executions, generated: dict, k: int) -> Executions:
+    """``ex`` (validity applied) with only the kept ones among the first ``k`` grown inputs: what
+    ``examples+mutate:k`` gives, since the first k of N inputs are those N=k grows. ``generated`` is the stored
+    record (``GeneratedInputs.to_json``). For budget curves without executing anything again."""
+    order = {c: i for i, c in enumerate(generated.get("inputs") or [])}
     suite = ex.suite
+    cols = [i for i, c in enumerate(suite.inputs) if order.get(c, -1) < k]
     new_index = {old: new for new, old in enumerate(cols)}
     new_suite = replace(suite, inputs=[suite.inputs[i] for i in cols],
                         assert_input=[new_index[i] if i >= 0 else -1 for i in suite.assert_input])
