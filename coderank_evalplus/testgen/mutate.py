@@ -120,12 +120,29 @@ def seeds_of(problem: Problem) -> list[list]:
     return out
 
 
+def literal_repr(value: Any) -> str:
+    """``repr`` with sets written in sorted order, so that the text does not depend on string hashing
+    (PYTHONHASHSEED): the same input is the same call text, and the same cache key, in every process."""
+    if isinstance(value, (set, frozenset)):
+        inner = sorted(literal_repr(v) for v in value)
+        text = "{" + ", ".join(inner) + "}" if inner else "set()"
+        return text if isinstance(value, set) else f"frozenset({text})"
+    if isinstance(value, list):
+        return "[" + ", ".join(literal_repr(v) for v in value) + "]"
+    if isinstance(value, tuple):
+        inner = [literal_repr(v) for v in value]
+        return "(" + ", ".join(inner) + ("," if len(inner) == 1 else "") + ")"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{literal_repr(k)}: {literal_repr(v)}" for k, v in value.items()) + "}"
+    return repr(value)
+
+
 def call_text(entry_point: str, args: Sequence[Any]) -> Optional[str]:
     """``f(a, b)`` with each argument's repr, or None when a repr does not read back as an equal value of the same
     type (``nan``, ``inf``, objects) or the text is longer than MAX_CALL_CHARS."""
     parts = []
     for a in args:
-        text = repr(a)
+        text = literal_repr(a)
         try:
             back = ast.literal_eval(text)
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
@@ -139,11 +156,36 @@ def call_text(entry_point: str, args: Sequence[Any]) -> Optional[str]:
 
 # --- growth ----------------------------------------------------------------------------------------------------
 
+class _OrderedSet(dict):
+    """The part of ``set`` that TypedMutGen's ingredients use (add, iterate, truth), in insertion order: a real set
+    of strings iterates in hash order, which changes with PYTHONHASHSEED, and the operators draw from
+    ``list(ingredients[str])`` — so a set would give other inputs in every process."""
+
+    def add(self, item: Any) -> None:
+        self[item] = None
+
+
 def _mutator(seeds: list[list], entry_point: str):
     from evalplus.gen.type_mut import TypedMutGen
 
     # the contract is never executed here: only TypedMutGen.generate would, and it is not called
-    return TypedMutGen(copy.deepcopy(seeds), entry_point, contract_code="")
+    gen = TypedMutGen([], entry_point, contract_code="")
+    gen.ingredients = {kind: _OrderedSet() for kind in gen.ingredients}
+    for s in seeds:
+        gen.fetch_ingredient(copy.deepcopy(s))
+    return gen
+
+
+def _mutate_value(gen, value: Any) -> Any:
+    """One typed mutation of one argument; sets go through a sorted list (evalplus's set operator lists the set,
+    in hash order)."""
+    if isinstance(value, (set, frozenset)):
+        try:
+            items = sorted(value, key=literal_repr)
+        except TypeError:
+            return value
+        return type(value)(gen.typed_mutate(items))
+    return gen.typed_mutate(value)
 
 
 def mutate_inputs(seeds: list[list], n: int, entry_point: str, rng_seed: str) -> list[list]:
@@ -170,7 +212,7 @@ def mutate_inputs(seeds: list[list], n: int, entry_point: str, rng_seed: str) ->
             for _ in range(random.randint(1, MAX_STEPS)):
                 i = random.randrange(len(new))
                 try:
-                    new[i] = gen.typed_mutate(new[i])
+                    new[i] = _mutate_value(gen, new[i])
                 except (NotImplementedError, KeyError, TypeError, ValueError, IndexError, RecursionError):
                     break  # a type the operators do not know (multipledispatch raises NotImplementedError)
             key = call_text(entry_point, new)

@@ -131,3 +131,17 @@ def test_pool_and_examples_combine():
     assert suite.inputs[:3] == ["isqrt(9)", "isqrt(4)", "isqrt(1)"] and suite.inputs[4:] == gen.calls
     assert gen.columns == list(range(4, 4 + len(gen.calls)))
     assert np.all(np.asarray(suite.assert_input) >= 0)
+
+
+def test_inputs_do_not_depend_on_string_hashing():
+    """Strings and sets iterate in hash order, which PYTHONHASHSEED changes: the inputs must not."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("from coderank_evalplus.testgen.mutate import mutate_inputs, call_text\n"
+            "seeds = [['ab cd', {'x', 'yz', 'w'}, ['p q', 'r']], ['e f g', {'u'}, []]]\n"
+            "print([call_text('f', a) for a in mutate_inputs(seeds, 40, 'f', '0:T')])\n")
+    outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": str(h)}).stdout for h in (1, 2, 3)}
+    assert len(outs) == 1 and outs.pop().count("f(") == 40
