@@ -25,6 +25,7 @@ def main() -> None:
     ap.add_argument("--skip-first", type=int, default=40, help="leave out the folder's first N problems")
     ap.add_argument("--methods", default=",".join(METHODS))
     ap.add_argument("--against", default=None, help="method of the first folder compared with the others' methods")
+    ap.add_argument("--same-method", action="store_true", help="with --against: only the same method on the others")
     ap.add_argument("--resamples", type=int, default=2000)
     args = ap.parse_args()
 
@@ -61,7 +62,7 @@ def main() -> None:
         print(f"\n{args.against} on {Path(first).name} minus each method on the other folders (points)")
         for f in args.folders[1:]:
             for m in methods:
-                if m in ("random", "oracle"):
+                if m in ("random", "oracle") or (args.same_method and m != args.against):
                     continue
                 cells = []
                 for s in splits:
