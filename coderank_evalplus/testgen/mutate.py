@@ -11,7 +11,7 @@
   got past their top level returned a value on it (no exception, no timeout);
 - the inputs carry no expected outputs: the suite holds the examples' asserts (what ``codet`` and b4's pass
   patterns use) and the new inputs as calls without an assert (what ``mbr_exec``, ``srank``'s clusters and
-  overlap, ``overlap_agreement``'s clusters and b4's clustering compare outputs on).
+  overlap and ``overlap_agreement``'s clusters compare outputs on; ``b4`` reads asserts only).
 Seeded: the same (seed, task id, examples, N) gives the same inputs, and the first k of N are the inputs N=k gives.
 """
 
