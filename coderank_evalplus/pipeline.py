@@ -22,6 +22,7 @@ from coderank_evalplus.engine.execution import ExecutionStats, ProblemWork, Resu
 from coderank_evalplus.engine.executor_factory import make_executor
 from coderank_evalplus.engine.executors import Executor
 from coderank_evalplus.testgen.extract import DEFAULT_TESTS_PER_SAMPLE, build_suite
+from coderank_evalplus.testgen.mutate import GeneratedInputs, MutateSpec, add_generated_inputs, keep_valid_inputs
 from coderank_evalplus.engine.judge import DEFAULT_GT_TIME_LIMIT_FACTOR, DEFAULT_MIN_TIME_LIMIT, Judge
 from coderank_evalplus.io.problems import select_problems
 from coderank_evalplus.rankers import RankContext, get_ranker, validate_methods
@@ -53,6 +54,7 @@ class RerankConfig:
     executor: str = "local"  # where jobs run: "local" (this machine's pool) or "ray" (a Ray cluster)
     ray_address: Optional[str] = None  # executor "ray": the cluster (None: join the local one or start one)
     limit: Optional[int] = None  # the dataset's first N problems (None or 0: all); see problems.select_problems
+    mutate: Optional[int] = None  # test source examples+mutate:N: N inputs grown from the examples (None: off)
 
 
 def all_methods(methods: Sequence[str]) -> list[str]:
@@ -72,6 +74,21 @@ def build_works(problems: Mapping[str, Problem], solutions: Mapping[str, Sequenc
         suite = build_suite(test_samples.get(tid, []), prob.entry_point, tests_per_sample)
         works.append(ProblemWork(prob, list(solutions[tid]), suite))
     return works
+
+
+def read_tests(sources: Sequence[str], problems: Mapping[str, Problem], data_dir: Optional[str] = None,
+               drop_extra: bool = False) -> tuple[dict[str, list[str]], Optional[int]]:
+    """Test sources as ``--tests`` / a suite's ``tests`` give them: files of test samples (their samples are
+    pooled per task) and at most one ``examples+mutate[:N]``. Returns (raw test samples per task, N or None)."""
+    from coderank_evalplus.io.samples import read_test_samples
+    from coderank_evalplus.testgen.mutate import split_sources
+
+    files, spec = split_sources(sources)
+    pooled: dict[str, list[str]] = {}
+    for f in files:
+        for tid, samples in read_test_samples(f, problems, data_dir, drop_extra=drop_extra).items():
+            pooled.setdefault(tid, []).extend(samples)
+    return pooled, (spec.n if spec is not None else None)
 
 
 def benchmark_outputs(works: Sequence[ProblemWork], cache: Optional[ResultCache], limits: Limits,
@@ -132,9 +149,15 @@ def _rerank(dataset: str, problems: Mapping[str, Problem], solutions: Mapping[st
     limits = Limits(cpu=cfg.cpu_limit)
     chosen = select_problems(problems, solutions, cfg.limit)
     works = build_works(problems, {t: solutions[t] for t in chosen}, test_samples, cfg.tests_per_sample)
+    generated = add_mutated_inputs(works, cfg)
     clock.lap("load")
     stats = ExecutionStats()
     executions = execute(works, cache, limits, cfg.workers, cfg.progress, stats, executor=executor)
+    for w in works:  # the validity rule reads the very execution the rankers read: nothing runs twice
+        gen = generated.get(w.problem.task_id)
+        if gen is not None:
+            executions[w.problem.task_id] = keep_valid_inputs(executions[w.problem.task_id], gen)
+            w.suite = executions[w.problem.task_id].suite
     hidden = None
     if any(m.endswith("mbr_exec_hidden") for m in methods):
         hidden = benchmark_outputs(works, cache, limits, cfg.workers, cfg.progress, executor)
@@ -146,7 +169,8 @@ def _rerank(dataset: str, problems: Mapping[str, Problem], solutions: Mapping[st
         ex = executions[tid]
         feats = {k: np.asarray(v, dtype=float) for k, v in (features or {}).get(tid, {}).items()}
         out = ProblemOutcome(tid, ex.n_candidates, w.suite, executions=ex, canonical=canonical.get(tid),
-                             hidden=hidden.get(tid) if hidden else None, features=feats)
+                             hidden=hidden.get(tid) if hidden else None, features=feats,
+                             generated=generated[tid].to_json() if tid in generated else None)
         for m in methods:
             if m in BASELINES:
                 continue
@@ -174,8 +198,28 @@ def _rerank(dataset: str, problems: Mapping[str, Problem], solutions: Mapping[st
     timing = clock.seconds()
     timing.update(programs=stats.unique_programs, items=stats.pairs, executed_items=stats.executed_pairs,
                   cached_items=stats.cached_pairs, judged_samples=judged, verdicts_from=verdicts_from)
+    extra = {"generated_inputs": generated_summary(generated, cfg)} if cfg.mutate is not None else {}
     return RerankResult(dataset, len(works), table, outcomes, config, stats_json,
-                        {w.problem.task_id: w.problem for w in works}, timing=timing)
+                        {w.problem.task_id: w.problem for w in works}, extra=extra, timing=timing)
+
+
+def add_mutated_inputs(works: Sequence[ProblemWork], cfg: RerankConfig) -> dict[str, GeneratedInputs]:
+    """With ``cfg.mutate`` (test source ``examples+mutate:N``), add to each work's suite the examples' asserts and N
+    inputs grown from them (``testgen.mutate``), seeded by ``cfg.seed``; returns what was added per task."""
+    if cfg.mutate is None:
+        return {}
+    out = {}
+    for w in works:
+        w.suite, out[w.problem.task_id] = add_generated_inputs(w.suite, w.problem, MutateSpec(cfg.mutate), cfg.seed)
+    return out
+
+
+def generated_summary(generated: Mapping[str, GeneratedInputs], cfg: RerankConfig) -> dict:
+    """Totals over the problems: inputs requested, grown, kept by the validity rule; problems without seeds."""
+    return {"source": MutateSpec(cfg.mutate).label(), "seed": cfg.seed, "problems": len(generated),
+            "without_seeds": sum(1 for g in generated.values() if not g.seeds),
+            "grown": sum(len(g.calls) for g in generated.values()),
+            "kept": sum(sum(g.kept or []) for g in generated.values())}
 
 
 def canonical_executions(works: Sequence[ProblemWork], cache: Optional[ResultCache], limits: Limits,

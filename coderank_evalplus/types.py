@@ -155,6 +155,7 @@ class ProblemOutcome:
     canonical: Optional[Executions] = None  # the reference solution on the same tests (test-quality analysis)
     hidden: Optional[tuple[np.ndarray, np.ndarray]] = None  # outputs on the benchmark's inputs (mbr_exec_hidden)
     features: dict[str, np.ndarray] = field(default_factory=dict)  # per-candidate likelihood features
+    generated: Optional[dict] = None  # inputs the examples+mutate source added (testgen.mutate.GeneratedInputs)
 
 
 @dataclass

@@ -20,7 +20,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--solutions", "--samples", dest="solutions", required=True,
                    help="solutions: evalplus jsonl ({task_id, solution|completion}), sample folder, or CodeT "
                         "{prompt, samples} jsonl")
-    p.add_argument("--tests", required=True, help="test samples: {task_id, samples|asserts} or CodeT jsonl")
+    p.add_argument("--tests", required=True, action="append",
+                   help="test samples: {task_id, samples|asserts} or CodeT jsonl; or examples+mutate[:N] (no model: "
+                        "N inputs per problem grown from the prompt's examples); repeat to combine a pool with it")
     p.add_argument("--eval-results", default=None,
                    help="evalplus's *_eval_results.json for these solutions: its verdicts are used instead of judging "
                         "(checked against the solutions: dataset hash, sample count, program text; else judged)")
@@ -54,10 +56,12 @@ def cmd_methods() -> int:
     return 0
 
 
-def run_rerank(args: argparse.Namespace, solutions_path: str, tests_path: str) -> int:
-    from coderank_evalplus.io.samples import read_solutions, read_test_samples
+def run_rerank(args: argparse.Namespace, solutions_path: str, tests_path: "str | Sequence[str]") -> int:
+    from dataclasses import replace
+
+    from coderank_evalplus.io.samples import read_solutions
     from coderank_evalplus.engine.execution import ResultCache
-    from coderank_evalplus.pipeline import all_methods, rerank, write_results
+    from coderank_evalplus.pipeline import all_methods, read_tests, rerank, write_results
     from coderank_evalplus.io.problems import load_problems, select_problems, selection_note
     from coderank_evalplus.report import markdown_table, timing_line
     from coderank_evalplus.storage import ensure_writable_dir
@@ -70,7 +74,9 @@ def run_rerank(args: argparse.Namespace, solutions_path: str, tests_path: str) -
     problems = load_problems(args.dataset, args.data_dir)
     drop = getattr(args, "drop_extra_problems", False)
     solutions = read_solutions(solutions_path, problems, args.data_dir, drop_extra=drop)
-    tests = read_test_samples(tests_path, problems, args.data_dir, drop_extra=drop)
+    tests, mutate = read_tests([tests_path] if isinstance(tests_path, str) else tests_path, problems, args.data_dir,
+                               drop_extra=drop)
+    cfg = replace(cfg, mutate=mutate)
     chosen = select_problems(problems, solutions, cfg.limit)  # the dataset's first N, not the file's
     if not chosen:
         first = f"the first {cfg.limit} problems" if cfg.limit else "the problems"
@@ -83,7 +89,7 @@ def run_rerank(args: argparse.Namespace, solutions_path: str, tests_path: str) -
 
     features = features_for(cfg.methods, solutions_path, problems, solutions)
     missing = [t for t in solutions if t not in tests]
-    if missing:
+    if missing and mutate is None:
         print(f"warning: {len(missing)} task(s) have no test samples (they fall back to a random pick): "
               f"{', '.join(missing[:5])}{' …' if len(missing) > 5 else ''}", file=sys.stderr)
     output = ensure_writable_dir(Path(args.output or "coderank_results"))  # before any work, not after it

@@ -19,6 +19,10 @@ def add_run_parser(sub) -> None:
     _model_args(p)
     p.add_argument("--n-samples", type=int, default=DEFAULT_N, help="solutions per problem (papers: 100)")
     p.add_argument("--n-test-samples", type=int, default=DEFAULT_N, help="test samples per problem (papers: 100)")
+    p.add_argument("--tests", default="model",
+                   help="test sources, comma-separated: model (the model writes --n-test-samples test samples) "
+                        "and/or examples+mutate[:N] (no model: N inputs per problem grown from the prompt's "
+                        "examples); e.g. examples+mutate or model,examples+mutate")
     p.add_argument("--temperature", type=float, default=0.8)
     p.add_argument("--top-p", type=float, default=0.95)
     p.add_argument("--max-tokens", type=int, default=None, help="per sample (default 300; 128 for embedded)")
@@ -99,8 +103,20 @@ def run_command(args: argparse.Namespace) -> int:
     from coderank_evalplus.report import markdown_table, timing_line
     from coderank_evalplus.storage import atomic_write_json, atomic_write_jsonl, ensure_writable_dir
 
+    from dataclasses import replace
+
+    from coderank_evalplus.testgen.mutate import split_sources
+
     cfg = config_from_args(args)
     all_methods(cfg.methods)
+    sources = [t.strip() for t in args.tests.split(",") if t.strip()]
+    others, spec = split_sources([t for t in sources if t != "model"])
+    if others or not sources:
+        raise ValueError(f"--tests {args.tests}: run takes model and/or examples+mutate[:N] (for files of test "
+                         f"samples use `coderank-evalplus rerank --tests FILE`)")
+    model_tests = "model" in sources
+    n_test_samples = args.n_test_samples if model_tests else 0
+    cfg = replace(cfg, mutate=spec.n if spec is not None else None)
     max_tokens = args.max_tokens or (128 if args.backend == "embedded" else 300)
     settings = None
     if args.self_debug:
@@ -119,9 +135,10 @@ def run_command(args: argparse.Namespace) -> int:
     if len(selected) < len(problems):
         taken = f" ({describe_selection([p.task_id for p in selected], problems)})"
     print(f"model {args.model} ({args.backend}), {dataset}: {len(selected)} problems{taken}, "
-          f"{args.n_samples} solutions + {args.n_test_samples} test samples each → {output}", file=sys.stderr)
+          f"{args.n_samples} solutions + {n_test_samples} test samples each"
+          f"{' + ' + spec.label() if spec else ''} → {output}", file=sys.stderr)
     generator = make_model(args.backend, args.model, args.base_url, args.tp, args.dp, args.ray_address)
-    spath, tpath = generate_samples(selected, generator, args.n_samples, args.n_test_samples, args.temperature,
+    spath, tpath = generate_samples(selected, generator, args.n_samples, n_test_samples, args.temperature,
                                     args.top_p, max_tokens, str(output), progress=not args.quiet)
     chosen = {p.task_id: p for p in selected}
     kinds = features_needed(cfg.methods)
@@ -130,7 +147,7 @@ def run_command(args: argparse.Namespace) -> int:
     t0 = time.monotonic()
     # the files may also hold problems of an earlier run with a larger --limit: rerank only the selected ones
     solutions = {t: s for t, s in read_solutions(spath, problems).items() if t in chosen}
-    tests = read_test_samples(tpath, problems)
+    tests = read_test_samples(tpath, problems) if model_tests else {}
     features = features_for(cfg.methods, spath, chosen, solutions)
     cache = ResultCache(Path(args.cache_dir or output / "cache") / "executions.sqlite")
     try:
@@ -150,7 +167,7 @@ def run_command(args: argparse.Namespace) -> int:
         cache.close()
     atomic_write_json(output / "run_config.json", {
         "model": args.model, "backend": args.backend, "dataset": dataset, "n_samples": args.n_samples,
-        "n_test_samples": args.n_test_samples, "temperature": args.temperature, "top_p": args.top_p,
+        "n_test_samples": n_test_samples, "tests": args.tests, "temperature": args.temperature, "top_p": args.top_p,
         "max_tokens": max_tokens, "limit": args.limit, "self_debug": args.self_debug,
         "debug_rounds": settings.n_rounds if settings else None,
         "debug_temperature": args.debug_temperature if settings else None}, indent=2)

@@ -48,7 +48,9 @@ OPTIONS: dict[str, tuple[Any, str]] = {
                "methods` lists them; a bare --rerank means codet,srank,mbr_exec). After evalplus's evaluation, "
                "writes <samples>_rerank_results.json and prints reranked pass@1 (base, plus) vs random and oracle."),
     "tests": (Optional[str],
-              "test samples for --rerank: jsonl of {task_id, samples|asserts} or CodeT's {prompt, samples}. Without "
+              "test samples for --rerank: jsonl of {task_id, samples|asserts} or CodeT's {prompt, samples}; or "
+              "examples+mutate[:N] (no test model: N inputs per problem grown from the prompt's examples), alone or "
+              "after a file and a comma. Without "
               "it, the --model/--backend that generate the solutions also generate the tests (saved as "
               "<samples>_tests.jsonl and reused on a rerun)."),
     "n_test_samples": (Optional[int],
@@ -232,9 +234,25 @@ def check_request(params: dict, model_kwargs: dict, ours: dict) -> list[str]:
                               "them")
         if not os.path.exists(params["samples"]):
             raise RerankError(f"--samples {params['samples']}: no such file or folder")
-    if ours["tests"] is not None and not os.path.isfile(ours["tests"]):
-        raise RerankError(f"--tests {ours['tests']}: no such file")
+    try:
+        files = test_sources(ours["tests"])[0]
+    except ValueError as exc:
+        raise RerankError(str(exc)) from None
+    for f in files:
+        if not os.path.isfile(f):
+            raise RerankError(f"--tests {f}: no such file")
     return methods
+
+
+def test_sources(value: Any) -> tuple[list[str], Optional[int]]:
+    """``--tests`` as Fire gives it (a string, or a tuple for ``a,b``): (test-sample files, examples+mutate's N)."""
+    from coderank_evalplus.testgen.mutate import split_sources
+
+    if value is None:
+        return [], None
+    values = [str(v) for v in value] if isinstance(value, (list, tuple)) else str(value).split(",")
+    files, spec = split_sources([v for v in values if v.strip()])
+    return files, (spec.n if spec is not None else None)
 
 
 def evaluate_and_rerank(original: Callable, namespace: dict, params: dict, model_kwargs: dict, ours: dict) -> None:
@@ -251,7 +269,13 @@ def evaluate_and_rerank(original: Callable, namespace: dict, params: dict, model
         # hashed by evalplus's function: its verdicts are then recognised as being about these problems
         source = file_for_evalplus(dataset)
         problems = load_evalplus_problems(dataset, source)
-        test_samples = read_test_samples(ours["tests"], problems) if ours["tests"] is not None else None
+        files, mutate = test_sources(ours["tests"])
+        test_samples = None
+        if files or mutate is not None:
+            test_samples = {}
+            for f in files:
+                for tid, found in read_test_samples(f, problems).items():
+                    test_samples.setdefault(tid, []).extend(found)
         if "model" not in model_kwargs:  # likelihood methods on given samples: their fields must be there already
             from coderank_evalplus.generation.likelihood import features_for
 
@@ -286,7 +310,7 @@ def evaluate_and_rerank(original: Callable, namespace: dict, params: dict, model
 
     # 3. rerank and report (then self-debug); the verdicts are those evalplus has just written (judged once)
     run_rerank(dataset, problems, solutions, test_samples, methods, params, ours, paths, features, model,
-               eval_results=evalplus_results_path(samples), load_s=load_s)
+               eval_results=evalplus_results_path(samples), load_s=load_s, mutate=mutate)
 
 
 class LazyModel:
@@ -369,7 +393,8 @@ def generator_kwargs(backend: str, model_kwargs: dict) -> dict:
 
 def run_rerank(dataset: str, problems: dict, solutions: dict, test_samples: dict, methods: list[str], params: dict,
                ours: dict, paths: RerankPaths, features: Optional[dict] = None,
-               model: Optional[LazyModel] = None, eval_results: Optional[Path] = None, load_s: float = 0.0) -> Path:
+               model: Optional[LazyModel] = None, eval_results: Optional[Path] = None, load_s: float = 0.0,
+               mutate: Optional[int] = None) -> Path:
     from coderank_evalplus.engine.execution import ResultCache
     from coderank_evalplus.testgen.extract import DEFAULT_TESTS_PER_SAMPLE
     from coderank_evalplus.pipeline import RerankConfig, _json_default, rerank, write_results
@@ -377,12 +402,12 @@ def run_rerank(dataset: str, problems: dict, solutions: dict, test_samples: dict
     from coderank_evalplus.storage import atomic_write_json, ensure_writable_dir
 
     missing = [t for t in solutions if t not in test_samples]
-    if missing:
+    if missing and mutate is None:
         print(f"warning: {len(missing)} task(s) have no test samples (they fall back to a random pick): "
               f"{', '.join(missing[:5])}{' …' if len(missing) > 5 else ''}", file=sys.stderr)
     cfg = RerankConfig(methods=methods, tests_per_sample=ours["tests_per_sample"] or DEFAULT_TESTS_PER_SAMPLE,
                        workers=params.get("parallel"), plus=not params.get("base_only", False),
-                       min_time_limit=params["min_time_limit"], gt_time_limit_factor=params["gt_time_limit_factor"])
+                       min_time_limit=params["min_time_limit"], gt_time_limit_factor=params["gt_time_limit_factor"], mutate=mutate)
     ensure_writable_dir(paths.results.parent)
     cache = ResultCache(ensure_writable_dir(paths.workdir) / "executions.sqlite")
     debug = None

@@ -18,6 +18,9 @@ lm-eval tasks; read by ``leaderboard``):
   suite), ``hidden_output`` / ``hidden_kind`` (outputs on the benchmark's base inputs, for ``mbr_exec_hidden``) and
   ``feature.<name>`` (candidate: likelihood features such as ``logprob``, nan where unknown; listed in the problem's
   ``features``).
+  With the ``examples+mutate`` test source a record also has ``generated_inputs``: the seed, the seed inputs, the
+  grown inputs (all of them, as call expressions), each one's share of runnable candidates that returned on it and
+  whether the validity rule kept it (kept ones are in ``inputs``).
 - ``verdicts.jsonl``, ``rankings.jsonl``: readable copies of the verdicts and the top groups per method.
 """
 
@@ -124,6 +127,8 @@ def write_folder(result: RerankResult, problems: dict[str, Problem], out: Path) 
         if o.hidden is not None:
             arrays.update({f"{i}.hidden_output": o.hidden[0], f"{i}.hidden_kind": o.hidden[1]})
         rec = _problem_record(problems[tid], o.n_candidates, o.suite, o.canonical is not None, o.hidden is not None)
+        if o.generated is not None:
+            rec["generated_inputs"] = o.generated
         if o.features:
             arrays.update({f"{i}.feature.{name}": np.asarray(v, dtype=float) for name, v in o.features.items()})
             rec["features"] = sorted(o.features)

@@ -13,6 +13,8 @@ tests_label = "gpt-4 tests"         # optional: which test pool
 pool = "gpt-4"                      # optional: rows with the same dataset and pool are compared as models
                                     # (default: tests_label without a trailing " (own)")
 drop_extra_problems = false         # optional (also top level): drop samples of problems the dataset lacks
+# tests may also be "examples+mutate" (or "examples+mutate:N": inputs grown from the prompt's examples, no model)
+# or a list combining a pool file with it: tests = ["tests.jsonl", "examples+mutate"]
 # or, instead of solutions/tests: results = "runs/existing-results-folder"
 ```
 
@@ -51,7 +53,8 @@ class SuiteEntry:
     name: str
     dataset: str = "humaneval"
     solutions: Optional[Path] = None
-    tests: Optional[Path] = None
+    tests: Optional[Path] = None  # the first test-sample file (None: examples+mutate alone)
+    test_sources: list = field(default_factory=list)  # every test source: Paths and/or an examples+mutate spec
     tests_label: str = ""
     results: Optional[Path] = None
     limit: Optional[int] = None
@@ -156,7 +159,8 @@ def load_suite(path: str | Path) -> Suite:
                 if key not in raw:
                     raise SuiteError(f"{where}: missing {key!r} (or give 'results', an existing results folder)")
             e.solutions = _path(base, where, "solutions", raw["solutions"])
-            e.tests = _path(base, where, "tests", raw["tests"])
+            e.test_sources = _test_sources(base, where, raw["tests"])
+            e.tests = next((t for t in e.test_sources if isinstance(t, Path)), None)
         key = (e.name, e.tests_label)
         if key in seen:
             raise SuiteError(f"{where}: same name and tests_label as entry {seen[key]}; rows must differ")
@@ -169,6 +173,30 @@ def load_suite(path: str | Path) -> Suite:
         pools[group] = i
         suite.entries.append(e)
     return suite
+
+
+def _test_sources(base: Path, where: str, value: Any) -> list:
+    """``tests`` as a list of sources: a path (resolved, must exist) or an ``examples+mutate[:N]`` spec string."""
+    from coderank_evalplus.testgen.mutate import parse_source
+
+    values = value if isinstance(value, list) else [value]
+    if not values:
+        raise SuiteError(f"{where}: 'tests' is an empty list")
+    out: list = []
+    for v in values:
+        try:
+            spec = parse_source(_typed(where, "tests", v, str))
+        except ValueError as exc:
+            raise SuiteError(f"{where}: {exc}") from None
+        out.append(spec.label() if spec is not None else _path(base, where, "tests", v))
+    if sum(isinstance(t, str) for t in out) > 1:
+        raise SuiteError(f"{where}: 'tests' names examples+mutate more than once")
+    return out
+
+
+def sources_text(e: SuiteEntry) -> str:
+    """The entry's test sources for a progress line: file names and the spec."""
+    return " + ".join(t.name if isinstance(t, Path) else t for t in e.test_sources)
 
 
 def slug(text: str) -> str:
@@ -194,7 +222,9 @@ def fingerprint(e: SuiteEntry, methods: list[str], base_only: bool) -> str:
     """What determines an entry's results folder: its input files' contents and the settings."""
     from coderank_evalplus.io.results_folder import LAYOUT
 
-    parts = {"solutions": _file_digest(e.solutions), "tests": _file_digest(e.tests), "dataset": e.dataset,
+    tests = [_file_digest(t) if isinstance(t, Path) else t for t in e.test_sources]
+    parts = {"solutions": _file_digest(e.solutions), "tests": tests[0] if len(tests) == 1 else tests,
+             "dataset": e.dataset,
              "limit": e.limit, "time_limit": e.time_limit, "tests_per_sample": e.tests_per_sample,
              "data_dir": e.data_dir, "methods": sorted(methods), "base_only": base_only, "layout": LAYOUT}
     if e.drop_extra_problems:  # only when set: the folders of suites written before the key stay valid
@@ -235,7 +265,7 @@ def ensure_results(suite: Suite, output: Path, cache_dir: Optional[Path], worker
             if cache is None:
                 cache = ResultCache(Path(cache_dir or output / "cache") / "executions.sqlite")
             label = f"{e.name}" + (f" · {e.tests_label}" if e.tests_label else "")
-            print(f"[{k}/{len(suite.entries)}] {label}: rerank {e.solutions.name} with {e.tests.name}",
+            print(f"[{k}/{len(suite.entries)}] {label}: rerank {e.solutions.name} with {sources_text(e)}",
                   file=sys.stderr, flush=True)
             t0 = time.monotonic()
             if runner is None:
@@ -244,7 +274,8 @@ def ensure_results(suite: Suite, output: Path, cache_dir: Optional[Path], worker
             from coderank_evalplus.pipeline import write_results
 
             result.extra.update(fingerprint=fp, entry={"name": e.name, "tests_label": e.tests_label, "pool": e.pool},
-                                inputs={"solutions": str(e.solutions), "tests": str(e.tests)})
+                                inputs={"solutions": str(e.solutions),
+                                        "tests": " + ".join(str(t) for t in e.test_sources)})
             write_results(result, folder)
             out.append((e, folder, {"reused": False, "seconds": round(time.monotonic() - t0, 2),
                                     "execution": result.stats}))
@@ -257,13 +288,14 @@ def ensure_results(suite: Suite, output: Path, cache_dir: Optional[Path], worker
 
 def rerank_entry(e: SuiteEntry, suite: Suite, cache, workers: Optional[int], progress: bool, executor=None):
     """`rerank` of one entry's files (as the `rerank` command does)."""
-    from coderank_evalplus.io.samples import read_solutions, read_test_samples
-    from coderank_evalplus.pipeline import RerankConfig, rerank
+    from coderank_evalplus.io.samples import read_solutions
+    from coderank_evalplus.pipeline import RerankConfig, read_tests, rerank
     from coderank_evalplus.io.problems import load_problems, select_problems, selection_note
 
     problems = load_problems(e.dataset, e.data_dir)
     solutions = read_solutions(e.solutions, problems, e.data_dir, drop_extra=e.drop_extra_problems)
-    tests = read_test_samples(e.tests, problems, e.data_dir, drop_extra=e.drop_extra_problems)
+    tests, mutate = read_tests([str(t) for t in e.test_sources], problems, e.data_dir,
+                               drop_extra=e.drop_extra_problems)
     # the dataset's first N problems, whatever the file's order: every model is scored on the same problems
     chosen = select_problems(problems, solutions, e.limit)
     note = selection_note(problems, chosen, e.limit, solutions)
@@ -271,5 +303,6 @@ def rerank_entry(e: SuiteEntry, suite: Suite, cache, workers: Optional[int], pro
         print(f"  {note}", file=sys.stderr, flush=True)
     solutions = {t: solutions[t] for t in chosen}
     cfg = RerankConfig(methods=suite.methods, tests_per_sample=e.tests_per_sample, cpu_limit=e.time_limit,
-                       workers=workers, plus=not suite.base_only, progress=progress, limit=e.limit or None)
+                       workers=workers, plus=not suite.base_only, progress=progress, limit=e.limit or None,
+                       mutate=mutate)
     return rerank(e.dataset, problems, solutions, tests, cfg, cache, executor=executor)

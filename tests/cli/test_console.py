@@ -94,3 +94,37 @@ def test_rerank_drops_problems_the_dataset_lacks_only_when_asked(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "dropped 1 samples of 1 problem(s)" in r.stderr and "HumanEval/999" in r.stderr
     assert json.loads((tmp_path / "o" / "rerank_results.json").read_text())["task_ids"] == ["HumanEval/0"]
+
+
+def test_rerank_with_examples_mutate_alone_and_combined(small_inputs, tmp_path):
+    """``--tests examples+mutate:N``: no test file needed; the grown inputs are stored and the same on a rerun;
+    repeated ``--tests`` combine a pool with them."""
+    common = ["rerank", "--dataset", "humaneval", "--data-dir", str(SHARED_DATA), "--solutions",
+              str(small_inputs / "samples.jsonl"), "--methods", "codet,mbr_exec,srank", "--quiet", "--workers", "2"]
+    out = tmp_path / "mutate"
+    r = _cli(*common, "--tests", "examples+mutate:8", "--output", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "no test samples" not in r.stderr
+    res = json.loads((out / "rerank_results.json").read_text())
+    assert res["config"]["mutate"] == 8
+    gen = res["generated_inputs"]
+    assert gen["source"] == "examples+mutate:8" and gen["problems"] == 3 and gen["grown"] == 24
+    recs = [json.loads(line) for line in (out / "problems.jsonl").read_text().splitlines()]
+    for rec in recs:
+        g = rec["generated_inputs"]
+        assert len(g["inputs"]) == len(g["kept"]) == len(g["returned_share"]) == 8
+        kept = [c for c, k in zip(g["inputs"], g["kept"]) if k]
+        assert [c for c in rec["inputs"] if c in g["inputs"]] == kept  # kept ones are the suite's inputs
+        assert rec["asserts"] == [t[len("assert "):] for t in rec["trial_tests"]]  # the examples' asserts only
+    again = tmp_path / "again"
+    assert _cli(*common, "--tests", "examples+mutate:8", "--output", str(again)).returncode == 0
+    assert (again / "problems.jsonl").read_text() == (out / "problems.jsonl").read_text()
+    both = tmp_path / "both"
+    r = _cli(*common, "--tests", str(small_inputs / "tests.jsonl"), "--tests", "examples+mutate:8", "--output",
+             str(both))
+    assert r.returncode == 0, r.stderr
+    recs_both = [json.loads(line) for line in (both / "problems.jsonl").read_text().splitlines()]
+    for rec, alone in zip(recs_both, recs):
+        assert set(alone["asserts"]) < set(rec["asserts"])  # the pool's asserts beside the examples'
+        assert rec["generated_inputs"]["inputs"] == alone["generated_inputs"]["inputs"]
+    assert _cli(*common, "--tests", "examples+mutate:x", "--output", str(tmp_path / "bad")).returncode == 2

@@ -481,3 +481,18 @@ def test_from_model_with_likelihood_methods_and_self_debug(data, in_process_env,
         ns["evaluate"]("humaneval", samples=str(data / "samples.jsonl"), rerank="ll+mbr_exec",
                        tests=str(data / "tests_ours.jsonl"))
     assert len(evaluated) == calls
+
+
+def test_rerank_with_examples_mutate_needs_no_test_file(data, env, tmp_path):
+    """``--tests examples+mutate:N``: the inputs grown from the examples; evalplus's verdicts reused."""
+    shutil.copy(data / "samples.jsonl", tmp_path / "samples.jsonl")
+    r = _run([str(BIN / "evalplus.evaluate"), "--dataset", "humaneval", "--samples", "samples.jsonl", "--parallel",
+              "2", "--rerank", "mbr_exec,srank", "--tests", "examples+mutate:6"], env, tmp_path, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    res = json.loads((tmp_path / "samples_rerank_results.json").read_text())
+    assert res["config"]["mutate"] == 6 and res["generated_inputs"]["grown"] == 6 * len(TASKS)
+    assert res["timing"]["verdicts_from"].endswith("eval_results.json")
+    assert "| mbr_exec |" in r.stdout and "no test samples" not in r.stderr
+    bad = _run([str(BIN / "evalplus.evaluate"), "--dataset", "humaneval", "--samples", "samples.jsonl", "--rerank",
+                "srank", "--tests", "examples+mutate:x"], env, tmp_path)
+    assert bad.returncode != 0 and "examples+mutate:N" in bad.stderr

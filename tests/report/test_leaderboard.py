@@ -165,3 +165,21 @@ def test_sub_sampled_real_row_equals_its_curve_point_and_is_cached(real_leaderbo
     monkeypatch.setattr(lbm, "load_folder", lambda *a, **k: pytest.fail("loaded again"))
     again = lbm._scores_at_budget(model_row, 10, methods, cfg)
     assert all(np.array_equal(again[m][s], scores[m][s]) for m in methods for s in ("base", "plus"))
+
+
+def test_suite_tests_may_be_examples_mutate_or_a_list(tmp_path):
+    from coderank_evalplus.report.suite import SuiteError, fingerprint, load_suite
+    from coderank_evalplus.testgen.mutate import DEFAULT_N
+
+    (tmp_path / "s.jsonl").write_text("")
+    (tmp_path / "t.jsonl").write_text("")
+    (tmp_path / "suite.toml").write_text(
+        '[[entry]]\nname = "m"\nsolutions = "s.jsonl"\ntests = "examples+mutate"\n'
+        '[[entry]]\nname = "m"\ntests_label = "both"\nsolutions = "s.jsonl"\ntests = ["t.jsonl", "examples+mutate:9"]\n')
+    a, b = load_suite(tmp_path / "suite.toml").entries
+    assert a.tests is None and a.test_sources == [f"examples+mutate:{DEFAULT_N}"]
+    assert b.tests == (tmp_path / "t.jsonl").resolve() and b.test_sources == [b.tests, "examples+mutate:9"]
+    assert fingerprint(a, ["srank"], False) != fingerprint(b, ["srank"], False)
+    (tmp_path / "bad.toml").write_text('[[entry]]\nname = "m"\nsolutions = "s.jsonl"\ntests = "examples+mutate:-"\n')
+    with pytest.raises(SuiteError, match="entry 1 .*examples\\+mutate:N"):
+        load_suite(tmp_path / "bad.toml")
