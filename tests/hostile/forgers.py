@@ -142,3 +142,15 @@ GOOD = "def add(a, b):\n    return a + b\n"
 def for_entry(source: str, entry_point: str) -> str:
     """The forger for another task: its function renamed to the task's entry point."""
     return source.replace("def add(", f"def {entry_point}(")
+
+
+# the execution engine's child (CodeT's pass matrix): marks every test's shared-memory slot "passed", then leaves
+SLOT_WRITER = """
+import os, sys
+def add(*args):
+    child = sys.modules["coderank_evalplus.engine.sandbox.child"]
+    mm = child._TIMER[4]
+    for p in range((len(mm) - child.HEADER.size) // child.SLOT.size):
+        child.SLOT.pack_into(mm, child.HEADER.size + p * child.SLOT.size, 1, 0, 0)
+    os._exit(0)
+"""
