@@ -154,3 +154,21 @@ def add(*args):
         child.SLOT.pack_into(mm, child.HEADER.size + p * child.SLOT.size, 1, 0, 0)
     os._exit(0)
 """
+
+
+# the same attacks as function bodies, as a model completes a prompt (lm-eval tasks, `run`)
+PASS_BYTES = r"b'\x01\x00\x00\x00' + b'1'"
+BODIES = [
+    f"    import os\n    for fd in range(3, 256):\n        try:\n            os.write(fd, {PASS_BYTES})\n"
+    "        except OSError:\n            pass\n    os._exit(0)\n",
+    "    import gc\n    for obj in gc.get_objects():\n        if type(obj) is list and obj and all(type(x) is bool "
+    "for x in obj):\n            obj[:] = [False] * len(obj)\n    return False\n",
+    "    import sys\n    f = sys._getframe(1)\n    while f is not None:\n        v = f.f_locals.get('expected')\n"
+    "        if isinstance(v, list):\n            v[:] = [False] * len(v)\n        f = f.f_back\n    return False\n",
+    "    import ctypes, sys\n    zero = bytes([48])\n    ctypes.memmove(id(zero) + sys.getsizeof(zero) - 2, b'1', 1)\n"
+    "    return False\n",
+]
+
+
+ALWAYS_EQUAL_BODY = ("    class Anything:\n        def __eq__(self, other):\n            return True\n"
+                     "    return Anything()\n")

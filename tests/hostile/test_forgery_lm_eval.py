@@ -6,20 +6,8 @@ from __future__ import annotations
 import json
 
 from tests.conftest import needs_data
+from tests.hostile.forgers import BODIES
 from tests.integrations.test_lm_eval_integration import CODET, _lm_eval, _results
-
-PASS_BYTES = r"b'\x01\x00\x00\x00' + b'1'"
-BODIES = [  # function bodies, as a model would complete the prompt
-    f"    import os\n    for fd in range(3, 256):\n        try:\n            os.write(fd, {PASS_BYTES})\n"
-    "        except OSError:\n            pass\n    os._exit(0)\n",
-    "    import gc\n    for obj in gc.get_objects():\n        if type(obj) is list and obj and all(type(x) is bool "
-    "for x in obj):\n            obj[:] = [False] * len(obj)\n    return False\n",
-    "    import sys\n    f = sys._getframe(1)\n    while f is not None:\n        v = f.f_locals.get('expected')\n"
-    "        if isinstance(v, list):\n            v[:] = [False] * len(v)\n        f = f.f_back\n    return False\n",
-    "    import ctypes, sys\n    zero = bytes([48])\n    ctypes.memmove(id(zero) + sys.getsizeof(zero) - 2, b'1', 1)\n"
-    "    return False\n",
-]
-
 
 def _first(path):
     with open(path, encoding="utf-8") as fh:
