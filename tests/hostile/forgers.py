@@ -94,13 +94,14 @@ def add(*args):
 
 # speaks the referee's protocol for unusual outputs: "input i returned something else, and it compared equal"
 OPAQUE_CLAIMS = """
-import fcntl, os
+import fcntl, os, stat
 from coderank_evalplus.engine.sandbox.report import COMPARED, NEED, frame
 def add(*args):
     ends = {}
     for fd in range(3, 256):
         try:
-            ends[fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE] = fd
+            if stat.S_ISFIFO(os.fstat(fd).st_mode):  # its two pipes: the write end and the read end
+                ends[fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE] = fd
         except OSError:
             pass
     out, back = ends[os.O_WRONLY], ends[os.O_RDONLY]

@@ -47,13 +47,20 @@ def test_honest_programs_keep_their_verdicts(judged):
     assert (TASK, GOOD) not in judge.suspicious
 
 
-@pytest.mark.parametrize("prog", [ALWAYS_EQUAL, OPAQUE_CLAIMS], ids=["always_equal", "opaque_claims"])
-def test_own_equality_passes_as_in_evalplus_and_is_suspicious(judged, prog):
-    # evalplus lets an object whose == always says yes pass; a forger that claims "my object compared equal" can do
-    # no more than that object: it passes by default, is listed, and fails with strict
+def test_own_equality_passes_as_in_evalplus_and_is_suspicious(judged):
+    # evalplus lets an object whose == always says yes pass: so does the judge, and lists it
     verdicts, judge = judged
-    assert (verdicts[prog].base, verdicts[prog].plus) == (True, True)
-    assert "its own == decided" in judge.suspicious[(TASK, prog)]
+    assert (verdicts[ALWAYS_EQUAL].base, verdicts[ALWAYS_EQUAL].plus) == (True, True)
+    assert "its own == decided" in judge.suspicious[(TASK, ALWAYS_EQUAL)]
+
+
+def test_a_forger_claiming_its_own_equality_passes_only_as_suspicious(judged):
+    # a forger that claims "my object compared equal" in the referee's protocol can do no more than that object:
+    # wherever it passes, it is listed (the forger itself does not always find its pipes: either outcome is allowed)
+    verdicts, judge = judged
+    v = verdicts[OPAQUE_CLAIMS]
+    if v.base or v.plus:
+        assert "its own == decided" in judge.suspicious[(TASK, OPAQUE_CLAIMS)]
 
 
 def test_strict_fails_suspicious_passes_and_the_cache_remembers_why(tmp_path):
