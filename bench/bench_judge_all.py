@@ -12,6 +12,7 @@ with ``evalplus.evaluate --dataset humaneval --samples <the same samples>`` on t
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import tempfile
 import time
@@ -34,19 +35,24 @@ def main() -> None:
     ap.add_argument("--problems-file", default=None,
                     help="the HumanEval+ jsonl evalplus judged with (its HUMANEVAL_OVERRIDE_PATH; the dataset hash "
                          "in --eval-results is this file's), instead of the release under --data-dir")
+    ap.add_argument("--problems", type=int, default=None, help="only the first N tasks (a speed comparison)")
+    ap.add_argument("--dump", default=None, help="write every sample's (base, plus) verdict to this JSON file")
+    ap.add_argument("--compare", default=None, help="count the samples whose verdict differs from a --dump file")
     args = ap.parse_args()
     if args.problems_file:
         os.environ.pop("CODERANK_DATA", None)
         os.environ["HUMANEVAL_OVERRIDE_PATH"] = args.problems_file
     problems = load_problems("humaneval", None if args.problems_file else args.data_dir)
     sols = read_solutions(Path(args.data_dir) / SOL, problems, args.data_dir)
+    if args.problems:
+        sols = {t: sols[t] for t in list(sols)[:args.problems]}
     for prob in problems.values():
         expected_outputs(prob)
     before = _load()
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.monotonic()
-        verdicts = Judge(ResultCache(Path(tmp) / "c.sqlite"), workers=args.workers, progress=True).judge_programs(
-            sols, problems, plus=True)
+        judge = Judge(ResultCache(Path(tmp) / "c.sqlite"), workers=args.workers, progress=True)
+        verdicts = judge.judge_programs(sols, problems, plus=True)
         wall = time.monotonic() - t0
     n = sum(len(v) for v in verdicts.values())
     unique = sum(len(set(s)) for s in sols.values())
@@ -55,6 +61,19 @@ def main() -> None:
     print(f"judged {n} samples ({unique} unique programs) on base + plus tests in {wall:.1f} s wall "
           f"({before} before, {_load()} after)")
     print(f"base passes {base} ({100 * base / n:.2f} %), base+plus passes {plus} ({100 * plus / n:.2f} %)")
+    odd = getattr(judge, "suspicious", {})  # the judge of issue 25 lists passes its own == decided
+    print(f"suspicious (unique programs): {len(odd)}")
+    for (t, _), why in list(odd.items())[:10]:
+        print(f"    {t}: {why[:160]}")
+    mine = {t: [[v.base, bool(v.plus)] for v in vs] for t, vs in verdicts.items()}
+    if args.dump:
+        Path(args.dump).write_text(json.dumps(mine))
+    if args.compare:
+        ref = json.loads(Path(args.compare).read_text())
+        diff = [(t, i) for t in mine for i, v in enumerate(mine[t]) if ref[t][i] != v]
+        print(f"verdicts differing from {args.compare}: {len(diff)} of {n}")
+        for t, i in diff[:20]:
+            print(f"    {t} sample {i}: here {mine[t][i]}, there {ref[t][i]}")
     if args.eval_results:
         theirs, why_not = read_verdicts(args.eval_results, problems, sols, plus=True)
         if theirs is None:

@@ -55,6 +55,7 @@ class RerankConfig:
     ray_address: Optional[str] = None  # executor "ray": the cluster (None: join the local one or start one)
     limit: Optional[int] = None  # the dataset's first N problems (None or 0: all); see problems.select_problems
     mutate: Optional[int] = None  # test source examples+mutate:N: N inputs grown from the examples (None: off)
+    strict: bool = False  # a pass the judge lists as suspicious (its own == decided) counts as a failure
 
 
 def all_methods(methods: Sequence[str]) -> list[str]:
@@ -187,7 +188,9 @@ def _rerank(dataset: str, problems: Mapping[str, Problem], solutions: Mapping[st
             print(f"warning: not using evalplus's verdicts, judging the samples instead: {why_not}", file=sys.stderr)
         else:
             verdicts_from = str(eval_results)
-    judged = _judge_needed(works, executions, outcomes, problems, methods, cfg, cache, executor, prejudged)
+    suspicious: list[dict] = []
+    judged = _judge_needed(works, executions, outcomes, problems, methods, cfg, cache, executor, prejudged,
+                           suspicious)
     clock.lap("judge")
     table = _metrics_table(outcomes, methods, cfg, any(p.has_plus for p in problems.values()) and cfg.plus)
     clock.lap("metrics")
@@ -197,8 +200,11 @@ def _rerank(dataset: str, problems: Mapping[str, Problem], solutions: Mapping[st
                   "cached_items": stats.cached_pairs, "wall_s": round(stats.wall_s, 2)}
     timing = clock.seconds()
     timing.update(programs=stats.unique_programs, items=stats.pairs, executed_items=stats.executed_pairs,
-                  cached_items=stats.cached_pairs, judged_samples=judged, verdicts_from=verdicts_from)
-    extra = {"generated_inputs": generated_summary(generated, cfg)} if cfg.mutate is not None else {}
+                  cached_items=stats.cached_pairs, judged_samples=judged, verdicts_from=verdicts_from,
+                  suspicious=len(suspicious))
+    extra = {"suspicious": suspicious}
+    if cfg.mutate is not None:
+        extra["generated_inputs"] = generated_summary(generated, cfg)
     return RerankResult(dataset, len(works), table, outcomes, config, stats_json,
                         {w.problem.task_id: w.problem for w in works}, extra=extra, timing=timing)
 
@@ -252,9 +258,11 @@ class _Phases:
 def _judge_needed(works: Sequence[ProblemWork], executions: Mapping[str, Executions],
                   outcomes: dict[str, ProblemOutcome], problems: Mapping[str, Problem], methods: Sequence[str],
                   cfg: RerankConfig, cache: Optional[ResultCache], executor: Optional[Executor] = None,
-                  prejudged: Optional[Mapping[str, Sequence[Verdict]]] = None) -> int:
+                  prejudged: Optional[Mapping[str, Sequence[Verdict]]] = None,
+                  suspicious: Optional[list] = None) -> int:
     """Judge exactly the candidates some metric needs (all of them when a baseline is reported); their verdicts
-    come from ``prejudged`` (per task, per sample) where it has the task. Returns how many samples were judged."""
+    come from ``prejudged`` (per task, per sample) where it has the task. Returns how many samples were judged;
+    the samples that passed only through their own ``==`` go into ``suspicious`` ({task_id, sample, why})."""
     k_max = max(cfg.ks)
     need_all = any(m in BASELINES for m in methods)
     to_judge: dict[str, list[str]] = {}
@@ -273,10 +281,16 @@ def _judge_needed(works: Sequence[ProblemWork], executions: Mapping[str, Executi
         to_judge[tid] = [w.programs[c] for c in idx]
     if not to_judge:
         return 0
-    judge = Judge(cache, cfg.workers, cfg.min_time_limit, cfg.gt_time_limit_factor, cfg.progress, executor)
+    judge = Judge(cache, cfg.workers, cfg.min_time_limit, cfg.gt_time_limit_factor, cfg.progress, executor,
+                  strict=cfg.strict)
     verdicts = judge.judge_programs(to_judge, problems, plus=cfg.plus)
+    by_tid = {w.problem.task_id: w for w in works}
     for tid, idx in needed_idx.items():
         outcomes[tid].verdicts = dict(zip(idx, verdicts[tid]))
+        for c in idx:
+            why = judge.suspicious.get((tid, by_tid[tid].programs[c]))
+            if why and suspicious is not None:
+                suspicious.append({"task_id": tid, "sample": c, "why": why})
     return sum(len(idx) for idx in needed_idx.values())
 
 

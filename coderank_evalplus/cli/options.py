@@ -39,6 +39,8 @@ def add_common_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--min-time-limit", type=float, default=1.0, help="judge: evalplus's --min_time_limit")
     p.add_argument("--gt-time-limit-factor", type=float, default=4.0, help="judge: evalplus's factor")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.add_argument("--strict", action="store_true",
+                   help="judge: a sample that passed only through its own == (listed as suspicious) fails")
 
 
 def add_drop_extra_option(p: argparse.ArgumentParser) -> None:
@@ -58,4 +60,4 @@ def config_from_args(args: argparse.Namespace) -> "RerankConfig":
                         cpu_limit=args.time_limit, workers=args.workers, plus=not args.base_only,
                         min_time_limit=args.min_time_limit, gt_time_limit_factor=args.gt_time_limit_factor,
                         progress=not args.quiet, executor=args.executor, ray_address=args.ray_address,
-                        limit=args.limit or None)
+                        limit=args.limit or None, strict=getattr(args, "strict", False))

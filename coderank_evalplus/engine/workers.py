@@ -78,17 +78,21 @@ def _children(pid: int) -> Optional[list[int]]:
         return None
 
 
+KEPT: set[int] = set()  # children of this worker that stay between jobs (its judge referee, ``referee.py``)
+
+
 def kill_descendants(max_rounds: int = 10_000) -> int:
     """SIGKILL and reap every process left below this one; returns how many there were.
 
     Needs ``PR_SET_CHILD_SUBREAPER`` (set by ``main``): then a process that untrusted code left behind — a
     double fork, a ``setsid`` that escaped the process-group kill — is re-parented to this worker instead of
     init, and shows up here. Each round kills the current children; their own children come back to us and
-    are killed in the next round, so even a fork bomb ends. One small /proc read when nothing is left."""
+    are killed in the next round, so even a fork bomb ends. One small /proc read when nothing is left. The
+    worker's own long-lived children (``KEPT``) are spared."""
     me = os.getpid()
     total = 0
     for _ in range(max_rounds):
-        kids = _children(me)
+        kids = [k for k in _children(me) or () if k not in KEPT]
         if not kids:
             break
         for pid in kids:

@@ -44,7 +44,7 @@ def build_row(entry: Entry, run: StoredRun, methods: Sequence[str], compare_to: 
     row: dict = {"name": entry.name, "tests_label": entry.tests_label, "pool": entry.pool, "dataset": run.dataset,
                  "folder": str(entry.folder), "n_problems": len(run.problems),
                  "samples_per_problem": _samples_per_problem(run), "splits": list(splits), "methods": {},
-                 "comparisons": {}}
+                 "comparisons": {}, "suspicious": len(run.summary.get("suspicious") or [])}
     for m in methods:
         row["methods"][m] = {s: mean_estimate(scores[m][s], idx).to_json() for s in splits}
         if "plus" not in splits:
@@ -199,7 +199,8 @@ def to_markdown(lb: Leaderboard) -> str:
             out += [f"## pass@1 on {split} tests{on}", "", "| " + " | ".join(head + methods) + " |",
                     "|" + "|".join(["---"] * 3 + ["---:"] * (2 + len(methods))) + "|"]
             for r in rows:
-                cells = [r["name"], r["tests_label"] or "–", r["dataset"], str(r["n_problems"]), _samples_text(r)]
+                name = r["name"] + (f" (⚠ {r['suspicious']} suspicious)" if r.get("suspicious") else "")
+                cells = [name, r["tests_label"] or "–", r["dataset"], str(r["n_problems"]), _samples_text(r)]
                 cells += [_fmt_estimate((r["methods"][m] or {}).get(split)) for m in methods]
                 out.append("| " + " | ".join(cells) + " |")
             out.append("")

@@ -35,9 +35,12 @@ def timing_line(timing: Mapping) -> str:
     judge = (f"judge {timing['judge_s']:.1f} s ({timing['judged_samples']:,} samples judged)"
              if timing.get("verdicts_from", "judge") == "judge" else
              f"judge {timing['judge_s']:.1f} s (verdicts from {timing['verdicts_from']})")
+    odd = timing.get("suspicious")
+    flagged = (f"\nsuspicious: {odd:,} judged samples passed only because their own == said so (listed in "
+               "rerank_results.json; --strict fails them)" if odd else "")
     return (f"time: load {timing['load_s']:.1f} s, execute {timing['execute_s']:.1f} s ({timing['programs']:,} "
             f"programs, {timing['items']:,} items, {timing['cached_items']:,} cached), rank {timing['rank_s']:.1f} s, "
-            f"{judge}, metrics {timing['metrics_s']:.1f} s; total {timing['total_s']:.1f} s")
+            f"{judge}, metrics {timing['metrics_s']:.1f} s; total {timing['total_s']:.1f} s" + flagged)
 
 
 def fmt_p(p: float) -> str:

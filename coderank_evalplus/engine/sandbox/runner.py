@@ -301,3 +301,33 @@ def _run_bytes_child(target: Callable[[], bytes], wall_timeout: float, cpu_budge
         return None
     (length,) = struct.unpack_from("<I", out)
     return out[4:4 + length] if len(out) >= 4 + length else None
+
+
+def run_reported(target: Callable[[str, int, int], None], decide: Callable[[int, int, int, float], Any],
+                 wall_timeout: float, cpu_budget: Optional[int] = None) -> Any:
+    """Fork a confined child that runs ``target(workdir, report_fd, answer_fd)``; ``decide(pid, report_rfd,
+    answer_wfd, deadline)`` gets the parent ends of its two pipes (and must close them), and its answer is
+    returned. The child writes only into this process's children's working dir, is killed after ``decide``
+    and reaped. Nothing the child writes is taken as a result here: what it reports is for ``decide`` to judge."""
+    workdir, ruleset = child_workdir()
+    rep_r, rep_w = os.pipe()
+    ans_r, ans_w = os.pipe()
+    parent = os.getpid()
+    pid = os_fork()
+    if pid == 0:  # pragma: no cover - child
+        try:
+            os.close(rep_r)
+            os.close(ans_w)
+            confine.isolate(parent, (rep_w, ans_r, ruleset), cpu_budget)
+            confine.apply_confinement(ruleset, False, True)
+            target(workdir, rep_w, ans_r)
+        finally:
+            os._exit(0)
+    os.close(rep_w)
+    os.close(ans_r)
+    try:
+        return decide(pid, rep_r, ans_w, time.monotonic() + wall_timeout)
+    finally:
+        _kill_group(pid)
+        _reap(pid)
+        _reset_workdir()

@@ -1,0 +1,190 @@
+"""The referee: the only process that holds a task's expected outputs and decides a check's verdict.
+
+A judge worker forks its referee once, before it reads any task's data, and from then on reads only the inputs
+(``<task file>``), never the expected outputs (``<task file>.expected``). The children that run candidates are
+forked from the worker, so no expected output is ever in their address space, and the verdict is not decided there.
+Per check the worker forks the child (``runner.run_reported``) and hands the parent ends of its two pipes to the
+referee (``SCM_RIGHTS``); the referee reads the child's reports (``sandbox/report.py``), compares each reported
+output with the expected one (``oracle.evalplus_compare``), stops at the first failure, and answers the worker
+``(passed, why_suspicious)``. A child that writes anything else, out of order, or stops early fails.
+
+The referee is non-dumpable and outside the child's Landlock domain, so the child cannot read its memory through
+``/proc/<pid>/mem`` or ``process_vm_readv`` (also refused by seccomp) -- see docs/engine.md.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import select
+import socket
+import struct
+import time
+from typing import Optional
+
+from coderank_evalplus.engine.sandbox import confine
+from coderank_evalplus.engine.sandbox.report import (COMPARED, NEED, VALUE, FrameReader, ReportError, decode_value)
+
+_PR_SET_DUMPABLE = 4
+_LEN = struct.Struct("<I")
+_REFEREE: list = []  # [socket, pid] of this worker's referee
+
+
+def _send_msg(sock: socket.socket, obj, fds: tuple = ()) -> None:
+    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    socket.send_fds(sock, [_LEN.pack(len(data)) + data], list(fds)) if fds else sock.sendall(
+        _LEN.pack(len(data)) + data)
+
+
+def _recv_msg(sock: socket.socket, nfds: int = 0) -> tuple[object, list[int]]:
+    fds: list[int] = []
+    if nfds:
+        data, fds, _, _ = socket.recv_fds(sock, 1 << 16, nfds)
+    else:
+        data = sock.recv(1 << 16)
+    if not data:
+        raise EOFError
+    while len(data) < _LEN.size or len(data) < _LEN.size + _LEN.unpack_from(data)[0]:
+        more = sock.recv(1 << 20)
+        if not more:
+            raise EOFError
+        data += more
+    return pickle.loads(data[_LEN.size:_LEN.size + _LEN.unpack_from(data)[0]]), fds
+
+
+def referee() -> socket.socket:
+    """This worker's referee (forked when missing: before the worker has read any expected output)."""
+    if _REFEREE:
+        return _REFEREE[0]
+    from coderank_evalplus.engine.sandbox.guard import os_fork
+
+    mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    parent = os.getpid()
+    pid = os_fork()
+    if pid == 0:  # pragma: no cover - the referee
+        code = 0
+        try:
+            mine.close()
+            confine.die_with_parent(parent)
+            confine.silence_fds()
+            confine.close_inherited_fds(theirs.fileno())
+            confine.libc()[1].prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+            _serve(theirs)
+        except BaseException:  # noqa: BLE001
+            code = 1
+        finally:
+            os._exit(code)
+    theirs.close()
+    from coderank_evalplus.engine.workers import KEPT
+
+    KEPT.add(pid)  # the worker's sweep of leftover processes after each job spares it
+    _REFEREE[:] = [mine, pid]
+    return mine
+
+
+_EXPECTED: dict[str, dict] = {}
+
+
+def _expected(path: str) -> dict:
+    if path not in _EXPECTED:
+        if len(_EXPECTED) >= 4:
+            _EXPECTED.pop(next(iter(_EXPECTED)))
+        with open(path, "rb") as fh:
+            _EXPECTED[path] = pickle.load(fh)
+    return _EXPECTED[path]
+
+
+def _serve(sock: socket.socket) -> None:  # pragma: no cover - the referee
+    while True:
+        try:
+            request, fds = _recv_msg(sock, 2)
+        except EOFError:
+            return
+        rfd, wfd = fds
+        try:
+            answer = _referee_check(request, rfd, wfd)
+        except Exception as exc:  # noqa: BLE001 - our own failure: the check fails, the reason says why
+            answer = (False, f"referee error: {exc.__class__.__name__}: {exc}")
+        finally:
+            os.close(rfd)
+            os.close(wfd)
+        _send_msg(sock, answer)
+
+
+def _referee_check(request: dict, rfd: int, wfd: int) -> tuple[bool, Optional[str]]:
+    """Read one child's reports until every input passed (True) or one did not, or it stopped (False)."""
+    from coderank_evalplus.engine.oracle import evalplus_compare
+
+    data = _expected(request["expected"])
+    inputs, expected = data[request["split"]]
+    dataset, entry_point, atol = data["dataset"], data["entry_point"], data["atol"]
+    n = len(expected)
+    reader = FrameReader()
+    nxt = 0
+    pending: Optional[str] = None  # type name of the input whose expected output went to the child
+    odd: list[str] = []
+    while nxt < n:
+        chunk = os.read(rfd, 1 << 16)
+        if not chunk:
+            return False, None  # the child stopped (exception, exit, time limit, kill) before every input passed
+        try:
+            for kind, index, payload in reader.feed(chunk):
+                if index != nxt:
+                    return False, "report out of order"
+                if kind == VALUE and pending is None:
+                    ok, atol = evalplus_compare(dataset, entry_point, inputs[index], decode_value(payload),
+                                                expected[index], atol)
+                    if not ok:
+                        return False, None
+                    nxt += 1
+                elif kind == NEED and pending is None:
+                    pending = payload.decode("utf-8", "replace")[:200]
+                    # what the child needs to compare with evalplus's rules itself: this input's expected
+                    # output and the atol evalplus would use (the first float output sets it for good)
+                    use_atol = 1e-6 if atol == 0 and _floats(expected[index]) else atol
+                    msg = pickle.dumps((expected[index], atol), protocol=pickle.HIGHEST_PROTOCOL)
+                    os.write(wfd, _LEN.pack(len(msg)) + msg) if len(msg) < (1 << 16) else _write_all(
+                        wfd, _LEN.pack(len(msg)) + msg)
+                    atol = use_atol
+                elif kind == COMPARED and pending is not None:
+                    if payload != b"\x01":
+                        return False, None
+                    if len(odd) < 3:
+                        odd.append(f"input {index} returned {pending} where {type(expected[index]).__name__} "
+                                   "was expected; its own == decided")
+                    pending = None
+                    nxt += 1
+                else:
+                    return False, "report out of protocol"
+        except ReportError as exc:
+            return False, str(exc)
+    return True, ("; ".join(odd) if odd else None)
+
+
+def _floats(x) -> bool:
+    from evalplus.eval import is_floats
+
+    return is_floats(x)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def ask(request: dict, rfd: int, wfd: int, pid: int, deadline: float, kill) -> tuple[bool, Optional[str]]:
+    """Worker side: hand the child's pipes to the referee, wait for its answer; kill the child at the deadline
+    (the referee then reads EOF and answers). The worker's copies of ``rfd`` / ``wfd`` are closed here."""
+    sock = referee()
+    try:
+        _send_msg(sock, request, (rfd, wfd))
+    finally:
+        os.close(rfd)
+        os.close(wfd)
+    left = deadline - time.monotonic()
+    ready, _, _ = select.select([sock], [], [], max(0.0, left))
+    if not ready:
+        kill(pid)
+    answer, _ = _recv_msg(sock)
+    return answer

@@ -1,0 +1,160 @@
+"""What a judge child may tell its referee: framed records of plain values, parsed strictly.
+
+The child that runs candidate code is not trusted to say whether a check passed: everything in its address space
+(our code, its pipe, the shared memory it writes) is the candidate's to change. It only *reports what it observed*
+-- the value a call returned -- and a referee outside it, which alone holds the expected outputs, compares.
+A report is therefore a claim; forging one gains nothing unless the forger already knows the right outputs.
+
+Values travel in a small tagged format of exact builtin types (``type(x) is int``, never a subclass, whose ``==``
+would be the candidate's). It is written here by hand because none of the standard serialisers fits: ``pickle``
+runs code when loaded, ``marshal`` is documented as unsafe on hostile data and keeps shared references (a value
+of linear size whose hash takes exponential time), JSON loses tuples, sets, bytes and big floats. Decoding builds
+fresh trees only, checks every length against what is left, and raises ``ReportError`` on anything else.
+
+A frame: kind (1 byte), input index (u32), payload length (u32), payload. Kinds: ``V`` (the value returned for
+input i), ``N`` (input i returned something not encodable -- payload: its type's name -- so the referee sends the
+expected output and the comparison happens in the child: evalplus's semantics, the candidate's ``==`` decides),
+``C`` (the verdict of that comparison: 1 byte).
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any, Iterator
+
+FRAME = struct.Struct("<cII")
+VALUE, NEED, COMPARED = b"V", b"N", b"C"
+MAX_FRAME = 1 << 28  # 256 MiB: a larger record is refused (the check fails)
+MAX_DEPTH = 200  # deeper values are not encoded (they go the way of other unusual objects: compared in the child)
+_D, _Q, _U = struct.Struct("<d"), struct.Struct("<dd"), struct.Struct("<I")
+
+
+class ReportError(ValueError):
+    """A report that is not what an honest child writes (the check fails)."""
+
+
+class Opaque(Exception):
+    """A value this format does not carry (a class of the candidate's, a subclass of a builtin, numpy...)."""
+
+
+def encode_value(value: Any) -> bytes:
+    """The value as tagged bytes; raises ``Opaque`` for anything but exact builtin value types."""
+    out: list[bytes] = []
+    _enc(value, out, 0)
+    return b"".join(out)
+
+
+def _enc(x: Any, out: list, depth: int) -> None:
+    if depth > MAX_DEPTH:
+        raise Opaque("too deep")
+    t = type(x)
+    if x is None:
+        out.append(b"n")
+    elif t is bool:
+        out.append(b"t" if x else b"f")
+    elif t is int:
+        raw = x.to_bytes((x.bit_length() + 8) // 8, "little", signed=True)
+        out += (b"i", _U.pack(len(raw)), raw)
+    elif t is float:
+        out += (b"d", _D.pack(x))
+    elif t is complex:
+        out += (b"c", _Q.pack(x.real, x.imag))
+    elif t is str:
+        raw = x.encode("utf-8", "surrogatepass")
+        out += (b"s", _U.pack(len(raw)), raw)
+    elif t is bytes:
+        out += (b"b", _U.pack(len(x)), x)
+    elif t is list or t is tuple or t is set or t is frozenset:
+        out += ({list: b"l", tuple: b"u", set: b"S", frozenset: b"F"}[t], _U.pack(len(x)))
+        for item in x:
+            _enc(item, out, depth + 1)
+    elif t is dict:
+        out += (b"D", _U.pack(len(x)))
+        for k, v in x.items():
+            _enc(k, out, depth + 1)
+            _enc(v, out, depth + 1)
+    else:
+        raise Opaque(t.__name__)
+
+
+def decode_value(data: bytes) -> Any:
+    """The value ``encode_value`` wrote; ``ReportError`` for anything malformed or left over."""
+    try:
+        value, pos = _dec(memoryview(data), 0, 0)
+    except ReportError:
+        raise
+    except (struct.error, TypeError, ValueError, UnicodeDecodeError, RecursionError) as exc:
+        raise ReportError(f"malformed value: {exc}") from None
+    if pos != len(data):
+        raise ReportError("bytes after the value")
+    return value
+
+
+def _dec(m: memoryview, pos: int, depth: int) -> tuple[Any, int]:
+    if depth > MAX_DEPTH or pos >= len(m):
+        raise ReportError("truncated or too deep")
+    tag = m[pos]
+    pos += 1
+    if tag == 0x6E:  # n
+        return None, pos
+    if tag == 0x74:  # t
+        return True, pos
+    if tag == 0x66:  # f
+        return False, pos
+    if tag == 0x64:  # d
+        return _D.unpack_from(m, pos)[0], pos + 8
+    if tag == 0x63:  # c
+        re, im = _Q.unpack_from(m, pos)
+        return complex(re, im), pos + 16
+    (n,) = _U.unpack_from(m, pos)
+    pos += 4
+    if tag in (0x69, 0x73, 0x62):  # i s b: n raw bytes
+        if n > len(m) - pos:
+            raise ReportError("length past the end")
+        raw = bytes(m[pos:pos + n])
+        pos += n
+        if tag == 0x69:
+            return int.from_bytes(raw, "little", signed=True), pos
+        return (raw.decode("utf-8", "surrogatepass") if tag == 0x73 else raw), pos
+    if n > len(m) - pos:  # every item takes at least one byte
+        raise ReportError("count past the end")
+    if tag == 0x44:  # D
+        d = {}
+        for _ in range(n):
+            k, pos = _dec(m, pos, depth + 1)
+            v, pos = _dec(m, pos, depth + 1)
+            d[k] = v
+        return d, pos
+    if tag not in (0x6C, 0x75, 0x53, 0x46):  # l u S F
+        raise ReportError(f"unknown tag {tag}")
+    items = []
+    for _ in range(n):
+        v, pos = _dec(m, pos, depth + 1)
+        items.append(v)
+    return {0x6C: list, 0x75: tuple, 0x53: set, 0x46: frozenset}[tag](items) if tag != 0x6C else items, pos
+
+
+def frame(kind: bytes, index: int, payload: bytes = b"") -> bytes:
+    return FRAME.pack(kind, index, len(payload)) + payload
+
+
+class FrameReader:
+    """Splits the bytes read from a child's report pipe into (kind, index, payload) frames, strictly."""
+
+    def __init__(self) -> None:
+        self._buf = bytearray()
+
+    def feed(self, chunk: bytes) -> Iterator[tuple[bytes, int, bytes]]:
+        buf = self._buf
+        buf += chunk
+        pos = 0
+        while len(buf) - pos >= FRAME.size:
+            kind, index, length = FRAME.unpack_from(buf, pos)
+            if kind not in (VALUE, NEED, COMPARED) or length > MAX_FRAME:
+                raise ReportError(f"not a report frame (kind {kind!r}, length {length})")
+            if len(buf) - pos - FRAME.size < length:
+                break
+            start = pos + FRAME.size
+            yield kind, index, bytes(buf[start:start + length])
+            pos = start + length
+        del buf[:pos]

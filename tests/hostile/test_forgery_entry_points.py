@@ -1,0 +1,88 @@
+"""Forgers through the entry points that judge (issue 25): ``coderank-evalplus rerank`` (``--strict`` too), the
+leaderboard's rows read from its results folder (``--executor ray``: test_forgery_ray.py). ``run``, ``evalplus.evaluate --rerank``
+and the lm-eval tasks reach the judge through the same ``pipeline.rerank``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import SHARED_DATA, needs_data
+from tests.hostile.forgers import ALWAYS_EQUAL, FORGERS, HONEST_WRONG, for_entry
+
+TASK = "HumanEval/0"
+FORGER_NAMES = sorted(FORGERS)
+
+
+def _write_inputs(d, problem):
+    progs = [problem.prompt + problem.canonical_solution, HONEST_WRONG, ALWAYS_EQUAL] + [
+        FORGERS[n] for n in FORGER_NAMES]
+    with open(d / "samples.jsonl", "w") as fh:
+        for p in progs:
+            fh.write(json.dumps({"task_id": TASK, "solution": for_entry(p, problem.entry_point)}) + "\n")
+    with open(d / "tests.jsonl", "w") as fh:
+        fh.write(json.dumps({"task_id": TASK, "samples": [
+            "assert has_close_elements([1.0, 2.0, 3.0], 0.5) == False\n"
+            "assert has_close_elements([1.0, 2.8, 3.0, 4.0, 5.0, 2.0], 0.3) == True"]}) + "\n")
+
+
+def _rerank(d, out, *extra):
+    return subprocess.run([sys.executable, "-m", "coderank_evalplus.cli", "rerank", "--dataset", "humaneval",
+                           "--data-dir", str(SHARED_DATA), "--limit", "1", "--solutions", str(d / "samples.jsonl"),
+                           "--tests", str(d / "tests.jsonl"), "--methods", "codet", "--output", str(out),
+                           "--cache-dir", str(d / "cache"), "--quiet", "--workers", "2", *extra],
+                          capture_output=True, text=True, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def rerank_runs(tmp_path_factory, humaneval_problems):
+    d = tmp_path_factory.mktemp("forge_cli")
+    _write_inputs(d, humaneval_problems[TASK])
+    lax, strict = _rerank(d, d / "lax"), _rerank(d, d / "strict", "--strict")
+    assert lax.returncode == 0, lax.stderr
+    assert strict.returncode == 0, strict.stderr
+    return d, lax, strict
+
+
+def _verdicts(folder):
+    return {r["sample"]: (r["base"], r["plus"]) for r in map(json.loads, (folder / "verdicts.jsonl").read_text()
+                                                             .splitlines())}
+
+
+@needs_data
+def test_rerank_judges_forgers_wrong_and_lists_the_always_equal_object(rerank_runs):
+    d, lax, _ = rerank_runs
+    v = _verdicts(d / "lax")
+    assert v[0] == (True, True) and v[1] == (False, False)
+    assert v[2] == (True, True)  # always-equal: evalplus's verdict
+    for k, name in enumerate(FORGER_NAMES, start=3):
+        assert v[k] == (False, False), name
+    res = json.loads((d / "lax" / "rerank_results.json").read_text())
+    assert [(s["task_id"], s["sample"]) for s in res["suspicious"]] == [(TASK, 2)]
+    assert "its own == decided" in res["suspicious"][0]["why"]
+    assert "suspicious: 1 judged samples" in lax.stdout
+    assert res["config"]["strict"] is False
+
+
+@needs_data
+def test_rerank_strict_fails_the_suspicious_pass(rerank_runs):
+    d, _, strict = rerank_runs
+    v = _verdicts(d / "strict")
+    assert v[0] == (True, True) and v[2] == (False, False)
+    res = json.loads((d / "strict" / "rerank_results.json").read_text())
+    assert res["config"]["strict"] is True and len(res["suspicious"]) == 1
+
+
+@needs_data
+def test_leaderboard_row_flags_the_suspicious_sample(rerank_runs):
+    from coderank_evalplus.io.results_folder import load_folder
+    from coderank_evalplus.report.board import Entry
+    from coderank_evalplus.report.leaderboard import build_row
+
+    d, _, _ = rerank_runs
+    run = load_folder(d / "lax")
+    row, _ = build_row(Entry("forgers", d / "lax"), run, ["random", "codet", "oracle"], ["random"], 50, 0)
+    assert row["suspicious"] == 1
