@@ -64,6 +64,11 @@ class SuiteEntry:
     pool: str = ""
     drop_extra_problems: bool = False
 
+    def __post_init__(self) -> None:
+        # an entry made in code with only ``tests`` (the bundled example, scripts) has that file as its one source
+        if not self.test_sources and self.tests is not None:
+            self.test_sources = [self.tests]
+
 
 @dataclass
 class Suite:

@@ -1,0 +1,32 @@
+"""`coderank-evalplus leaderboard --example`, the second half of README's main job: the bundled real samples are
+reranked with their test pools, and reranking lifts pass@1 above a random pick."""
+
+import json
+from pathlib import Path
+
+from tests.conftest import needs_data
+from tests.report.conftest import leaderboard_cmd, run_cli
+
+
+def test_an_entry_made_in_code_with_tests_uses_them():
+    from coderank_evalplus import examples
+    from coderank_evalplus.report.suite import SuiteEntry
+
+    entry = SuiteEntry(name="m", solutions=Path("s.jsonl"), tests=Path("t.jsonl"))
+    assert entry.test_sources == [Path("t.jsonl")]
+    for e in examples.example_suite(limit=3).entries:
+        assert e.test_sources == [e.tests] and e.tests.is_file()
+
+
+@needs_data
+def test_example_leaderboard_reranks_with_its_pools(tmp_path):
+    out = tmp_path / "example"
+    proc = run_cli(leaderboard_cmd("--example", "--limit", "3", "--no-curves", "--quiet", "--output", str(out)),
+                   cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = json.loads((out / "leaderboard.json").read_text())["rows"]
+    assert [r["tests_label"] for r in rows] == ["own tests", "gpt-4 tests"]
+    for r in rows:
+        random = r["methods"]["random"]["base"]["pass@1"]
+        for method in ("codet", "srank", "mbr_exec"):
+            assert r["methods"][method]["base"]["pass@1"] > random + 10, (r["tests_label"], method)
