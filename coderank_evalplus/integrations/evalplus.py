@@ -260,6 +260,7 @@ def evaluate_and_rerank(original: Callable, namespace: dict, params: dict, model
     from coderank_evalplus.io.eval_results import evalplus_results_path
     from coderank_evalplus.io.problems import (DataNotFoundError, evalplus_reads, file_for_evalplus,
                                                load_evalplus_problems)
+    from coderank_evalplus.pipeline import read_tests
 
     methods = check_request(params, model_kwargs, ours)
     dataset = params["dataset"]
@@ -270,12 +271,7 @@ def evaluate_and_rerank(original: Callable, namespace: dict, params: dict, model
         source = file_for_evalplus(dataset)
         problems = load_evalplus_problems(dataset, source)
         files, mutate = test_sources(ours["tests"])
-        test_samples = None
-        if files or mutate is not None:
-            test_samples = {}
-            for f in files:
-                for tid, found in read_test_samples(f, problems).items():
-                    test_samples.setdefault(tid, []).extend(found)
+        test_samples = read_tests(files, problems)[0] if files or mutate is not None else None
         if "model" not in model_kwargs:  # likelihood methods on given samples: their fields must be there already
             from coderank_evalplus.generation.likelihood import features_for
 
