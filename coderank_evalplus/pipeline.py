@@ -22,11 +22,13 @@ from coderank_evalplus.engine.execution import ExecutionStats, ProblemWork, Resu
 from coderank_evalplus.engine.executor_factory import make_executor
 from coderank_evalplus.engine.executors import Executor
 from coderank_evalplus.testgen.extract import DEFAULT_TESTS_PER_SAMPLE, build_suite
-from coderank_evalplus.testgen.mutate import GeneratedInputs, MutateSpec, add_generated_inputs, keep_valid_inputs
+from coderank_evalplus.testgen.mutate import (GeneratedInputs, MutateSpec, add_generated_inputs, keep_valid_inputs,
+                                             split_sources)
 from coderank_evalplus.engine.judge import DEFAULT_GT_TIME_LIMIT_FACTOR, DEFAULT_MIN_TIME_LIMIT, Judge
 from coderank_evalplus.io.problems import select_problems
 from coderank_evalplus.rankers import RankContext, get_ranker, validate_methods
 from coderank_evalplus.io.results_folder import write_folder
+from coderank_evalplus.io.samples import read_test_samples
 from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.storage import atomic_write_json, atomic_write_jsonl, os_storage_error
 from coderank_evalplus.types import (LAYOUT, Executions, Problem, ProblemOutcome, Ranking,  # noqa: F401
@@ -81,9 +83,6 @@ def read_tests(sources: Sequence[str], problems: Mapping[str, Problem], data_dir
                drop_extra: bool = False) -> tuple[dict[str, list[str]], Optional[int]]:
     """Test sources as ``--tests`` / a suite's ``tests`` give them: files of test samples (their samples are
     pooled per task) and at most one ``examples+mutate[:N]``. Returns (raw test samples per task, N or None)."""
-    from coderank_evalplus.io.samples import read_test_samples
-    from coderank_evalplus.testgen.mutate import split_sources
-
     files, spec = split_sources(sources)
     pooled: dict[str, list[str]] = {}
     for f in files:
