@@ -34,7 +34,8 @@ def timing_line(timing: Mapping) -> str:
         return ""
     judge = (f"judge {timing['judge_s']:.1f} s ({timing['judged_samples']:,} samples judged)"
              if timing.get("verdicts_from", "judge") == "judge" else
-             f"judge {timing['judge_s']:.1f} s (verdicts from {timing['verdicts_from']})")
+             f"judge {timing['judge_s']:.1f} s ({timing.get('judged_samples', 0):,} samples judged; verdicts from "
+             f"{timing['verdicts_from']})")
     odd = timing.get("suspicious")
     flagged = (f"\nsuspicious: {odd:,} judged samples passed only because their own == said so (listed in "
                "rerank_results.json; --strict fails them)" if odd else "")
