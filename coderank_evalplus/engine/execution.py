@@ -20,6 +20,7 @@ from coderank_evalplus.engine.cache import ITEM_RECORD, ResultCache  # noqa: F40
 from coderank_evalplus.engine.executors import Executor, LocalExecutor
 from coderank_evalplus.testgen.extract import assert_body, imported_modules
 from coderank_evalplus.engine.sandbox import Limits, max_memory_bytes
+from coderank_evalplus.engine.sandbox.verdicts import ProbePlan, decide, plan_items, slow_verdicts
 from coderank_evalplus.types import ERROR, RAISED, Executions, PASS, Problem, TestSuite
 
 
@@ -41,10 +42,12 @@ class ProblemWork:
     suite: TestSuite = field(default_factory=TestSuite)
 
 
-def suite_items(suite: TestSuite, trial_tests: Sequence[str]) -> tuple[list[tuple], list[int], list[int], list[int]]:
+def suite_items(suite: TestSuite, trial_tests: Sequence[str], entry_point: Optional[str] = None
+                ) -> tuple[list[tuple], list[int], list[int], list[int]]:
     """Test items of a suite: one call per distinct input, one check/assert per assert, one per trial test.
 
     Returns (items, index of each input's call item, index of each assert's item, index of each trial's item).
+    ``entry_point`` goes with each check and assert: the candidate's name even where it shadows a builtin.
     """
     items: list[tuple] = []
     input_items = []
@@ -56,13 +59,13 @@ def suite_items(suite: TestSuite, trial_tests: Sequence[str]) -> tuple[list[tupl
         assert_items.append(len(items))
         i = suite.assert_input[a]
         if i >= 0:
-            items.append(("check", input_items[i], suite.expected[a], suite.comparisons[a]))
+            items.append(("check", input_items[i], suite.expected[a], suite.comparisons[a], entry_point))
         else:
-            items.append(("assert", body))
+            items.append(("assert", body, entry_point))
     trial_items = []
     for t in trial_tests:
         trial_items.append(len(items))
-        items.append(("assert", assert_body(t.strip())))
+        items.append(("assert", assert_body(t.strip()), entry_point))
     return items, input_items, assert_items, trial_items
 
 
@@ -93,10 +96,13 @@ class _Plan:
     program_of_candidate: np.ndarray
     results: list[dict[int, tuple[int, int]]]
     imported: list[Optional[bool]]
+    probes: Optional[ProbePlan] = None  # what the workers' children evaluate for these items (made when needed)
+    probes_key: str = ""
 
 
 def _plan(work: ProblemWork) -> _Plan:
-    items, input_items, assert_items, trial_items = suite_items(work.suite, work.problem.trial_tests)
+    items, input_items, assert_items, trial_items = suite_items(work.suite, work.problem.trial_tests,
+                                                                work.problem.entry_point)
     row_of: dict[str, int] = {}
     poc = np.empty(len(work.programs), dtype=np.int64)
     for c, prog in enumerate(work.programs):
@@ -155,7 +161,6 @@ def execute(works: Sequence[ProblemWork], cache: Optional[ResultCache] = None, l
     plans = [_plan(w) for w in works]
     jobs = []
     for p_idx, plan in enumerate(plans):
-        items_key = content_key(*[repr(it) for it in plan.items]).hex()
         for r, prog in enumerate(plan.rows):
             stats.unique_programs += 1
             stats.pairs += len(plan.items)
@@ -170,7 +175,7 @@ def execute(works: Sequence[ProblemWork], cache: Optional[ResultCache] = None, l
             if _IMPORT_ITEM in cached:
                 plan.imported[r] = cached[_IMPORT_ITEM][0] == PASS
             if todo or plan.imported[r] is None:
-                jobs.append((p_idx, r, prog, items_key, plan.items, todo))
+                jobs.append((p_idx, r, prog, todo))
             stats.cached_pairs += len(plan.items) - len(todo)
     stats.jobs = len(jobs)
     if jobs:
@@ -183,6 +188,12 @@ def execute(works: Sequence[ProblemWork], cache: Optional[ResultCache] = None, l
 
 def _run_jobs(jobs: list[tuple], plans: list[_Plan], cache: Optional[ResultCache], limits: Limits,
               executor: Executor, progress: bool, stats: ExecutionStats) -> None:
+    """Send each job's probes to the workers, decide its tests' verdicts here as its results come back.
+
+    A worker gets only the probes (the candidate's parts of the tests), never an expected value: the verdicts
+    are decided in this process (``sandbox.verdicts``), so nothing a candidate's child can read tells it what its
+    tests expect, and nothing it writes is more than a claim about its own outputs. Remainders that are not a
+    fast form are evaluated at the end, in batches, each in one confined child."""
     from tqdm import tqdm
 
     lkey = limits.key()
@@ -191,22 +202,50 @@ def _run_jobs(jobs: list[tuple], plans: list[_Plan], cache: Optional[ResultCache
     # forks, and until then forks from a smaller process (cheaper). Within each part, big jobs first so that
     # the pool does not end on one long straggler.
     preload = [not _NUMPY_LIBS.isdisjoint(imported_modules(job[2])) for job in jobs]
-    order = sorted(range(len(jobs)), key=lambda j: (preload[j], -len(jobs[j][5])))
+    order = sorted(range(len(jobs)), key=lambda j: (preload[j], -len(jobs[j][3])))
     jobs = [jobs[j] for j in order]
-    args = [(*jobs[k], limits, mem, preload[j]) for k, j in enumerate(order)]
+    args = []
+    for k, j in enumerate(order):
+        p_idx, row, prog, todo = jobs[k]
+        plan = plans[p_idx]
+        if plan.probes is None:
+            plan.probes = plan_items(plan.items)
+            plan.probes_key = content_key(*plan.probes.probes).hex()
+        args.append((p_idx, row, prog, plan.probes_key, plan.probes.probes, plan.probes.want,
+                     plan.probes.probes_for(todo), limits, mem, preload[j]))
+    deferred: list[tuple] = []  # (plan index, row, item, ...) of remainders to evaluate at the end
     bar = tqdm(total=len(jobs), desc="executing", unit="prog", disable=not progress, dynamic_ncols=True)
     try:
         with closing(executor.run("coderank_evalplus.engine.sandbox.worker:worker_run", args, on_lost=None)) as done:
             for k, result in done:
-                p_idx, row, imported, results = result
+                p_idx, row, imported, failure, probe_results, values = result
                 plan = plans[p_idx]
-                plan.results[row].update(results)
-                plan.imported[row] = imported
-                stats.executed_pairs += len(results)
-                if cache is not None:
-                    rows = [(plan.keys[it], st, dg) for it, (st, dg) in results.items()]
-                    rows.append((_IMPORT_ITEM, PASS if imported else ERROR, 0))
-                    cache.store(plan.prog_keys[row], lkey, rows)
+                slow: list[tuple] = []
+                results = decide(plan.probes, plan.items, jobs[k][3], failure, probe_results, values, limits.cpu,
+                                 limits.wall, defer=slow)
+                deferred.extend(((p_idx, row, entry[0]),) + entry[1:] for entry in slow)
+                _record(plan, row, results, imported, cache, lkey, stats)
                 bar.update(1)
     finally:
         bar.close()
+    for start in range(0, len(deferred), _SLOW_BATCH):
+        batch = deferred[start:start + _SLOW_BATCH]
+        decided: dict[tuple, dict[int, tuple[int, int]]] = {}
+        for (p_idx, row, item), outcome in slow_verdicts(batch, limits.cpu, limits.wall).items():
+            decided.setdefault((p_idx, row), {})[item] = outcome
+        for (p_idx, row), results in decided.items():
+            _record(plans[p_idx], row, results, plans[p_idx].imported[row], cache, lkey, stats)
+
+
+_SLOW_BATCH = 4000  # remainders per confined child (a child lost to one of them costs the batch its verdicts)
+
+
+def _record(plan: _Plan, row: int, results: dict[int, tuple[int, int]], imported: Optional[bool],
+            cache: Optional[ResultCache], lkey: str, stats: ExecutionStats) -> None:
+    plan.results[row].update(results)
+    plan.imported[row] = imported
+    stats.executed_pairs += len(results)
+    if cache is not None:
+        rows = [(plan.keys[it], st, dg) for it, (st, dg) in results.items()]
+        rows.append((_IMPORT_ITEM, PASS if imported else ERROR, 0))
+        cache.store(plan.prog_keys[row], lkey, rows)

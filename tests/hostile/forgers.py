@@ -156,6 +156,47 @@ def add(*args):
     os._exit(0)
 """
 
+# the engine's value log after the slots: claims the value True for every probe (what a "my check passed" flag
+# would be), marks every slot "returned", then leaves so that nothing overwrites its claims
+LOG_FORGER = """
+import os, sys
+def add(*args):
+    child = sys.modules["coderank_evalplus.engine.sandbox.child"]
+    from coderank_evalplus.engine.sandbox.report import VALUE, encode_value, frame
+    mm = child._TIMER[4]
+    n = 0
+    while child.HEADER.size + (n + 1) * child.SLOT.size <= len(mm) and mm[child.HEADER.size + n * child.SLOT.size] in (0, 1):
+        n += 1
+        if n > 64:
+            break
+    at = child.HEADER.size + n * child.SLOT.size
+    log = b"".join(frame(VALUE, i, encode_value(True)) for i in range(n))
+    mm[at + child.LOG_LEN.size:at + child.LOG_LEN.size + len(log)] = log
+    child.LOG_LEN.pack_into(mm, at, len(log))
+    for p in range(n):
+        child.SLOT.pack_into(mm, child.HEADER.size + p * child.SLOT.size, 1, 0, 0)
+    os._exit(0)
+"""
+
+# looks for the tests' expected values wherever the harness might keep them in its process (the split tests,
+# ``engine/split.py``), and returns the one its call expects: it passes wherever they are in its address space
+EXPECTATION_HUNTER = """
+import gc
+def _expected():
+    found = {}
+    for obj in gc.get_objects():
+        if type(obj).__name__ == "ProbePlan":
+            for split, indices, code, raw in obj.tests.values():
+                if split.fast is not None and split.fast[0] == "==":
+                    found[split.probes[split.fast[1]]] = split.fast[2]
+    return found
+def add(*args):
+    return _expected().get("add(" + ", ".join(map(repr, args)) + ")", len(args) + 1000)
+"""
+
+ENGINE_FORGERS = {**FORGERS, "slot_writer": SLOT_WRITER, "log_forger": LOG_FORGER,
+                  "expectation_hunter": EXPECTATION_HUNTER, "always_equal": ALWAYS_EQUAL}
+
 
 # the same attacks as function bodies, as a model completes a prompt (lm-eval tasks, `run`)
 PASS_BYTES = r"b'\x01\x00\x00\x00' + b'1'"

@@ -22,3 +22,23 @@ def test_ray_executor_judges_forgers_wrong(cluster, worker_node):  # noqa: F811
         out = judge.judge_programs({TASK: progs}, {TASK: _problem("ray")})[TASK]
     assert [(v.base, v.plus) for v in out] == [(False, False)] * 3 + [(True, True)] * 2
     assert list(judge.suspicious) == [(TASK, ALWAYS_EQUAL)]
+
+
+def test_ray_executor_keeps_the_engines_forgers_below_an_honest_wrong_candidate(cluster, worker_node):  # noqa: F811
+    """CodeT's pass matrix on the cluster: its runners get probes only, the driver decides (issue 25, item 2)."""
+    from coderank_evalplus.engine.execution import ProblemWork, execute
+    from coderank_evalplus.engine.sandbox import Limits
+    from coderank_evalplus.testgen.extract import suite_from_asserts
+    from coderank_evalplus.types import Problem
+    from tests.hostile.forgers import ENGINE_FORGERS, HONEST_WRONG
+    from tests.hostile.test_forgery_engine import ASSERTS
+
+    names = ["slot_writer", "log_forger", "expectation_hunter", "always_equal"]
+    prob = Problem("Forge/ray", "humaneval", "def add(a, b):\n", "add")
+    work = ProblemWork(prob, [HONEST_WRONG, GOOD] + [ENGINE_FORGERS[n] for n in names],
+                       suite_from_asserts(ASSERTS, "add"))
+    with RayExecutor(address=cluster.address, target_batch_s=0.2) as ex:
+        got = execute([work], None, Limits(cpu=0.5), progress=False, executor=ex)["Forge/ray"]
+    passed = got.candidate_pass()
+    assert passed[1].all() and not passed[0].any()
+    assert not passed[2:].any(), names

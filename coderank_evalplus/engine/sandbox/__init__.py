@@ -8,18 +8,22 @@ The child is guarded with EvalPlus's primitives (``reliability_guard``, ``swallo
   death with its worker, CPU rlimit;
 * ``guard``    — evalplus's Python-level ``reliability_guard``, applied once to a worker, and the candidates'
   private ``builtins``;
-* ``child``    — the forked child: import the program, run each test under its CPU limit, record each result
-  in shared memory (so a crash loses one test);
+* ``child``    — the forked child: import the program, evaluate each probe under its CPU limit, record what it
+  returned in shared memory (so a crash loses one probe); it decides no verdict;
+* ``verdicts`` — the worker's side: the probes each test needs (``engine/split.py``) and each verdict, decided
+  from the probes' reported values outside the child;
+* ``report``   — the strict format those values travel in;
 * ``runner``   — the parent side: fork, watch, restart after a crash or hang, collect results
-  (``run_program``), and ``run_function_in_child`` for the judge;
+  (``run_probes``), and ``run_function_in_child`` for the judge;
 * ``worker``   — the jobs a ``coderank_evalplus.engine.workers`` interpreter runs (``worker_run``) and the state a worker
   keeps between them.
 """
 
-from coderank_evalplus.engine.sandbox.child import compile_items, compile_program
+from coderank_evalplus.engine.sandbox.child import compile_program
 from coderank_evalplus.engine.sandbox.limits import Limits, max_memory_bytes
-from coderank_evalplus.engine.sandbox.runner import run_function_in_child, run_program
+from coderank_evalplus.engine.sandbox.runner import run_function_in_child
+from coderank_evalplus.engine.sandbox.verdicts import plan_items, run_program
 from coderank_evalplus.engine.sandbox.worker import freeze_heap, worker_run
 
-__all__ = ["Limits", "max_memory_bytes", "compile_program", "compile_items", "run_program", "run_function_in_child",
+__all__ = ["Limits", "max_memory_bytes", "compile_program", "plan_items", "run_program", "run_function_in_child",
            "worker_run", "freeze_heap"]

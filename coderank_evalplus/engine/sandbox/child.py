@@ -1,20 +1,19 @@
-"""The forked child that runs one program on its tests, and what it shares with the worker that forks it.
+"""The forked child that runs one program on its probes, and what it shares with the worker that forks it.
 
 The child confines itself (``confine.isolate``, evalplus's ``reliability_guard`` unless its worker already holds it,
-``confine.apply_confinement``), imports the program under a CPU-time limit, then runs each test item in turn and
-writes its result into a shared memory page, one fixed-size record per test (``HEADER`` / ``SLOT``), so a child
-that dies (segfault, ``os._exit``, memory) loses only the test it was running.
+``confine.apply_confinement``), imports the program under a CPU-time limit, then evaluates each *probe* -- a call
+such as ``f(1, 2)``, or the candidate's part of an assert (``engine/split.py``) -- and writes what it observed into a
+shared memory page: one fixed-size record per probe (``HEADER`` / ``SLOT``: returned, raised or timed out, and a
+digest of the value), and, for probes an assert needs, the value itself in the report format (``report.py``),
+appended to a log after the slots. A child that dies (segfault, ``os._exit``, memory) loses only the probe it was
+running. The child decides no verdict: everything in it is the candidate's to change, so what it writes is only a
+claim about its outputs, and the worker compares the claims with the expected values, which never enter it.
 
-Per-test limits are on *CPU* time, so verdicts do not flip when the machine is busy: a wall-clock timer
+Per-probe limits are on *CPU* time, so results do not flip when the machine is busy: a wall-clock timer
 (``ITIMER_REAL``) set to the limit, checked against the process CPU clock when it fires (``ITIMER_PROF`` would fire
 on the first scheduler tick after the limit, 4 ms late here); the worker's looser wall-clock watchdog only catches
 programs that sleep or block. Returned values are kept as canonical digests, so outputs of different programs can
 be compared (SRank, MBR).
-
-A test item is one of:
-  ``("call", expr)``            evaluate a call expression; result = (RETURNED|RAISED|TIMED_OUT, digest)
-  ``("check", i, exp, cmp)``    compare the value of call item ``i`` with expression ``exp``; result = outcome
-  ``("assert", src)``           execute ``assert <src>``; result = outcome (PASS/FAIL/ERROR/TIMEOUT)
 """
 
 from __future__ import annotations
@@ -29,16 +28,20 @@ import time
 from typing import Any, Optional, Sequence
 
 from coderank_evalplus.engine.canonical import digest_text, digest_value
-from coderank_evalplus.engine.outcomes import ERROR, FAIL, PASS, RAISED, RETURNED, TIMED_OUT, TIMEOUT
+from coderank_evalplus.engine.outcomes import ERROR, PASS, RAISED, RETURNED, TIMED_OUT, TIMEOUT
 from coderank_evalplus.engine.sandbox import confine
 from coderank_evalplus.engine.sandbox.guard import (GUARDED_BUILTINS, candidate_builtins, evalplus_utils, os_chdir,
                                              worker_guarded_with)
 from coderank_evalplus.engine.sandbox.limits import Limits
+from coderank_evalplus.engine.sandbox.report import NEED, VALUE, encode_value, frame
 
-# Shared-memory layout: a header (unused, import status (255 = not yet), import digest), then one slot per
-# test item in run order: (written flag, status, digest). Writing costs no system call.
+# Shared-memory layout: a header (flag, import status (255 = not yet), import digest), then one slot per probe
+# in run order: (written flag, status, digest), then the value log: its length (u32) and report frames
+# (``report.frame``: V = a value, N = a value the format cannot carry). Writing costs no system call.
 HEADER = struct.Struct("<iBq")
 SLOT = struct.Struct("<BBq")
+LOG_LEN = struct.Struct("<I")
+LOG_BYTES = 32 << 20  # room for the values of one program's probes (pages are touched only when written)
 _TIMEOUT_DIGEST = digest_text("timeout")
 LEFT_ON_PURPOSE = 1  # header flag: the child recorded its running item and exited; resume after it
 
@@ -47,21 +50,6 @@ def compile_program(program: str) -> Any:
     """A candidate compiled as its own module would be (``exec`` of its text, as evalplus does): no
     ``from __future__`` flag of ours leaks in (``annotations`` would make ``def f(x: Undefined)`` pass)."""
     return compile(program, "<candidate>", "exec", dont_inherit=True)
-
-
-def compile_items(items: Sequence[tuple]) -> list[tuple]:
-    """Compile the expressions of test items once (in the worker, before forking)."""
-    out = []
-    for item in items:
-        kind = item[0]
-        if kind == "call":
-            out.append(("call", compile(item[1], "<test>", "eval")))
-        elif kind == "check":
-            exp = compile(item[2], "<test>", "eval") if item[2] is not None else None
-            out.append(("check", item[1], exp, item[3]))
-        else:
-            out.append(("assert", compile("assert " + item[1], "<test>", "exec")))
-    return out
 
 
 class _TimeLimitExceeded(BaseException):
@@ -113,13 +101,13 @@ def install_timer_handlers() -> None:
         signal.signal(signal.SIGALRM, _raise_timeout)
 
 
-def child_main(mm: mmap.mmap, program: str, code: Optional[Any], items: Sequence[tuple], order: Sequence[int],
-               start: int, limits: Limits, mem_bytes: Optional[int], workdir: str, wfd: int, parent: int,
-               known: dict, ruleset: int) -> None:  # pragma: no cover - child
-    """Body of the child: guard, import the program, run items[order[start:]], record each result in ``mm``.
+def child_main(mm: mmap.mmap, program: str, code: Optional[Any], probes: Sequence[Any], want: Sequence[bool],
+               order: Sequence[int], start: int, limits: Limits, mem_bytes: Optional[int], workdir: str, wfd: int,
+               parent: int, ruleset: int) -> None:  # pragma: no cover - child
+    """Body of the child: guard, import the program, evaluate probes[order[start:]], record each in ``mm``.
 
-    ``code``: the program compiled by the worker (None: compile it here). ``known`` holds the results that
-    earlier children of this program recorded (a check whose call timed out or crashed there is not run again)."""
+    ``code``: the program compiled by the worker (None: compile it here). ``probes``: compiled expressions;
+    ``want[i]``: probe i's value goes into the log too (an assert needs it)."""
     utils = evalplus_utils()
     swallow_io = utils.swallow_io
 
@@ -132,7 +120,6 @@ def child_main(mm: mmap.mmap, program: str, code: Optional[Any], items: Sequence
     install_timer_handlers()
     # own references: candidates may patch the modules (the import's limit is ITIMER_PROF: once per child)
     setitimer, prof, real_timer = signal.setitimer, signal.ITIMER_PROF, signal.ITIMER_REAL
-    values: dict[int, tuple[int, Any]] = {}
     if not worker_guarded_with(mem_bytes):  # else the worker applied this very guard to itself before forking
         utils.reliability_guard(maximum_memory_bytes=mem_bytes)
     confine.apply_confinement(ruleset, True, True)
@@ -164,34 +151,23 @@ def child_main(mm: mmap.mmap, program: str, code: Optional[Any], items: Sequence
         exit_(0)
     HEADER.pack_into(mm, 0, 0, PASS, 0)
 
-    def call_value(i: int) -> tuple[int, Any]:
-        if i not in values:
-            prev = known.get(i)
-            if prev is not None and prev[0] != RETURNED:
-                values[i] = (prev[0], None)  # timed out or crashed in an earlier child: do not run it again
-                return values[i]
-            try:
-                values[i] = (RETURNED, eval(items[i][1], env))
-            except _TimeLimitExceeded:
-                values[i] = (TIMED_OUT, None)  # a check on this call must not re-run the loop
-                raise
-            except BaseException as exc:  # noqa: BLE001
-                values[i] = (RAISED, exc)
-        return values[i]
+    log_at = HEADER.size + len(order) * SLOT.size
+    log_room = len(mm) - log_at - LOG_LEN.size
+    log_len, log_pack, log_unpack = LOG_LEN.size, LOG_LEN.pack_into, LOG_LEN.unpack_from
 
-    # All tests run inside one evalplus ``swallow_io`` (entering it per test cost ~12 µs, ~13 CPU-seconds over
-    # the CodeGen-16B matrix). Each test still starts as it would in a fresh one: the swallowed streams back in
+    # All probes run inside one evalplus ``swallow_io`` (entering it per probe cost ~12 µs, ~13 CPU-seconds over
+    # the CodeGen-16B matrix). Each probe still starts as it would in a fresh one: the swallowed streams back in
     # place (the candidate may have replaced or closed them) and empty.
     held = [swallow_io()]  # held: a context manager that is collected would put the old streams back
     held[-1].__enter__()
     stream = sys.stdout
     cpu = limits.cpu
     refire = timer[6] = max(cpu / 2, 0.01)
+    timer[2], timer[3] = TIMED_OUT, _TIMEOUT_DIGEST
     for pos in range(start, len(order)):
         idx = order[pos]
-        item = items[idx]
-        kind = item[0]
-        status, dig = ERROR, 0
+        status, dig = RAISED, 0
+        record = None
         try:
             if stream.tell():
                 stream.seek(0)
@@ -202,56 +178,38 @@ def child_main(mm: mmap.mmap, program: str, code: Optional[Any], items: Sequence
             stream = sys.stdout
         sys.stdout = sys.stderr = sys.stdin = stream
         timer[0], timer[1] = pos, 0
-        timer[2], timer[3] = (TIMED_OUT, _TIMEOUT_DIGEST) if kind == "call" else (TIMEOUT, 0)
         try:
-            # two system calls per test: the timer is re-armed here by the next test, stopped only if it fired
+            # two system calls per probe: the timer is re-armed here by the next probe, stopped only if it fired
             timer[5] = _cpu_now() + cpu
             setitimer(real_timer, cpu, refire)
             try:
-                if kind == "call":
-                    rk, val = call_value(idx)
-                    if rk == RETURNED:
-                        status, dig = RETURNED, digest_value(val)
-                    else:
-                        status, dig = RAISED, digest_text("exc:" + val.__class__.__name__)
-                elif kind == "check":
-                    rk, val = call_value(item[1])
-                    if rk == TIMED_OUT:
-                        raise _TimeLimitExceeded()
-                    if rk != RETURNED:
-                        status = ERROR
-                    else:
-                        cmp = item[3]
-                        if cmp == "truthy":
-                            ok = bool(val)
-                        elif cmp == "falsy":
-                            ok = not val
-                        else:
-                            exp = eval(item[2], env)
-                            if cmp == "==":
-                                ok = bool(val == exp)
-                            elif cmp == "r==":
-                                ok = bool(exp == val)
-                            elif cmp == "is":
-                                ok = val is exp
-                            else:
-                                raise ValueError(cmp)
-                        status = PASS if ok else FAIL
-                else:  # raw assert statement
-                    exec(item[1], env)
-                    status = PASS
+                val = eval(probes[idx], env)
+                status, dig = RETURNED, digest_value(val)
+                if want[idx]:
+                    try:
+                        record = frame(VALUE, idx, encode_value(val))
+                    except Exception as why:  # noqa: BLE001 - Opaque, or too deep / too big for the format
+                        record = frame(NEED, idx, str(why).encode("utf-8", "replace")[:200])
+                        if type(val).__module__ == "numpy" and getattr(val, "ndim", None) == 0:
+                            try:  # a numpy scalar stands for its Python value (np.float64(2.5) == 2.5 held before)
+                                record = frame(VALUE, idx, encode_value(val.item()))
+                            except Exception:  # noqa: BLE001
+                                pass
             finally:
                 timer[5] = 0.0
                 if timer[1]:
                     setitimer(real_timer, 0)
         except _TimeLimitExceeded:
-            status = TIMED_OUT if kind == "call" else TIMEOUT
-            dig = _TIMEOUT_DIGEST if kind == "call" else 0
-        except AssertionError:
-            status = FAIL
+            status, dig, record = TIMED_OUT, _TIMEOUT_DIGEST, None
         except BaseException as exc:  # noqa: BLE001
-            status = ERROR
-            if kind == "call":
-                status, dig = RAISED, digest_text("exc:" + exc.__class__.__name__)
+            status, dig, record = RAISED, digest_text("exc:" + exc.__class__.__name__), None
+        if record is not None:
+            used = log_unpack(mm, log_at)[0]
+            if used + len(record) > log_room:
+                record = frame(NEED, idx, b"too large")
+            if used + len(record) <= log_room:
+                at = log_at + log_len + used
+                mm[at:at + len(record)] = record
+                log_pack(mm, log_at, used + len(record))
         pack_into(mm, HEADER.size + pos * SLOT.size, 1, status, dig)
     exit_(0)

@@ -6,8 +6,9 @@ from dataclasses import dataclass
 from typing import Optional
 
 # Part of every cache key: bumped whenever the same program and test can get a different result from the engine
-# (2: candidates compiled as plain modules, no longer inheriting this package's ``from __future__`` flags).
-SEMANTICS = "sem=2"
+# (2: candidates compiled as plain modules, no longer inheriting this package's ``from __future__`` flags;
+# 3: verdicts decided outside the candidate's child from its probes' values, ``sandbox/verdicts.py``).
+SEMANTICS = "sem=3"
 
 
 @dataclass(frozen=True)

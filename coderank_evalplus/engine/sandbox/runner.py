@@ -1,6 +1,6 @@
 """Run one program on its tests in forked children: fork, watch, restart after a crash, collect the results.
 
-``run_program`` forks a child (``child.child_main``) per program, watches its progress through the shared memory
+``run_probes`` forks a child (``child.child_main``) per program, watches its progress through the shared memory
 page, kills it when a test exceeds its wall-clock limit, and forks a fresh child for the tests after one that
 crashed or hung. ``run_function_in_child`` / ``run_in_workdir`` run any function in a confined child (the judge's
 checks). The children of one process work in one temp dir with one Landlock ruleset, made once and emptied after each
@@ -22,9 +22,10 @@ import warnings
 from typing import Any, Callable, Optional, Sequence
 
 from coderank_evalplus.engine.canonical import digest_text
-from coderank_evalplus.engine.outcomes import ERROR, PASS, RAISED, TIMED_OUT, TIMEOUT
+from coderank_evalplus.engine.outcomes import ERROR, PASS, RAISED, RETURNED, TIMED_OUT, TIMEOUT
 from coderank_evalplus.engine.sandbox import confine
-from coderank_evalplus.engine.sandbox.child import HEADER, LEFT_ON_PURPOSE, SLOT, child_main, compile_items, compile_program
+from coderank_evalplus.engine.sandbox.child import HEADER, LEFT_ON_PURPOSE, LOG_BYTES, LOG_LEN, SLOT, child_main, compile_program
+from coderank_evalplus.engine.sandbox.report import FrameReader, ReportError, VALUE
 from coderank_evalplus.engine.sandbox.guard import candidate_builtins, guard_lifted, os_fork, os_kill, os_killpg
 from coderank_evalplus.engine.sandbox.limits import Limits
 
@@ -53,16 +54,6 @@ def _precompile(program: str) -> tuple[Optional[Any], Optional[str]]:
         else:
             error = None
     return (None, None) if caught else (code, error)
-
-
-def _fail_every_item(results: dict, items: Sequence[tuple], todo: Sequence[int], status: int, digest: int) -> None:
-    """The program never got past its own top level: each test without a result fails the same way."""
-    for idx in todo:
-        if idx not in results:
-            if items[idx][0] == "call":
-                results[idx] = (TIMED_OUT if status == TIMEOUT else RAISED, digest)
-            else:
-                results[idx] = (status, 0)
 
 
 def _kill_group(pid: int) -> None:
@@ -174,33 +165,33 @@ def _end_child(pid: int, rfd: int) -> None:
     _reap(pid)
 
 
-def run_program(program: str, items: Sequence[tuple], limits: Limits, mem_bytes: Optional[int] = None,
-                compiled_items: Optional[list[tuple]] = None, todo: Optional[Sequence[int]] = None
-                ) -> tuple[bool, dict[int, tuple[int, int]]]:
-    """Run ``program`` on the test items ``todo`` (default all); return (imported, {item: (status, digest)}).
+def run_probes(program: str, codes: Sequence[Any], want: Sequence[bool], order: Sequence[int], limits: Limits,
+               mem_bytes: Optional[int] = None
+               ) -> tuple[bool, Optional[tuple[int, int]], dict[int, tuple[int, int]], dict[int, Optional[bytes]]]:
+    """Evaluate the probes ``order`` (indices into ``codes``) of ``program`` in forked children.
 
-    Results travel through a shared memory page, so a crash or hang inside one item loses only that item:
-    it is marked (ERROR / TIMEOUT) and a fresh child runs the rest.
-    """
-    order = list(range(len(items))) if todo is None else list(todo)
-    n = len(order)
-    results: dict[int, tuple[int, int]] = {}
-    citems = compiled_items if compiled_items is not None else compile_items(items)
+    Returns (imported, the import's failure (status, digest) when the program never got past its top level,
+    {probe: (RETURNED | RAISED | TIMED_OUT, digest)}, {probe: encoded value, or None when not encodable}) for the
+    probes with ``want`` set. What the child observed travels through a shared memory page, so a crash or hang
+    inside one probe loses only that probe: it is marked (raised / timed out) and a fresh child runs the rest.
+    All of it is what the child *claims*; no verdict is decided here."""
+    probe_results: dict[int, tuple[int, int]] = {}
     code, syntax_error = _precompile(program)
     if syntax_error is not None:  # what the child's import would record, without the child
-        _fail_every_item(results, items, order, ERROR, digest_text("import:" + syntax_error))
-        return False, results
-    mm = mmap.mmap(-1, HEADER.size + max(n, 1) * SLOT.size)
+        return False, (ERROR, digest_text("import:" + syntax_error)), probe_results, {}
+    order = list(order)
+    n = len(order)
+    log_at = HEADER.size + max(n, 1) * SLOT.size
+    mm = mmap.mmap(-1, log_at + LOG_LEN.size + LOG_BYTES)
     candidate_builtins()
     start = 0
     imported = True
-
     try:
         while True:
             HEADER.pack_into(mm, 0, 0, 255, 0)
             workdir, ruleset = child_workdir()
             pid, rfd = _fork_child(lambda wfd, parent: child_main(
-                mm, program, code, citems, order, start, limits, mem_bytes, workdir, wfd, parent, results, ruleset),
+                mm, program, code, codes, want, order, start, limits, mem_bytes, workdir, wfd, parent, ruleset),
                 ruleset, keep_ruleset=True)
             try:
                 finished = _watch(rfd, pid, lambda: _progress(mm, start, n), limits.import_wall + 0.5,
@@ -212,33 +203,50 @@ def run_program(program: str, items: Sequence[tuple], limits: Limits, mem_bytes:
             for p in range(start, n):
                 written, st, dg = SLOT.unpack_from(mm, HEADER.size + p * SLOT.size)
                 if written == 1:
-                    results[order[p]] = (st, dg)
+                    probe_results[order[p]] = (st if st in (RETURNED, RAISED, TIMED_OUT) else RAISED, dg)
             if imp_status != PASS:
-                # the program never got past its own top level: every remaining test fails the same way
+                # the program never got past its own top level: every remaining probe fails the same way
                 if imp_status == 255:
                     imp_status, imp_digest = (ERROR, digest_text("crash")) if finished else (TIMEOUT, digest_text("timeout"))
-                _fail_every_item(results, items, order[start:], imp_status, imp_digest)
+                if imp_status not in (ERROR, TIMEOUT):
+                    imp_status = ERROR
+                if start == 0:
+                    return False, (imp_status, imp_digest), {}, {}
+                for p in range(start, n):  # a later child did not get past it: the probes left fail with it
+                    probe_results[order[p]] = (TIMED_OUT if imp_status == TIMEOUT else RAISED, imp_digest)
                 imported = False
                 break
-            # the first item without a result is the one the child died in
-            nxt = next((p for p in range(start, n) if order[p] not in results), n)
+            # the first probe without a result is the one the child died in
+            nxt = next((p for p in range(start, n) if order[p] not in probe_results), n)
             if nxt >= n:
                 break
-            if finished and flag == LEFT_ON_PURPOSE:  # it recorded the item it gave up on; go on after it
+            if finished and flag == LEFT_ON_PURPOSE:  # it recorded the probe it gave up on; go on after it
                 start = nxt
                 continue
-            idx = order[nxt]
-            kind = items[idx][0]
-            if finished:  # the child exited by itself (os._exit, segfault, memory) in the middle of a test
-                results[idx] = (RAISED, digest_text("crash")) if kind == "call" else (ERROR, 0)
+            if finished:  # the child exited by itself (os._exit, segfault, memory) in the middle of a probe
+                probe_results[order[nxt]] = (RAISED, digest_text("crash"))
             else:
-                results[idx] = (TIMED_OUT, digest_text("timeout")) if kind == "call" else (TIMEOUT, 0)
+                probe_results[order[nxt]] = (TIMED_OUT, digest_text("timeout"))
             start = nxt + 1
             if start >= n:
                 break
+        (used,) = LOG_LEN.unpack_from(mm, log_at)
+        values = read_values(bytes(mm[log_at + LOG_LEN.size:log_at + LOG_LEN.size + min(used, LOG_BYTES)]))
     finally:
         mm.close()
-    return imported, results
+    return imported, None, probe_results, values
+
+
+def read_values(log: bytes) -> dict[int, Optional[bytes]]:
+    """Probe -> its encoded value (None: not encodable) from the child's value log, read strictly; a log that is
+    not made of well-formed frames ends where it stops being one (the probes after it have no value)."""
+    values: dict[int, Optional[bytes]] = {}
+    try:
+        for kind, index, payload in FrameReader().feed(log):
+            values[index] = payload if kind == VALUE else None
+    except ReportError:
+        pass
+    return values
 
 
 def _progress(mm: mmap.mmap, start: int, n: int) -> int:

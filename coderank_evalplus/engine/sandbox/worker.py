@@ -1,7 +1,7 @@
 """The worker side: jobs that a ``coderank_evalplus.engine.workers`` interpreter runs, and the state it keeps between them.
 
 A worker loads once what every child needs, guards itself (``guard.guard_worker``), freezes and trims its heap (each
-page it holds is paid at every fork and exit), then runs one program per job with ``runner.run_program``.
+page it holds is paid at every fork and exit), then evaluates one program's probes per job with ``runner.run_probes``.
 """
 
 from __future__ import annotations
@@ -10,9 +10,10 @@ import sys
 from typing import Optional
 
 from coderank_evalplus.engine.sandbox import confine
-from coderank_evalplus.engine.sandbox.child import compile_items, install_timer_handlers
+from coderank_evalplus.engine.sandbox.child import install_timer_handlers
 from coderank_evalplus.engine.sandbox.guard import candidate_builtins, evalplus_utils, guard_lifted, guard_worker
-from coderank_evalplus.engine.sandbox.runner import child_workdir, run_program
+from coderank_evalplus.engine.sandbox.runner import child_workdir, run_probes
+from coderank_evalplus.engine.sandbox.verdicts import compile_probes
 
 _WORKER_STATE: dict = {}
 
@@ -55,11 +56,14 @@ def _warm_worker(mem: Optional[int]) -> None:
 
 
 def worker_run(job: tuple) -> tuple:
-    """Run one program on its test items (a worker job from ``coderank_evalplus.engine.execution``).
+    """Evaluate one program's probes (a worker job from ``coderank_evalplus.engine.execution``).
 
-    ``preload_numpy``: the program imports numpy or a library on top of it; the worker imports numpy once
-    (before forking), so that such children do not each spend ~0.2 CPU-seconds on it."""
-    p_idx, row, program, items_key, items, todo, limits, mem, preload_numpy = job
+    The job carries the probes only -- the candidate's parts of the tests (``engine/split.py``) -- never the
+    expected values, so nothing a child of this worker can read tells it what its tests expect; the verdicts are
+    decided by the process that sent the job. ``preload_numpy``: the program imports numpy or a library on top of
+    it; the worker imports numpy once (before forking), so that such children do not each spend ~0.2 CPU-seconds
+    on it."""
+    p_idx, row, program, probes_key, probes, want, order, limits, mem, preload_numpy = job
     if not _WORKER_STATE:
         _warm_worker(mem)
     if preload_numpy and "numpy" not in sys.modules:
@@ -67,11 +71,11 @@ def worker_run(job: tuple) -> tuple:
             import numpy  # noqa: F401
         freeze_heap()
     compiled = _WORKER_STATE["compiled"]
-    if items_key not in compiled:
-        # Few tasks' tests at a time: jobs come grouped by task, and every page kept here is paid per fork.
+    if probes_key not in compiled:
+        # Few tasks' probes at a time: jobs come grouped by task, and every page kept here is paid per fork.
         if len(compiled) >= 2:
             compiled.clear()
             _trim_heap()
-        compiled[items_key] = compile_items(items)
-    imported, results = run_program(program, items, limits, mem, compiled_items=compiled[items_key], todo=todo)
-    return p_idx, row, imported, results
+        compiled[probes_key] = compile_probes(probes)
+    imported, failure, results, values = run_probes(program, compiled[probes_key], want, order, limits, mem)
+    return p_idx, row, imported, failure, results, values

@@ -90,12 +90,9 @@ def test_each_test_starts_with_fresh_swallowed_io():
 
 def _via_worker(program, items):
     """The same run as a job in a worker interpreter (which guards itself once, then forks the child)."""
-    from coderank_evalplus.engine.workers import WorkerPool
+    from tests.engine.sandbox.test_verdicts import via_worker
 
-    job = (0, 0, program, "io-test", items, list(range(len(items))), Limits(), None, False)
-    with WorkerPool(1) as pool:
-        [(_, (_, _, imported, res))] = list(pool.run("coderank_evalplus.engine.sandbox.worker:worker_run", [job]))
-    return imported, res
+    return via_worker(program, items)
 
 
 def test_worker_children_can_import_multiprocessing():

@@ -1,0 +1,277 @@
+"""The side of a program's tests that holds them: which probes its child evaluates, and each verdict from them.
+
+A test item (``execution.suite_items``) is a call (``("call", expr)``: its result is what the child observed), a
+parsed check (``("check", call item, expected, comparison[, entry point])``) or an assert (``("assert", body[,
+entry point])``). ``plan_items`` splits every check and assert (``engine/split.py``) into probes for the child and a
+remainder; ``decide`` decides each remainder from the probes' reported values -- in this process for ``probe ==
+literal`` and the other fast forms, in one confined child of it (``runner.run_in_workdir``, no candidate code
+there) for the rest. The execution engine calls it in the driver, which alone holds the tests: its workers get
+the probes only (``worker.worker_run``). ``run_program`` does it all in one process, for callers that hold the
+tests anyway (tests, small tools).
+"""
+
+from __future__ import annotations
+
+import signal
+from dataclasses import dataclass, field
+from typing import Any, Optional, Sequence
+
+from coderank_evalplus.engine.canonical import digest_text
+from coderank_evalplus.engine.outcomes import ERROR, FAIL, PASS, RAISED, RETURNED, TIMED_OUT, TIMEOUT
+from coderank_evalplus.engine.sandbox.limits import Limits
+from coderank_evalplus.engine.sandbox.report import decode_value
+from coderank_evalplus.engine.sandbox.runner import run_in_workdir, run_probes
+from coderank_evalplus.engine.split import PROBE, TRUSTED_MODULES, Split, check_body, split_assert
+
+_ASSERTION_DIGEST = digest_text("exc:AssertionError")
+_BAD_PROBE = "__coderank_probe_does_not_compile__"  # evaluates to a NameError in the child
+
+
+@dataclass
+class ProbePlan:
+    """What the child evaluates for a list of test items, and how each item's verdict follows."""
+
+    probes: list[str] = field(default_factory=list)  # expression texts, distinct
+    want: list[bool] = field(default_factory=list)  # the probe's value is needed by an assert
+    call_probe: dict[int, int] = field(default_factory=dict)  # call item -> its probe
+    # check / assert item -> (split, its probes' indices in ``probes``, compiled remainder (slow form only),
+    # whether a candidate's AssertionError is a failure (raw asserts) rather than an error (checks))
+    tests: dict[int, tuple[Split, tuple[int, ...], Optional[Any], bool]] = field(default_factory=dict)
+
+    def probe(self, text: str) -> int:
+        try:
+            return self._index[text]
+        except KeyError:
+            pass
+        i = self._index[text] = len(self.probes)
+        self.probes.append(text)
+        self.want.append(False)
+        return i
+
+    @property
+    def codes(self) -> list[Any]:
+        if len(self._codes) != len(self.probes):
+            self._codes = compile_probes(self.probes)
+        return self._codes
+
+    def __post_init__(self) -> None:
+        self._index: dict[str, int] = {}
+        self._codes: list[Any] = []
+
+    def probes_for(self, todo: Sequence[int]) -> list[int]:
+        """The probes the items ``todo`` need, in first-use order."""
+        seen: dict[int, None] = {}
+        for idx in todo:
+            if idx in self.call_probe:
+                seen.setdefault(self.call_probe[idx])
+            else:
+                for p in self.tests[idx][1]:
+                    seen.setdefault(p)
+        return list(seen)
+
+
+def compile_probes(probes: Sequence[str]) -> list[Any]:
+    """Each probe compiled for ``eval`` (in the worker, once per task, before forking)."""
+    codes = []
+    for text in probes:
+        try:
+            codes.append(compile(text, "<test>", "eval"))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            codes.append(compile(_BAD_PROBE, "<test>", "eval"))
+    return codes
+
+
+def plan_items(items: Sequence[tuple]) -> ProbePlan:
+    """Split every test item into probes (compiled once per task, in the worker, before forking)."""
+    plan = ProbePlan()
+    for idx, item in enumerate(items):
+        if item[0] == "call":
+            plan.call_probe[idx] = plan.probe(item[1])
+    for idx, item in enumerate(items):
+        kind = item[0]
+        if kind == "call":
+            continue
+        if kind == "check":
+            body, entry, raw = check_body(items[item[1]][1], item[2], item[3]), (item[4] if len(item) > 4 else None), False
+        else:
+            body, entry, raw = item[1], (item[2] if len(item) > 2 else None), True
+        split = split_assert(body, entry)
+        indices = tuple(plan.probe(t) for t in split.probes)
+        for p in indices:
+            plan.want[p] = True
+        code = None
+        if split.remainder is not None and split.fast is None:
+            try:
+                code = compile(split.remainder, "<test>", "eval")
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                split = Split((), None)
+        plan.tests[idx] = (split, indices, code, raw)
+    return plan
+
+
+def _raised(digest: int, raw: bool) -> int:
+    return FAIL if raw and digest == _ASSERTION_DIGEST else ERROR
+
+
+def _fast_verdict(form: tuple, result: tuple[int, int], value: Optional[bytes], raw: bool) -> int:
+    status, digest = result
+    if status == TIMED_OUT:
+        return TIMEOUT
+    if status != RETURNED:
+        return _raised(digest, raw)
+    if value is None:
+        return ERROR  # a value the report format cannot carry: not compared (its own == would decide)
+    try:
+        v = decode_value(value)
+        kind = form[0]
+        if kind == "==":
+            ok = bool(v == form[2])
+        elif kind == "is":
+            ok = v is form[2]
+        elif kind == "truthy":
+            ok = bool(v)
+        else:
+            ok = not v
+    except Exception:  # noqa: BLE001 - a malformed report, or a comparison that raised
+        return ERROR
+    return PASS if ok else FAIL
+
+
+def fail_every_item(results: dict, items: Sequence[tuple], todo: Sequence[int], status: int, digest: int) -> None:
+    """The program never got past its own top level: each test without a result fails the same way."""
+    for idx in todo:
+        if idx not in results:
+            if items[idx][0] == "call":
+                results[idx] = (TIMED_OUT if status == TIMEOUT else RAISED, digest)
+            else:
+                results[idx] = (status, 0)
+
+
+def decide(plan: ProbePlan, items: Sequence[tuple], todo: Sequence[int], failure: Optional[tuple[int, int]],
+           probe_results: dict[int, tuple[int, int]], values: dict[int, Optional[bytes]], cpu: float, wall: float,
+           defer: Optional[list] = None) -> dict[int, tuple[int, int]]:
+    """{item: (status, digest)} for the items ``todo`` from what ``runner.run_probes`` returned: a call's result
+    is its probe's; a check's or assert's verdict is decided from its probes' values. ``defer``: the remainders
+    that need evaluating (not a fast form) go there as ``(item, code, probe indices, raw, results, values)``
+    instead of being evaluated now (``slow_verdicts`` takes a batch of them)."""
+    results: dict[int, tuple[int, int]] = {}
+    if failure is not None:
+        fail_every_item(results, items, todo, *failure)
+        return results
+    crash = (RAISED, digest_text("crash"))
+    for idx in todo:
+        if idx in plan.call_probe:
+            results[idx] = probe_results.get(plan.call_probe[idx], crash)
+    results.update(verdicts(plan, todo, probe_results, values, cpu, wall, defer))
+    return results
+
+
+def verdicts(plan: ProbePlan, todo: Sequence[int], results: dict[int, tuple[int, int]],
+             values: dict[int, Optional[bytes]], cpu: float, wall: float, defer: Optional[list] = None
+             ) -> dict[int, tuple[int, int]]:
+    """(outcome, 0) of every check / assert item in ``todo`` from its probes' ``results`` and ``values``."""
+    out: dict[int, tuple[int, int]] = {}
+    slow: list[tuple] = []
+    for idx in todo:
+        if idx in plan.call_probe:
+            continue
+        split, indices, code, raw = plan.tests[idx]
+        if split.remainder is None or any(p not in results for p in indices):
+            out[idx] = (ERROR, 0)
+        elif split.fast is not None:
+            p = indices[split.fast[1]]
+            out[idx] = (_fast_verdict(split.fast, results[p], values.get(p), raw), 0)
+        else:
+            needed = {p: results[p] for p in indices}
+            slow.append((idx, code, indices, raw, needed, {p: values.get(p) for p in indices}))
+    if defer is not None:
+        defer.extend(slow)
+    elif slow:
+        out.update(slow_verdicts(slow, cpu, wall))
+    return out
+
+
+class _ProbeFailed(Exception):
+    """A probe raised, was cut off or returned a value that cannot be carried: the assert errs."""
+
+
+class _ProbeTimedOut(BaseException):
+    pass
+
+
+class _RemainderTimedOut(BaseException):
+    pass
+
+
+def slow_verdicts(slow: Sequence[tuple], cpu: float, wall: float) -> dict[Any, tuple[int, int]]:
+    """{item: (outcome, 0)} for remainders that are not a fast form (``decide``'s deferred tuples), evaluated in
+    one confined child: they are test code, run on the probes' decoded values; no candidate code is there."""
+    import builtins
+    import importlib
+
+    modules = {}
+    for name in TRUSTED_MODULES:  # imported here, before the fork: the child imports nothing
+        try:
+            modules[name] = importlib.import_module(name)
+        except Exception:  # noqa: BLE001
+            pass
+
+    def target(workdir: str) -> bytes:  # pragma: no cover - runs in the child
+        def on_timer(signum, frame):
+            raise _RemainderTimedOut()
+
+        signal.signal(signal.SIGPROF, on_timer)
+        signal.signal(signal.SIGALRM, on_timer)
+        out = bytearray()
+        for _, code, indices, raw, results, values in slow:
+
+            def probe(i: int, indices=indices, raw=raw, results=results, values=values) -> Any:
+                p = indices[i]
+                status, digest = results[p]
+                if status == TIMED_OUT:
+                    raise _ProbeTimedOut()
+                if status != RETURNED:
+                    if raw and digest == _ASSERTION_DIGEST:
+                        raise AssertionError()
+                    raise _ProbeFailed()
+                value = values.get(p)
+                if value is None:
+                    raise _ProbeFailed()
+                return decode_value(value)  # a fresh copy at every use: a remainder may change it
+
+            env = {"__builtins__": dict(builtins.__dict__), PROBE: probe, **modules}
+            signal.setitimer(signal.ITIMER_PROF, cpu, 0.05)
+            signal.setitimer(signal.ITIMER_REAL, 3 * cpu + 0.5, 0.25)
+            try:
+                outcome = PASS if eval(code, env) else FAIL
+            except (_ProbeTimedOut, _RemainderTimedOut):
+                outcome = TIMEOUT
+            except AssertionError:
+                outcome = FAIL
+            except BaseException:  # noqa: BLE001
+                outcome = ERROR
+            finally:
+                signal.setitimer(signal.ITIMER_PROF, 0)
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            out.append(outcome)
+        return bytes(out)
+
+    n = len(slow)
+    got = run_in_workdir(target, wall_timeout=2.0 + n * (3 * cpu + 0.5) + wall, cpu_budget=int(2 + n * cpu * 1.5))
+    if got is None or len(got) != n:
+        return {idx: (ERROR, 0) for idx, *_ in slow}
+    return {idx: (got[k] if got[k] in (PASS, FAIL, ERROR, TIMEOUT) else ERROR, 0) for k, (idx, *_) in enumerate(slow)}
+
+
+def run_program(program: str, items: Sequence[tuple], limits: Limits, mem_bytes: Optional[int] = None,
+                compiled_items: Optional[ProbePlan] = None, todo: Optional[Sequence[int]] = None
+                ) -> tuple[bool, dict[int, tuple[int, int]]]:
+    """Run ``program`` on the test items ``todo`` (default all); return (imported, {item: (status, digest)}).
+
+    Everything in one process, for callers that hold the tests anyway: the execution engine instead sends its
+    workers the probes only (``run_probes``) and decides the verdicts where the expected values are."""
+    todo = list(range(len(items))) if todo is None else list(todo)
+    plan = compiled_items if compiled_items is not None else plan_items(items)
+    imported, failure, probe_results, values = run_probes(program, plan.codes, plan.want, plan.probes_for(todo),
+                                                          limits, mem_bytes)
+    return imported, decide(plan, items, todo, failure, probe_results, values, limits.cpu, limits.wall)
