@@ -10,8 +10,9 @@ child also gets, from kernel features that need no privileges and no cgroups:
 * a seccomp filter (x86-64, ``_seccomp_program``): neither fork, exec, signal any process but itself, open
   sockets, mount, trace, load modules…; in ``strict`` mode (test children) neither raise its limits nor replace
   the handlers of the time-limit signals; without Landlock, no call that writes to the file system by path;
-* a Landlock ruleset (Linux ≥ 5.13, ``_landlock_ruleset``): writes only below its own temp dir and, where the
-  kernel has it, neither TCP nor signals / abstract sockets outside.
+* a Landlock ruleset (Linux ≥ 5.13, ``_landlock_ruleset``): writes only below its own temp dir, reads only there
+  and in the system's and Python's folders (``readable_roots``: no dataset, test pool, cache or results folder),
+  and, where the kernel has it, neither TCP nor signals / abstract sockets outside.
 
 Everything that can be is prepared in the parent (``prepare_confinement``: libc, the BPF programs, the ruleset),
 so that the forked child only patches its pid in and makes a few system calls (``apply_confinement``). Each piece
@@ -228,9 +229,55 @@ def _landlock_abi() -> int:
     return _LANDLOCK_ABI[0]
 
 
+_READ = (1 << 0) | (1 << 2) | (1 << 3)  # execute, read_file, read_dir
+# System folders a program may read (libraries, locale, devices, /proc/self); not /home, /root, /tmp, /work...
+_SYSTEM_READABLE = ("/usr", "/lib", "/lib32", "/lib64", "/bin", "/sbin", "/etc", "/dev", "/proc", "/sys")
+_READABLE: list = []  # [tuple of folders] once computed
+
+
+def readable_roots() -> tuple[str, ...]:
+    """Folders a confined child may read: the system's, the Python installation's (prefixes, site-packages),
+    and the folder of every package already loaded from elsewhere (this one, in a checkout) -- not the rest of
+    a folder on ``sys.path`` such as the current dir: datasets, test pools, caches, evalplus's ground truth and
+    results folders stay unreadable wherever they are (issue 25: a candidate must not read its answer key)."""
+    if _READABLE:
+        return _READABLE[0]
+    import site
+    import sys
+
+    roots = set(_SYSTEM_READABLE)
+    prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+    roots |= prefixes
+    try:
+        roots |= set(site.getsitepackages()) | {site.getusersitepackages()}
+    except Exception:  # noqa: BLE001 - a virtualenv without them
+        pass
+    for entry in sys.path:
+        if entry and ("site-packages" in entry or "dist-packages" in entry):
+            roots.add(entry)
+    for mod in list(sys.modules.values()):
+        path = getattr(mod, "__file__", None)
+        if not path or any(os.path.abspath(path).startswith(p.rstrip("/") + "/") for p in prefixes if p):
+            continue
+        path = os.path.abspath(path)
+        parts = (getattr(mod, "__name__", "") or "").split(".")
+        ups = len(parts) - 1 if os.path.basename(path) == "__init__.py" else len(parts) - 2
+        if ups < 0 or parts[0] == "__main__":
+            roots.add(path)  # a module on its own (a script): that file, not the folder it is in
+            continue
+        top = os.path.dirname(path)
+        for _ in range(ups):
+            top = os.path.dirname(top)
+        roots.add(top)  # the top package's folder
+    found = tuple(sorted(r for r in roots if r and os.path.exists(r)))
+    _READABLE.append(found)
+    return found
+
+
 def _landlock_ruleset(writable_dir: str) -> int:
-    """A Landlock ruleset (fd; -1 where unsupported): writes only below ``writable_dir``; no TCP; no signals
-    or abstract sockets outside the sandbox (as far as the kernel's ABI goes). Made in the parent."""
+    """A Landlock ruleset (fd; -1 where unsupported): reads only below ``readable_roots()`` and ``writable_dir``,
+    writes only below ``writable_dir``; no TCP; no signals or abstract sockets outside the sandbox (as far as the
+    kernel's ABI goes). Made in the parent."""
     abi = _landlock_abi()
     if abi < 1:
         return -1
@@ -240,23 +287,35 @@ def _landlock_ruleset(writable_dir: str) -> int:
         fs |= 1 << 13  # refer
     if abi >= 3:
         fs |= 1 << 14  # truncate
+    handled = fs | _READ
     net = 0b11 if abi >= 4 else 0  # bind/connect TCP
     scoped = 0b11 if abi >= 6 else 0  # abstract unix sockets, signals
-    attr = struct.pack("<QQQ", fs, net, scoped)[: 8 if abi < 4 else 16 if abi < 6 else 24]
+    attr = struct.pack("<QQQ", handled, net, scoped)[: 8 if abi < 4 else 16 if abi < 6 else 24]
     rs = int(lib.syscall(_LANDLOCK_CREATE_RULESET, ctypes.c_char_p(attr), ctypes.c_size_t(len(attr)),
                          ctypes.c_uint32(0)))
     if rs < 0:
         return -1
-    try:
-        dfd = os.open(writable_dir, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+
+    def allow(path: str, access: int) -> bool:
+        dfd = os.open(path, os.O_PATH | os.O_CLOEXEC)
         try:
-            rule = struct.pack("<Qi", fs, dfd)
-            if lib.syscall(_LANDLOCK_ADD_RULE, ctypes.c_int(rs), ctypes.c_int(1), ctypes.c_char_p(rule),
-                           ctypes.c_uint32(0)) != 0:
-                os.close(rs)
-                return -1
+            if not os.path.isdir(path):
+                access &= (1 << 0) | (1 << 1) | (1 << 2) | (1 << 14)  # the rights a file can have
+            rule = struct.pack("<Qi", access, dfd)
+            return lib.syscall(_LANDLOCK_ADD_RULE, ctypes.c_int(rs), ctypes.c_int(1), ctypes.c_char_p(rule),
+                               ctypes.c_uint32(0)) == 0
         finally:
             os.close(dfd)
+
+    try:
+        if not allow(writable_dir, handled):
+            os.close(rs)
+            return -1
+        for root in readable_roots():
+            try:
+                allow(root, _READ)
+            except OSError:
+                pass
     except OSError:
         os.close(rs)
         return -1
