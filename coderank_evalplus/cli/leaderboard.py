@@ -32,6 +32,9 @@ def add_leaderboard_parser(sub) -> None:
     p.add_argument("--ray-address", default=None, help="--executor ray: the cluster's address (default: join the "
                                                        "one `ray start` began on this machine, or start one)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.add_argument("--strict", action="store_true",
+                   help="suites: a sample the judge passed only through its own == (listed as suspicious) fails "
+                        "(as `rerank --strict`; entries judged without it are judged again)")
 
 
 def _entries_from_folders(folders: list[str]):
@@ -67,12 +70,17 @@ def run_leaderboard(args: argparse.Namespace) -> int:
         suite = load_suite(args.inputs[0])
     elif not args.inputs:
         raise ValueError("leaderboard needs a suite .toml file, results folders, or --example")
+    elif args.strict:
+        raise ValueError("--strict needs a suite .toml file or --example (results folders are already judged; "
+                         "rerank them with `rerank --strict`)")
     if suite is not None:
         if args.limit is not None and not args.example:
             for e in suite.entries:
                 e.limit = args.limit
         if args.methods:
             suite.methods = args.methods.split(",")
+        if args.strict:
+            suite.strict = True
         ran = ensure_results(suite, output, Path(args.cache_dir) if args.cache_dir else None, args.workers,
                              not args.quiet, args.executor, args.ray_address)
         entries = [lbm.Entry(e.name, folder, e.tests_label, e.pool) for e, folder, _ in ran]

@@ -13,6 +13,7 @@ tests_label = "gpt-4 tests"         # optional: which test pool
 pool = "gpt-4"                      # optional: rows with the same dataset and pool are compared as models
                                     # (default: tests_label without a trailing " (own)")
 drop_extra_problems = false         # optional (also top level): drop samples of problems the dataset lacks
+# strict = true                     # optional, top level: a pass only the candidate's own == decided fails
 # tests may also be "examples+mutate" (or "examples+mutate:N": inputs grown from the prompt's examples, no model)
 # or a list combining a pool file with it: tests = ["tests.jsonl", "examples+mutate"]
 # or, instead of solutions/tests: results = "runs/existing-results-folder"
@@ -38,7 +39,7 @@ from coderank_evalplus.io.results_folder import ResultsFolderError, read_summary
 from coderank_evalplus.report.board import default_pool
 
 _TOP_KEYS = {"methods", "compare_to", "limit", "data_dir", "time_limit", "tests_per_sample", "n_resamples", "seed",
-             "draws", "entry", "base_only", "drop_extra_problems"}
+             "draws", "entry", "base_only", "drop_extra_problems", "strict"}
 _ENTRY_KEYS = {"name", "dataset", "solutions", "tests", "tests_label", "results", "limit", "time_limit",
                "tests_per_sample", "data_dir", "pool", "drop_extra_problems"}
 
@@ -80,6 +81,7 @@ class Suite:
     seed: int = 0
     draws: int = 20
     base_only: bool = False
+    strict: bool = False  # the judge's suspicious passes (the candidate's own == decided) fail
 
 
 def _load_toml(path: Path) -> dict:
@@ -128,6 +130,8 @@ def load_suite(path: str | Path) -> Suite:
             setattr(suite, key, _typed(str(path), key, data[key], int))
     if "base_only" in data:
         suite.base_only = _typed(str(path), "base_only", data["base_only"], bool)
+    if "strict" in data:
+        suite.strict = _typed(str(path), "strict", data["strict"], bool)
     entries = data.get("entry")
     if not isinstance(entries, list) or not entries:
         raise SuiteError(f"{path}: no [[entry]] tables (each needs name, dataset, solutions and tests, or results)")
@@ -223,7 +227,7 @@ def _file_digest(path: Path) -> str:
     return h.hexdigest()
 
 
-def fingerprint(e: SuiteEntry, methods: list[str], base_only: bool) -> str:
+def fingerprint(e: SuiteEntry, methods: list[str], base_only: bool, strict: bool = False) -> str:
     """What determines an entry's results folder: its input files' contents and the settings."""
     from coderank_evalplus.io.results_folder import LAYOUT
 
@@ -234,6 +238,8 @@ def fingerprint(e: SuiteEntry, methods: list[str], base_only: bool) -> str:
              "data_dir": e.data_dir, "methods": sorted(methods), "base_only": base_only, "layout": LAYOUT}
     if e.drop_extra_problems:  # only when set: the folders of suites written before the key stay valid
         parts["drop_extra_problems"] = True
+    if strict:
+        parts["strict"] = True
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:32]
 
 
@@ -259,7 +265,7 @@ def ensure_results(suite: Suite, output: Path, cache_dir: Optional[Path], worker
                 out.append((e, e.results, {"reused": True, "seconds": 0.0}))
                 continue
             folder = run_folder(output, e)
-            fp = fingerprint(e, suite.methods, suite.base_only)
+            fp = fingerprint(e, suite.methods, suite.base_only, suite.strict)
             try:
                 summary = read_summary(folder)
                 if summary.get("fingerprint") == fp:
@@ -309,5 +315,5 @@ def rerank_entry(e: SuiteEntry, suite: Suite, cache, workers: Optional[int], pro
     solutions = {t: solutions[t] for t in chosen}
     cfg = RerankConfig(methods=suite.methods, tests_per_sample=e.tests_per_sample, cpu_limit=e.time_limit,
                        workers=workers, plus=not suite.base_only, progress=progress, limit=e.limit or None,
-                       mutate=mutate)
+                       mutate=mutate, strict=suite.strict)
     return rerank(e.dataset, problems, solutions, tests, cfg, cache, executor=executor)

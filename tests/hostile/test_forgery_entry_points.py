@@ -1,5 +1,6 @@
 """Forgers through the entry points that judge (issue 25): ``coderank-evalplus rerank`` (``--strict`` too), the
-leaderboard's rows read from its results folder (``--executor ray``: test_forgery_ray.py). ``run``, ``evalplus.evaluate --rerank``
+leaderboard's rows read from its results folder and ``leaderboard --strict`` (``--executor ray``:
+test_forgery_ray.py). The engine's forgers are in the pool too: none may lift itself into CodeT's pick. ``run``, ``evalplus.evaluate --rerank``
 and the lm-eval tasks reach the judge through the same ``pipeline.rerank``."""
 
 from __future__ import annotations
@@ -11,9 +12,10 @@ import sys
 import pytest
 
 from tests.conftest import SHARED_DATA, needs_data
-from tests.hostile.forgers import ALWAYS_EQUAL, FORGERS, HONEST_WRONG, for_entry
+from tests.hostile.forgers import ALWAYS_EQUAL, ENGINE_FORGERS, HONEST_WRONG, for_entry
 
 TASK = "HumanEval/0"
+FORGERS = {n: src for n, src in ENGINE_FORGERS.items() if n != "always_equal"}  # the judge's and the engine's
 FORGER_NAMES = sorted(FORGERS)
 
 
@@ -74,6 +76,38 @@ def test_rerank_strict_fails_the_suspicious_pass(rerank_runs):
     assert v[0] == (True, True) and v[2] == (False, False)
     res = json.loads((d / "strict" / "rerank_results.json").read_text())
     assert res["config"]["strict"] is True and len(res["suspicious"]) == 1
+    # CodeT's pick is the canonical solution alone: no forger (nor the always-equal object, whose value the
+    # engine does not compare) shares its top group, so the pick is right even where the judge fails the rest
+    assert res["methods"]["codet"]["base"]["pass@1"] == 100.0
+
+
+@needs_data
+def test_leaderboard_strict_judges_its_suite_strictly(rerank_runs, tmp_path):
+    d, _, _ = rerank_runs
+    suite = tmp_path / "suite.toml"
+    suite.write_text(f"""methods = ["codet"]
+data_dir = "{SHARED_DATA}"
+[[entry]]
+name = "forgers"
+dataset = "humaneval"
+solutions = "{d / 'samples.jsonl'}"
+tests = "{d / 'tests.jsonl'}"
+tests_label = "t"
+""")
+
+    def board(*extra):
+        return subprocess.run([sys.executable, "-m", "coderank_evalplus.cli", "leaderboard", *extra, "--limit", "1",
+                               "--cache-dir", str(d / "cache"), "--quiet", "--no-curves", "--workers", "2"],
+                              capture_output=True, text=True, timeout=600)
+
+    lax = board(str(suite), "--output", str(tmp_path / "lax"))
+    strict = board(str(suite), "--output", str(tmp_path / "strict"), "--strict")
+    assert lax.returncode == 0 and strict.returncode == 0, (lax.stderr[-2000:], strict.stderr[-2000:])
+    [lax_run] = list((tmp_path / "lax" / "runs").iterdir())
+    [strict_run] = list((tmp_path / "strict" / "runs").iterdir())
+    assert _verdicts(lax_run)[2] == (True, True) and _verdicts(strict_run)[2] == (False, False)
+    folders = board(str(lax_run), "--output", str(tmp_path / "again"), "--strict")
+    assert folders.returncode != 0 and "--strict needs a suite" in folders.stderr
 
 
 @needs_data
