@@ -13,6 +13,17 @@ from __future__ import annotations
 from typing import Any
 
 
+def has_special_oracle(dataset: str, entry_point: str) -> bool:
+    """Whether evalplus compares this task's outputs other than by ``==`` / ``np.allclose`` (below)."""
+    from evalplus.eval._special_oracle import MBPP_OUTPUT_NOT_NONE_TASKS, MBPP_OUTPUT_SET_EQ_TASKS
+
+    if dataset == "humaneval":
+        return entry_point == "find_zero"
+    return dataset == "mbpp" and (entry_point in ("are_equivalent", "sum_div", "surface_Area", "digit_distance_nums")
+                                  or entry_point in MBPP_OUTPUT_SET_EQ_TASKS
+                                  or entry_point in MBPP_OUTPUT_NOT_NONE_TASKS)
+
+
 def evalplus_compare(dataset: str, entry_point: str, inp: Any, out: Any, exp: Any, atol: float) -> tuple[bool, float]:
     """(passed, atol for the next input) for one input, as ``unsafe_execute`` decides it.
 

@@ -94,6 +94,52 @@ def _expected(path: str) -> dict:
     return _EXPECTED[path]
 
 
+_ENCODED: dict[tuple[str, str], tuple[list, list]] = {}
+
+
+def _encoded(path: str, split: str, data: dict) -> tuple[list, list]:
+    """Per expected output of a split: its encoded report bytes where a report equal to them can only pass
+    (None: compare the decoded value), and whether evalplus would set ``atol`` at it (``is_floats``).
+
+    Equal bytes mean equal exact-builtin trees, so ``out == exp`` holds unless a NaN is in it; tasks with a
+    special oracle (MBPP's set / not-None / tolerance tasks, HumanEval/32) always take the full comparison.
+    Measured need: decoding and comparing each input in Python made judging ~20 % slower (issue 25, item 5)."""
+    key = (path, split)
+    if key not in _ENCODED:
+        from evalplus.eval import is_floats
+
+        from coderank_evalplus.engine.oracle import has_special_oracle
+        from coderank_evalplus.engine.sandbox.report import Opaque, encode_value
+
+        expected = data[split][1]
+        special = has_special_oracle(data["dataset"], data["entry_point"])
+        enc: list = []
+        for exp in expected:
+            try:
+                enc.append(None if special or _has_nan(exp) else encode_value(exp))
+            except (Opaque, RecursionError, ValueError):
+                enc.append(None)
+        if len(_ENCODED) >= 8:
+            _ENCODED.pop(next(iter(_ENCODED)))
+        _ENCODED[key] = (enc, [bool(is_floats(exp)) for exp in expected])
+    return _ENCODED[key]
+
+
+def _has_nan(x, depth: int = 0) -> bool:
+    t = type(x)
+    if t is float:
+        return x != x
+    if t is complex:
+        return x.real != x.real or x.imag != x.imag
+    if depth > 200:
+        return True
+    if t in (list, tuple, set, frozenset):
+        return any(_has_nan(v, depth + 1) for v in x)
+    if t is dict:
+        return any(_has_nan(k, depth + 1) or _has_nan(v, depth + 1) for k, v in x.items())
+    return False
+
+
 def _serve(sock: socket.socket) -> None:  # pragma: no cover - the referee
     while True:
         try:
@@ -118,6 +164,7 @@ def _referee_check(request: dict, rfd: int, wfd: int) -> tuple[bool, Optional[st
     data = _expected(request["expected"])
     inputs, expected = data[request["split"]]
     dataset, entry_point, atol = data["dataset"], data["entry_point"], data["atol"]
+    encoded, floats = _encoded(request["expected"], request["split"], data)
     n = len(expected)
     reader = FrameReader()
     nxt = 0
@@ -132,6 +179,11 @@ def _referee_check(request: dict, rfd: int, wfd: int) -> tuple[bool, Optional[st
                 if index != nxt:
                     return False, "report out of order"
                 if kind == VALUE and pending is None:
+                    if payload == encoded[index]:  # the very output: passes (atol set as evalplus would)
+                        if atol == 0 and floats[index]:
+                            atol = 1e-6
+                        nxt += 1
+                        continue
                     ok, atol = evalplus_compare(dataset, entry_point, inputs[index], decode_value(payload),
                                                 expected[index], atol)
                     if not ok:
