@@ -242,10 +242,11 @@ _SLOW_BATCH = 4000  # remainders per confined child (a child lost to one of them
 
 def _record(plan: _Plan, row: int, results: dict[int, tuple[int, int]], imported: Optional[bool],
             cache: Optional[ResultCache], lkey: str, stats: ExecutionStats) -> None:
+    known = plan.imported[row] is not None
     plan.results[row].update(results)
     plan.imported[row] = imported
     stats.executed_pairs += len(results)
-    if cache is not None:
+    if cache is not None and (results or not known):  # a job whose items are all deferred adds no row yet
         rows = [(plan.keys[it], st, dg) for it, (st, dg) in results.items()]
         rows.append((_IMPORT_ITEM, PASS if imported else ERROR, 0))
         cache.store(plan.prog_keys[row], lkey, rows)
