@@ -146,6 +146,9 @@ def _cpu_time_limit(seconds: float, _set=signal.setitimer, _prof=signal.ITIMER_P
         _set(_real, 0)
 
 
+_EAGER_REPORTS = 16  # outputs a judge child reports one by one before it batches them
+
+
 def _evalplus_observe(dataset: str, entry_point: str, code, inputs: list, time_limits: list, workdir: str, rep: int,
                       ans: int) -> None:  # pragma: no cover - child
     """In the child: evalplus's ``unsafe_execute`` without its comparison. Run ``code``'s ``entry_point`` on each
@@ -207,7 +210,9 @@ def _evalplus_observe(dataset: str, entry_point: str, code, inputs: list, time_l
                 continue
             buf.append(rec)
             size[0] += len(rec)
-            if size[0] > 65536 or now() - size[1] > 0.002:
+            # the first outputs go at once: most wrong programs fail early, and the referee can only answer
+            # (and the worker stop this child) once it has read the failing one; later ones go in batches
+            if i < _EAGER_REPORTS or size[0] > 65536 or now() - size[1] > 0.002:
                 flush()
     except BaseException:  # noqa: BLE001 - the candidate failed this input: nothing more to report
         pass
