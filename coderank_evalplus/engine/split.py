@@ -143,9 +143,9 @@ def _fast_form(test: ast.expr) -> Optional[tuple]:
                 if i is not None and _probe_index(other) is None:
                     ok, value = _literal(other)
                     return ("==", i, value) if ok else None
-        if isinstance(op, ast.Is) and isinstance(right, ast.Constant) and right.value in (True, False, None):
+        if isinstance(op, ast.Is) and isinstance(right, ast.Constant) and type(right.value) in (bool, type(None)):
             i = _probe_index(left)
-            if i is not None and type(right.value) in (bool, type(None)):
+            if i is not None:
                 return ("is", i, right.value)
     return None
 

@@ -257,9 +257,11 @@ def readable_roots() -> tuple[str, ...]:
             roots.add(entry)
     for mod in list(sys.modules.values()):
         path = getattr(mod, "__file__", None)
-        if not path or any(os.path.abspath(path).startswith(p.rstrip("/") + "/") for p in prefixes if p):
+        if not path:
             continue
         path = os.path.abspath(path)
+        if any(path.startswith(p.rstrip("/") + "/") for p in prefixes if p):
+            continue
         parts = (getattr(mod, "__name__", "") or "").split(".")
         ups = len(parts) - 1 if os.path.basename(path) == "__init__.py" else len(parts) - 2
         if ups < 0 or parts[0] == "__main__":

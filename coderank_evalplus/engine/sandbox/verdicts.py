@@ -82,7 +82,7 @@ def compile_probes(probes: Sequence[str]) -> list[Any]:
 
 
 def plan_items(items: Sequence[tuple]) -> ProbePlan:
-    """Split every test item into probes (compiled once per task, in the worker, before forking)."""
+    """Split every test item into probes and remainders (once per task, where the tests are held)."""
     plan = ProbePlan()
     for idx, item in enumerate(items):
         if item[0] == "call":
@@ -109,20 +109,34 @@ def plan_items(items: Sequence[tuple]) -> ProbePlan:
     return plan
 
 
-def _raised(digest: int, raw: bool) -> int:
-    return FAIL if raw and digest == _ASSERTION_DIGEST else ERROR
+class _ProbeFailed(Exception):
+    """A probe raised, was cut off or returned a value that cannot be carried: the assert errs."""
+
+
+class _ProbeTimedOut(BaseException):
+    pass
+
+
+def _probe_value(result: tuple[int, int], value: Optional[bytes], raw: bool) -> Any:
+    """A probe's value as the remainder sees it (a fresh copy at every use: a remainder may change it), or the
+    exception that gives the assert its outcome: timed out → TIMEOUT; raised → ERROR, or FAIL where a raw
+    assert's candidate raised AssertionError (as ``exec("assert ...")`` counted it); a value the report format
+    cannot carry → ERROR (not compared: its own ``==`` would decide)."""
+    status, digest = result
+    if status == TIMED_OUT:
+        raise _ProbeTimedOut()
+    if status != RETURNED:
+        if raw and digest == _ASSERTION_DIGEST:
+            raise AssertionError()
+        raise _ProbeFailed()
+    if value is None:
+        raise _ProbeFailed()
+    return decode_value(value)
 
 
 def _fast_verdict(form: tuple, result: tuple[int, int], value: Optional[bytes], raw: bool) -> int:
-    status, digest = result
-    if status == TIMED_OUT:
-        return TIMEOUT
-    if status != RETURNED:
-        return _raised(digest, raw)
-    if value is None:
-        return ERROR  # a value the report format cannot carry: not compared (its own == would decide)
     try:
-        v = decode_value(value)
+        v = _probe_value(result, value, raw)
         kind = form[0]
         if kind == "==":
             ok = bool(v == form[2])
@@ -132,7 +146,11 @@ def _fast_verdict(form: tuple, result: tuple[int, int], value: Optional[bytes], 
             ok = bool(v)
         else:
             ok = not v
-    except Exception:  # noqa: BLE001 - a malformed report, or a comparison that raised
+    except _ProbeTimedOut:
+        return TIMEOUT
+    except AssertionError:
+        return FAIL
+    except Exception:  # noqa: BLE001 - a probe that failed, a malformed report, a comparison that raised
         return ERROR
     return PASS if ok else FAIL
 
@@ -191,14 +209,6 @@ def verdicts(plan: ProbePlan, todo: Sequence[int], results: dict[int, tuple[int,
     return out
 
 
-class _ProbeFailed(Exception):
-    """A probe raised, was cut off or returned a value that cannot be carried: the assert errs."""
-
-
-class _ProbeTimedOut(BaseException):
-    pass
-
-
 class _RemainderTimedOut(BaseException):
     pass
 
@@ -226,18 +236,7 @@ def slow_verdicts(slow: Sequence[tuple], cpu: float, wall: float) -> dict[Any, t
         for _, code, indices, raw, results, values in slow:
 
             def probe(i: int, indices=indices, raw=raw, results=results, values=values) -> Any:
-                p = indices[i]
-                status, digest = results[p]
-                if status == TIMED_OUT:
-                    raise _ProbeTimedOut()
-                if status != RETURNED:
-                    if raw and digest == _ASSERTION_DIGEST:
-                        raise AssertionError()
-                    raise _ProbeFailed()
-                value = values.get(p)
-                if value is None:
-                    raise _ProbeFailed()
-                return decode_value(value)  # a fresh copy at every use: a remainder may change it
+                return _probe_value(results[indices[i]], values.get(indices[i]), raw)
 
             env = {"__builtins__": dict(builtins.__dict__), PROBE: probe, **modules}
             signal.setitimer(signal.ITIMER_PROF, cpu, 0.05)
