@@ -28,7 +28,6 @@ from coderank_evalplus.types import PASS
 from codet_setting import execute_and_judge  # bench/codet_setting.py (run as python bench/…)
 
 
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--b4-repo", required=True, help="checkout of ZJU-CTAG/B4")

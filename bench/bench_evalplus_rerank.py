@@ -52,8 +52,8 @@ def main() -> None:
     args = ap.parse_args()
 
     sys.path.insert(0, str(REPO))
-    from coderank_evalplus.io.samples import read_solutions, read_test_samples
     from coderank_evalplus.io.problems import humaneval_plus_path, load_problems
+    from coderank_evalplus.io.samples import read_solutions, read_test_samples
     from coderank_evalplus.report import timing_line
 
     full = load_problems("humaneval", args.data_dir)

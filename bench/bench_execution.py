@@ -19,11 +19,11 @@ from pathlib import Path
 
 import numpy as np
 
-from coderank_evalplus.io.samples import read_solutions, read_test_samples
 from coderank_evalplus.engine.execution import ExecutionStats, ProblemWork, ResultCache, execute
-from coderank_evalplus.testgen.extract import build_suite
-from coderank_evalplus.io.problems import load_problems
 from coderank_evalplus.engine.sandbox import Limits
+from coderank_evalplus.io.problems import load_problems
+from coderank_evalplus.io.samples import read_solutions, read_test_samples
+from coderank_evalplus.testgen.extract import build_suite
 from coderank_evalplus.types import TIMED_OUT, TIMEOUT
 
 SOL = "microsoft_CodeT/generated_data/HumanEval_codegen16B_temp0.8_topp0.95_num100_max300_code_solution.jsonl"

@@ -50,13 +50,14 @@ def main() -> None:
     os.environ.update(RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="0", RAY_TMPDIR=tmp, RAY_USAGE_STATS_ENABLED="0",
                       PYTHONPATH=os.pathsep.join(p for p in (repo, os.environ.get("PYTHONPATH")) if p))
 
-    from bench_execution import SOL, TST  # this folder is on the path when the script runs
-    from coderank_evalplus.io.samples import read_solutions, read_test_samples
     from coderank_evalplus.engine.execution import ExecutionStats, ProblemWork, ResultCache, execute
     from coderank_evalplus.engine.executors import LocalExecutor
-    from coderank_evalplus.testgen.extract import build_suite
-    from coderank_evalplus.io.problems import load_problems
     from coderank_evalplus.engine.sandbox import Limits
+    from coderank_evalplus.io.problems import load_problems
+    from coderank_evalplus.io.samples import read_solutions, read_test_samples
+    from coderank_evalplus.testgen.extract import build_suite
+
+    from bench_execution import SOL, TST  # this folder is on the path when the script runs
 
     problems = load_problems("humaneval", args.data_dir)
     sols = read_solutions(Path(args.data_dir) / SOL, problems, args.data_dir)

@@ -20,10 +20,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from coderank_evalplus.io.samples import read_solutions
 from coderank_evalplus.engine.execution import ResultCache
 from coderank_evalplus.engine.judge import Judge
 from coderank_evalplus.io.problems import humaneval_plus_path, load_problems
+from coderank_evalplus.io.samples import read_solutions
 
 SOL = "microsoft_CodeT/generated_data/HumanEval_codegen16B_temp0.8_topp0.95_num100_max300_code_solution.jsonl"
 

@@ -18,11 +18,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from coderank_evalplus.io.samples import read_solutions
-from coderank_evalplus.io.eval_results import read_verdicts
 from coderank_evalplus.engine.execution import ResultCache
 from coderank_evalplus.engine.judge import Judge, expected_outputs
+from coderank_evalplus.io.eval_results import read_verdicts
 from coderank_evalplus.io.problems import load_problems
+from coderank_evalplus.io.samples import read_solutions
 
 SOL = "microsoft_CodeT/generated_data/HumanEval_codegen16B_temp0.8_topp0.95_num100_max300_code_solution.jsonl"
 

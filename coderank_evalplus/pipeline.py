@@ -17,22 +17,35 @@ from typing import Mapping, Optional, Sequence
 import numpy as np
 
 from coderank_evalplus import metrics
-from coderank_evalplus.io.eval_results import read_verdicts
 from coderank_evalplus.engine.execution import ExecutionStats, ProblemWork, ResultCache, execute
 from coderank_evalplus.engine.executor_factory import make_executor
 from coderank_evalplus.engine.executors import Executor
-from coderank_evalplus.testgen.extract import DEFAULT_TESTS_PER_SAMPLE, build_suite
-from coderank_evalplus.testgen.mutate import (GeneratedInputs, MutateSpec, add_generated_inputs, keep_valid_inputs,
-                                             split_sources)
 from coderank_evalplus.engine.judge import DEFAULT_GT_TIME_LIMIT_FACTOR, DEFAULT_MIN_TIME_LIMIT, Judge
+from coderank_evalplus.engine.sandbox import Limits
+from coderank_evalplus.io.eval_results import read_verdicts
 from coderank_evalplus.io.problems import select_problems
-from coderank_evalplus.rankers import RankContext, get_ranker, validate_methods
 from coderank_evalplus.io.results_folder import write_folder
 from coderank_evalplus.io.samples import read_test_samples
-from coderank_evalplus.engine.sandbox import Limits
+from coderank_evalplus.rankers import RankContext, get_ranker, validate_methods
 from coderank_evalplus.storage import atomic_write_json, atomic_write_jsonl, os_storage_error
-from coderank_evalplus.types import (LAYOUT, Executions, Problem, ProblemOutcome, Ranking,  # noqa: F401
-                                     RerankResult, TestSuite, Verdict)
+from coderank_evalplus.testgen.extract import DEFAULT_TESTS_PER_SAMPLE, build_suite
+from coderank_evalplus.testgen.mutate import (
+    GeneratedInputs,
+    MutateSpec,
+    add_generated_inputs,
+    keep_valid_inputs,
+    split_sources,
+)
+from coderank_evalplus.types import (  # noqa: F401
+    LAYOUT,
+    Executions,
+    Problem,
+    ProblemOutcome,
+    Ranking,
+    RerankResult,
+    TestSuite,
+    Verdict,
+)
 
 BASELINES = ("random", "oracle")  # always reported; computed from verdicts, not through a ranker
 DEFAULT_METHODS = ("codet", "srank", "mbr_exec")

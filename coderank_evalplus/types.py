@@ -8,9 +8,7 @@ from typing import Any, Optional
 import numpy as np
 
 # Outcome codes live in a dependency-free module (the sandbox workers import it); re-exported here.
-from coderank_evalplus.engine.outcomes import (  # noqa: F401
-    ERROR, FAIL, OUTCOME_NAMES, PASS, RAISED, RETURNED, TIMED_OUT, TIMEOUT,
-)
+from coderank_evalplus.engine.outcomes import ERROR, FAIL, OUTCOME_NAMES, PASS, RAISED, RETURNED, TIMED_OUT, TIMEOUT  # noqa: F401
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,9 @@ import time
 import numpy as np
 
 from coderank_evalplus.engine.execution import ExecutionStats, execute
+from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.pipeline import build_works
 from coderank_evalplus.rankers import RankContext, get_ranker
-from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.types import TIMEOUT
 from tests.conftest import needs_data
 

@@ -7,8 +7,6 @@ import random
 import subprocess
 import sys
 
-import pytest
-
 from coderank_evalplus.io.samples import codet_prompt_index, read_jsonl
 from tests.conftest import CODET_SOLUTIONS, CODET_TESTS, SHARED_DATA, needs_data
 

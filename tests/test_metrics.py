@@ -3,8 +3,15 @@ import math
 import numpy as np
 import pytest
 
-from coderank_evalplus.metrics import (aggregate_percent, choose_counts, merged_groups, needed_candidates,
-                                       oracle_pass, pass_at_k, ranked_pass_at_k)
+from coderank_evalplus.metrics import (
+    aggregate_percent,
+    choose_counts,
+    merged_groups,
+    needed_candidates,
+    oracle_pass,
+    pass_at_k,
+    ranked_pass_at_k,
+)
 from coderank_evalplus.types import Group, Ranking
 
 

@@ -15,8 +15,8 @@ import json
 import sys
 from pathlib import Path
 
-from coderank_evalplus.io.samples import read_jsonl, read_solutions, read_test_samples
 from coderank_evalplus.io.problems import load_original_humaneval
+from coderank_evalplus.io.samples import read_jsonl, read_solutions, read_test_samples
 
 OUT = Path(__file__).resolve().parents[1] / "coderank_evalplus" / "examples"
 

@@ -9,8 +9,8 @@ import time
 from pathlib import Path
 from typing import Optional, Sequence
 
-from coderank_evalplus.io.samples import SampleFileError
 from coderank_evalplus.cli.options import add_common_options, add_drop_extra_option, config_from_args
+from coderank_evalplus.io.samples import SampleFileError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -59,10 +59,10 @@ def cmd_methods() -> int:
 def run_rerank(args: argparse.Namespace, solutions_path: str, tests_path: "str | Sequence[str]") -> int:
     from dataclasses import replace
 
-    from coderank_evalplus.io.samples import read_solutions
     from coderank_evalplus.engine.execution import ResultCache
-    from coderank_evalplus.pipeline import all_methods, read_tests, rerank, write_results
     from coderank_evalplus.io.problems import load_problems, select_problems, selection_note
+    from coderank_evalplus.io.samples import read_solutions
+    from coderank_evalplus.pipeline import all_methods, read_tests, rerank, write_results
     from coderank_evalplus.report import markdown_table, timing_line
     from coderank_evalplus.storage import ensure_writable_dir
 

@@ -38,8 +38,8 @@ def add_leaderboard_parser(sub) -> None:
 
 
 def _entries_from_folders(folders: list[str]):
-    from coderank_evalplus.report.leaderboard import Entry
     from coderank_evalplus.io.results_folder import read_summary
+    from coderank_evalplus.report.leaderboard import Entry
 
     entries = []
     for f in folders:

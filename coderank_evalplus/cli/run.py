@@ -93,18 +93,17 @@ def likelihood_command(args: argparse.Namespace) -> int:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    from coderank_evalplus.io.samples import read_solutions, read_test_samples
+    from dataclasses import replace
+
     from coderank_evalplus.engine.execution import ResultCache
     from coderank_evalplus.generation.likelihood import add_likelihoods, features_for
     from coderank_evalplus.generation.sampling import generate_samples
-    from coderank_evalplus.pipeline import all_methods, rerank, write_results
     from coderank_evalplus.io.problems import describe_selection, load_problems_or_original, select_problems
+    from coderank_evalplus.io.samples import read_solutions, read_test_samples
+    from coderank_evalplus.pipeline import all_methods, rerank, write_results
     from coderank_evalplus.rankers.likelihood import features_needed
     from coderank_evalplus.report import markdown_table, timing_line
     from coderank_evalplus.storage import atomic_write_json, atomic_write_jsonl, ensure_writable_dir
-
-    from dataclasses import replace
-
     from coderank_evalplus.testgen.mutate import split_sources
 
     cfg = config_from_args(args)

@@ -29,8 +29,8 @@ from typing import Mapping, Optional, Sequence
 
 import numpy as np
 
-from coderank_evalplus.engine.execution import ExecutionStats, ProblemWork, ResultCache, execute
 from coderank_evalplus.doce.feedback import Probe, feedback_text, probe_all
+from coderank_evalplus.engine.execution import ExecutionStats, ProblemWork, ResultCache, execute
 from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.types import ERROR, FAIL, PASS, TIMEOUT, Problem, TestSuite
 
@@ -393,8 +393,8 @@ def run_self_debug(dataset: str, problems: Mapping[str, Problem], solutions: Map
 
     ``before`` is the ``RerankResult`` of the original pool (SD-1 reads its rankings). Writes
     ``self_debug_<mode>.jsonl``, ``samples_<mode>.jsonl`` and ``self_debug_<mode>/`` into ``out_dir``."""
-    from coderank_evalplus.io.samples import write_jsonl
     from coderank_evalplus.generation.sampling import _read_jsonl_repair
+    from coderank_evalplus.io.samples import write_jsonl
     from coderank_evalplus.pipeline import BASELINES, _json_default, rerank, write_results
     from coderank_evalplus.rankers.likelihood import features_needed
 
@@ -459,8 +459,8 @@ def add_to_results(path: str | os.PathLike, out_dir: str | os.PathLike) -> None:
     """Put the self-debug blocks found in ``out_dir`` (``self_debug_<mode>/self_debug.json``: one per mode run
     there, so SD-1 and SD-Multi on the same samples sit side by side) into rerank_results.json, under
     ``"self_debug": {mode: block}``."""
-    from coderank_evalplus.pipeline import _json_default
     from coderank_evalplus.io.results_folder import atomic_write_text
+    from coderank_evalplus.pipeline import _json_default
 
     path = Path(path)
     data = json.loads(path.read_text())

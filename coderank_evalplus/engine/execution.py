@@ -8,7 +8,6 @@ as they arrive, so a rerun (another ranker, more tests, a run killed half-way) e
 from __future__ import annotations
 
 import hashlib
-import os
 import time
 from contextlib import closing
 from dataclasses import dataclass, field
@@ -18,10 +17,10 @@ import numpy as np
 
 from coderank_evalplus.engine.cache import ITEM_RECORD, ResultCache  # noqa: F401 - the cache's home before cache.py
 from coderank_evalplus.engine.executors import Executor, LocalExecutor
-from coderank_evalplus.testgen.extract import assert_body, imported_modules
 from coderank_evalplus.engine.sandbox import Limits, max_memory_bytes
 from coderank_evalplus.engine.sandbox.verdicts import ProbePlan, decide, plan_items, slow_verdicts
-from coderank_evalplus.types import ERROR, RAISED, Executions, PASS, Problem, TestSuite
+from coderank_evalplus.testgen.extract import assert_body, imported_modules
+from coderank_evalplus.types import ERROR, PASS, RAISED, Executions, Problem, TestSuite
 
 
 def content_key(*parts: str) -> bytes:

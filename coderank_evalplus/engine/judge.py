@@ -26,8 +26,8 @@ from typing import Mapping, Optional, Sequence
 
 from coderank_evalplus.engine.execution import ResultCache, content_key
 from coderank_evalplus.engine.executors import Executor, LocalExecutor, shared_path
-from coderank_evalplus.testgen.extract import imported_modules
 from coderank_evalplus.storage import atomic_write_bytes, atomic_write_text
+from coderank_evalplus.testgen.extract import imported_modules
 from coderank_evalplus.types import Problem, Verdict  # noqa: F401 (Verdict re-exported)
 
 DEFAULT_MIN_TIME_LIMIT = 1.0  # evalplus.config.DEFAULT_MIN_TIME_LIMIT

@@ -32,8 +32,12 @@ def evalplus_compare(dataset: str, entry_point: str, inp: Any, out: Any, exp: An
     bookkeeping that marks an input passed, so evalplus 0.3.1 fails every program there; so does this."""
     import numpy as np
     from evalplus.eval import _poly, is_floats
-    from evalplus.eval._special_oracle import (MBPP_OUTPUT_NOT_NONE_TASKS, MBPP_OUTPUT_SET_EQ_TASKS,
-                                               _digit_distance_nums, _surface_Area)
+    from evalplus.eval._special_oracle import (
+        MBPP_OUTPUT_NOT_NONE_TASKS,
+        MBPP_OUTPUT_SET_EQ_TASKS,
+        _digit_distance_nums,
+        _surface_Area,
+    )
 
     try:
         exact_match = out == exp

@@ -46,8 +46,8 @@ import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from coderank_evalplus.engine.executors import SHARED_DIR_ENV, SHARED_PREFIX
-from coderank_evalplus.storage import atomic_write_bytes
 from coderank_evalplus.engine.workers import WorkerError, WorkerPool
+from coderank_evalplus.storage import atomic_write_bytes
 
 DEPTH = 2  # batches in flight per worker slot: the next one is already on the node when a slot finishes
 _GRACE_S = 10.0  # at start, once one runner is ready: how long the others may take to join the first run

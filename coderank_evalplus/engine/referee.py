@@ -23,7 +23,7 @@ import time
 from typing import Optional
 
 from coderank_evalplus.engine.sandbox import confine
-from coderank_evalplus.engine.sandbox.report import (COMPARED, NEED, VALUE, FrameReader, ReportError, decode_value)
+from coderank_evalplus.engine.sandbox.report import COMPARED, NEED, VALUE, FrameReader, ReportError, decode_value
 
 _PR_SET_DUMPABLE = 4
 _LEN = struct.Struct("<I")

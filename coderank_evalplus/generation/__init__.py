@@ -20,8 +20,17 @@ from __future__ import annotations
 
 from typing import Optional
 
-from coderank_evalplus.generation.base import (BACKENDS, Generator, Prompt, Sample, Scorer, check_model_path,
-                                               continuation_start, logprobs_off, truncate_at_stop)
+from coderank_evalplus.generation.base import (
+    BACKENDS,
+    Generator,
+    Prompt,
+    Sample,
+    Scorer,
+    check_model_path,
+    continuation_start,
+    logprobs_off,
+    truncate_at_stop,
+)
 from coderank_evalplus.generation.sampling import generate_samples
 
 __all__ = [

@@ -23,6 +23,7 @@ from collections import Counter
 from typing import Iterable, Optional, Sequence
 
 from coderank_evalplus.generation.base import Generator, Sample
+from coderank_evalplus.storage import atomic_copy, os_storage_error, replace_file
 from coderank_evalplus.testgen.prompts import (
     CODET_STOP,
     chat_solution_messages,
@@ -32,7 +33,6 @@ from coderank_evalplus.testgen.prompts import (
     solution_prompt,
     test_generation_prompt,
 )
-from coderank_evalplus.storage import atomic_copy, os_storage_error, replace_file
 from coderank_evalplus.types import Problem
 
 SAMPLES_FILE = "samples.jsonl"

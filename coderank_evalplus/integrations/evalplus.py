@@ -256,10 +256,14 @@ def test_sources(value: Any) -> tuple[list[str], Optional[int]]:
 
 
 def evaluate_and_rerank(original: Callable, namespace: dict, params: dict, model_kwargs: dict, ours: dict) -> None:
-    from coderank_evalplus.io.samples import SampleFileError, read_solutions, read_test_samples
     from coderank_evalplus.io.eval_results import evalplus_results_path
-    from coderank_evalplus.io.problems import (DataNotFoundError, evalplus_reads, file_for_evalplus,
-                                               load_evalplus_problems)
+    from coderank_evalplus.io.problems import (
+        DataNotFoundError,
+        evalplus_reads,
+        file_for_evalplus,
+        load_evalplus_problems,
+    )
+    from coderank_evalplus.io.samples import SampleFileError, read_solutions, read_test_samples
     from coderank_evalplus.pipeline import read_tests
 
     methods = check_request(params, model_kwargs, ours)
@@ -343,8 +347,8 @@ def likelihood_features(methods: Sequence[str], samples: str, problems: dict, so
 def model_tests(problems: dict, task_ids: Sequence[str], model_kwargs: dict, ours: dict, paths: RerankPaths,
                 model: Optional[LazyModel] = None) -> Path:
     """Generate test samples with the backend that generated the solutions; reuse a file that covers every task."""
-    from coderank_evalplus.io.samples import read_jsonl
     from coderank_evalplus.generation import generate_samples
+    from coderank_evalplus.io.samples import read_jsonl
     from coderank_evalplus.storage import atomic_copy
 
     if paths.tests.is_file():
@@ -392,10 +396,10 @@ def run_rerank(dataset: str, problems: dict, solutions: dict, test_samples: dict
                model: Optional[LazyModel] = None, eval_results: Optional[Path] = None, load_s: float = 0.0,
                mutate: Optional[int] = None) -> Path:
     from coderank_evalplus.engine.execution import ResultCache
-    from coderank_evalplus.testgen.extract import DEFAULT_TESTS_PER_SAMPLE
     from coderank_evalplus.pipeline import RerankConfig, _json_default, rerank, write_results
     from coderank_evalplus.report import markdown_table, timing_line
     from coderank_evalplus.storage import atomic_write_json, ensure_writable_dir
+    from coderank_evalplus.testgen.extract import DEFAULT_TESTS_PER_SAMPLE
 
     missing = [t for t in solutions if t not in test_samples]
     if missing and mutate is None:

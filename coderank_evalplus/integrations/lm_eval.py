@@ -101,8 +101,8 @@ class CodeRankTask(ConfigurableTask):
         if unknown or "dataset" not in spec or "method" not in spec:
             raise ValueError(f"task {config.get('task')!r}: the 'coderank:' block needs dataset and method "
                              f"(and optionally plus); got {sorted(spec)}")
-        from coderank_evalplus.pipeline import all_methods
         from coderank_evalplus.io.problems import canonical_dataset
+        from coderank_evalplus.pipeline import all_methods
 
         self.dataset_name = canonical_dataset(str(spec["dataset"]))
         self.method = str(spec["method"])
@@ -194,8 +194,8 @@ class CodeRankTask(ConfigurableTask):
         return None
 
     def _score(self, by_doc: dict, key: str) -> dict[Any, tuple[dict, dict]]:
-        from coderank_evalplus.testgen.extract import truncate
         from coderank_evalplus.pipeline import RerankConfig, rerank
+        from coderank_evalplus.testgen.extract import truncate
 
         completions: dict[str, list[str]] = {}
         programs: dict[str, list[str]] = {}

@@ -31,7 +31,8 @@ import zlib
 from pathlib import Path
 from typing import Any, Mapping
 
-from coderank_evalplus.io.jsonl import SampleFileError, quote as _quote
+from coderank_evalplus.io.jsonl import SampleFileError
+from coderank_evalplus.io.jsonl import quote as _quote
 from coderank_evalplus.types import Problem
 
 HUMANEVAL_SIZE = 164  # openai_humaneval and evalplus/humanevalplus: HumanEval/0 … HumanEval/163

@@ -19,8 +19,7 @@ import os
 from pathlib import Path
 from typing import Mapping, Optional, Sequence
 
-from coderank_evalplus.types import Verdict
-from coderank_evalplus.types import Problem
+from coderank_evalplus.types import Problem, Verdict
 
 _PASS = "pass"  # evalplus.eval.PASS
 

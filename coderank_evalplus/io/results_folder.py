@@ -39,7 +39,6 @@ from coderank_evalplus.storage import atomic_open as _atomic
 from coderank_evalplus.storage import atomic_write_text  # noqa: F401 - the one atomic writer, re-exported
 from coderank_evalplus.types import LAYOUT, Executions, Problem, RerankResult, TestSuite  # noqa: F401 (LAYOUT re-exported)
 
-
 PROBLEMS_FILE = "problems.jsonl"
 MATRICES_FILE = "matrices.npz"
 RESULTS_FILE = "rerank_results.json"

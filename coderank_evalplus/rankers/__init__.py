@@ -7,8 +7,14 @@ import only ``types`` (and numpy/scipy); the registry imports the ranker modules
 """
 
 from coderank_evalplus.rankers.context import RankContext, RankFn
-from coderank_evalplus.rankers.registry import (describe_ranker, get_ranker, is_log_score, list_rankers,
-                                                register_ranker, validate_methods)
+from coderank_evalplus.rankers.registry import (
+    describe_ranker,
+    get_ranker,
+    is_log_score,
+    list_rankers,
+    register_ranker,
+    validate_methods,
+)
 
 __all__ = ["RankContext", "RankFn", "describe_ranker", "get_ranker", "is_log_score", "list_rankers",
            "register_ranker", "validate_methods"]

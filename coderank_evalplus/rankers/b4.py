@@ -26,10 +26,10 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import betaln
 
-from coderank_evalplus.rankers.context import RankContext
-from coderank_evalplus.rankers.registry import register_ranker
-from coderank_evalplus.rankers.grouping import bucket, sort_groups
 from coderank_evalplus.rankers.codet import packs_into_one_function
+from coderank_evalplus.rankers.context import RankContext
+from coderank_evalplus.rankers.grouping import bucket, sort_groups
+from coderank_evalplus.rankers.registry import register_ranker
 from coderank_evalplus.types import PASS, Group, Ranking
 
 DEFAULT_ALPHA = 1e3

@@ -17,8 +17,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from coderank_evalplus.rankers.context import RankContext
-from coderank_evalplus.rankers.registry import register_ranker
 from coderank_evalplus.rankers.grouping import bucket, sort_groups
+from coderank_evalplus.rankers.registry import register_ranker
 from coderank_evalplus.types import Executions, Group, Ranking
 
 

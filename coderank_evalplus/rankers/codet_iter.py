@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from coderank_evalplus.rankers.context import RankContext
-from coderank_evalplus.rankers.registry import register_ranker
-from coderank_evalplus.rankers.grouping import sort_groups
 from coderank_evalplus.rankers.codet import agreement_sets
+from coderank_evalplus.rankers.context import RankContext
+from coderank_evalplus.rankers.grouping import sort_groups
+from coderank_evalplus.rankers.registry import register_ranker
 from coderank_evalplus.types import Group, Ranking
 
 

@@ -18,8 +18,8 @@ from typing import Iterable
 import numpy as np
 
 from coderank_evalplus.rankers.context import RankContext
-from coderank_evalplus.rankers.registry import register_ranker
 from coderank_evalplus.rankers.grouping import rank_by_score
+from coderank_evalplus.rankers.registry import register_ranker
 from coderank_evalplus.types import Ranking
 
 # Feature arrays a ranker may find in ctx.options (one value per candidate).

@@ -24,8 +24,8 @@ from __future__ import annotations
 import numpy as np
 
 from coderank_evalplus.rankers.context import RankContext
-from coderank_evalplus.rankers.registry import register_ranker
 from coderank_evalplus.rankers.grouping import bucket, sort_groups
+from coderank_evalplus.rankers.registry import register_ranker
 from coderank_evalplus.types import PASS, RETURNED, Executions, Group, Ranking
 
 DEFAULT_EXPONENT = 0.5

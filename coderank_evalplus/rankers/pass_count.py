@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from coderank_evalplus.rankers.context import RankContext
-from coderank_evalplus.rankers.registry import register_ranker
-from coderank_evalplus.rankers.grouping import bucket, sort_groups
-from coderank_evalplus.types import Executions, Group, Ranking
-
 import numpy as np
+
+from coderank_evalplus.rankers.context import RankContext
+from coderank_evalplus.rankers.grouping import bucket, sort_groups
+from coderank_evalplus.rankers.registry import register_ranker
+from coderank_evalplus.types import Executions, Group, Ranking
 
 
 def passed_weight(ex: Executions) -> np.ndarray:

@@ -37,8 +37,8 @@ import dataclasses
 import numpy as np
 
 from coderank_evalplus.rankers.context import RankContext
-from coderank_evalplus.rankers.registry import register_ranker
 from coderank_evalplus.rankers.grouping import sort_groups
+from coderank_evalplus.rankers.registry import register_ranker
 from coderank_evalplus.testgen.extract import reference_inputs
 from coderank_evalplus.types import PASS, RAISED, RETURNED, Executions, Group, Ranking
 

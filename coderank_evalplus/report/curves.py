@@ -10,16 +10,16 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
-from pathlib import Path
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 from typing import Optional, Sequence
 
 import numpy as np
 
+from coderank_evalplus.io.results_folder import MATRICES_FILE, PROBLEMS_FILE, StoredRun
 from coderank_evalplus.rankers import get_ranker
 from coderank_evalplus.rankers.filtering import restrict
 from coderank_evalplus.report.scores import BASELINES, pass_at_1, rank
-from coderank_evalplus.io.results_folder import MATRICES_FILE, PROBLEMS_FILE, StoredProblem, StoredRun
 from coderank_evalplus.types import Executions, TestSuite
 
 CANDIDATE_BUDGETS = (1, 2, 5, 10, 20, 50, 100, 200)

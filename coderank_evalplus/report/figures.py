@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-from typing import TYPE_CHECKING
 
 from coderank_evalplus.report.text import block_key, model_blocks, splits_in
 

@@ -16,17 +16,16 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from coderank_evalplus.io.results_folder import StoredRun, atomic_write_text, load_folder
 from coderank_evalplus.report import curves as curves_mod
 from coderank_evalplus.report import figures, page
 from coderank_evalplus.report import models as models_mod
 from coderank_evalplus.report.board import DEFAULT_COMPARE_TO, Entry, Leaderboard, LeaderboardConfig  # noqa: F401
 from coderank_evalplus.report.scores import leaderboard_methods, problem_scores, splits_of
-from coderank_evalplus.report.stats import (CI_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, mean_estimate,
-                                            paired_difference, resample_indices)
+from coderank_evalplus.report.stats import CI_LEVEL, mean_estimate, paired_difference, resample_indices
 from coderank_evalplus.report.test_quality import run_quality
 from coderank_evalplus.report.text import fmt_p, models_markdown, splits_in
-from coderank_evalplus.io.results_folder import (StoredRun, atomic_write_text,
-                                              load_folder)
+
 
 def _samples_per_problem(run: StoredRun) -> int | dict:
     n = [p.executions.n_candidates for p in run.problems]

@@ -19,8 +19,14 @@ import numpy as np
 
 from coderank_evalplus import metrics
 from coderank_evalplus.io.results_folder import ResultsFolderError, StoredRun, load_folder
-from coderank_evalplus.rankers.learned import (ClusterTable, cluster_features, cluster_quality, fit_pairwise,
-                                               model_vector, table_ranking)
+from coderank_evalplus.rankers.learned import (
+    ClusterTable,
+    cluster_features,
+    cluster_quality,
+    fit_pairwise,
+    model_vector,
+    table_ranking,
+)
 from coderank_evalplus.report.scores import problem_scores, splits_of
 from coderank_evalplus.report.stats import mean_estimate, paired_difference, resample_indices
 

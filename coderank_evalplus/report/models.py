@@ -18,8 +18,14 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 from scipy.stats import rankdata
 
-from coderank_evalplus.report.stats import (DEFAULT_RESAMPLES, DEFAULT_SEED, TIE_TOLERANCE, percentile_interval,
-                                            paired_difference, resample_indices)
+from coderank_evalplus.report.stats import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    TIE_TOLERANCE,
+    paired_difference,
+    percentile_interval,
+    resample_indices,
+)
 
 FULL = "full"
 ALPHA = 0.05  # a pair "flips" when its order is significant at this level under random AND the opposite under a method

@@ -11,8 +11,8 @@ from typing import Optional, Sequence
 import numpy as np
 
 from coderank_evalplus import metrics
-from coderank_evalplus.rankers import RankContext, RankFn, get_ranker, validate_methods
 from coderank_evalplus.io.results_folder import StoredProblem, StoredRun
+from coderank_evalplus.rankers import RankContext, RankFn, get_ranker, validate_methods
 from coderank_evalplus.types import Executions, Ranking
 
 BASELINES = ("random", "oracle")

@@ -299,9 +299,9 @@ def ensure_results(suite: Suite, output: Path, cache_dir: Optional[Path], worker
 
 def rerank_entry(e: SuiteEntry, suite: Suite, cache, workers: Optional[int], progress: bool, executor=None):
     """`rerank` of one entry's files (as the `rerank` command does)."""
+    from coderank_evalplus.io.problems import load_problems, select_problems, selection_note
     from coderank_evalplus.io.samples import read_solutions
     from coderank_evalplus.pipeline import RerankConfig, read_tests, rerank
-    from coderank_evalplus.io.problems import load_problems, select_problems, selection_note
 
     problems = load_problems(e.dataset, e.data_dir)
     solutions = read_solutions(e.solutions, problems, e.data_dir, drop_extra=e.drop_extra_problems)

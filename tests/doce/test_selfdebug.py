@@ -8,13 +8,13 @@ import json
 
 import pytest
 
-from coderank_evalplus.engine.execution import ExecutionStats, ResultCache
 from coderank_evalplus.doce.feedback import Probe, call_of, feedback_text, probe_all
+from coderank_evalplus.doce.selfdebug import DebugSettings, run_self_debug, trial_outcomes
+from coderank_evalplus.engine.execution import ExecutionStats, ResultCache
+from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.generation import Sample
 from coderank_evalplus.pipeline import RerankConfig, rerank
 from coderank_evalplus.testgen.prompts import make_test_prompt_body, trial_tests_from_prompt
-from coderank_evalplus.engine.sandbox import Limits
-from coderank_evalplus.doce.selfdebug import DebugSettings, run_self_debug, trial_outcomes
 from coderank_evalplus.types import Problem
 
 PROMPT = 'def add(a, b):\n    """ Add two numbers.\n    >>> add(1, 2)\n    3\n    >>> add(2, 2)\n    4\n    """\n'
@@ -176,8 +176,8 @@ def test_rounds_stop_at_the_limit(tmp_path):
     assert len(d.rounds) == 2 and d.stop == "rounds" and len(model.prompts) == 2
     assert res.block["out_of_rounds"] == 1
     # SD-Multi on the same samples, in the same folder: both blocks land in rerank_results.json side by side
-    from coderank_evalplus.pipeline import write_results
     from coderank_evalplus.doce.selfdebug import add_to_results
+    from coderank_evalplus.pipeline import write_results
 
     multi = run_self_debug("humaneval", PROBLEMS, solutions, TESTS, cfg, cache, before, model,
                            DebugSettings("multi"), tmp_path)

@@ -1,6 +1,6 @@
 from coderank_evalplus.engine.execution import ExecutionStats, ProblemWork, ResultCache, execute
-from coderank_evalplus.testgen.extract import suite_from_asserts
 from coderank_evalplus.engine.sandbox import Limits
+from coderank_evalplus.testgen.extract import suite_from_asserts
 from coderank_evalplus.types import PASS, Problem
 
 PROBLEM = Problem(task_id="T/0", dataset="humaneval", prompt="def add(a, b):\n", entry_point="add",

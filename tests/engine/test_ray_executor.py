@@ -19,8 +19,8 @@ import pytest
 
 from coderank_evalplus.engine.execution import ResultCache, execute
 from coderank_evalplus.engine.executors import LocalExecutor
-from coderank_evalplus.pipeline import RerankConfig, build_works, rerank
 from coderank_evalplus.engine.sandbox import Limits
+from coderank_evalplus.pipeline import RerankConfig, build_works, rerank
 from tests.conftest import REPO, needs_data
 
 ray = pytest.importorskip("ray")

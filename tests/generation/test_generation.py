@@ -349,8 +349,8 @@ def test_run_through_the_openai_server_with_likelihoods_and_sd1(llama_server, tm
     """``coderank-evalplus run --backend openai`` against llama.cpp's server: log-probabilities of the samples
     from the completions endpoint, SD-1 rewrites through the same server. (The reviewer's echo scoring is
     checked above: llama-cpp-python sorts the vocabulary in Python for each echoed token, ~20 s per sample here.)"""
-    from tests.conftest import SHARED_DATA
     from tests.cli.test_run import check_doce_run, run_cli
+    from tests.conftest import SHARED_DATA
 
     if not SHARED_DATA.is_dir():
         pytest.skip("shared data not present")

@@ -9,9 +9,16 @@ import math
 import numpy as np
 import pytest
 
+from coderank_evalplus.generation.likelihood import (
+    REVIEW_REQUEST,
+    add_likelihoods,
+    code_without_docs,
+    coder_pair,
+    features_for,
+    instruction_text,
+    reviewer_pair,
+)
 from coderank_evalplus.io.samples import SampleFileError, read_features, read_solutions
-from coderank_evalplus.generation.likelihood import (REVIEW_REQUEST, add_likelihoods, code_without_docs, coder_pair,
-                                                     features_for, instruction_text, reviewer_pair)
 from coderank_evalplus.testgen.prompts import trial_tests_from_prompt
 from coderank_evalplus.types import Problem
 
@@ -132,10 +139,10 @@ def test_rerank_cli_refuses_likelihood_methods_without_the_fields(tmp_path):
 
 
 def test_scored_features_reach_the_rankers_and_the_results_folder(tmp_path):
+    from coderank_evalplus.io.results_folder import load_folder
     from coderank_evalplus.pipeline import RerankConfig, rerank, write_results
     from coderank_evalplus.report.curves import budget_curve
     from coderank_evalplus.report.scores import problem_scores
-    from coderank_evalplus.io.results_folder import load_folder
 
     problems = {"T/0": ADD}
     progs = [PROMPT + b for b in ("    return a + b\n", "    return a - b\n", "    return b + a\n")]

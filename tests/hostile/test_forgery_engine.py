@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from coderank_evalplus.engine.execution import execute
-from coderank_evalplus.engine.execution import ProblemWork
+from coderank_evalplus.engine.execution import ProblemWork, execute
 from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.rankers import RankContext, get_ranker
 from coderank_evalplus.testgen.extract import suite_from_asserts

@@ -10,8 +10,7 @@ import json
 
 from tests.conftest import needs_data
 from tests.hostile.forgers import ALWAYS_EQUAL, ENGINE_FORGERS, for_entry
-from tests.integrations.test_evalplus_integration import (BIN, TASKS, _jsonl, _run, data, env,  # noqa: F401
-                                                          hook_installed)
+from tests.integrations.test_evalplus_integration import BIN, TASKS, _jsonl, _run, data, env, hook_installed  # noqa: F401
 
 FORGER_NAMES = ["slot_writer", "log_forger", "expectation_hunter"]
 

@@ -9,6 +9,7 @@ from tests.conftest import needs_data
 from tests.hostile.forgers import BODIES
 from tests.integrations.test_lm_eval_integration import CODET, _lm_eval, _results
 
+
 def _first(path):
     with open(path, encoding="utf-8") as fh:
         return json.loads(fh.readline())

@@ -24,8 +24,8 @@ import pytest
 
 from coderank_evalplus.engine.canonical import digest_value
 from coderank_evalplus.engine.execution import ExecutionStats, ProblemWork, execute
-from coderank_evalplus.testgen.extract import suite_from_asserts
 from coderank_evalplus.engine.sandbox import Limits
+from coderank_evalplus.testgen.extract import suite_from_asserts
 from coderank_evalplus.types import PASS, RETURNED, Problem
 from tests.hostile.programs import GOOD, PROGRAMS, WRITES_OWN_TEMP
 

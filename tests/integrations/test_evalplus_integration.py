@@ -152,8 +152,8 @@ def test_rerank_run_writes_results_next_to_evalplus(runs):
 
 
 def test_rerank_run_leaves_a_results_folder_for_the_leaderboard(runs):
-    from coderank_evalplus.report.scores import problem_scores
     from coderank_evalplus.io.results_folder import load_folder
+    from coderank_evalplus.report.scores import problem_scores
 
     d = runs["with"][0]
     res = json.loads((d / "samples_rerank_results.json").read_text())

@@ -88,7 +88,7 @@ def test_results_about_another_dataset_version_are_still_refused(monkeypatch, tm
     other = hashlib.md5(HE_OLD_GZ.read_bytes()).hexdigest()  # what evalplus writes when it reads v0.1.9
     res = _rerank(dataset, tmp_path, _stand_in_for_evalplus(written_hash=other))
     err = capsys.readouterr().err
-    assert f"not using evalplus's verdicts, judging the samples instead" in err and other in err
+    assert "not using evalplus's verdicts, judging the samples instead" in err and other in err
     assert res["timing"]["verdicts_from"] == "judge" and res["timing"]["judged_samples"] == 4
     # our judge agrees with the stand-in on these samples (the canonical solution passes, `return None` fails)
     assert res["methods"]["random"]["base"]["pass@1"] == 50.0

@@ -405,8 +405,8 @@ def test_rerank_reads_the_lm_eval_log(replay_run):
     """lm-eval's own --log_samples file is a valid input of ``coderank-evalplus rerank`` (solutions and tests from
     the same file): the readers give exactly the candidates and test samples the CLI had from jsonl, and the
     reranked pass@1 is the lm-eval run's."""
-    from coderank_evalplus.io.samples import SampleFileError, read_solutions, read_test_samples
     from coderank_evalplus.io.problems import load_problems
+    from coderank_evalplus.io.samples import SampleFileError, read_solutions, read_test_samples
 
     problems = load_problems("humaneval", str(DATA))
     tmp, out = replay_run["tmp"], replay_run["out"]
@@ -441,8 +441,8 @@ def test_empty_answers_score_zero_with_a_warning(replay_run):
 
 @needs_data
 def test_task_writes_a_results_folder_the_leaderboard_reads(replay_run):
-    from coderank_evalplus.report.scores import problem_scores
     from coderank_evalplus.io.results_folder import load_folder
+    from coderank_evalplus.report.scores import problem_scores
 
     run = load_folder(replay_run["tmp"] / "coderank_results" / "lm_eval" / "humaneval_plus_codet")
     assert [p.problem.task_id for p in run.problems] == replay_run["tids"]

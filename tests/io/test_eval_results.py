@@ -2,8 +2,8 @@
 
 import json
 
-from coderank_evalplus.io.eval_results import evalplus_results_path, read_verdicts
 from coderank_evalplus.engine.judge import Verdict
+from coderank_evalplus.io.eval_results import evalplus_results_path, read_verdicts
 from coderank_evalplus.types import Problem
 
 PROB = Problem(task_id="T/0", dataset="humaneval", prompt="def add(a, b):\n", entry_point="add",

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from coderank_evalplus.io import bigcode
 from coderank_evalplus.io.samples import SampleFileError, read_solutions, read_test_samples
 from coderank_evalplus.testgen.extract import truncate
-from coderank_evalplus.io import bigcode
 from coderank_evalplus.types import Problem
 from tests.conftest import CODET_SOLUTIONS, CODET_TESTS, SHARED_DATA, needs_data
 

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from coderank_evalplus.io.samples import SampleFileError, read_solutions, read_test_samples
 from coderank_evalplus.cli.console import main as cli_main
+from coderank_evalplus.io.samples import SampleFileError, read_solutions, read_test_samples
 from tests.conftest import SHARED_DATA, needs_data
 
 pytestmark = needs_data

@@ -4,6 +4,7 @@ import pytest
 from coderank_evalplus.rankers import get_ranker, list_rankers
 from coderank_evalplus.rankers.filtering import with_trial_filter
 from coderank_evalplus.types import FAIL, PASS
+
 try:
     from tests.rankers.helpers import groups_of, make_ctx, make_executions
 except ImportError:  # tests/ is not a package: pytest put tests/rankers on sys.path

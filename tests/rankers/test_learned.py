@@ -6,8 +6,18 @@ import pytest
 
 from coderank_evalplus.metrics import merged_groups
 from coderank_evalplus.rankers import get_ranker
-from coderank_evalplus.rankers.learned import (FEATURES, LOG_EPS, LOG_FEATURES, MODEL_FILE, cluster_features, design,
-                                               load_model, model_digest, pairwise_rows, table_ranking)
+from coderank_evalplus.rankers.learned import (
+    FEATURES,
+    LOG_EPS,
+    LOG_FEATURES,
+    MODEL_FILE,
+    cluster_features,
+    design,
+    load_model,
+    model_digest,
+    pairwise_rows,
+    table_ranking,
+)
 from coderank_evalplus.types import RAISED, RETURNED
 
 try:

@@ -3,6 +3,7 @@ import pytest
 
 from coderank_evalplus.rankers import get_ranker
 from coderank_evalplus.types import RAISED, RETURNED
+
 try:
     from tests.rankers.helpers import groups_of, make_ctx, make_executions
 except ImportError:  # tests/ is not a package: pytest put tests/rankers on sys.path

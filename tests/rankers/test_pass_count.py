@@ -1,4 +1,5 @@
 from coderank_evalplus.rankers import get_ranker
+
 try:
     from tests.rankers.helpers import groups_of, make_ctx, make_executions
 except ImportError:  # tests/ is not a package: pytest put tests/rankers on sys.path

@@ -1,9 +1,10 @@
 import pytest
 
+from coderank_evalplus import types as core_types
 from coderank_evalplus.rankers import get_ranker
 from coderank_evalplus.rankers.srank import reference_columns
-from coderank_evalplus import types as core_types
 from coderank_evalplus.types import RAISED, RETURNED
+
 try:
     from tests.rankers.helpers import groups_of, make_ctx, make_executions
 except ImportError:  # tests/ is not a package: pytest put tests/rankers on sys.path

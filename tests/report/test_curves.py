@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from coderank_evalplus.report.curves import budget_curve, budgets_for, restrict_tests
 from coderank_evalplus.report.scores import problem_scores
 from tests.rankers.helpers import make_executions

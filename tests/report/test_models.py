@@ -9,8 +9,15 @@ from scipy.stats import kendalltau
 
 from coderank_evalplus.report.board import Entry, default_pool
 from coderank_evalplus.report.curves import budget_curve, scores_at_budget
-from coderank_evalplus.report.models import (FULL, ModelRow, compare_group, compare_models, groups_of,
-                                             kendall_tau_b, summary)
+from coderank_evalplus.report.models import (
+    FULL,
+    ModelRow,
+    compare_group,
+    compare_models,
+    groups_of,
+    kendall_tau_b,
+    summary,
+)
 from coderank_evalplus.report.scores import problem_scores
 from tests.rankers.helpers import make_executions
 from tests.report.helpers import stored_problem, stored_run

@@ -1,7 +1,13 @@
 from collections import Counter
 
-from coderank_evalplus.testgen.extract import (build_suite, extract_asserts, parse_assert, reference_input, reference_inputs,
-                                      truncate)
+from coderank_evalplus.testgen.extract import (
+    build_suite,
+    extract_asserts,
+    parse_assert,
+    reference_input,
+    reference_inputs,
+    truncate,
+)
 from tests.conftest import needs_data
 
 

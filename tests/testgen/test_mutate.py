@@ -10,9 +10,19 @@ import pytest
 
 from coderank_evalplus.engine.execution import ProblemWork, execute
 from coderank_evalplus.engine.sandbox import Limits
-from coderank_evalplus.testgen.mutate import (DEFAULT_N, MutateSpec, add_generated_inputs, call_text, first_inputs,
-                                              keep_valid_inputs, mutate_inputs, parse_source, seed_args, seeds_of,
-                                              split_sources)
+from coderank_evalplus.testgen.mutate import (
+    DEFAULT_N,
+    MutateSpec,
+    add_generated_inputs,
+    call_text,
+    first_inputs,
+    keep_valid_inputs,
+    mutate_inputs,
+    parse_source,
+    seed_args,
+    seeds_of,
+    split_sources,
+)
 from coderank_evalplus.types import RETURNED, TIMED_OUT, Problem
 from coderank_evalplus.types import TestSuite as Suite
 from tests.conftest import SHARED_DATA, needs_data

@@ -30,8 +30,13 @@ from typing import Any, Optional, Sequence
 from coderank_evalplus.engine.canonical import digest_text, digest_value
 from coderank_evalplus.engine.outcomes import ERROR, PASS, RAISED, RETURNED, TIMED_OUT, TIMEOUT
 from coderank_evalplus.engine.sandbox import confine
-from coderank_evalplus.engine.sandbox.guard import (GUARDED_BUILTINS, candidate_builtins, evalplus_utils, os_chdir,
-                                             worker_guarded_with)
+from coderank_evalplus.engine.sandbox.guard import (
+    GUARDED_BUILTINS,
+    candidate_builtins,
+    evalplus_utils,
+    os_chdir,
+    worker_guarded_with,
+)
 from coderank_evalplus.engine.sandbox.limits import Limits
 from coderank_evalplus.engine.sandbox.report import NEED, VALUE, encode_value, frame
 

@@ -24,10 +24,18 @@ from typing import Any, Callable, Optional, Sequence
 from coderank_evalplus.engine.canonical import digest_text
 from coderank_evalplus.engine.outcomes import ERROR, PASS, RAISED, RETURNED, TIMED_OUT, TIMEOUT
 from coderank_evalplus.engine.sandbox import confine
-from coderank_evalplus.engine.sandbox.child import HEADER, LEFT_ON_PURPOSE, LOG_BYTES, LOG_LEN, SLOT, child_main, compile_program
-from coderank_evalplus.engine.sandbox.report import FrameReader, ReportError, VALUE
+from coderank_evalplus.engine.sandbox.child import (
+    HEADER,
+    LEFT_ON_PURPOSE,
+    LOG_BYTES,
+    LOG_LEN,
+    SLOT,
+    child_main,
+    compile_program,
+)
 from coderank_evalplus.engine.sandbox.guard import candidate_builtins, guard_lifted, os_fork, os_kill, os_killpg
 from coderank_evalplus.engine.sandbox.limits import Limits
+from coderank_evalplus.engine.sandbox.report import VALUE, FrameReader, ReportError
 
 _PRECOMPILE_MAX_CHARS = 100_000  # longer programs are compiled in the child, under its limits
 
