@@ -67,7 +67,7 @@ def run_once(cls: type, folder: Path, work, n_verdicts: int) -> dict[str, float]
     out["open"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     n = 0
-    for prog, rows in work:
+    for prog, _rows in work:
         n += len(cache.lookup(prog, "cpu=0.1"))
     out["lookup"] = time.perf_counter() - t0
     assert n == sum(len(rows) for _, rows in work), n
@@ -100,7 +100,7 @@ def main() -> None:
     print(f"{args.programs} programs × {args.items} items = {args.programs * args.items:,} item results, "
           f"{args.verdicts} verdicts; load {os.getloadavg()[0]:.1f}")
     times: dict[str, dict[str, list[float]]] = {name: {} for name in impls}
-    for rep in range(args.repeats):
+    for _rep in range(args.repeats):
         for name, cls in impls.items():  # alternating, so that the machine's load hits both alike
             with tempfile.TemporaryDirectory(dir=args.tmp) as tmp:
                 for key, val in run_once(cls, Path(tmp), work, args.verdicts).items():

@@ -55,7 +55,7 @@ def main() -> None:
     test_src = {r["prompt"]: r["task_id"] for r in _jsonl(data / DATASET.format("test_case"))}
     tests = [r for r in _jsonl(data / CODET.format("test_case")) if test_src.get(r["prompt"]) in tasks]
     # CodeT's main.py loads every task of its source files; give it the same N tasks as the predictions
-    for kind, src in (("code", code_src), ("test_case", test_src)):
+    for kind, _src in (("code", code_src), ("test_case", test_src)):
         (tmp / f"source_{kind}.jsonl").write_text("".join(
             json.dumps(r) + "\n" for r in _jsonl(data / DATASET.format(kind)) if r["task_id"] in tasks))
     (tmp / "solutions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in sols))

@@ -66,7 +66,8 @@ def main() -> None:
     dataset = tmp / "HumanEvalPlus.jsonl"
     dataset.write_text("".join(json.dumps(r) + "\n" for r in records))
     env = {k: v for k, v in os.environ.items() if k != "MBPP_OVERRIDE_PATH"}
-    env.update(CODERANK_DATA=str(Path(args.data_dir).resolve()), HUMANEVAL_OVERRIDE_PATH=str(dataset), XDG_CACHE_HOME=str(tmp / "xdg"), CODERANK_CACHE=str(tmp / "cr"),
+    env.update(CODERANK_DATA=str(Path(args.data_dir).resolve()), HUMANEVAL_OVERRIDE_PATH=str(dataset),
+               XDG_CACHE_HOME=str(tmp / "xdg"), CODERANK_CACHE=str(tmp / "cr"),
                HF_DATASETS_OFFLINE="1", HF_HUB_OFFLINE="1", PYTHONPATH=os.pathsep.join(
                    [str(REPO)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
 

@@ -45,8 +45,8 @@ def main() -> None:
         except ImportError as e:
             print(f"{engine:13s} not installed ({e})")
             continue
-        count = (lambda s: len(gen.llm.tokenize(s.encode(), add_bos=False))) if engine == "llama_cpp" else (
-            lambda s: len(gen.tokenizer(s, add_special_tokens=False)["input_ids"]))
+        count = (lambda s, gen=gen: len(gen.llm.tokenize(s.encode(), add_bos=False))) if engine == "llama_cpp" else (
+            lambda s, gen=gen: len(gen.tokenizer(s, add_special_tokens=False)["input_ids"]))
         gen.generate(PROMPTS[:1], 1, 0.8, 0.95, 8, [])  # warm-up
         t0 = time.perf_counter()
         res = gen.generate(PROMPTS, args.n, 0.8, 0.95, args.max_tokens, [])

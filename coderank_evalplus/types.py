@@ -23,7 +23,7 @@ class Problem:
     base_input: list = field(default_factory=list, repr=False)
     plus_input: list = field(default_factory=list, repr=False)
     atol: float = 0.0
-    trial_tests: tuple[str, ...] = ()  # assert statements visible in the prompt (docstring examples / first MBPP assert)
+    trial_tests: tuple[str, ...] = ()  # asserts visible in the prompt (docstring examples / first MBPP assert)
     test_prompt_body: str = ""  # signature + docstring with the examples removed (for test generation)
     original_test: str = ""  # runnable test code of the original benchmark (check(...) or assert lines)
     dataset_hash: str = ""  # evalplus's hash of the dataset file (keys its expected-output cache)

@@ -97,7 +97,8 @@ def test_sigkill_mid_execution_then_rerun_equals_uninterrupted(tmp_path):
     for key in expected:
         if got[key] != expected[key]:
             import difflib
-            print("\n".join(difflib.unified_diff(str(expected[key]).splitlines(), str(got[key]).splitlines(), lineterm="", n=0)))
+            print("\n".join(difflib.unified_diff(str(expected[key]).splitlines(), str(got[key]).splitlines(),
+                                                 lineterm="", n=0)))
     assert got == expected
     stats = json.loads((out / "rerank_results.json").read_text())["execution"]
     assert stats["cached_items"] > 0

@@ -126,7 +126,8 @@ def test_unusable_cache_is_moved_aside_and_the_run_gives_the_same_numbers(inputs
     assert r.returncode == 0, r.stderr
     tag = f"schema-{SCHEMA_VERSION + 1}" if fault == "future" else "damaged"
     (warning,) = _warnings(r.stderr)
-    assert re.fullmatch(rf"WARNING coderank_evalplus\.engine\.cache: execution cache {re.escape(str(db))} .*: moved aside "
+    assert re.fullmatch(rf"WARNING coderank_evalplus\.engine\.cache: execution cache {re.escape(str(db))} .*: "
+                        rf"moved aside "
                         rf"to executions\.sqlite\.{tag}-\d{{8}}-\d{{6}}; the work it held will be redone "
                         rf"\(deleting a cache is always safe\)", warning), warning
     assert len(list(db.parent.glob(f"executions.sqlite.{tag}-*"))) == 1

@@ -32,13 +32,17 @@ def main(data: str) -> None:
     root = Path(data)
     gen = root / "microsoft_CodeT" / "generated_data"
     problems = load_original_humaneval()
-    sols = read_solutions(gen / "HumanEval_codegen16B_temp0.8_topp0.95_num100_max300_code_solution.jsonl", problems, data)
+    sols = read_solutions(gen / "HumanEval_codegen16B_temp0.8_topp0.95_num100_max300_code_solution.jsonl", problems,
+                          data)
     order = [t for t in problems if t in sols]
     _write(OUT / "codegen16b_humaneval_solutions.jsonl.gz",
            ({"task_id": t, "solution": s} for t in order for s in sols[t]))
-    tests = read_test_samples(gen / "HumanEval_codegen16B_temp0.8_topp0.95_num100_max300_test_case.jsonl", problems, data)
-    _write(OUT / "codegen16b_humaneval_tests.jsonl.gz", ({"task_id": t, "samples": tests[t]} for t in order if t in tests))
-    gpt4 = {rec["task_id"]: rec["asserts"] for _, rec in read_jsonl(root / "extra_humaneval" / "tests" / "gpt-4_reflexion.jsonl")}
+    tests = read_test_samples(gen / "HumanEval_codegen16B_temp0.8_topp0.95_num100_max300_test_case.jsonl", problems,
+                              data)
+    _write(OUT / "codegen16b_humaneval_tests.jsonl.gz",
+           ({"task_id": t, "samples": tests[t]} for t in order if t in tests))
+    gpt4 = {rec["task_id"]: rec["asserts"]
+            for _, rec in read_jsonl(root / "extra_humaneval" / "tests" / "gpt-4_reflexion.jsonl")}
     _write(OUT / "gpt4_humaneval_tests.jsonl.gz", ({"task_id": t, "asserts": gpt4[t]} for t in order if t in gpt4))
 
 

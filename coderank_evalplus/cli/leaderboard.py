@@ -108,7 +108,8 @@ def run_leaderboard(args: argparse.Namespace) -> int:
     total = time.monotonic() - t0
     t = lb.timing
     print(f"\ntime: {total:.1f} s in all — rerank of missing entries {run_s:.1f} s ({reused} of {len(entries)} "
-          f"reused), load {t['load_s']:.1f} s, scores and intervals {t['score_s']:.1f} s, curves {t['curves_s']:.1f} s, "
+          f"reused), load {t['load_s']:.1f} s, scores and intervals {t['score_s']:.1f} s, "
+          f"curves {t['curves_s']:.1f} s, "
           f"model comparisons {t.get('models_s', 0.0):.1f} s, tables/figures/page {t['report_s']:.1f} s")
     print(f"wrote {len(written)} files in {output}; open {output / 'index.html'}")
     return 0

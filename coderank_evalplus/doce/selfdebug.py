@@ -15,8 +15,8 @@ engine and its cache (``execution.execute``); nothing cached is executed again. 
 ``self_debug_<mode>.jsonl`` (task, sample, round, the program shown, the failing test, the feedback, the
 rewrite), which is also what a rerun resumes from; ``samples_<mode>.jsonl`` holds the debugged pool (evalplus
 format) and ``self_debug_<mode>/`` its verdicts, rankings and the before/after block (``self_debug.json``), which
-``rerank_results.json`` also carries under ``"self_debug": {mode: …}``. Random and oracle after debugging are computed on
-the debugged pool (each debugged candidate replaced by its last version).
+``rerank_results.json`` also carries under ``"self_debug": {mode: …}``. Random and oracle after debugging are computed
+on the debugged pool (each debugged candidate replaced by its last version).
 """
 
 from __future__ import annotations

@@ -105,7 +105,8 @@ def evalplus_parent_modules() -> frozenset[str]:
     except (OSError, subprocess.SubprocessError) as exc:
         import warnings
 
-        warnings.warn(f"could not list the modules evalplus.evaluate loads ({exc}); candidates get only ours")
+        warnings.warn(f"could not list the modules evalplus.evaluate loads ({exc}); candidates get only ours",
+                      stacklevel=2)
         return frozenset()
     names = frozenset(out.stdout.split())
     atomic_write_text(path, " ".join(sorted(names)))
@@ -348,7 +349,7 @@ def worker_judge(job: dict) -> list[tuple[bool, Optional[bool], Optional[str]]]:
     if job["mode"] == "original":
         for prog in job["programs"]:
             code, broken = _compile_candidate(prog + "\n\n" + job["test_code"], "<candidate+tests>")
-            ok = not broken and _run_check(lambda wd: _original_check(code, wd, ORIGINAL_TEST_CPU_LIMIT),
+            ok = not broken and _run_check(lambda wd, code=code: _original_check(code, wd, ORIGINAL_TEST_CPU_LIMIT),
                                            ORIGINAL_TEST_CPU_LIMIT + 1)
             out.append((ok, None, None))
         return out

@@ -271,12 +271,13 @@ class RayExecutor:
             info = ray.get(runner.ready_ref)
             if info["fingerprint"] != self._fingerprint:
                 warnings.warn(f"Ray node {info['host']} ({runner.node_id[:8]}) runs another environment "
-                              f"({info['fingerprint']} vs this driver's {self._fingerprint}): not used")
+                              f"({info['fingerprint']} vs this driver's {self._fingerprint}): not used", stacklevel=2)
                 self._drop(runner)
                 return
             ray.get(runner.actor.add_files.remote(dict(self._files)))
         except _LOST as exc:  # e.g. coderank_evalplus missing there: say why the node is left out
-            warnings.warn(f"Ray node {runner.node_id[:8]} could not start a runner: {str(exc).strip()[-500:]}")
+            warnings.warn(f"Ray node {runner.node_id[:8]} could not start a runner: {str(exc).strip()[-500:]}",
+                          stacklevel=2)
             self._drop(runner)
             return
         runner.ready, runner.host = True, info["host"]

@@ -65,7 +65,7 @@ OPTIONS: dict[str, tuple[Any, str]] = {
 }
 DEBUG_MAX_TOKENS = 512  # tokens per self-debug rewrite (a whole solution)
 
-_DOC = """EvalPlus evaluation; with --rerank, the samples are also reranked on model-generated tests (coderank_evalplus).
+_DOC = """EvalPlus evaluation; with --rerank, the samples are reranked on model-generated tests (coderank_evalplus).
 
 Args:
 """ + "".join(f"    {name}: {text}\n" for name, (_, text) in OPTIONS.items())
@@ -407,7 +407,8 @@ def run_rerank(dataset: str, problems: dict, solutions: dict, test_samples: dict
               f"{', '.join(missing[:5])}{' …' if len(missing) > 5 else ''}", file=sys.stderr)
     cfg = RerankConfig(methods=methods, tests_per_sample=ours["tests_per_sample"] or DEFAULT_TESTS_PER_SAMPLE,
                        workers=params.get("parallel"), plus=not params.get("base_only", False),
-                       min_time_limit=params["min_time_limit"], gt_time_limit_factor=params["gt_time_limit_factor"], mutate=mutate)
+                       min_time_limit=params["min_time_limit"], gt_time_limit_factor=params["gt_time_limit_factor"],
+                       mutate=mutate)
     ensure_writable_dir(paths.results.parent)
     cache = ResultCache(ensure_writable_dir(paths.workdir) / "executions.sqlite")
     debug = None

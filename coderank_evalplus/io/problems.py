@@ -176,7 +176,8 @@ def _evalplus_records(fam: str, path: Optional[Path]) -> tuple[dict[str, dict], 
     return records, dataset_hash, aliases
 
 
-def _trial_and_body(prompt: str, entry_point: str, fam: str, canonical_solution: str = "") -> tuple[tuple[str, ...], str]:
+def _trial_and_body(prompt: str, entry_point: str, fam: str,
+                    canonical_solution: str = "") -> tuple[tuple[str, ...], str]:
     from coderank_evalplus.testgen import prompts
 
     trials = tuple(prompts.trial_tests_from_prompt(prompt, entry_point))

@@ -164,7 +164,8 @@ def read_test_samples(path: str | os.PathLike, problems: Mapping[str, Problem],
         elif "prompt" in rec:
             if index is None:
                 index = codet.codet_prompt_index(problems, data_dir)
-            tid = codet.task_for_prompt(str_field(rec, "prompt", path, lineno), index, problems, path, lineno, unmatched)
+            tid = codet.task_for_prompt(str_field(rec, "prompt", path, lineno), index, problems, path, lineno,
+                                        unmatched)
             if tid is None:
                 continue
         else:

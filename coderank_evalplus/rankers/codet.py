@@ -71,7 +71,8 @@ def _codet(ctx: RankContext, size_weight: Callable[[int], float], name: str) -> 
     return Ranking(sort_groups(groups), {"method": name})
 
 
-@register_ranker("codet", "CodeT dual agreement: groups with equal passed-assert sets, score #asserts*sqrt(#candidates)")
+@register_ranker("codet",
+                 "CodeT dual agreement: groups with equal passed-assert sets, score #asserts*sqrt(#candidates)")
 def rank_codet(ctx: RankContext) -> Ranking:
     """Score = (asserts passed, with multiplicity) × √(group size, duplicates counted), as in agreement.py."""
     return _codet(ctx, math.sqrt, "codet")

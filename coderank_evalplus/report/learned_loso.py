@@ -36,8 +36,8 @@ FAMILIES = ("codegen", "davinci", "codellama", "gpt-3.5", "gpt-4", "deepseek", "
 # CodeT's CodeGen-16B HumanEval files (MIT; also copied as the package's examples), code-bert-score's
 # code-davinci-002 samples (MIT), reflexion's GPT-4 asserts (MIT) and LLMgenCode's CodeLlama pools (MIT).
 PERMISSIVE_SOURCES = ("HumanEval_codegen16B_temp0.8_topp0.95_num100_max300_", "codegen16b_humaneval_",
-                      "codex-davinci-002_n200_t0.8", "gpt-4_reflexion", "gpt4_humaneval_tests", "codellama-34b-instruct_io100",
-                      "codellama-7b-instruct_io100")
+                      "codex-davinci-002_n200_t0.8", "gpt-4_reflexion", "gpt4_humaneval_tests",
+                      "codellama-34b-instruct_io100", "codellama-7b-instruct_io100")
 
 
 def model_key(name: str) -> str:

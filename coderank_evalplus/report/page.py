@@ -146,7 +146,8 @@ def _agreement_note(block: list[dict]) -> str:
                      if e["method"] != "random" and e["kendall_tau"])
     flips = "; ".join(f"{e['method']}: " + ", ".join(f"{a} over {b}" for a, b in e["flips"])
                       for e in block if e["flips"]) or "none"
-    return f'<p class="note">Kendall\'s τ with the random-pick order: {_e(taus or "–")}. Significant flips: {_e(flips)}.</p>'
+    return (f'<p class="note">Kendall\'s τ with the random-pick order: {_e(taus or "–")}. '
+            f'Significant flips: {_e(flips)}.</p>')
 
 
 def _summary_table(lb: "Leaderboard") -> str:
@@ -213,7 +214,8 @@ def render(lb: "Leaderboard", figures: Mapping[str, Path]) -> str:
             parts += [f"<h2>pass@1 on {split} tests{_e(on)}</h2>", _pass_table(lb, split, dataset)]
             for base in cfg["compare_to"]:
                 title = "Gain over random" if base == "random" else f"Difference to {base}"
-                parts += [f"<h3>{_e(title)} ({split} tests{_e(on)}, points)</h3>", _diff_table(lb, base, split, dataset)]
+                parts += [f"<h3>{_e(title)} ({split} tests{_e(on)}, points)</h3>",
+                          _diff_table(lb, base, split, dataset)]
     for split in splits_in(lb.rows):
         if f"pass1_{split}" in figures:
             parts.append(_img(figures[f"pass1_{split}"], f"pass@1 on {split} tests with intervals",
@@ -230,7 +232,8 @@ def render(lb: "Leaderboard", figures: Mapping[str, Path]) -> str:
     parts += ["<h2>Generated-test quality</h2>",
               '<p class="note">Per problem, over the pool\'s distinct asserts: accuracy = share the reference '
               "solution passes; toxic = share the reference fails but some wrong candidate passes. Means over "
-              "problems; Spearman's ρ between a problem's test accuracy and its gain (method − random, base tests).</p>",
+              "problems; Spearman's ρ between a problem's test accuracy and its gain "
+              "(method − random, base tests).</p>",
               _quality_table(lb)]
     if "test_quality" in figures:
         parts.append(_img(figures["test_quality"], "test quality", "Test accuracy and toxic share per row; "

@@ -381,7 +381,8 @@ def _calls_only_literal(expr: str, entry_point: str) -> bool:
     except SyntaxError:
         return False
     calls = [
-        n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == entry_point
+        n for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == entry_point
     ]
     return bool(calls) and all(_literal_args(ast.unparse(c)) for c in calls)
 
@@ -705,6 +706,6 @@ def parse_chat_solution(text: str, problem: Problem) -> str:
         out = sanitize(code, problem.entry_point)
         if out.strip():
             return out
-    except Exception:  # sanitize raises on code that tree-sitter cannot read; fall back to the raw block
+    except Exception:  # noqa: BLE001 - sanitize raises on code that tree-sitter cannot read: the raw block
         pass
     return code

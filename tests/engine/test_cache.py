@@ -16,7 +16,7 @@ PROGS = [i.to_bytes(16, "little") for i in range(300)]
 ITEMS = [bytes([i]) * 16 for i in range(20)]
 
 
-def _fill(path, n=len(PROGS)) -> None:
+def _fill(path, n=len(PROGS)) -> None:  # noqa: B008 - an int, computed once
     cache = ResultCache(path)
     for k, prog in enumerate(PROGS[:n]):
         cache.store(prog, "cpu=0.1", [(item, (k + i) % 4, k * 1000 + i) for i, item in enumerate(ITEMS)])

@@ -17,7 +17,8 @@ from coderank_evalplus.engine.workers import WorkerError
 def test_local_executor_runs_jobs_and_reports_failures():
     with LocalExecutor(2) as ex:
         assert isinstance(ex, Executor)
-        assert sorted(ex.run("coderank_evalplus.engine.executors:echo", ["a", "b", "c"])) == [(0, "a"), (1, "b"), (2, "c")]
+        assert (sorted(ex.run("coderank_evalplus.engine.executors:echo", ["a", "b", "c"]))
+                == [(0, "a"), (1, "b"), (2, "c")])
         assert list(ex.run("coderank_evalplus.engine.executors:echo", [])) == []
         with pytest.raises(WorkerError, match="AttributeError"):
             list(ex.run("coderank_evalplus.engine.executors:shared_path", [1]))

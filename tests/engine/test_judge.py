@@ -86,7 +86,8 @@ def test_programs_compiled_in_the_worker_get_evalplus_verdicts(tmp_path, humanev
     # nothing fails at definition as under evalplus (no __future__ flag of ours), a correct one passes
     prob = humaneval_problems["HumanEval/0"]
     good = prob.prompt + prob.canonical_solution
-    programs = [prob.prompt + "    return (\n", "def has_close_elements(numbers: Undefined, threshold):\n    return 1\n",
+    programs = [prob.prompt + "    return (\n",
+                "def has_close_elements(numbers: Undefined, threshold):\n    return 1\n",
                 good, "\tdef broken(:\n" + good]
     ours = Judge(ResultCache(tmp_path / "c.sqlite"), workers=1, progress=False).judge_programs(
         {prob.task_id: programs}, humaneval_problems)

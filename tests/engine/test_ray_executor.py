@@ -187,7 +187,8 @@ def test_two_node_cluster_gives_the_local_pools_results(cluster, worker_node, lo
         remote = _everything(humaneval_problems, codet_samples, ex, tmp_path, "ray")
         assert len(ex.stats.jobs_per_node) == 2 and min(ex.stats.jobs_per_node.values()) > 0
         assert ex.stats.lost_batches == 0
-        assert sorted(ex.run("coderank_evalplus.engine.executors:echo", ["a", "b", "c"])) == [(0, "a"), (1, "b"), (2, "c")]
+        assert (sorted(ex.run("coderank_evalplus.engine.executors:echo", ["a", "b", "c"]))
+                == [(0, "a"), (1, "b"), (2, "c")])
         with pytest.raises(WorkerError, match="AttributeError"):  # a job that raises: reported as locally
             list(ex.run("coderank_evalplus.engine.executors:shared_path", [1]))
     assert _same(local_result, remote) == []

@@ -50,7 +50,8 @@ class FakeGenerator:
         if self.fail_at is not None and len(self.calls) == self.fail_at:
             raise RuntimeError("server down")
         if self.is_chat:
-            return [[Sample("```python\ndef add(a, b):\n    return a + b\nassert add(1, 1) == 2\n```")] * n for _ in prompts]
+            return [[Sample("```python\ndef add(a, b):\n    return a + b\nassert add(1, 1) == 2\n```")] * n
+                    for _ in prompts]
         return [[Sample(f"    return {i}\n", logprob=-float(i)) for i in range(n)] for _ in prompts]
 
 
@@ -311,7 +312,8 @@ def _tiny_llama(path):
     tok.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = tokenizers.decoders.ByteLevel()
     trainer = tokenizers.trainers.BpeTrainer(
-        vocab_size=400, special_tokens=["<|endoftext|>"], initial_alphabet=tokenizers.pre_tokenizers.ByteLevel.alphabet()
+        vocab_size=400, special_tokens=["<|endoftext|>"],
+        initial_alphabet=tokenizers.pre_tokenizers.ByteLevel.alphabet(),
     )
     tok.train_from_iterator([PROMPT0, PROMPT1, "def return assert == pass"] * 10, trainer)
     fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|endoftext|>", pad_token="<|endoftext|>")

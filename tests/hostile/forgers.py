@@ -165,7 +165,8 @@ def add(*args):
     from coderank_evalplus.engine.sandbox.report import VALUE, encode_value, frame
     mm = child._TIMER[4]
     n = 0
-    while child.HEADER.size + (n + 1) * child.SLOT.size <= len(mm) and mm[child.HEADER.size + n * child.SLOT.size] in (0, 1):
+    while (child.HEADER.size + (n + 1) * child.SLOT.size <= len(mm)
+           and mm[child.HEADER.size + n * child.SLOT.size] in (0, 1)):
         n += 1
         if n > 64:
             break

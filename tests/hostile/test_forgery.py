@@ -121,6 +121,7 @@ def test_report_format_is_strict():
     loop.append(loop)
     with pytest.raises(Opaque):
         encode_value(loop)
-    for bad in [b"", b"x", b"l\xff\xff\xff\x7f", b"i\x05\x00\x00\x00\x01", b"nn", b"S\x01\x00\x00\x00l\x00\x00\x00\x00"]:
+    for bad in [b"", b"x", b"l\xff\xff\xff\x7f", b"i\x05\x00\x00\x00\x01", b"nn",
+                b"S\x01\x00\x00\x00l\x00\x00\x00\x00"]:
         with pytest.raises(ReportError):
             decode_value(bad)

@@ -53,7 +53,8 @@ def data(tmp_path_factory) -> Path:
         for r in _jsonl(Path(str(GEN) + "code_solution.jsonl")):
             if code_tid.get(r["prompt"]) in TASKS:
                 for s in r["samples"][:N_SOLUTIONS]:
-                    fh.write(json.dumps({"task_id": code_tid[r["prompt"]], "solution": r["prompt"] + truncate(s)}) + "\n")
+                    rec = {"task_id": code_tid[r["prompt"]], "solution": r["prompt"] + truncate(s)}
+                    fh.write(json.dumps(rec) + "\n")
     with open(root / "tests_codet.jsonl", "w") as fh, open(root / "tests_ours.jsonl", "w") as ours:
         for r in _jsonl(Path(str(GEN) + "test_case.jsonl")):
             if test_tid.get(r["prompt"]) in TASKS:  # CodeT's own format: joined to the problems by prompt
@@ -92,7 +93,8 @@ def in_process_env(env, monkeypatch):
 @pytest.fixture(scope="module", autouse=True)
 def hook_installed():
     out = subprocess.run([sys.executable, "-c", "import sys; print(any(type(f).__name__ == "
-                                                "'CoderankEvalplusFinder' for f in sys.meta_path))"], capture_output=True, text=True)
+                                                "'CoderankEvalplusFinder' for f in sys.meta_path))"],
+                         capture_output=True, text=True)
     if out.stdout.strip() != "True":
         pytest.fail("the start-up hook is not active: coderank_evalplus_hook.pth is missing from site-packages "
                     "(reinstall the package: pip install -e .)")
@@ -142,7 +144,8 @@ def test_rerank_run_writes_results_next_to_evalplus(runs):
     assert res["methods"]["codet"]["base"]["pass@1"] > res["methods"]["random"]["base"]["pass@1"]
     # judged once: the verdicts are those evalplus has just written, our judge ran on nothing
     assert res["timing"]["verdicts_from"] == "samples_eval_results.json" and res["timing"]["judged_samples"] == 0
-    assert "judge 0.0 s (0 samples judged; verdicts from samples_eval_results.json)" in stdout and "total" in stdout.splitlines()[-1]
+    assert "judge 0.0 s (0 samples judged; verdicts from samples_eval_results.json)" in stdout
+    assert "total" in stdout.splitlines()[-1]
     # evalplus's report first, then our table of reranked pass@1 (base, plus) vs random and oracle
     assert stdout.index("humaneval+ (base + extra tests)") < stdout.index("reranked pass@1")
     table = stdout[stdout.index("reranked pass@1"):]
@@ -193,7 +196,8 @@ def test_random_baseline_equals_evalplus_pass_at_1(runs):
     assert rc == 0, stderr[-3000:]
     ev = json.loads((d / "samples_eval_results.json").read_text())["eval"]
     base = sum(sum(r["base_status"] == "pass" for r in rs) / len(rs) for rs in ev.values()) / len(ev)
-    plus = sum(sum(r["base_status"] == r["plus_status"] == "pass" for r in rs) / len(rs) for rs in ev.values()) / len(ev)
+    plus = sum(sum(r["base_status"] == r["plus_status"] == "pass" for r in rs) / len(rs)
+               for rs in ev.values()) / len(ev)
     res = json.loads((d / "samples_rerank_results.json").read_text())["methods"]["random"]
     assert res["base"]["pass@1"] == pytest.approx(100 * base, abs=0.005)  # reported in percent, 2 decimals
     assert res["plus"]["pass@1"] == pytest.approx(100 * plus, abs=0.005)

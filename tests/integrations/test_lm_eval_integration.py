@@ -52,7 +52,8 @@ REPLAY_MODEL = textwrap.dedent('''
             self.samples = {}
             for kind, dfile, gfile in (("solution", "HumanEval_for_code_generation", "code_solution"),
                                        ("test", "HumanEval_for_test_case_generation", "test_case")):
-                tid_of = {r["prompt"]: r["task_id"] for r in _jsonl(os.path.join(codet_dir, "dataset", dfile + ".jsonl"))}
+                tid_of = {r["prompt"]: r["task_id"]
+                          for r in _jsonl(os.path.join(codet_dir, "dataset", dfile + ".jsonl"))}
                 self.samples[kind] = {tid_of[r["prompt"]]: r["samples"] for r in _jsonl(gen + gfile + ".jsonl")}
             self.empty_tasks = {t for t in empty_tasks.split("+") if t}
             self.served = defaultdict(int)

@@ -89,7 +89,8 @@ def evalplus_state(monkeypatch, tmp_path, source: str) -> str:
     import evalplus.data.utils as eu
 
     dataset, kind = source.split(":")
-    gz, cached = (HE_GZ, "HumanEvalPlus-v0.1.10.jsonl") if dataset == "humaneval" else (MBPP_GZ, "MbppPlus-v0.2.0.jsonl")
+    gz, cached = ((HE_GZ, "HumanEvalPlus-v0.1.10.jsonl") if dataset == "humaneval"
+                  else (MBPP_GZ, "MbppPlus-v0.2.0.jsonl"))
     cache = tmp_path / "evalplus_cache"
     cache.mkdir()
     monkeypatch.setattr(eu, "CACHE_DIR", str(cache))

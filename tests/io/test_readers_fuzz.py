@@ -51,10 +51,12 @@ CASES = [
     ("array_record_tests", "tst", b"[1, 2]\n", r": a JSON list \(bigcode-evaluation-harness generations\?\) holds"),
     ("null_record", "tst", b"null\n", r":1: expected a JSON object, got NoneType"),
     ("task_id_int", "sol", j({"task_id": 0, "solution": "x"}), r":1: field 'task_id' must be a string \(got int\)"),
-    ("solution_list", "sol", j({"task_id": "HumanEval/0", "solution": ["x"]}), r":1: field 'solution' must be a string"),
+    ("solution_list", "sol", j({"task_id": "HumanEval/0", "solution": ["x"]}),
+     r":1: field 'solution' must be a string"),
     ("completion_null", "sol", j({"task_id": "HumanEval/0", "completion": None}), r":1: field 'completion' must be"),
     ("missing_task_id", "sol", GOOD_SOL + j({"foo": 1}), r":2: record has no 'task_id' \(keys: \['foo'\]\)"),
-    ("neither_solution_nor_completion", "sol", j({"task_id": "HumanEval/0"}), r":1: record for HumanEval/0 has neither"),
+    ("neither_solution_nor_completion", "sol", j({"task_id": "HumanEval/0"}),
+     r":1: record for HumanEval/0 has neither"),
     ("unknown_task", "sol", GOOD_SOL + j({"task_id": "HumanEval/9999", "solution": "x"}),
      r":2 \(task_id 'HumanEval/9999'\)"),
     ("fullwidth_task_id", "sol", j({"task_id": "HumanEval/\uff10", "solution": "x"}), r":1 \(task_id"),
@@ -67,13 +69,15 @@ CASES = [
     ("int_too_long", "sol", b'{"task_id": ' + b"1" * 5000 + b"}\n", r":1: unreadable JSON value"),
     ("empty_file", "sol", b"", r": no records \(empty file\)"),
     ("blank_lines_only", "tst", b"\n \n\t\n", r": no records \(empty file\)"),
-    ("duplicate_test_task", "tst", GOOD_TST + GOOD_TST, r":2: duplicate test record for HumanEval/0 \(first at line 1\)"),
+    ("duplicate_test_task", "tst", GOOD_TST + GOOD_TST,
+     r":2: duplicate test record for HumanEval/0 \(first at line 1\)"),
     ("samples_not_list", "tst", j({"task_id": "HumanEval/0", "samples": "x == 1"}),
      r":1: field 'samples' must be a list of strings \(got str\)"),
     ("samples_with_int", "tst", j({"task_id": "HumanEval/0", "samples": ["a", 3]}), r":1: .*\(item 1 is int\)"),
     ("tests_without_samples", "tst", j({"task_id": "HumanEval/0"}), r":1: test record for HumanEval/0 has neither"),
     ("tests_without_key", "tst", j({"x": 1}), r":1: test record needs 'task_id' or 'prompt'"),
-    ("tests_task_id_list", "tst", j({"task_id": ["HumanEval/0"], "samples": []}), r":1: field 'task_id' must be a string"),
+    ("tests_task_id_list", "tst", j({"task_id": ["HumanEval/0"], "samples": []}),
+     r":1: field 'task_id' must be a string"),
     # bigcode generations.json
     ("bigcode_short", "sol", j(BIG[:20]), r": a bigcode generations list of 20 entries matches no bigcode task of "
                                           r"this dataset \(expected one entry per problem: 164 \(humaneval"),
@@ -109,7 +113,8 @@ CASES = [
     ("bigcode_bom_pretty", "sol", b"\xef\xbb\xbf\n" + json.dumps(BIG, indent=4).encode(), None),
     # fine: byte-order mark, unicode, a lone surrogate, a 5 MB solution, CRLF line ends, several samples per task
     ("bom", "sol", b"\xef\xbb\xbf" + GOOD_SOL, None),
-    ("unicode_everywhere", "sol", j({"task_id": "HumanEval/0", "solution": "def f():\n    return '\u00e9\u4e2d\U0001f600'\n"}), None),
+    ("unicode_everywhere", "sol",
+     j({"task_id": "HumanEval/0", "solution": "def f():\n    return '\u00e9\u4e2d\U0001f600'\n"}), None),
     ("lone_surrogate", "sol", b'{"task_id": "HumanEval/0", "solution": "\\ud800"}\n', None),
     ("huge_valid_line", "sol", j({"task_id": "HumanEval/0", "solution": "# " + "y" * (5 << 20) + "\n"}), None),
     ("crlf", "tst", GOOD_TST.replace(b"\n", b"\r\n"), None),
@@ -149,7 +154,8 @@ def test_codet_duplicate_prompt(tmp_path, problems):
     rec["samples"] = rec["samples"][:2]
     path = tmp_path / "codet.jsonl"
     path.write_bytes(j(rec) + j(rec))
-    with pytest.raises(SampleFileError, match=r"codet.jsonl:2: duplicate CodeT record for HumanEval/0 \(first at line 1\)"):
+    with pytest.raises(SampleFileError,
+                       match=r"codet.jsonl:2: duplicate CodeT record for HumanEval/0 \(first at line 1\)"):
         read_solutions(path, problems, str(SHARED_DATA))
 
 

@@ -61,7 +61,8 @@ def models_leaderboard(real_leaderboard):
     for name in ("codegen-16B", "codegen-16B-copy"):
         for tests, label in ((examples.OWN_TESTS, "codegen-16B tests" + (" (own)" if name == "codegen-16B" else "")),
                              (examples.GPT4_TESTS, "gpt-4 tests")):
-            text += (f'[[entry]]\nname = "{name}"\ndataset = "humaneval"\nsolutions = "data/{examples.SOLUTIONS.name}"\n'
+            text += (f'[[entry]]\nname = "{name}"\ndataset = "humaneval"\n'
+                     f'solutions = "data/{examples.SOLUTIONS.name}"\n'
                      f'tests = "data/{tests.name}"\ntests_label = "{label}"\n')
     suite.write_text(text.replace("'", '"'))
     out = root / "models_report"

@@ -175,7 +175,8 @@ def test_suite_tests_may_be_examples_mutate_or_a_list(tmp_path):
     (tmp_path / "t.jsonl").write_text("")
     (tmp_path / "suite.toml").write_text(
         '[[entry]]\nname = "m"\nsolutions = "s.jsonl"\ntests = "examples+mutate"\n'
-        '[[entry]]\nname = "m"\ntests_label = "both"\nsolutions = "s.jsonl"\ntests = ["t.jsonl", "examples+mutate:9"]\n')
+        '[[entry]]\nname = "m"\ntests_label = "both"\nsolutions = "s.jsonl"\n'
+        'tests = ["t.jsonl", "examples+mutate:9"]\n')
     a, b = load_suite(tmp_path / "suite.toml").entries
     assert a.tests is None and a.test_sources == [f"examples+mutate:{DEFAULT_N}"]
     assert b.tests == (tmp_path / "t.jsonl").resolve() and b.test_sources == [b.tests, "examples+mutate:9"]

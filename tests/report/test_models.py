@@ -175,11 +175,13 @@ def test_summary_lists_each_model_per_benchmark_with_the_main_pool():
     def row(name, ds, pool, value):
         est = {"base": {"pass@1": value, "ci95": [0, 0]}}
         return {"name": name, "dataset": ds, "pool": pool, "tests_label": pool, "samples_per_problem": 10,
-                "splits": ["base"], "methods": {"random": est, "codet": {"base": {"pass@1": value + 1, "ci95": [0, 0]}}}}
+                "splits": ["base"],
+                "methods": {"random": est, "codet": {"base": {"pass@1": value + 1, "ci95": [0, 0]}}}}
     rows = [row("a", "humaneval", "own", 10), row("a", "humaneval", "g", 10), row("b", "humaneval", "g", 20),
             row("a", "mbpp", "d", 30)]
     out = {m["name"]: m["benchmarks"] for m in summary(rows, ["random", "codet"])}
-    assert out["a"]["humaneval"] == {"pool": "g", "samples": 10, "methods": {"random": {"base": 10}, "codet": {"base": 11}}}
+    assert out["a"]["humaneval"] == {"pool": "g", "samples": 10,
+                                     "methods": {"random": {"base": 10}, "codet": {"base": 11}}}
     assert out["a"]["mbpp"]["methods"]["codet"] == {"base": 31} and "mbpp" not in out["b"]
 
 

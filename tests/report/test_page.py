@@ -21,9 +21,11 @@ PROBE = """<script>
 window.addEventListener('load', () => {
   const imgs = [...document.images];
   const out = {scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth,
-               rows: [...document.querySelectorAll('table.leaderboard tbody tr')].map(r => r.cells[0].textContent + ' | ' + r.cells[1].textContent),
+               rows: [...document.querySelectorAll('table.leaderboard tbody tr')]
+                 .map(r => r.cells[0].textContent + ' | ' + r.cells[1].textContent),
                figures: imgs.map(i => i.closest('figure').id), decoded: imgs.filter(i => i.naturalWidth > 0).length,
-               widest: Math.max(...[...document.querySelectorAll('table, img')].map(e => e.getBoundingClientRect().right))};
+               widest: Math.max(...[...document.querySelectorAll('table, img')]
+                 .map(e => e.getBoundingClientRect().right))};
   const pre = document.createElement('pre'); pre.id = 'probe'; pre.textContent = JSON.stringify(out);
   document.body.appendChild(pre);
 });
@@ -132,5 +134,6 @@ def test_models_section_leads_the_real_page(models_leaderboard, tmp_path):
     probe = _probe(html, SORT_PROBE, tmp_path)
     assert probe["initial"] == ["codegen-16B", "codegen-16B-copy"]
     assert probe["name_first"] == ["codegen-16B-copy", "codegen-16B"]
-    assert sorted(f.removeprefix("fig-") for f in probe["figures"]) == sorted(p.stem for p in (out / "figures").glob("*.png"))
+    assert (sorted(f.removeprefix("fig-") for f in probe["figures"])
+            == sorted(p.stem for p in (out / "figures").glob("*.png")))
     assert probe["decoded"] == len(probe["figures"]) and probe["scrollWidth"] <= probe["innerWidth"]

@@ -32,7 +32,8 @@ ISQRT = Problem(task_id="T/isqrt", dataset="humaneval", prompt="def isqrt(x):\n"
                 trial_tests=("assert isqrt(4) == 2", "assert isqrt(1) == 1", "assert isqrt(0) == 0"))
 CRASH_1 = "import math\ndef isqrt(x):\n    return math.isqrt(x)\n"
 CRASH_2 = "def isqrt(x):\n    if x < 0:\n        raise ValueError(x)\n    return int(x ** 0.5)\n"
-CRASH_3 = "def isqrt(x):\n    r = 0\n    while (r + 1) * (r + 1) <= x:\n        r += 1\n    assert x >= 0\n    return r\n"
+CRASH_3 = ("def isqrt(x):\n    r = 0\n    while (r + 1) * (r + 1) <= x:\n        r += 1\n    assert x >= 0\n"
+           "    return r\n")
 TOLERANT = "def isqrt(x):\n    return 0 if x < 0 else int(x ** 0.5)\n"
 LOOPS = "def isqrt(x):\n    while x < 0:\n        pass\n    return int(x ** 0.5)\n"
 

@@ -97,7 +97,8 @@ def test_golden_against_codet_file():
         assert test_generation_prompt(_problem(tid, r["prompt"], r["entry_point"])) == codet[tid]
 
 
-MBPP2_PROMPT = '"""\nWrite a function to find the shared elements from the given two lists.\nassert set(similar_elements((3, 4, 5, 6),(5, 7, 4, 10))) == set((4, 5))\n"""\n'
+MBPP2_PROMPT = ('"""\nWrite a function to find the shared elements from the given two lists.\n'
+                'assert set(similar_elements((3, 4, 5, 6),(5, 7, 4, 10))) == set((4, 5))\n"""\n')
 MBPP2_CANON = "\ndef similar_elements(test_tup1, test_tup2):\n  return tuple(set(test_tup1) & set(test_tup2))\n"
 MBPP3_PROMPT = '"""\nWrite a python function to identify non-prime numbers.\nassert is_not_prime(2) == False\n"""\n'
 MBPP3_CANON = (
@@ -192,7 +193,8 @@ def test_doctest_variants():
 
 
 def test_only_entry_point_docstring_is_touched():
-    p = 'def helper(s):\n    """\n    >>> helper(1)\n    2\n    """\n\n\ndef f(x):\n    """ Do.\n    >>> f(1)\n    1\n    """\n'
+    p = ('def helper(s):\n    """\n    >>> helper(1)\n    2\n    """\n\n\n'
+         'def f(x):\n    """ Do.\n    >>> f(1)\n    1\n    """\n')
     s = strip_examples(p, "f")
     assert ">>> helper(1)" in s and ">>> f(1)" not in s
     assert trial_tests_from_prompt(p, "f") == ["assert f(1) == 1"]

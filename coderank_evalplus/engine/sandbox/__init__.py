@@ -15,8 +15,8 @@ The child is guarded with EvalPlus's primitives (``reliability_guard``, ``swallo
 * ``report``   — the strict format those values travel in;
 * ``runner``   — the parent side: fork, watch, restart after a crash or hang, collect results
   (``run_probes``), and ``run_function_in_child`` for the judge;
-* ``worker``   — the jobs a ``coderank_evalplus.engine.workers`` interpreter runs (``worker_run``) and the state a worker
-  keeps between them.
+* ``worker``   — the jobs a ``coderank_evalplus.engine.workers`` interpreter runs (``worker_run``) and the state a
+  worker keeps between them.
 """
 
 from coderank_evalplus.engine.sandbox.child import compile_program

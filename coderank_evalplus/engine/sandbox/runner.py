@@ -198,11 +198,12 @@ def run_probes(program: str, codes: Sequence[Any], want: Sequence[bool], order: 
         while True:
             HEADER.pack_into(mm, 0, 0, 255, 0)
             workdir, ruleset = child_workdir()
-            pid, rfd = _fork_child(lambda wfd, parent: child_main(
-                mm, program, code, codes, want, order, start, limits, mem_bytes, workdir, wfd, parent, ruleset),
+            pid, rfd = _fork_child(lambda wfd, parent: child_main(  # both lambdas run within this iteration
+                mm, program, code, codes, want, order,
+                start, limits, mem_bytes, workdir, wfd, parent, ruleset),  # noqa: B023
                 ruleset, keep_ruleset=True)
             try:
-                finished = _watch(rfd, pid, lambda: _progress(mm, start, n), limits.import_wall + 0.5,
+                finished = _watch(rfd, pid, lambda: _progress(mm, start, n), limits.import_wall + 0.5,  # noqa: B023
                                   limits.wall + 0.5)
             finally:
                 _end_child(pid, rfd)
@@ -215,7 +216,8 @@ def run_probes(program: str, codes: Sequence[Any], want: Sequence[bool], order: 
             if imp_status != PASS:
                 # the program never got past its own top level: every remaining probe fails the same way
                 if imp_status == 255:
-                    imp_status, imp_digest = (ERROR, digest_text("crash")) if finished else (TIMEOUT, digest_text("timeout"))
+                    imp_status, imp_digest = ((ERROR, digest_text("crash")) if finished
+                                              else (TIMEOUT, digest_text("timeout")))
                 if imp_status not in (ERROR, TIMEOUT):
                     imp_status = ERROR
                 if start == 0:

@@ -92,7 +92,8 @@ def plan_items(items: Sequence[tuple]) -> ProbePlan:
         if kind == "call":
             continue
         if kind == "check":
-            body, entry, raw = check_body(items[item[1]][1], item[2], item[3]), (item[4] if len(item) > 4 else None), False
+            body, entry, raw = (check_body(items[item[1]][1], item[2], item[3]), (item[4] if len(item) > 4 else None),
+                                False)
         else:
             body, entry, raw = item[1], (item[2] if len(item) > 2 else None), True
         split = split_assert(body, entry)

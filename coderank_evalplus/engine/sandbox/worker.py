@@ -1,4 +1,5 @@
-"""The worker side: jobs that a ``coderank_evalplus.engine.workers`` interpreter runs, and the state it keeps between them.
+"""The worker side: jobs that a ``coderank_evalplus.engine.workers`` interpreter runs, and the state it keeps between
+them.
 
 A worker loads once what every child needs, guards itself (``guard.guard_worker``), freezes and trims its heap (each
 page it holds is paid at every fork and exit), then evaluates one program's probes per job with ``runner.run_probes``.
