@@ -150,7 +150,7 @@ def atomic_open(path: str | os.PathLike, mode: str = "w", what: Optional[str] = 
         folder.mkdir(parents=True, exist_ok=True)
         _remove_stale_temps(path)
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=f"{_tmp_prefix(path)}{os.getpid()}-")
-        with os.fdopen(fd, mode, **({"encoding": "utf-8"} if "b" not in mode else {})) as fh:
+        with os.fdopen(fd, mode, encoding=None if "b" in mode else "utf-8") as fh:
             yield fh
             fh.flush()
             written = os.fstat(fh.fileno()).st_size

@@ -129,7 +129,7 @@ class Ranking:
 
 
 # The results folder's format name and version (``io.results_folder``; written into rerank_results.json too).
-LAYOUT = {"name": "coderank-results", "version": 1}
+LAYOUT: dict[str, Any] = {"name": "coderank-results", "version": 1}
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from hashlib import blake2b
 from math import isfinite
+from typing import Any
 
 # Bound here, not looked up at call time: digests are taken in the child after untrusted code ran, and that
 # code may have patched ``hashlib`` or ``math`` (or ``builtins``: the names below are captured too).
@@ -40,7 +41,7 @@ def _sub_digest(value: object, active: set, depth: int) -> bytes:
     return h.digest()
 
 
-def _feed(update, value: object, active: set, depth: int) -> None:  # noqa: C901 - one branch per type
+def _feed(update, value: Any, active: set, depth: int) -> None:  # noqa: C901 - one branch per type
     t = _type(value)
     if value is None:
         update(b"N")
@@ -100,7 +101,7 @@ def _type_name(t: type) -> str:
         return "<type>"
 
 
-def _feed_other(update, value: object, active: set, depth: int) -> None:
+def _feed_other(update, value: Any, active: set, depth: int) -> None:
     t = _type(value)
     name = _type_name(t)
     tolist = _getattr(value, "tolist", None) if name.startswith("numpy") else None

@@ -13,7 +13,7 @@ name a job should carry, and a worker opens it with ``shared_path(name)``.
 from __future__ import annotations
 
 import os
-from typing import Any, Iterable, Iterator, Optional, Protocol, runtime_checkable
+from typing import Any, Generator, Iterable, Optional, Protocol, runtime_checkable
 
 SHARED_PREFIX = "shared:"  # a file the executor copied to each node: shared:<content digest>
 SHARED_DIR_ENV = "CODERANK_SHARED_DIR"  # where a node keeps those copies (set for its workers)
@@ -23,7 +23,7 @@ SHARED_DIR_ENV = "CODERANK_SHARED_DIR"  # where a node keeps those copies (set f
 class Executor(Protocol):
     """Runs jobs; a context manager (``__exit__`` releases workers, actors, a cluster connection)."""
 
-    def run(self, name: str, args: Iterable[Any], on_lost: Any = None) -> Iterator[tuple[int, Any]]:
+    def run(self, name: str, args: Iterable[Any], on_lost: Any = None) -> Generator[tuple[int, Any], None, None]:
         """Yield (index of the argument, result) as jobs finish. A job whose worker died twice yields
         ``on_lost`` (or raises ``workers.WorkerError`` when it is None); so does a job that raised."""
         ...
@@ -43,7 +43,7 @@ class LocalExecutor:
     def __init__(self, workers: Optional[int] = None) -> None:
         self.workers = max(1, workers or os.cpu_count() or 1)
 
-    def run(self, name: str, args: Iterable[Any], on_lost: Any = None) -> Iterator[tuple[int, Any]]:
+    def run(self, name: str, args: Iterable[Any], on_lost: Any = None) -> Generator[tuple[int, Any], None, None]:
         from coderank_evalplus.engine.workers import WorkerPool
 
         args = list(args)

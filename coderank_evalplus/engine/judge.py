@@ -426,6 +426,7 @@ class Judge:
                 base = self.cache.get_verdict(key, tid, base_cfg) if self.cache else None
                 pl = self.cache.get_verdict(key, tid, plus_cfg) if (self.cache and want_plus) else None
                 if base is not None and (not want_plus or pl is not None):
+                    assert self.cache is not None  # the verdicts came from it
                     odd = [sp for sp, cfg, ok in (("base", base_cfg, base), ("plus", plus_cfg, pl))
                            if ok and self.cache.get_verdict(key, tid, cfg + _ODD)]
                     if odd:

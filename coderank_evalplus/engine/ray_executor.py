@@ -40,7 +40,7 @@ from collections import deque
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Optional
+from typing import Any, Generator, Iterable, Iterator, Optional
 
 import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
@@ -337,7 +337,7 @@ class RayExecutor:
         want = round(self.target_batch_s / max(per_job_s, 1e-6))
         return max(1, min(self.max_batch, want, fair))
 
-    def run(self, name: str, args: Iterable[Any], on_lost: Any = None) -> Iterator[tuple[int, Any]]:
+    def run(self, name: str, args: Iterable[Any], on_lost: Any = None) -> Generator[tuple[int, Any], None, None]:
         args = list(args)
         if not args:
             return

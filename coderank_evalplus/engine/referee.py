@@ -20,7 +20,7 @@ import select
 import socket
 import struct
 import time
-from typing import Optional
+from typing import Any, Optional
 
 from coderank_evalplus.engine.sandbox import confine
 from coderank_evalplus.engine.sandbox.report import COMPARED, NEED, VALUE, FrameReader, ReportError, decode_value
@@ -36,7 +36,7 @@ def _send_msg(sock: socket.socket, obj, fds: tuple = ()) -> None:
         _LEN.pack(len(data)) + data)
 
 
-def _recv_msg(sock: socket.socket, nfds: int = 0) -> tuple[object, list[int]]:
+def _recv_msg(sock: socket.socket, nfds: int = 0) -> tuple[Any, list[int]]:
     fds: list[int] = []
     if nfds:
         data, fds, _, _ = socket.recv_fds(sock, 1 << 16, nfds)

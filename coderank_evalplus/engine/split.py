@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 import builtins
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Optional, cast
 
 # Modules a test may use on the values it checks (``math.isclose(f(x), 2.0)``); the remainder gets them imported.
 TRUSTED_MODULES = frozenset({"math", "cmath", "re", "string", "itertools", "collections", "functools", "operator",
@@ -44,7 +44,8 @@ class Split:
 
 
 def _free_names(node: ast.AST) -> set[str]:
-    loaded, bound = set(), set()
+    loaded: set[str] = set()
+    bound: set[str] = set()
     for n in ast.walk(node):
         if isinstance(n, ast.Name):
             (loaded if isinstance(n.ctx, ast.Load) else bound).add(n.id)
@@ -80,7 +81,7 @@ def split_expression(test: ast.expr, entry_point: Optional[str] = None) -> Split
     def needs_candidate(node: ast.AST) -> bool:
         return any(name not in _TRUSTED or name in untrusted for name in _free_names(node))
 
-    def probe(node: ast.expr) -> ast.expr:
+    def probe(node: ast.AST) -> ast.expr:
         index = probes.setdefault(ast.unparse(node), len(probes))
         return ast.Call(func=ast.Name(PROBE, ast.Load()), args=[ast.Constant(index)], keywords=[])
 
@@ -116,7 +117,7 @@ def split_expression(test: ast.expr, entry_point: Optional[str] = None) -> Split
 def _probe_index(node: ast.expr) -> Optional[int]:
     if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == PROBE
             and len(node.args) == 1 and isinstance(node.args[0], ast.Constant)):
-        return node.args[0].value
+        return cast(int, node.args[0].value)  # a probe call of our own making: its index
     return None
 
 

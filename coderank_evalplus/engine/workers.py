@@ -20,7 +20,7 @@ import subprocess
 import sys
 from collections import deque
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Optional
+from typing import Any, Generator, Iterable, Optional
 
 _LEN = struct.Struct("<Q")
 _kill = os.kill  # taken at import: a worker may later apply evalplus's reliability_guard to itself
@@ -154,6 +154,8 @@ class _Worker:
         env = dict(os.environ, PYTHONHASHSEED="0", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
         self.proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      bufsize=0, close_fds=True, env=env)
+        assert self.proc.stdin is not None and self.proc.stdout is not None  # both are pipes
+        self.stdin, self.stdout = self.proc.stdin, self.proc.stdout
         self.inflight: deque[int] = deque()
         self.buf = bytearray()
 
@@ -163,7 +165,7 @@ class _Worker:
 
     def read_available(self) -> tuple[list[tuple], bool]:
         """Messages that arrived, and False if the worker is gone."""
-        chunk = os.read(self.proc.stdout.fileno(), 1 << 20)
+        chunk = os.read(self.stdout.fileno(), 1 << 20)
         if not chunk:
             return [], False
         self.buf += chunk
@@ -180,7 +182,7 @@ class _Worker:
 
     def close(self) -> None:
         try:
-            self.proc.stdin.close()
+            self.stdin.close()
         except OSError:
             pass
         try:
@@ -208,7 +210,7 @@ class WorkerPool:
                 w.proc.kill()
             w.close()
 
-    def run(self, name: str, args: Iterable[Any], on_lost: Any = None) -> Iterator[tuple[int, Any]]:
+    def run(self, name: str, args: Iterable[Any], on_lost: Any = None) -> Generator[tuple[int, Any], None, None]:
         """Yield (index of the argument, result) as jobs finish.
 
         A job whose worker died twice yields ``on_lost`` (or raises WorkerError when it is None)."""
@@ -217,7 +219,7 @@ class WorkerPool:
         retries: dict[int, int] = {}
         sel = selectors.DefaultSelector()
         for w in self.workers:
-            sel.register(w.proc.stdout, selectors.EVENT_READ, w)
+            sel.register(w.stdout, selectors.EVENT_READ, w)
 
         def feed(w: _Worker) -> None:
             while pending and len(w.inflight) < self.prefetch:
@@ -230,7 +232,7 @@ class WorkerPool:
                 feed(w)
             while arg_of:
                 for key, _ in sel.select():
-                    w: _Worker = key.data
+                    w = key.data
                     messages, alive = w.read_available()
                     for job_id, ok, result in messages:
                         arg_of.pop(job_id)
@@ -238,12 +240,12 @@ class WorkerPool:
                             raise WorkerError(f"job {job_id} failed in a worker:\n{result}")
                         yield job_id, result
                     if not alive:
-                        sel.unregister(w.proc.stdout)
+                        sel.unregister(w.stdout)
                         lost = list(w.inflight)
                         w.close()
                         replacement = _Worker()
                         self.workers[self.workers.index(w)] = replacement
-                        sel.register(replacement.proc.stdout, selectors.EVENT_READ, replacement)
+                        sel.register(replacement.stdout, selectors.EVENT_READ, replacement)
                         for job_id in reversed(lost):
                             retries[job_id] = retries.get(job_id, 0) + 1
                             if retries[job_id] > 1:

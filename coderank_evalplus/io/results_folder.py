@@ -114,6 +114,7 @@ def write_folder(result: RerankResult, problems: dict[str, Problem], out: Path) 
     lines = []
     for i, (tid, o) in enumerate(o for o in result.outcomes.items() if o[1].executions is not None):
         ex = o.executions
+        assert ex is not None  # outcomes without executions are skipped above
         base, plus = _verdict_arrays(o.n_candidates, o.verdicts)
         arrays.update({f"{i}.program_of_candidate": ex.program_of_candidate, f"{i}.pass_matrix": ex.pass_matrix,
                        f"{i}.output_matrix": ex.output_matrix, f"{i}.output_kind": ex.output_kind,
@@ -133,13 +134,14 @@ def write_folder(result: RerankResult, problems: dict[str, Problem], out: Path) 
             rec["features"] = sorted(o.features)
         lines.append(json.dumps(rec))
     with _atomic(out / MATRICES_FILE, "wb") as fh:
-        np.savez_compressed(fh, **arrays)
+        np.savez_compressed(fh, **arrays)  # type: ignore[arg-type]  # numpy's stub takes **arrays for allow_pickle
     atomic_write_text(out / PROBLEMS_FILE, "".join(line + "\n" for line in lines))
 
 
 def _suite(rec: dict) -> TestSuite:
-    return TestSuite(**{name: rec.get(name) if name == "sample_asserts" else list(rec.get(name) or [])
-                        for name in _SUITE_FIELDS})
+    fields: dict[str, Any] = {name: rec.get(name) if name == "sample_asserts" else list(rec.get(name) or [])
+                              for name in _SUITE_FIELDS}
+    return TestSuite(**fields)
 
 
 def _executions(task_id: str, arr, i: int, suite: TestSuite) -> Executions:

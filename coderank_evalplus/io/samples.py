@@ -164,10 +164,11 @@ def read_test_samples(path: str | os.PathLike, problems: Mapping[str, Problem],
         elif "prompt" in rec:
             if index is None:
                 index = codet.codet_prompt_index(problems, data_dir)
-            tid = codet.task_for_prompt(str_field(rec, "prompt", path, lineno), index, problems, path, lineno,
-                                        unmatched)
-            if tid is None:
+            found = codet.task_for_prompt(str_field(rec, "prompt", path, lineno), index, problems, path, lineno,
+                                          unmatched)
+            if found is None:
                 continue
+            tid = found
         else:
             raise SampleFileError(f"{path}:{lineno}: test record needs 'task_id' or 'prompt' "
                                   f"(keys: {sorted(map(str, rec))[:8]})")

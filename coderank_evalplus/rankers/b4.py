@@ -79,7 +79,7 @@ def b4(ctx: RankContext, alpha: float = DEFAULT_ALPHA, beta0: float = DEFAULT_BE
     if len(ran) == 0:
         return Ranking([], info)
     E = (ex.pass_matrix[ran] == PASS).astype(np.int64)
-    first_cand = {}
+    first_cand: dict[int, int] = {}
     members: dict[int, list[int]] = {}
     for c, r in enumerate(rows.tolist()):
         first_cand.setdefault(r, c)

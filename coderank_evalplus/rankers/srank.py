@@ -90,7 +90,8 @@ def pass_rates(ex: Executions, reps: np.ndarray) -> np.ndarray:
     weights = np.asarray(ex.assert_counts, dtype=float)[parsed]
     if weights.sum() <= 0:
         return np.zeros(len(reps))
-    return (ex.pass_matrix[np.ix_(reps, parsed)] == PASS).astype(float) @ weights / weights.sum()
+    passed = ex.pass_matrix[np.ix_(reps, np.asarray(parsed, dtype=np.intp))] == PASS
+    return passed.astype(float) @ weights / weights.sum()
 
 
 def _normal_form(text: str) -> str | None:
@@ -104,7 +105,7 @@ def reference_columns(ctx: RankContext) -> list[int]:
     """For each input of the reference code's list (see module docstring), the column of ``suite.inputs`` that
     executed it (AST-equal text), or -1 when none did."""
     ex = ctx.executions
-    column = {call: i for i, call in enumerate(ex.suite.inputs)}
+    column: dict[str | None, int] = {call: i for i, call in enumerate(ex.suite.inputs)}
     texts = reference_inputs(ex.suite.asserts, ctx.problem.entry_point, ctx.problem.prompt)
     return [column.get(_normal_form(t), -1) for t in texts]
 

@@ -211,7 +211,7 @@ def seccomp_filter(strict: bool, fs_deny: bool) -> Optional[tuple]:
                if struct.unpack_from("<I", prog, i * 8 + 4)[0] == (-_PID_MARK) & 0xFFFFFFFF]
         buf = ctypes.create_string_buffer(prog, len(prog))
 
-        class _SockFprog(ctypes.Structure):
+        class _SockFprog(ctypes.Structure):  # type: ignore[name-defined]  # ctypes: the module libc() loaded
             _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
         _FILTERS[key] = (buf, _SockFprog(len(prog) // 8, ctypes.addressof(buf)), pos, neg)

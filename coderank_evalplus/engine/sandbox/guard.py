@@ -42,6 +42,7 @@ def evalplus_utils() -> types.ModuleType:
             _EVALPLUS_UTILS.append(mod)
         else:
             file_spec = importlib.util.spec_from_file_location("coderank_evalplus._evalplus_eval_utils", path)
+            assert file_spec is not None and file_spec.loader is not None  # a .py file that exists
             mod = importlib.util.module_from_spec(file_spec)
             file_spec.loader.exec_module(mod)
             _EVALPLUS_UTILS.append(mod)

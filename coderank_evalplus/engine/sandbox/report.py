@@ -65,7 +65,7 @@ def _enc(x: Any, out: list, depth: int) -> None:
     elif t is bytes:
         out += (b"b", _U.pack(len(x)), x)
     elif t is list or t is tuple or t is set or t is frozenset:
-        out += ({list: b"l", tuple: b"u", set: b"S", frozenset: b"F"}[t], _U.pack(len(x)))
+        out += ({list: b"l", tuple: b"u", set: b"S", frozenset: b"F"}[t], _U.pack(len(x)))  # type: ignore[index]
         for item in x:
             _enc(item, out, depth + 1)
     elif t is dict:

@@ -51,6 +51,7 @@ def _precompile(program: str) -> tuple[Optional[Any], Optional[str]]:
     print into its swallowed streams, a very long text) goes to the child, where it happens as it always did."""
     if len(program) > _PRECOMPILE_MAX_CHARS:
         return None, None
+    error: Optional[str]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:

@@ -38,6 +38,10 @@ class ProbePlan:
     # whether a candidate's AssertionError is a failure (raw asserts) rather than an error (checks))
     tests: dict[int, tuple[Split, tuple[int, ...], Optional[Any], bool]] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        self._index: dict[str, int] = {}
+        self._codes: list[Any] = []
+
     def probe(self, text: str) -> int:
         try:
             return self._index[text]
@@ -53,10 +57,6 @@ class ProbePlan:
         if len(self._codes) != len(self.probes):
             self._codes = compile_probes(self.probes)
         return self._codes
-
-    def __post_init__(self) -> None:
-        self._index: dict[str, int] = {}
-        self._codes: list[Any] = []
 
     def probes_for(self, todo: Sequence[int]) -> list[int]:
         """The probes the items ``todo`` need, in first-use order."""
