@@ -225,10 +225,7 @@ class _Planner:
                 raise Unsupported(f"a test function or class {stmt.name!r} that uses the candidate")
             self.run_test_statement(stmt)
             return
-        if not self.needs_candidate_stmt(stmt):
-            if isinstance(stmt, ast.Assert):
-                self.run_test_statement(stmt)
-                return
+        if not self.needs_candidate_stmt(stmt):  # an import, a test value, a loop of its own, a test-only assert
             self.run_test_statement(stmt)
             return
         if isinstance(stmt, ast.Assert):
@@ -259,7 +256,7 @@ class _Planner:
             raise Unsupported(f"statement {ast.unparse(stmt).splitlines()[0][:200]!r} depends on the candidate")
 
     def needs_candidate_stmt(self, stmt: ast.stmt) -> bool:
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             return False  # bodies run only when called; a call of one is checked where it is made
         return self.needs_candidate(stmt)
 
@@ -279,7 +276,7 @@ class _Planner:
         for p in params:
             local.pop(p, None)
         aliases = {}
-        for p, a in zip(params, args):
+        for p, a in zip(params, args, strict=True):
             aliases[p] = self.aliases.get(a, a)
             if self.is_candidates(a):
                 self.candidate_names.add(aliases[p])
@@ -484,7 +481,7 @@ def _secret(path: str) -> tuple[dict, list[int], list]:
             secret = pickle.load(fh)
         owner = [0] * secret["n_probes"]
         codes = []
-        for k, (indices, fast, remainder) in enumerate(secret["asserts"]):
+        for k, (indices, _, remainder) in enumerate(secret["asserts"]):
             for p in indices:
                 owner[p] = k
             codes.append(compile(remainder, "<test>", "eval") if remainder is not None else None)

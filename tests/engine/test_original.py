@@ -63,20 +63,22 @@ def _problem(test: str, entry: str = "add", tid: str = "Orig/add") -> Problem:
 
 
 def test_judge_keeps_the_original_semantics():
-    test = "METADATA = {}\ndef check(candidate):\n    assert candidate(1, 2) == 3\n    assert abs(candidate(1.5, 1) - 2.5) < 1e-9\n\ncheck(add)\n"
+    test = ("METADATA = {}\ndef check(candidate):\n    assert candidate(1, 2) == 3\n"
+            "    assert abs(candidate(1.5, 1) - 2.5) < 1e-9\n\ncheck(add)\n")
     progs = {
         "good": "def add(a, b):\n    return a + b\n",
         "wrong": "def add(a, b):\n    return a - b\n",
         "raises": "def add(a, b):\n    raise ValueError\n",
         "slow_wrong": "def add(a, b):\n    return 3\n",  # passes the first assert, fails the remainder child's
         "main_block": "def add(a, b):\n    return a + b\nif __name__ == '__main__':\n    raise SystemExit\n",
-        "own_check_helper": "def check(x):\n    return x\ndef add(a, b):\n    return check(a) + b\n",  # the test's check replaces it
+        # the test's check replaces a helper of that name, as when the test ran beside it
+        "own_check_helper": "def check(x):\n    return x\ndef add(a, b):\n    return check(a) + b\n",
         "metadata": "def add(a, b):\n    return a + b + len(METADATA)\n",
         "numpy_scalar": "import numpy as np\ndef add(a, b):\n    return np.float64(a + b)\n",
         "dict_keys": "def add(a, b):\n    return {a + b: 0}.keys() if a == 1 else a + b\n",
     }
     out = Judge(None, workers=1, progress=False).judge_programs({"Orig/add": list(progs.values())},
                                                                 {"Orig/add": _problem(test)})["Orig/add"]
-    got = dict(zip(progs, (v.base for v in out)))
+    got = dict(zip(progs, (v.base for v in out), strict=True))
     assert got == {"good": True, "wrong": False, "raises": False, "slow_wrong": False, "main_block": False,
                    "own_check_helper": False, "metadata": True, "numpy_scalar": True, "dict_keys": False}

@@ -45,8 +45,8 @@ def test_lm_eval_task_scores_a_pool_of_forgers_zero(tmp_path):
 def test_lm_eval_tasks_on_the_original_tests_score_forgers_zero(tmp_path):
     # issue 33: tasks on humaneval-original and mbpp-sanitized (YAMLs of our own through --include_path, the
     # package ships none), every answer a forger's body: 0 for CodeT's pick and for the oracle
-    from coderank_evalplus.io.problems import load_problems
     from coderank_evalplus.integrations.lm_eval import tasks_dir
+    from coderank_evalplus.io.problems import load_problems
 
     template = (tasks_dir() / "_coderank_template_yaml").read_text()
     tasks = tmp_path / "tasks"

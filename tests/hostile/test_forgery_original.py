@@ -16,7 +16,8 @@ from tests.hostile.forgers import ALWAYS_EQUAL, ENGINE_FORGERS, GOOD, HONEST_WRO
 
 TESTS = {
     "Orig/check": "METADATA = {}\n\n\ndef check(candidate):\n    assert candidate(1, 2) == 3\n"
-                  "    assert candidate(2, 2) == 4\n    for k in range(5):\n        assert candidate(k, 3 * k) == 4 * k\n"
+                  "    assert candidate(2, 2) == 4\n    for k in range(5):\n"
+                  "        assert candidate(k, 3 * k) == 4 * k\n"
                   "    assert abs(candidate(0.5, 0.25) - 0.75) < 1e-6\n\n\ncheck(add)\n",
     "Orig/asserts": "import math\nassert add(1, 2) == 3\nassert math.isclose(add(0.5, 0.25), 0.75)\n"
                     "assert set([add(2, 2)]) == {4}\n",
@@ -34,7 +35,7 @@ def judged(tmp_path_factory):
     progs = [GOOD, HONEST_WRONG, ALWAYS_EQUAL, OPAQUE_CLAIMS] + list(FORGERS.values())
     judge = Judge(ResultCache(tmp_path_factory.mktemp("forge_orig") / "c.sqlite"), workers=2, progress=False)
     out = judge.judge_programs({t: progs for t in TESTS}, _problems())
-    return {t: dict(zip(progs, vs)) for t, vs in out.items()}, judge
+    return {t: dict(zip(progs, vs, strict=True)) for t, vs in out.items()}, judge
 
 
 @pytest.mark.parametrize("task", sorted(TESTS))
