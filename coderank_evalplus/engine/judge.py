@@ -225,6 +225,79 @@ def _evalplus_observe(dataset: str, entry_point: str, code, inputs: list, time_l
             flush()
 
 
+def _original_observe(code, prelude, probes: list, want: list, workdir: str, rep: int, ans: int,
+                      cpu_limit: float) -> None:  # pragma: no cover - runs in the check child
+    """In the child of a check on the original tests (``engine/original.py``): run the candidate (as the test's
+    module: ``__name__ == "__main__"``), then the test's prelude, then each probe in order, all under one CPU-time
+    limit as before; *report* each probe's value (``report.frame``), then an end frame. A value the format cannot carry is compared here with the candidate's
+    own ``==`` (or truth), against the literal the referee sends for it; the referee lists such a pass."""
+    import evalplus.eval as ev
+
+    from coderank_evalplus.engine.sandbox.report import COMPARED, NEED, VALUE, encode_value, frame
+
+    write, read, loads, now = os.write, os.read, pickle.loads, time.perf_counter
+    none = encode_value(None)
+    tempfile.tempdir = workdir
+    os.chdir(workdir)
+    _install_timeout_handlers()
+    ev.reliability_guard(maximum_memory_bytes=_memory_cap())
+    buf: list[bytes] = []
+    size = [0, now()]
+
+    def flush() -> None:
+        data = b"".join(buf)
+        buf.clear()
+        view = memoryview(data)
+        while view:
+            view = view[write(rep, view):]
+        size[0], size[1] = 0, now()
+
+    def receive() -> tuple:
+        raw = b""
+        while len(raw) < 4 or len(raw) < 4 + int.from_bytes(raw[:4], "little"):
+            more = read(ans, 1 << 20)
+            if not more:
+                raise EOFError
+            raw += more
+        return loads(raw[4:])
+
+    env: dict = {"__name__": "__main__"}
+    try:
+        with ev.swallow_io(), _cpu_time_limit(cpu_limit):
+            exec(code, env)
+            exec(prelude, env)
+            for i, probe in enumerate(probes):
+                out = eval(probe, env)
+                if not want[i]:
+                    rec = frame(VALUE, i, none)
+                else:
+                    try:
+                        rec = frame(VALUE, i, encode_value(out))
+                    except Exception:  # noqa: BLE001 - Opaque, too deep: a numpy scalar stands for its value
+                        rec = b""
+                        if type(out).__module__ == "numpy" and getattr(out, "ndim", None) == 0:
+                            try:
+                                rec = frame(VALUE, i, encode_value(out.item()))
+                            except Exception:  # noqa: BLE001
+                                rec = b""
+                    if not rec:
+                        buf.append(frame(NEED, i, type(out).__qualname__.encode("utf-8", "replace")[:200]))
+                        flush()
+                        op, expected = receive()
+                        ok = bool(out == expected) if op == "==" else bool(out)
+                        rec = frame(COMPARED, i, b"\x01" if ok else b"\x00")
+                buf.append(rec)
+                size[0] += len(rec)
+                if i < _EAGER_REPORTS or size[0] > 65536 or now() - size[1] > 0.002:
+                    flush()
+        buf.append(frame(VALUE, len(probes), none))  # the end: every probe returned, within the limit
+    except BaseException:  # noqa: BLE001 - the candidate failed a test: nothing more to report
+        pass
+    finally:
+        if buf:
+            flush()
+
+
 def _compile_candidate(text: str, filename: str):
     """(code, False): the program compiled in the worker, as ``exec`` of its text would compile it in evalplus's
     child (no ``from __future__`` flag of this module), so that the children of its checks need not; (None, True):
@@ -245,13 +318,13 @@ def _compile_candidate(text: str, filename: str):
 def _run_original(code, prelude, probes: list, want: list, plan_file: str) -> tuple[bool, Optional[str]]:
     """One check on the original tests, split (``engine/original.py``): the child runs the candidate and reports
     what its probes returned; this worker's referee, which alone reads the asserts' remainders, decides."""
-    from coderank_evalplus.engine import original, referee
+    from coderank_evalplus.engine import referee
     from coderank_evalplus.engine.sandbox.runner import _kill_group, run_reported
 
     budget = ORIGINAL_TEST_CPU_LIMIT + 1
     referee.referee()
     return run_reported(
-        lambda wd, rep, ans: original.observe(code, prelude, probes, want, wd, rep, ans, ORIGINAL_TEST_CPU_LIMIT),
+        lambda wd, rep, ans: _original_observe(code, prelude, probes, want, wd, rep, ans, ORIGINAL_TEST_CPU_LIMIT),
         lambda pid, rfd, wfd, deadline: referee.ask({"mode": "original", "plan": plan_file}, rfd, wfd, pid,
                                                    deadline, _kill_group),
         wall_timeout=3 * budget + 5, cpu_budget=int(math.ceil(budget)))

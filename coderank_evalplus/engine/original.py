@@ -8,7 +8,8 @@ bound to a candidate call (``solution = candidate(...)``) is inlined where it is
 become literals; and each assert is split (``engine/split.py``) into *probes* -- ``poly([1, 2], find_zero([1, 2]))``
 -- and a remainder over their values -- ``math.fabs(__probe(0)) < 0.0001``. The judge's check child evaluates the
 probes in the order the test would call them, under the test's one CPU budget, and *reports* their values
-(``sandbox/report.py``); the referee, which alone reads the remainders, decides (``referee_original``): a fast
+(``sandbox/report.py``, ``judge._original_observe``); the referee, which alone reads the remainders, decides
+(``referee_original``): a fast
 form (``probe == literal``, ``is``, truth) there, the rest in one confined child that runs no candidate code.
 
 What the candidate sees of the test stays as it was: the test's top-level imports and literals run in its
@@ -23,8 +24,6 @@ import copy
 import os
 import pickle
 import sys
-import tempfile
-import time
 import types
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -385,85 +384,6 @@ def write_secret(plan: OriginalPlan, path: str) -> None:
     with open(path, "wb") as fh:
         pickle.dump(plan.secret(), fh, protocol=pickle.HIGHEST_PROTOCOL)
 
-
-
-# --- the check child (candidate side) ------------------------------------------------------------------
-
-_EAGER_REPORTS = 16  # probes reported one by one before batching (most wrong programs fail early)
-
-
-def observe(code: Any, prelude: Any, probes: list, want: list, workdir: str, rep: int, ans: int,
-            cpu_limit: float) -> None:  # pragma: no cover - runs in the check child
-    """In the child: run the candidate (as the test's module: ``__name__ == "__main__"``), then the test's prelude,
-    then each probe in order, all under one CPU-time limit as before; *report* each probe's value
-    (``report.frame``), then an end frame. A value the format cannot carry is compared here with the candidate's
-    own ``==`` (or truth), against the literal the referee sends for it; the referee lists such a pass."""
-    import evalplus.eval as ev
-
-    from coderank_evalplus.engine.judge import _cpu_time_limit, _install_timeout_handlers, _memory_cap
-    from coderank_evalplus.engine.sandbox.report import COMPARED, NEED, VALUE, encode_value, frame
-
-    write, read, loads, now = os.write, os.read, pickle.loads, time.perf_counter
-    none = encode_value(None)
-    tempfile.tempdir = workdir
-    os.chdir(workdir)
-    _install_timeout_handlers()
-    ev.reliability_guard(maximum_memory_bytes=_memory_cap())
-    buf: list[bytes] = []
-    size = [0, now()]
-
-    def flush() -> None:
-        data = b"".join(buf)
-        buf.clear()
-        view = memoryview(data)
-        while view:
-            view = view[write(rep, view):]
-        size[0], size[1] = 0, now()
-
-    def receive() -> tuple:
-        raw = b""
-        while len(raw) < 4 or len(raw) < 4 + int.from_bytes(raw[:4], "little"):
-            more = read(ans, 1 << 20)
-            if not more:
-                raise EOFError
-            raw += more
-        return loads(raw[4:])
-
-    env: dict = {"__name__": "__main__"}
-    try:
-        with ev.swallow_io(), _cpu_time_limit(cpu_limit):
-            exec(code, env)
-            exec(prelude, env)
-            for i, probe in enumerate(probes):
-                out = eval(probe, env)
-                if not want[i]:
-                    rec = frame(VALUE, i, none)
-                else:
-                    try:
-                        rec = frame(VALUE, i, encode_value(out))
-                    except Exception:  # noqa: BLE001 - Opaque, too deep: a numpy scalar stands for its value
-                        rec = b""
-                        if type(out).__module__ == "numpy" and getattr(out, "ndim", None) == 0:
-                            try:
-                                rec = frame(VALUE, i, encode_value(out.item()))
-                            except Exception:  # noqa: BLE001
-                                rec = b""
-                    if not rec:
-                        buf.append(frame(NEED, i, type(out).__qualname__.encode("utf-8", "replace")[:200]))
-                        flush()
-                        op, expected = receive()
-                        ok = bool(out == expected) if op == "==" else bool(out)
-                        rec = frame(COMPARED, i, b"\x01" if ok else b"\x00")
-                buf.append(rec)
-                size[0] += len(rec)
-                if i < _EAGER_REPORTS or size[0] > 65536 or now() - size[1] > 0.002:
-                    flush()
-        buf.append(frame(VALUE, len(probes), none))  # the end: every probe returned, within the limit
-    except BaseException:  # noqa: BLE001 - the candidate failed a test: nothing more to report
-        pass
-    finally:
-        if buf:
-            flush()
 
 
 # --- the referee's side ----------------------------------------------------------------------------------
