@@ -82,3 +82,19 @@ def test_judge_keeps_the_original_semantics():
     got = dict(zip(progs, (v.base for v in out), strict=True))
     assert got == {"good": True, "wrong": False, "raises": False, "slow_wrong": False, "main_block": False,
                    "own_check_helper": False, "metadata": True, "numpy_scalar": True, "dict_keys": False}
+
+
+def test_humaneval_tests_with_loops_helpers_and_random_inputs_keep_their_verdicts():
+    # tests that are more than a list of asserts: a loop over rng inputs with the prompt's helper on the output
+    # (/32), random inputs through the prompt's encoder (/38), values of the test's own (/151); canonical passes,
+    # a wrong one fails
+    from coderank_evalplus.io.problems import load_original_humaneval
+
+    probs = load_original_humaneval()
+    tasks = [f"HumanEval/{n}" for n in (32, 38, 151)]
+    progs = {}
+    for t in tasks:
+        p = probs[t]
+        progs[t] = [p.prompt + p.canonical_solution, p.prompt + "    return None\n"]
+    out = Judge(None, workers=2, progress=False).judge_programs(progs, probs)
+    assert {t: [v.base for v in vs] for t, vs in out.items()} == {t: [True, False] for t in tasks}
