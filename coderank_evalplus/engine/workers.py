@@ -146,7 +146,8 @@ def main() -> None:  # pragma: no cover - runs in the worker interpreter
 
 class _Worker:
     def __init__(self) -> None:
-        root = str(Path(__file__).resolve().parents[1])
+        # The folder that holds this package, so a worker imports the same copy as its parent (not one in its cwd)
+        root = str(Path(__file__).resolve().parents[2])
         code = f"import sys; sys.path.insert(0, {root!r}); from coderank_evalplus.engine.workers import main; main()"
         # A fixed hash seed: set iteration order (and so the behaviour of candidates that zip two sets, say)
         # must not change from one run, or one worker, to the next.
