@@ -39,6 +39,17 @@ class Opaque(Exception):
 
 def encode_value(value: Any) -> bytes:
     """The value as tagged bytes; raises ``Opaque`` for anything but exact builtin value types."""
+    t = type(value)
+    if t is bool:  # the common results, written directly (the same bytes as ``_enc``)
+        return b"t" if value else b"f"
+    if t is int:
+        raw = value.to_bytes((value.bit_length() + 8) // 8, "little", signed=True)
+        return b"i" + _U.pack(len(raw)) + raw
+    if t is str:
+        raw = value.encode("utf-8", "surrogatepass")
+        return b"s" + _U.pack(len(raw)) + raw
+    if value is None:
+        return b"n"
     out: list[bytes] = []
     _enc(value, out, 0)
     return b"".join(out)
