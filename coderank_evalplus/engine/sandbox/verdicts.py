@@ -194,9 +194,11 @@ def decide(plan: ProbePlan, items: Sequence[tuple], todo: Sequence[int], failure
         fail_every_item(results, items, todo, *failure)
         return results
     crash = (RAISED, digest_text("crash"))
+    call_probe, get = plan.call_probe, probe_results.get
     for idx in todo:
-        if idx in plan.call_probe:
-            results[idx] = probe_results.get(plan.call_probe[idx], crash)
+        p = call_probe.get(idx)
+        if p is not None:
+            results[idx] = get(p, crash)
     results.update(verdicts(plan, todo, probe_results, values, cpu, wall, defer))
     return results
 
@@ -207,19 +209,20 @@ def verdicts(plan: ProbePlan, todo: Sequence[int], results: dict[int, tuple[int,
     """(outcome, 0) of every check / assert item in ``todo`` from its probes' ``results`` and ``values``."""
     out: dict[int, tuple[int, int]] = {}
     slow: list[tuple] = []
-    memo = plan.memo
+    memo, call_probe, tests, expected_bytes = plan.memo, plan.call_probe, plan.tests, plan.expected_bytes
     for idx in todo:
-        if idx in plan.call_probe:
+        if idx in call_probe:
             continue
-        split, indices, code, raw = plan.tests[idx]
-        if split.remainder is None or any(p not in results for p in indices):
+        split, indices, code, raw = tests[idx]
+        if split.remainder is None or (indices[0] not in results if len(indices) == 1 else
+                                       any(p not in results for p in indices)):
             out[idx] = (ERROR, 0)
         elif split.fast is not None:
             p = indices[split.fast[1]]
             value = values.get(p)
             if value is None or results[p][0] != RETURNED:
                 out[idx] = (_fast_verdict(split.fast, results[p], value, raw), 0)
-            elif plan.expected_bytes.get(idx) == value:  # decodes to a copy of the literal: == holds
+            elif expected_bytes.get(idx) == value:  # decodes to a copy of the literal: == holds
                 out[idx] = (PASS, 0)
             elif len(value) <= _MEMO_BYTES:
                 got = memo.get((idx, value))
