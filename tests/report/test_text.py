@@ -7,7 +7,8 @@ BASE = {"load_s": 1.0, "execute_s": 2.0, "programs": 10, "items": 100, "cached_i
 
 
 def test_judged_by_us_counts_the_distinct_programs_and_the_samples():
-    line = timing_line({**BASE, "judge_s": 4.2, "judged_samples": 820, "judged_programs": 611, "verdicts_from": "judge"})
+    line = timing_line({**BASE, "judge_s": 4.2, "judged_samples": 820, "judged_programs": 611,
+                        "verdicts_from": "judge"})
     assert "judge 4.2 s (611 programs judged for 820 samples)" in line
 
 

@@ -15,8 +15,8 @@ probes, fires at least once per limit of wall time; each firing checks the runni
 timer for what is left of it (wall time never runs slower than the CPU clock), so a probe is stopped when its own
 CPU time reaches the limit (``ITIMER_PROF`` would fire on the first scheduler tick after the limit, 4 ms late here).
 A candidate that disarms the process's timer itself loses its CPU limits for the rest of that child: the worker's
-looser wall-clock watchdog, which otherwise only catches programs that sleep or block, then times its probes out. Returned values are kept as canonical digests, so outputs of different programs can
-be compared (SRank, MBR).
+looser wall-clock watchdog, which otherwise only catches programs that sleep or block, then times its probes out.
+Returned values are kept as canonical digests, so outputs of different programs can be compared (SRank, MBR).
 """
 
 from __future__ import annotations
