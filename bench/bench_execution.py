@@ -45,6 +45,7 @@ def own_cpu_seconds() -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data-dir", default=os.environ.get("CODERANK_DATA", "../shared/data"))
+    ap.add_argument("--dataset", default="humaneval", help="with --solutions/--tests: another dataset (mbpp...)")
     ap.add_argument("--cpu-limit", type=float, default=0.1)
     ap.add_argument("--workers", type=int, default=None)
     ap.add_argument("--limit", type=int, default=None, help="first N problems only")
@@ -55,7 +56,7 @@ def main() -> None:
     ap.add_argument("--tests", default=None, help="another test pool (default: CodeT's CodeGen-16B test samples)")
     args = ap.parse_args()
 
-    problems = load_problems("humaneval", args.data_dir)
+    problems = load_problems(args.dataset, args.data_dir)
     sols = read_solutions(Path(args.solutions or Path(args.data_dir) / SOL), problems, args.data_dir)
     tests = read_test_samples(Path(args.tests or Path(args.data_dir) / TST), problems, args.data_dir)
     tids = [t for t in problems if t in sols][: args.limit]
