@@ -5,7 +5,7 @@ CodeT's own ``{prompt, samples}`` files), and both judge on the original HumanEv
 from a checkout of github.com/microsoft/CodeT (``--codet-dir`` = its ``CodeT`` folder; never copied here); ours
 runs ``rerank --dataset humaneval-original --methods codet`` with a fresh results folder and caches. ``--rounds 2``
 runs CodeT, ours, ours, CodeT. Prints each wall time with the machine's load, the median ratio, and our timing
-block.
+block. ``--before DIR`` adds a third side: the same rerank from another checkout of this package (before a change).
 
     python bench/bench_codet_side_by_side.py --codet-dir /work/ref/CodeT/CodeT --data-dir ../shared/data --problems 30
 """
@@ -44,6 +44,8 @@ def main() -> None:
     ap.add_argument("--problems", type=int, default=30, help="first N problems of CodeT's solution file")
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--work-dir", default=None, help="where the runs go (default: a new temp dir, kept)")
+    ap.add_argument("--before", default=None, help="another checkout of this package (e.g. before a change): its "
+                    "rerank runs too, as a third side")
     args = ap.parse_args()
 
     data = Path(args.data_dir).resolve()
@@ -78,14 +80,18 @@ def main() -> None:
                 "--methods", "codet", "--solutions", str(tmp / "solutions.jsonl"), "--tests", str(tmp / "tests.jsonl"),
                 "--data-dir", str(data), "--output", str(run_dir), "--quiet"]
 
-    sides = {"codet": (codet, args.codet_dir), "ours": (ours, str(REPO))}
-    walls: dict[str, list[float]] = {"codet": [], "ours": []}
+    sides = {"codet": (codet, args.codet_dir, env), "ours": (ours, str(REPO), env)}
+    if args.before:
+        before_repo = Path(args.before).resolve()
+        sides["before"] = (ours, str(before_repo), dict(env, PYTHONPATH=os.pathsep.join(
+            [str(before_repo)] + env["PYTHONPATH"].split(os.pathsep)[1:])))
+    walls: dict[str, list[float]] = {name: [] for name in sides}
     for r in range(args.rounds):
-        for side in (("codet", "ours") if r % 2 == 0 else ("ours", "codet")):
+        for side in (list(sides) if r % 2 == 0 else list(sides)[::-1]):
             run_dir = tmp / f"{side}{r + 1}"
             run_dir.mkdir()
-            cmd, cwd = sides[side]
-            run_env = dict(env, CODERANK_CACHE=str(run_dir / "user_cache"))  # cold: nothing cached from before
+            cmd, cwd, side_env = sides[side]
+            run_env = dict(side_env, CODERANK_CACHE=str(run_dir / "user_cache"))  # cold: nothing cached from before
             before = load()
             t0 = time.monotonic()
             proc = subprocess.run(cmd(run_dir), env=run_env, cwd=cwd, capture_output=True, text=True)
@@ -96,13 +102,16 @@ def main() -> None:
                 sys.exit(f"{side} failed (exit {proc.returncode}); see {run_dir}/stderr.txt:\n{proc.stderr[-2000:]}")
             walls[side].append(wall)
             print(f"round {r + 1} {side:5s} wall {wall:7.1f} s   ({before} before, {load()} after)", flush=True)
-            if side == "ours":
+            if side != "codet":
                 print("    " + proc.stdout.strip().splitlines()[-1])
             else:
                 print("    " + " | ".join(line.split(" - ")[-1] for line in proc.stderr.splitlines()
                                           if "pass@" in line or "pass rates" in line)[:400])
     c, o = statistics.median(walls["codet"]), statistics.median(walls["ours"])
     print(f"median wall: CodeT {c:.1f} s, ours {o:.1f} s; ours is {c / o:.2f}x faster")
+    if "before" in walls:
+        b = statistics.median(walls["before"])
+        print(f"median wall before: {b:.1f} s; CodeT / before {c / b:.2f}x, before / ours {b / o:.2f}x")
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ from coderank_evalplus.types import TIMED_OUT, TIMEOUT
 
 SOL = "microsoft_CodeT/generated_data/HumanEval_codegen16B_temp0.8_topp0.95_num100_max300_code_solution.jsonl"
 TST = "microsoft_CodeT/generated_data/HumanEval_codegen16B_temp0.8_topp0.95_num100_max300_test_case.jsonl"
+MATRICES = ("pass_matrix", "output_matrix", "output_kind", "trial_matrix", "compiled", "program_of_candidate")
 
 
 def cpu_seconds() -> float:
@@ -44,18 +45,22 @@ def own_cpu_seconds() -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data-dir", default=os.environ.get("CODERANK_DATA", "../shared/data"))
+    ap.add_argument("--dataset", default="humaneval", help="with --solutions/--tests: another dataset (mbpp...)")
     ap.add_argument("--cpu-limit", type=float, default=0.1)
     ap.add_argument("--workers", type=int, default=None)
     ap.add_argument("--limit", type=int, default=None, help="first N problems only")
     ap.add_argument("--judge", action="store_true", help="also judge every unique solution on the base tests")
-    ap.add_argument("--save-matrix", default=None, help="write the pass matrices to this .npz (to diff runs)")
+    ap.add_argument("--save-matrix", default=None, help="write every matrix (pass, output, output kind, trial, "
+                    "compiled, candidate → row) to this .npz, as '<task>|<name>' (to diff runs: compare_matrices.py)")
+    ap.add_argument("--solutions", default=None, help="another sample file (default: CodeT's CodeGen-16B solutions)")
+    ap.add_argument("--tests", default=None, help="another test pool (default: CodeT's CodeGen-16B test samples)")
     args = ap.parse_args()
 
-    problems = load_problems("humaneval", args.data_dir)
-    sols = read_solutions(Path(args.data_dir) / SOL, problems, args.data_dir)
-    tests = read_test_samples(Path(args.data_dir) / TST, problems, args.data_dir)
-    tids = list(problems)[: args.limit]
-    works = [ProblemWork(problems[t], sols[t], build_suite(tests[t], problems[t].entry_point)) for t in tids]
+    problems = load_problems(args.dataset, args.data_dir)
+    sols = read_solutions(Path(args.solutions or Path(args.data_dir) / SOL), problems, args.data_dir)
+    tests = read_test_samples(Path(args.tests or Path(args.data_dir) / TST), problems, args.data_dir)
+    tids = [t for t in problems if t in sols][: args.limit]
+    works = [ProblemWork(problems[t], sols[t], build_suite(tests.get(t, []), problems[t].entry_point)) for t in tids]
     with tempfile.TemporaryDirectory() as tmp:
         cache = ResultCache(Path(tmp) / "cache.sqlite")
         stats = ExecutionStats()
@@ -76,7 +81,8 @@ def main() -> None:
         print(f"wall                     {wall:.1f} s")
         print(f"CPU (this + children)    {cpu:.1f} s (this process {main_cpu:.1f} s)")
         if args.save_matrix:
-            np.savez_compressed(args.save_matrix, **{t: e.pass_matrix for t, e in ex.items()})
+            np.savez_compressed(args.save_matrix, **{f"{t}|{name}": getattr(e, name) for t, e in ex.items()
+                                                     for name in MATRICES})
         if args.judge:
             from coderank_evalplus.engine.judge import Judge
 

@@ -201,8 +201,8 @@ def _rerank(dataset: str, problems: Mapping[str, Problem], solutions: Mapping[st
         else:
             verdicts_from = str(eval_results)
     suspicious: list[dict] = []
-    judged = _judge_needed(works, executions, outcomes, problems, methods, cfg, cache, executor, prejudged,
-                           suspicious)
+    judged, judged_programs, judge_cached = _judge_needed(works, executions, outcomes, problems, methods, cfg, cache,
+                                                          executor, prejudged, suspicious)
     clock.lap("judge")
     table = _metrics_table(outcomes, methods, cfg, any(p.has_plus for p in problems.values()) and cfg.plus)
     clock.lap("metrics")
@@ -212,7 +212,8 @@ def _rerank(dataset: str, problems: Mapping[str, Problem], solutions: Mapping[st
                   "cached_items": stats.cached_pairs, "wall_s": round(stats.wall_s, 2)}
     timing = clock.seconds()
     timing.update(programs=stats.unique_programs, items=stats.pairs, executed_items=stats.executed_pairs,
-                  cached_items=stats.cached_pairs, judged_samples=judged, verdicts_from=verdicts_from,
+                  cached_items=stats.cached_pairs, judged_samples=judged, judged_programs=judged_programs,
+                  judge_cached=judge_cached, verdicts_from=verdicts_from,
                   suspicious=len(suspicious))
     extra = {"suspicious": suspicious}
     if cfg.mutate is not None:
@@ -271,9 +272,11 @@ def _judge_needed(works: Sequence[ProblemWork], executions: Mapping[str, Executi
                   outcomes: dict[str, ProblemOutcome], problems: Mapping[str, Problem], methods: Sequence[str],
                   cfg: RerankConfig, cache: Optional[ResultCache], executor: Optional[Executor] = None,
                   prejudged: Optional[Mapping[str, Sequence[Verdict]]] = None,
-                  suspicious: Optional[list] = None) -> int:
+                  suspicious: Optional[list] = None) -> tuple[int, int, int]:
     """Judge exactly the candidates some metric needs (all of them when a baseline is reported); their verdicts
-    come from ``prejudged`` (per task, per sample) where it has the task. Returns how many samples were judged;
+    come from ``prejudged`` (per task, per sample) where it has the task. Returns how many samples were judged,
+    how many distinct programs they are (samples with the same program text share one verdict) and how many of
+    those verdicts came from the cache;
     the samples that passed only through their own ``==`` go into ``suspicious`` ({task_id, sample, why})."""
     k_max = max(cfg.ks)
     need_all = any(m in BASELINES for m in methods)
@@ -292,7 +295,7 @@ def _judge_needed(works: Sequence[ProblemWork], executions: Mapping[str, Executi
         needed_idx[tid] = idx
         to_judge[tid] = [w.programs[c] for c in idx]
     if not to_judge:
-        return 0
+        return 0, 0, 0
     judge = Judge(cache, cfg.workers, cfg.min_time_limit, cfg.gt_time_limit_factor, cfg.progress, executor,
                   strict=cfg.strict)
     verdicts = judge.judge_programs(to_judge, problems, plus=cfg.plus)
@@ -303,7 +306,7 @@ def _judge_needed(works: Sequence[ProblemWork], executions: Mapping[str, Executi
             why = judge.suspicious.get((tid, by_tid[tid].programs[c]))
             if why and suspicious is not None:
                 suspicious.append({"task_id": tid, "sample": c, "why": why})
-    return sum(len(idx) for idx in needed_idx.values())
+    return sum(len(idx) for idx in needed_idx.values()), judge.checked + judge.cached, judge.cached
 
 
 def _correct(out: ProblemOutcome, split: str) -> np.ndarray:

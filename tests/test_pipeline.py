@@ -55,6 +55,8 @@ def test_timing_block_accounts_for_the_run(tmp_path):
     assert all(t[p] >= 0 for p in phases) and t["load_s"] >= 1.5
     assert abs(t["total_s"] - sum(t[p] for p in phases)) < 0.05
     assert (t["programs"], t["cached_items"], t["judged_samples"]) == (2, 0, 4)
+    assert (t["judged_programs"], t["judge_cached"]) == (2, 0)  # 4 samples, 2 distinct programs: 2 verdicts
     assert t["items"] == t["executed_items"] > 0
     again = rerank("humaneval", {"T/0": PROB}, SOLUTIONS, TESTS, CFG, ResultCache(tmp_path / "c.sqlite")).timing
     assert again["cached_items"] == t["items"] and again["executed_items"] == 0
+    assert (again["judged_samples"], again["judged_programs"], again["judge_cached"]) == (4, 2, 2)

@@ -20,6 +20,7 @@ _MAX_DEPTH = 64
 _INT_STR_BITS = 12_000  # str(int) is refused beyond 4300 digits (sys.int_info); larger ints go as hex
 _type, _str, _len, _repr, _sorted, _id, _isinstance, _getattr, _abs, _int = (
     type, str, len, repr, sorted, id, isinstance, getattr, abs, int)
+_blake2b, _join, _from_bytes = blake2b, b"".join, int.from_bytes
 
 
 def digest_text(text: str) -> int:
@@ -28,17 +29,31 @@ def digest_text(text: str) -> int:
     return int.from_bytes(h.digest(), "little") >> 1
 
 
-def digest_value(value: object) -> int:
-    """63-bit digest of the canonical form of ``value``."""
-    h = blake2b(digest_size=8)
-    _feed(h.update, value, set(), 0)
-    return int.from_bytes(h.digest(), "little") >> 1
+def digest_value(value: Any) -> int:
+    """63-bit digest of the canonical form of ``value``.
+
+    The canonical text is hashed in one call (the same bytes as fed piece by piece: the same digest); the
+    common scalars are written directly, without the generic walk."""
+    t = _type(value)
+    if t is int and value.bit_length() < _INT_STR_BITS:
+        data = b"I" + _str(value).encode()
+    elif t is bool:
+        data = b"B1" if value else b"B0"
+    elif value is None:
+        data = b"N"
+    elif t is str:
+        data = b"S" + _str(_len(value)).encode() + b":" + value.encode("utf-8", "surrogatepass")
+    else:
+        parts: list = []
+        _feed(parts.append, value, set(), 0)
+        data = _join(parts)
+    return _from_bytes(_blake2b(data, digest_size=8).digest(), "little") >> 1
 
 
 def _sub_digest(value: object, active: set, depth: int) -> bytes:
-    h = blake2b(digest_size=8)
-    _feed(h.update, value, active, depth)
-    return h.digest()
+    parts: list = []
+    _feed(parts.append, value, active, depth)
+    return _blake2b(_join(parts), digest_size=8).digest()
 
 
 def _feed(update, value: Any, active: set, depth: int) -> None:  # noqa: C901 - one branch per type

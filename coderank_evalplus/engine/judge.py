@@ -480,6 +480,10 @@ class Judge:
         self._files: dict[tuple, str] = {}
         self._plans: dict[tuple, "OriginalPlan"] = {}
         self._evalplus_modules: Optional[frozenset[str]] = None
+        # distinct (task, program) verdicts given so far: checked now, or read from the cache; samples whose
+        # program text is identical share one of them
+        self.checked = 0
+        self.cached = 0
         self._tmp: Optional[tempfile.TemporaryDirectory] = None
 
     def _config(self, problem: Problem, split: str) -> str:
@@ -491,7 +495,8 @@ class Judge:
 
     def judge_programs(self, programs: Mapping[str, Sequence[str]], problems: Mapping[str, Problem],
                        plus: bool = True) -> dict[str, list[Verdict]]:
-        """Verdicts for the given programs of each task (only tasks named in ``programs``)."""
+        """Verdicts for the given programs of each task (only tasks named in ``programs``): each distinct program
+        text of a task is judged once (or read from the cache), and the samples that share it share its verdict."""
         from tqdm import tqdm
 
         results: dict[str, dict[str, Verdict]] = {t: {} for t in programs}
@@ -514,8 +519,10 @@ class Judge:
                         self.suspicious[(tid, prog)] = self.suspicious.get((tid, prog)) or (
                             f"{', '.join(odd)}: an output compared by its own == (recorded when first judged)")
                     results[tid][prog] = self._verdict(base, pl if want_plus else None, odd)
+                    self.cached += 1
                 else:
                     todo.append(prog)
+            self.checked += len(todo)
             heavy: list[str] = []
             light = todo
             if todo and prob.has_plus:

@@ -32,10 +32,15 @@ def timing_line(timing: Mapping) -> str:
     """Where a run's time went (``RerankResult.timing``), in one line: seconds per phase, programs and items."""
     if not timing:
         return ""
-    judge = (f"judge {timing['judge_s']:.1f} s ({timing['judged_samples']:,} samples judged)"
-             if timing.get("verdicts_from", "judge") == "judge" else
-             f"judge {timing['judge_s']:.1f} s ({timing.get('judged_samples', 0):,} samples judged; verdicts from "
-             f"{timing['verdicts_from']})")
+    samples = timing.get("judged_samples", 0)
+    programs = timing.get("judged_programs", samples)  # results written before programs were counted
+    cached = timing.get("judge_cached", 0)
+    judged = f"{programs:,} programs judged" + (f" for {samples:,} samples" if samples else "")
+    if cached:
+        judged += f", {cached:,} of them from the cache"
+    if timing.get("verdicts_from", "judge") != "judge":
+        judged += f"; verdicts from {timing['verdicts_from']}"
+    judge = f"judge {timing['judge_s']:.1f} s ({judged})"
     odd = timing.get("suspicious")
     flagged = (f"\nsuspicious: {odd:,} judged samples passed only because their own == said so (listed in "
                "rerank_results.json; --strict fails them)" if odd else "")

@@ -44,6 +44,37 @@ def test_verdicts_equal_evalplus(tmp_path, humaneval_problems, codet_samples):
     assert again == ours
 
 
+class _CountingExecutor:
+    """The local pool, counting the programs its judge jobs carry."""
+
+    def __init__(self) -> None:
+        from coderank_evalplus.engine.executors import LocalExecutor
+
+        self.inner, self.programs = LocalExecutor(2), 0
+
+    def run(self, name, args, on_lost=None):
+        args = list(args)
+        self.programs += sum(len(job["programs"]) for job in args)
+        return self.inner.run(name, args, on_lost)
+
+    def share_file(self, path):
+        return path
+
+
+@needs_data
+def test_identical_samples_share_one_check_and_get_evalplus_verdicts(tmp_path, humaneval_problems, codet_samples):
+    sols, _ = codet_samples
+    tid = "HumanEval/7"
+    samples = sols[tid][:16]  # 7 distinct programs
+    distinct = len(set(samples))
+    assert distinct < len(samples)  # the slice has duplicates (CodeGen-16B repeats itself)
+    executor = _CountingExecutor()
+    judge = Judge(ResultCache(tmp_path / "c.sqlite"), workers=2, progress=False, executor=executor)
+    verdicts = judge.judge_programs({tid: samples}, humaneval_problems)[tid]
+    assert executor.programs == judge.checked == distinct and judge.cached == 0
+    assert [(v.base, v.plus) for v in verdicts] == [_evalplus_verdict(humaneval_problems[tid], s) for s in samples]
+
+
 def test_original_tests_mode():
     from coderank_evalplus.io.problems import load_original_humaneval
 

@@ -9,11 +9,14 @@ appended to a log after the slots. A child that dies (segfault, ``os._exit``, me
 running. The child decides no verdict: everything in it is the candidate's to change, so what it writes is only a
 claim about its outputs, and the worker compares the claims with the expected values, which never enter it.
 
-Per-probe limits are on *CPU* time, so results do not flip when the machine is busy: a wall-clock timer
-(``ITIMER_REAL``) set to the limit, checked against the process CPU clock when it fires (``ITIMER_PROF`` would fire
-on the first scheduler tick after the limit, 4 ms late here); the worker's looser wall-clock watchdog only catches
-programs that sleep or block. Returned values are kept as canonical digests, so outputs of different programs can
-be compared (SRank, MBR).
+Per-probe limits are on *CPU* time, so results do not flip when the machine is busy: each probe's deadline is its
+start on the process CPU clock plus the limit, and a wall-clock timer (``ITIMER_REAL``), armed once for a run of
+probes, fires at least once per limit of wall time; each firing checks the running probe's deadline and re-arms the
+timer for what is left of it (wall time never runs slower than the CPU clock), so a probe is stopped when its own
+CPU time reaches the limit (``ITIMER_PROF`` would fire on the first scheduler tick after the limit, 4 ms late here).
+A candidate that disarms the process's timer itself loses its CPU limits for the rest of that child: the worker's
+looser wall-clock watchdog, which otherwise only catches programs that sleep or block, then times its probes out.
+Returned values are kept as canonical digests, so outputs of different programs can be compared (SRank, MBR).
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from coderank_evalplus.engine.sandbox.guard import (
     worker_guarded_with,
 )
 from coderank_evalplus.engine.sandbox.limits import Limits
-from coderank_evalplus.engine.sandbox.report import NEED, VALUE, encode_value, frame
+from coderank_evalplus.engine.sandbox.report import FRAME, NEED, VALUE, encode_value
 
 # Shared-memory layout: a header (flag, import status (255 = not yet), import digest), then one slot per probe
 # in run order: (written flag, status, digest), then the value log: its length (u32) and report frames
@@ -158,7 +161,7 @@ def child_main(mm: mmap.mmap, program: str, code: Optional[Any], probes: Sequenc
 
     log_at = HEADER.size + len(order) * SLOT.size
     log_room = len(mm) - log_at - LOG_LEN.size
-    log_len, log_pack, log_unpack = LOG_LEN.size, LOG_LEN.pack_into, LOG_LEN.unpack_from
+    log_len, log_pack = LOG_LEN.size, LOG_LEN.pack_into
 
     # All probes run inside one evalplus ``swallow_io`` (entering it per probe cost ~12 µs, ~13 CPU-seconds over
     # the CodeGen-16B matrix). Each probe still starts as it would in a fresh one: the swallowed streams back in
@@ -167,8 +170,11 @@ def child_main(mm: mmap.mmap, program: str, code: Optional[Any], probes: Sequenc
     held[-1].__enter__()
     stream = sys.stdout
     cpu = limits.cpu
-    refire = timer[6] = max(cpu / 2, 0.01)
+    refire = timer[6] = min(cpu, max(cpu / 2, 0.01))
     timer[2], timer[3] = TIMED_OUT, _TIMEOUT_DIGEST
+    armed = False
+    used = LOG_LEN.unpack_from(mm, log_at)[0]  # bytes in the value log (earlier children's included)
+    frame_size, frame_pack = FRAME.size, FRAME.pack_into
     for pos in range(start, len(order)):
         idx = order[pos]
         status, dig = RAISED, 0
@@ -184,37 +190,45 @@ def child_main(mm: mmap.mmap, program: str, code: Optional[Any], probes: Sequenc
         sys.stdout = sys.stderr = sys.stdin = stream
         timer[0], timer[1] = pos, 0
         try:
-            # two system calls per probe: the timer is re-armed here by the next probe, stopped only if it fired
+            # Each probe's deadline is its start on the CPU clock plus the limit. The timer is armed once for a
+            # run of probes and fires at least every ``refire`` s of wall time; each firing during a probe
+            # re-arms it for what is left of that probe's CPU time (``_raise_timeout``), so a probe gets its
+            # whole limit and no more, at one clock read per probe instead of two timer system calls.
             timer[5] = _cpu_now() + cpu
-            setitimer(real_timer, cpu, refire)
+            if not armed:
+                setitimer(real_timer, cpu, refire)
+                armed = True
             try:
                 val = eval(probes[idx], env)
                 status, dig = RETURNED, digest_value(val)
                 if want[idx]:
                     try:
-                        record = frame(VALUE, idx, encode_value(val))
+                        record = encode_value(val)
+                        kind = VALUE
                     except Exception as why:  # noqa: BLE001 - Opaque, or too deep / too big for the format
-                        record = frame(NEED, idx, str(why).encode("utf-8", "replace")[:200])
+                        record, kind = str(why).encode("utf-8", "replace")[:200], NEED
                         if type(val).__module__ == "numpy" and getattr(val, "ndim", None) == 0:
                             try:  # a numpy scalar stands for its Python value (np.float64(2.5) == 2.5 held before)
-                                record = frame(VALUE, idx, encode_value(val.item()))
+                                record, kind = encode_value(val.item()), VALUE
                             except Exception:  # noqa: BLE001
                                 pass
             finally:
                 timer[5] = 0.0
-                if timer[1]:
+                if timer[1]:  # it fired into this probe: armed afresh for the next
                     setitimer(real_timer, 0)
+                    armed = False
         except _TimeLimitExceeded:
             status, dig, record = TIMED_OUT, _TIMEOUT_DIGEST, None
         except BaseException as exc:  # noqa: BLE001
             status, dig, record = RAISED, digest_text("exc:" + exc.__class__.__name__), None
         if record is not None:
-            used = log_unpack(mm, log_at)[0]
-            if used + len(record) > log_room:
-                record = frame(NEED, idx, b"too large")
-            if used + len(record) <= log_room:
+            if used + frame_size + len(record) > log_room:
+                record, kind = b"too large", NEED
+            if used + frame_size + len(record) <= log_room:
                 at = log_at + log_len + used
-                mm[at:at + len(record)] = record
-                log_pack(mm, log_at, used + len(record))
+                frame_pack(mm, at, kind, idx, len(record))
+                mm[at + frame_size:at + frame_size + len(record)] = record
+                used += frame_size + len(record)
+                log_pack(mm, log_at, used)
         pack_into(mm, HEADER.size + pos * SLOT.size, 1, status, dig)
     exit_(0)

@@ -27,6 +27,7 @@ VALUE, NEED, COMPARED = b"V", b"N", b"C"
 MAX_FRAME = 1 << 28  # 256 MiB: a larger record is refused (the check fails)
 MAX_DEPTH = 200  # deeper values are not encoded (they go the way of other unusual objects: compared in the child)
 _D, _Q, _U = struct.Struct("<d"), struct.Struct("<dd"), struct.Struct("<I")
+_SEQ_TAGS: dict[type, bytes] = {list: b"l", tuple: b"u", set: b"S", frozenset: b"F"}
 
 
 class ReportError(ValueError):
@@ -37,8 +38,27 @@ class Opaque(Exception):
     """A value this format does not carry (a class of the candidate's, a subclass of a builtin, numpy...)."""
 
 
+def _int_bytes(x: int) -> bytes:
+    raw = x.to_bytes((x.bit_length() + 8) // 8, "little", signed=True)
+    return b"i" + _U.pack(len(raw)) + raw
+
+
+_SMALL_MIN, _SMALL_MAX = -256, 1024
+_SMALL_INTS = [_int_bytes(i) for i in range(_SMALL_MIN, _SMALL_MAX)]  # the encodings of the ints met most
+
+
 def encode_value(value: Any) -> bytes:
     """The value as tagged bytes; raises ``Opaque`` for anything but exact builtin value types."""
+    t = type(value)
+    if t is bool:  # the common results, written directly (the same bytes as ``_enc``)
+        return b"t" if value else b"f"
+    if t is int:
+        return _SMALL_INTS[value - _SMALL_MIN] if _SMALL_MIN <= value < _SMALL_MAX else _int_bytes(value)
+    if t is str:
+        raw = value.encode("utf-8", "surrogatepass")
+        return b"s" + _U.pack(len(raw)) + raw
+    if value is None:
+        return b"n"
     out: list[bytes] = []
     _enc(value, out, 0)
     return b"".join(out)
@@ -53,8 +73,7 @@ def _enc(x: Any, out: list, depth: int) -> None:
     elif t is bool:
         out.append(b"t" if x else b"f")
     elif t is int:
-        raw = x.to_bytes((x.bit_length() + 8) // 8, "little", signed=True)
-        out += (b"i", _U.pack(len(raw)), raw)
+        out.append(_SMALL_INTS[x - _SMALL_MIN] if _SMALL_MIN <= x < _SMALL_MAX else _int_bytes(x))
     elif t is float:
         out += (b"d", _D.pack(x))
     elif t is complex:
@@ -65,9 +84,20 @@ def _enc(x: Any, out: list, depth: int) -> None:
     elif t is bytes:
         out += (b"b", _U.pack(len(x)), x)
     elif t is list or t is tuple or t is set or t is frozenset:
-        out += ({list: b"l", tuple: b"u", set: b"S", frozenset: b"F"}[t], _U.pack(len(x)))  # type: ignore[index]
-        for item in x:
-            _enc(item, out, depth + 1)
+        out += (_SEQ_TAGS[t], _U.pack(len(x)))
+        if depth >= MAX_DEPTH:  # its items are too deep: _enc says so
+            for item in x:
+                _enc(item, out, depth + 1)
+            return
+        append = out.append
+        for item in x:  # the common items written here, the rest by _enc (the same bytes)
+            ti = type(item)
+            if ti is int:
+                append(_SMALL_INTS[item - _SMALL_MIN] if _SMALL_MIN <= item < _SMALL_MAX else _int_bytes(item))
+            elif ti is bool:
+                append(b"t" if item else b"f")
+            else:
+                _enc(item, out, depth + 1)
     elif t is dict:
         out += (b"D", _U.pack(len(x)))
         for k, v in x.items():

@@ -35,7 +35,7 @@ from coderank_evalplus.engine.sandbox.child import (
 )
 from coderank_evalplus.engine.sandbox.guard import candidate_builtins, guard_lifted, os_fork, os_kill, os_killpg
 from coderank_evalplus.engine.sandbox.limits import Limits
-from coderank_evalplus.engine.sandbox.report import VALUE, FrameReader, ReportError
+from coderank_evalplus.engine.sandbox.report import COMPARED, FRAME, MAX_FRAME, NEED, VALUE
 
 _PRECOMPILE_MAX_CHARS = 100_000  # longer programs are compiled in the child, under its limits
 
@@ -204,8 +204,7 @@ def run_probes(program: str, codes: Sequence[Any], want: Sequence[bool], order: 
                 start, limits, mem_bytes, workdir, wfd, parent, ruleset),  # noqa: B023
                 ruleset, keep_ruleset=True)
             try:
-                finished = _watch(rfd, pid, lambda: _progress(mm, start, n), limits.import_wall + 0.5,  # noqa: B023
-                                  limits.wall + 0.5)
+                finished = _watch(rfd, pid, _Progress(mm, start, n), limits.import_wall + 0.5, limits.wall + 0.5)
             finally:
                 _end_child(pid, rfd)
                 _reset_workdir()
@@ -250,22 +249,41 @@ def run_probes(program: str, codes: Sequence[Any], want: Sequence[bool], order: 
 
 def read_values(log: bytes) -> dict[int, Optional[bytes]]:
     """Probe -> its encoded value (None: not encodable) from the child's value log, read strictly; a log that is
-    not made of well-formed frames ends where it stops being one (the probes after it have no value)."""
+    not made of well-formed frames ends where it stops being one (the probes after it have no value). The frames
+    of ``report.FrameReader``, parsed in place (one pass, no buffer kept)."""
     values: dict[int, Optional[bytes]] = {}
-    try:
-        for kind, index, payload in FrameReader().feed(log):
-            values[index] = payload if kind == VALUE else None
-    except ReportError:
-        pass
+    unpack, size, total = FRAME.unpack_from, FRAME.size, len(log)
+    pos = 0
+    while total - pos >= size:
+        kind, index, length = unpack(log, pos)
+        if kind not in _KINDS or length > MAX_FRAME:
+            break
+        start = pos + size
+        if total - start < length:
+            break
+        values[index] = log[start:start + length] if kind == VALUE else None
+        pos = start + length
     return values
 
 
-def _progress(mm: mmap.mmap, start: int, n: int) -> int:
-    """How many results the child has written so far (plus 1 once it got past the import)."""
-    done = 1 if mm[4] != 255 else 0
-    base = HEADER.size
-    step = SLOT.size
-    return done + sum(1 for p in range(start, n) if mm[base + p * step] == 1)
+_KINDS = (VALUE, NEED, COMPARED)
+
+
+class _Progress:
+    """How many results the child has written so far (plus 1 once it got past the import).
+
+    The child writes its slots in run order, so each look starts where the last one stopped: all the looks of
+    one child scan its slots once (scanning them all at every look cost O(probes) per 0.2 s of a long child)."""
+
+    def __init__(self, mm: mmap.mmap, start: int, n: int) -> None:
+        self.mm, self.start, self.next, self.n = mm, start, start, n
+
+    def __call__(self) -> int:
+        mm, base, step, p = self.mm, HEADER.size, SLOT.size, self.next
+        while p < self.n and mm[base + p * step] == 1:
+            p += 1
+        self.next = p
+        return (1 if mm[4] != 255 else 0) + p - self.start
 
 
 def run_function_in_child(target: Callable[[], bytes], wall_timeout: float, cpu_budget: Optional[int] = None,

@@ -19,7 +19,7 @@ from typing import Any, Optional, Sequence
 from coderank_evalplus.engine.canonical import digest_text
 from coderank_evalplus.engine.outcomes import ERROR, FAIL, PASS, RAISED, RETURNED, TIMED_OUT, TIMEOUT
 from coderank_evalplus.engine.sandbox.limits import Limits
-from coderank_evalplus.engine.sandbox.report import decode_value
+from coderank_evalplus.engine.sandbox.report import decode_value, encode_value
 from coderank_evalplus.engine.sandbox.runner import run_in_workdir, run_probes
 from coderank_evalplus.engine.split import PROBE, TRUSTED_MODULES, Split, check_body, split_assert
 
@@ -41,6 +41,12 @@ class ProbePlan:
     def __post_init__(self) -> None:
         self._index: dict[str, int] = {}
         self._codes: list[Any] = []
+        # fast-form item -> the expected literal's report bytes, where a reported value with exactly these bytes
+        # compares equal to it once decoded (checked once here: a NaN inside makes it unequal to its own copy)
+        self.expected_bytes: dict[int, bytes] = {}
+        # (item, reported bytes) -> the verdict they gave: wrong programs often return the same wrong value, and
+        # a verdict from a value of exact builtin types depends on nothing else (short values only)
+        self.memo: dict[tuple[int, bytes], int] = {}
 
     def probe(self, text: str) -> int:
         try:
@@ -107,7 +113,18 @@ def plan_items(items: Sequence[tuple]) -> ProbePlan:
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 split = Split((), None)
         plan.tests[idx] = (split, indices, code, raw)
+        if split.fast is not None and split.fast[0] == "==":
+            try:
+                enc = encode_value(split.fast[2])
+                if decode_value(enc) == split.fast[2]:
+                    plan.expected_bytes[idx] = enc
+            except Exception:  # noqa: BLE001 - not encodable, or == raised: decoded and compared each time
+                pass
     return plan
+
+
+_MEMO_BYTES = 256  # reported values up to this size are remembered with their verdict (per plan, per item)
+_MEMO_MAX = 1 << 16  # entries per plan
 
 
 class _ProbeFailed(Exception):
@@ -178,9 +195,11 @@ def decide(plan: ProbePlan, items: Sequence[tuple], todo: Sequence[int], failure
         fail_every_item(results, items, todo, *failure)
         return results
     crash = (RAISED, digest_text("crash"))
+    call_probe, get = plan.call_probe, probe_results.get
     for idx in todo:
-        if idx in plan.call_probe:
-            results[idx] = probe_results.get(plan.call_probe[idx], crash)
+        p = call_probe.get(idx)
+        if p is not None:
+            results[idx] = get(p, crash)
     results.update(verdicts(plan, todo, probe_results, values, cpu, wall, defer))
     return results
 
@@ -191,15 +210,30 @@ def verdicts(plan: ProbePlan, todo: Sequence[int], results: dict[int, tuple[int,
     """(outcome, 0) of every check / assert item in ``todo`` from its probes' ``results`` and ``values``."""
     out: dict[int, tuple[int, int]] = {}
     slow: list[tuple] = []
+    memo, call_probe, tests, expected_bytes = plan.memo, plan.call_probe, plan.tests, plan.expected_bytes
     for idx in todo:
-        if idx in plan.call_probe:
+        if idx in call_probe:
             continue
-        split, indices, code, raw = plan.tests[idx]
-        if split.remainder is None or any(p not in results for p in indices):
+        split, indices, code, raw = tests[idx]
+        if split.remainder is None or (indices[0] not in results if len(indices) == 1 else
+                                       any(p not in results for p in indices)):
             out[idx] = (ERROR, 0)
         elif split.fast is not None:
             p = indices[split.fast[1]]
-            out[idx] = (_fast_verdict(split.fast, results[p], values.get(p), raw), 0)
+            value = values.get(p)
+            if value is None or results[p][0] != RETURNED:
+                out[idx] = (_fast_verdict(split.fast, results[p], value, raw), 0)
+            elif expected_bytes.get(idx) == value:  # decodes to a copy of the literal: == holds
+                out[idx] = (PASS, 0)
+            elif len(value) <= _MEMO_BYTES:
+                got = memo.get((idx, value))
+                if got is None:
+                    got = _fast_verdict(split.fast, results[p], value, raw)
+                    if len(memo) < _MEMO_MAX:
+                        memo[(idx, value)] = got
+                out[idx] = (got, 0)
+            else:
+                out[idx] = (_fast_verdict(split.fast, results[p], value, raw), 0)
         else:
             needed = {p: results[p] for p in indices}
             slow.append((idx, code, indices, raw, needed, {p: values.get(p) for p in indices}))

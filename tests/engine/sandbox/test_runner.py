@@ -132,3 +132,22 @@ def test_program_that_does_not_compile_gets_what_its_child_would_record():
         with_child = run_program("#" * 100_001 + "\n" + broken, items, Limits())
         assert without_child == with_child == (False, {0: (RAISED, digest_text("import:" + name)), 1: (ERROR, 0),
                                                         2: (ERROR, 0)})
+
+
+def test_the_timer_armed_once_still_gives_each_probe_its_whole_cpu_limit():
+    # many fast probes, then one that needs about half the limit (not cut), one that loops (cut), fast ones again
+    program = ("import time\n"
+               "def burn(s):\n"
+               "    end = time.process_time() + s\n"
+               "    while time.process_time() < end:\n"
+               "        pass\n"
+               "    return s\n"
+               "def g(x):\n"
+               "    return x + 1\n")
+    items = ([("call", f"g({i})") for i in range(300)] + [("call", "burn(0.05)"), ("call", "burn(10)")]
+             + [("call", f"g({-i})") for i in range(1, 50)] + [("call", "burn(0.05)")])
+    imported, res = run_program(program, items, Limits(cpu=0.1))
+    assert imported
+    assert all(res[i] == (RETURNED, digest_value(i + 1)) for i in range(300))
+    assert res[300] == (RETURNED, digest_value(0.05)) and res[301][0] == TIMED_OUT
+    assert all(res[302 + k][0] == RETURNED for k in range(49)) and res[351] == (RETURNED, digest_value(0.05))

@@ -96,3 +96,20 @@ def test_an_entry_point_that_shadows_a_builtin_is_the_candidates():
     ex = execute([ProblemWork(prob, [wrong], suite_from_asserts({"sum([1, 2]) == 3": 1}, "sum"))], None, Limits(),
                  workers=1, progress=False)["Shadow/sum"]
     assert ex.pass_matrix[0, 0] == FAIL and ex.trial_matrix[0, 0] == FAIL
+
+
+def test_an_equality_check_decided_from_report_bytes_or_the_memo_is_the_decoded_comparison():
+    # the literal's own bytes pass without decoding; any other value (equal under == or not), decoded, as before;
+    # the same value met again (the memo) gets the same verdict
+    literals = ["[1, 2.0, (3, 'a')]", "{1: {2, 3}, 'x': None}", "-0.0", "1", "''", "[[]]", "1e999", "(1+2j)"]
+    values = [[1, 2.0, (3, "a")], [1, 2, (3, "a")], (1, 2.0, (3, "a")), {1: {3, 2}, "x": None}, {1: {2}, "x": None},
+              0.0, -0.0, 1, True, 1.0, "", [[]], [()], float("inf"), 1 + 2j, float("nan"), None]
+    items = [("call", "f()")] + [("check", 0, lit, "==") for lit in literals]
+    plan = plan_items(items)
+    assert len(plan.expected_bytes) == len(literals)  # every literal here has bytes that decode equal to it
+    for v in values:
+        results, vals = {0: (RETURNED, 0)}, {0: encode_value(v)}
+        want = [PASS if v == eval(lit) else FAIL for lit in literals]  # noqa: S307 - the test's own literals
+        for _ in range(2):  # the second time through the memo
+            got = decide(plan, items, list(range(len(items))), None, results, vals, 0.5, 1.0)
+            assert [got[i][0] for i in range(1, len(items))] == want, v
