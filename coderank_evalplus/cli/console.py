@@ -39,6 +39,9 @@ def build_parser() -> argparse.ArgumentParser:
     from coderank_evalplus.cli.leaderboard import add_leaderboard_parser
 
     add_leaderboard_parser(sub)
+    from coderank_evalplus.cli.budget import add_budget_parser
+
+    add_budget_parser(sub)
     return parser
 
 
@@ -124,6 +127,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             from coderank_evalplus.cli.leaderboard import run_leaderboard
 
             return run_leaderboard(args)
+        if args.command == "budget":
+            from coderank_evalplus.cli.budget import run_budget
+
+            return run_budget(args)
         if args.command == "run":
             from coderank_evalplus.cli.run import run_command
 
