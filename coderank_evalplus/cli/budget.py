@@ -41,7 +41,7 @@ def budget_report(args: argparse.Namespace) -> dict:
     from coderank_evalplus.rankers import validate_methods
     from coderank_evalplus.rankers.confidence import load_model, predict
     from coderank_evalplus.report.adaptive import method_report, round_tables
-    from coderank_evalplus.report.confidence_loso import final_picks
+    from coderank_evalplus.report.calibration import final_picks
     from coderank_evalplus.report.curves import DEFAULT_DRAWS
     from coderank_evalplus.report.scores import splits_of
 

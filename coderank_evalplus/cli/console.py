@@ -67,6 +67,7 @@ def run_rerank(args: argparse.Namespace, solutions_path: str, tests_path: "str |
     from coderank_evalplus.pipeline import all_methods, read_tests, rerank, write_results
     from coderank_evalplus.io.problems import load_problems, select_problems, selection_note
     from coderank_evalplus.report import markdown_table, timing_line
+    from coderank_evalplus.report.calibration import calibration_markdown, result_calibration
     from coderank_evalplus.storage import ensure_writable_dir
 
     cfg = config_from_args(args)
@@ -104,6 +105,7 @@ def run_rerank(args: argparse.Namespace, solutions_path: str, tests_path: "str |
         cache.close()
     path = write_results(result, output)
     print(markdown_table(result.methods, f"{args.dataset}: {result.n_problems} problems, reranked pass@k (%)"))
+    print("\n" + calibration_markdown(result_calibration(result)))
     print(f"\nwrote {path} and {output / 'verdicts.jsonl'}")
     print(timing_line(result.timing))
     return 0

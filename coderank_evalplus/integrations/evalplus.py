@@ -395,6 +395,7 @@ def run_rerank(dataset: str, problems: dict, solutions: dict, test_samples: dict
     from coderank_evalplus.testgen.extract import DEFAULT_TESTS_PER_SAMPLE
     from coderank_evalplus.pipeline import RerankConfig, _json_default, rerank, write_results
     from coderank_evalplus.report import markdown_table, timing_line
+    from coderank_evalplus.report.calibration import calibration_markdown, result_calibration
     from coderank_evalplus.storage import atomic_write_json, ensure_writable_dir
 
     missing = [t for t in solutions if t not in test_samples]
@@ -423,6 +424,7 @@ def run_rerank(dataset: str, problems: dict, solutions: dict, test_samples: dict
         cache.close()
     print()
     print(markdown_table(_pass1(result.methods), f"{dataset}: {result.n_problems} problems, reranked pass@1 (%)"))
+    print("\n" + calibration_markdown(result_calibration(result)))
     if debug is not None:
         print()
         print(markdown_table(_pass1(debug["methods"]),

@@ -171,3 +171,13 @@ def with_tau(model: dict, tau: float, how: str) -> dict:
     out["tau_rule"] = how
     out["digest"] = model_digest(out)
     return out
+
+
+def confidence_block(per_task: dict[str, dict[str, dict[str, float]]], model: Optional[dict] = None) -> dict:
+    """``rerank_results.json``'s ``confidence``: the model's digest and τ, and per method and split the
+    confidence of every problem's pick, in the order of ``per_task`` (the results' ``task_ids``)."""
+    model = model or default_model()
+    methods = list(dict.fromkeys(m for conf in per_task.values() for m in conf))
+    return {"model": model.get("digest", "")[:12], "tau": model.get("tau"),
+            "per_problem": {m: {s: [per_task[t][m][s] if m in per_task[t] else None for t in per_task]
+                                for s in SPLITS} for m in methods}}

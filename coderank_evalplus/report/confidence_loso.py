@@ -16,29 +16,16 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from coderank_evalplus.io.results_folder import StoredRun
-from coderank_evalplus.rankers.confidence import FEATURES, fit_confidence, pick_features, predict, with_tau
+from coderank_evalplus.rankers.confidence import FEATURES, fit_confidence, predict, with_tau
 from coderank_evalplus.report.adaptive import (RoundTable, at_budget, choose_tau, method_report, round_tables,
                                                samples_to_match)
+from coderank_evalplus.report.calibration import final_picks
 from coderank_evalplus.report.curves import DEFAULT_DRAWS, folder_hash
 from coderank_evalplus.report.learned_loso import SetFolder, folds, permissive
-from coderank_evalplus.report.scores import pass_at_1, rank, splits_of
+from coderank_evalplus.report.scores import splits_of
 
 METHOD = "recommended"  # the rankings the model learns from (the default method of `budget`), fixed a priori
 CACHE_VERSION = 1
-
-
-def final_picks(run: StoredRun, method: str = METHOD) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """Features of the full folder's pick per problem, and its expected pass per split (both splits: a folder
-    without plus verdicts repeats base)."""
-    X, y = [], {"base": [], "plus": []}
-    splits = splits_of(run)
-    for sp in run.problems:
-        ranking = rank(sp, method, run.seed)
-        X.append(pick_features(ranking, sp.executions))
-        for s in ("base", "plus"):
-            y[s].append(pass_at_1(method, sp.correct(s if s in splits else "base"), ranking))
-    return np.asarray(X).reshape(-1, len(FEATURES)), {s: np.asarray(v) for s, v in y.items()}
 
 
 def cached_table(sf: SetFolder, method: str = METHOD, draws: int = DEFAULT_DRAWS, cache_dir: Optional[Path] = None,

@@ -20,9 +20,10 @@ from coderank_evalplus.report import curves as curves_mod
 from coderank_evalplus.report import figures, page
 from coderank_evalplus.report import models as models_mod
 from coderank_evalplus.report.board import DEFAULT_COMPARE_TO, Entry, Leaderboard, LeaderboardConfig  # noqa: F401
-from coderank_evalplus.report.scores import leaderboard_methods, problem_scores, splits_of
+from coderank_evalplus.report.scores import BASELINES, leaderboard_methods, problem_scores, splits_of
 from coderank_evalplus.report.stats import (CI_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, mean_estimate,
                                             paired_difference, resample_indices)
+from coderank_evalplus.report.calibration import folder_calibration
 from coderank_evalplus.report.test_quality import run_quality
 from coderank_evalplus.report.text import fmt_p, models_markdown, splits_in
 from coderank_evalplus.io.results_folder import (StoredRun, atomic_write_text,
@@ -53,6 +54,8 @@ def build_row(entry: Entry, run: StoredRun, methods: Sequence[str], compare_to: 
         row["comparisons"][base] = {
             m: {s: paired_difference(scores[m][s], scores[base][s], idx).to_json() for s in splits}
             for m in methods if m != base}
+    # the pick's confidence (rankers/confidence.py): calibration and selective pass@1 per ranked method
+    row["confidence"] = folder_calibration(run, [m for m in methods if m not in BASELINES])
     return row, scores
 
 
@@ -204,6 +207,9 @@ def to_markdown(lb: Leaderboard) -> str:
                 cells += [_fmt_estimate((r["methods"][m] or {}).get(split)) for m in methods]
                 out.append("| " + " | ".join(cells) + " |")
             out.append("")
+            conf = _confidence_lines(rows, split, on)
+            if conf:
+                out += conf
             for base in lb.config["compare_to"]:
                 others = [m for m in methods if m != base and not (base == "random" and m == "oracle")]
                 title = "gain over random" if base == "random" else f"difference to {base}"
@@ -216,6 +222,24 @@ def to_markdown(lb: Leaderboard) -> str:
                                                  [_fmt_diff(cmp.get(m, {}).get(split)) for m in others]) + " |")
                 out.append("")
     return "\n".join(out)
+
+
+def _confidence_lines(rows: Sequence[dict], split: str, on: str) -> list[str]:
+    """Per row and ranked method: ECE, Brier, AUROC of the pick's confidence and selective pass@1."""
+    lines = [f"### confidence of the pick on {split} tests{on}: calibration and selective pass@1", "",
+             "| model | tests | method | ECE | Brier | AUROC | pass@1 (all) | at 90 % | at 80 % | at 50 % |",
+             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    n = len(lines)
+    for r in rows:
+        for m, rep in (r.get("confidence") or {}).items():
+            c = rep["calibration"].get(split)
+            if not c:
+                continue
+            sel = {x["coverage"]: x.get(split) for x in rep["selective"]}
+            cells = [c["ece"], c["brier"], c["auroc"], rep["all"].get(split), sel.get(0.9), sel.get(0.8), sel.get(0.5)]
+            lines.append("| " + " | ".join([r["name"], r["tests_label"] or "–", m] +
+                                           ["–" if x is None else str(x) for x in cells]) + " |")
+    return lines + [""] if len(lines) > n else []
 
 
 def to_csv(lb: Leaderboard) -> str:

@@ -70,3 +70,9 @@ def test_model_file_digest_and_tau_are_checked():
     with pytest.raises(ValueError, match="features"):
         load_model(dict(model, features=["share"]))
 
+
+
+def test_shipped_model_loads_and_was_trained_on_permissive_sets_only():
+    model = load_model()
+    assert 0.0 <= model["tau"] <= 1.0 and model["training_sets"]
+    assert all(t["license"] == "permissive" for t in model["training_sets"])
