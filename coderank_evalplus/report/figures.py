@@ -154,6 +154,40 @@ def confidence_figure(lb: "Leaderboard", split: str, path: Path) -> Path | None:
     return _save(fig, path)
 
 
+def adaptive_figure(lb: "Leaderboard", split: str, path: Path) -> Path | None:
+    """One panel per row: pass@1 against the mean samples per problem, fixed N (the budget curve) beside the
+    adaptive rule's τ sweep (the recorded τ marked)."""
+    plt = _plt()
+    panels = [c for c in lb.curves if c.get("adaptive") and c["adaptive"]["adaptive"]
+              and split in c["adaptive"]["fixed"][0]]
+    if not panels:
+        return None
+    nr, nc = _grid(len(panels))
+    fig, axes = plt.subplots(nr, nc, figsize=(WIDTH_IN, 2.9 * nr), squeeze=False, sharey=False)
+    for ax, c in zip(axes.flat, panels):
+        a = c["adaptive"]
+        fx = a["fixed"]
+        ax.plot([f["n"] for f in fx], [f[split] for f in fx], marker="o", ms=3, color="#1f77b4", label="fixed N")
+        sweep = sorted(a["adaptive"], key=lambda r: r["mean_samples"])
+        ax.plot([r["mean_samples"] for r in sweep], [r[split] for r in sweep], marker="s", ms=3, color="#d62728",
+                label="adaptive (τ sweep)")
+        ax.fill_between([r["mean_samples"] for r in sweep], [r[f"{split}_ci95"][0] for r in sweep],
+                        [r[f"{split}_ci95"][1] for r in sweep], color="#d62728", alpha=0.1)
+        ax.plot([a["at_tau"]["mean_samples"]], [a["at_tau"][split]], marker="*", ms=10, color="#d62728",
+                label=f"recorded τ = {a['tau']}")
+        ax.set_xscale("log")
+        ax.set_title(_label(c).replace("\n", " · ") + f" ({a['method']})", fontsize=8)
+        ax.grid(alpha=0.3)
+    for ax in list(axes.flat)[len(panels):]:
+        ax.axis("off")
+    fig.supxlabel("samples per problem (fixed N, or the adaptive rule's mean)", fontsize=9)
+    fig.supylabel(f"pass@1 on {split} tests (%)", fontsize=9)
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.35 / (2.9 * nr)))
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 1.0), ncol=3, fontsize=8, frameon=False)
+    return _save(fig, path)
+
+
 def quality_figure(lb: "Leaderboard", path: Path) -> Path | None:
     """Left: each row's mean test accuracy and toxic share. Right: per-problem gain over random against accuracy."""
     plt = _plt()
@@ -284,6 +318,9 @@ def make_all(lb: "Leaderboard", folder: Path) -> dict[str, Path]:
         c = confidence_figure(lb, split, folder / f"confidence_{split}.png")
         if c is not None:
             figs[f"confidence_{split}"] = c
+        a = adaptive_figure(lb, split, folder / f"adaptive_{split}.png")
+        if a is not None:
+            figs[f"adaptive_{split}"] = a
     q = quality_figure(lb, folder / "test_quality.png")
     if q is not None:
         figs["test_quality"] = q

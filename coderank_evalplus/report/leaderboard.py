@@ -84,7 +84,7 @@ def build(entries: Sequence[Entry], cfg: LeaderboardConfig) -> Leaderboard:
         if cfg.curves:
             cand, tests = _curves(run, methods, cfg, entry.name)
             lb.curves.append({"name": entry.name, "tests_label": entry.tests_label, "candidates": cand,
-                              "tests": tests})
+                              "tests": tests, "adaptive": _adaptive(run, row, cfg, entry.name)})
         t3 = time.monotonic()
         t_load, t_score, t_curves = t_load + t1 - t0, t_score + t2 - t1, t_curves + t3 - t2
         if cfg.progress:
@@ -154,6 +154,44 @@ def _curves(run: StoredRun, methods: Sequence[str], cfg: LeaderboardConfig, labe
         except OSError:
             pass  # a cache that cannot be written costs time next run, nothing else
     return cand, tests
+
+
+def _adaptive(run: StoredRun, row: dict, cfg: LeaderboardConfig, label: str) -> Optional[dict]:
+    """The adaptive budget of the row's confidence method (``budget --adaptive``'s entry, on the curves' draws and
+    the shipped confidence model), cached like the curves."""
+    from coderank_evalplus.rankers.confidence import default_model
+    from coderank_evalplus.report.adaptive import method_report, round_tables
+    from coderank_evalplus.report.calibration import final_picks
+    from coderank_evalplus.report.figures import confidence_method
+
+    method = confidence_method(row)
+    if method is None or not run.problems:
+        return None
+    model = default_model()
+    path = None
+    if cfg.cache_dir is not None:
+        h = curves_mod.folder_hash(run.path)
+        h.update(json.dumps([method, cfg.draws, cfg.seed, model.get("digest"), curves_mod.CACHE_VERSION]).encode())
+        path = Path(cfg.cache_dir) / "report" / f"adaptive-{h.hexdigest()[:32]}.json"
+        try:
+            return json.loads(path.read_text())
+        except (OSError, ValueError):
+            pass
+    table = round_tables(run, [method], cfg.draws, cfg.seed, workers=cfg.workers, progress=cfg.progress,
+                         label=label)[method]
+    X, y = final_picks(run, method)
+    splits = splits_of(run)
+    from coderank_evalplus.rankers.confidence import predict
+
+    rep = method_report(table, model, float(model.get("tau", 1.0)), {s: predict(model, X, s) for s in splits},
+                        {s: y[s] for s in splits}, n_resamples=cfg.n_resamples)
+    out = {"method": method, **{k: rep[k] for k in ("fixed", "adaptive", "tau", "at_tau")}}
+    if path is not None:
+        try:
+            atomic_write_text(path, json.dumps(out))
+        except OSError:
+            pass
+    return out
 
 
 # --- writers ------------------------------------------------------------------------------------------

@@ -218,6 +218,11 @@ def _confidence_section(lb: "Leaderboard", figures: Mapping[str, Path]) -> list[
                          + "".join(f'<td class="num">{"–" if x is None else _e(x)}</td>' for x in cells) + "</tr>")
     parts.append("</table>")
     for split in splits_in(lb.rows):
+        if f"adaptive_{split}" in figures:
+            parts.append(_img(figures[f"adaptive_{split}"], f"adaptive budget ({split})",
+                              f"Adaptive budget: stop a problem once the pick's confidence reaches τ; pass@1 against "
+                              f"the mean samples per problem beside fixed N, on the budget curves' draws ({split} "
+                              f"tests)."))
         if f"confidence_{split}" in figures:
             parts.append(_img(figures[f"confidence_{split}"], f"reliability diagram and accuracy–coverage ({split})",
                               f"Reliability diagram (left; diagonal: perfect calibration) and accuracy–coverage "
