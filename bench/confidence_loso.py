@@ -39,8 +39,9 @@ def _f(x, fmt: str = "{:.2f}") -> str:
 
 
 def print_table(rows: list[dict]) -> None:
-    print("| set × pool | τ | ECE base / plus | Brier base | AUROC base / plus | pass@1 base (all) | selective 50 / 80 / 90 % "
-          "| fixed N=cap | adaptive at τ (samples) | samples within 1 pt of cap | N=10 vs adaptive at 10 |")
+    print("| set × pool | τ | ECE base / plus | Brier base | AUROC base / plus | pass@1 base (all) "
+          "| selective 50 / 80 / 90 % | fixed N=cap | adaptive at τ (samples) | samples within 1 pt of cap "
+          "| N=10 vs adaptive at 10 |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         c, sel, d = r["calibration"], r["selective"], r["derived"]
@@ -71,6 +72,43 @@ def print_table(rows: list[dict]) -> None:
                   f"{r['derived']['adaptive_at_10'] - r['derived']['fixed_at_10']:+.2f} (base)")
 
 
+def figure(rows: list[dict], path: str) -> None:
+    """Left: reliability diagram of every scored folder's picks pooled (base). Right: the adaptive rule on each
+    folder: base pass@1 minus the cap's against the share of the cap's samples, the chosen τ marked."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from coderank_evalplus.report.calibration import ece, reliability_bins
+
+    conf = np.concatenate([r["per_problem"]["base"]["confidence"] for r in rows])
+    y = np.concatenate([r["per_problem"]["base"]["passed"] for r in rows])
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    bins = reliability_bins(conf, y)
+    left.plot([0, 1], [0, 1], ls="--", color="#888888", lw=1)
+    left.plot([b["confidence"] for b in bins], [b["accuracy"] for b in bins], color="#1f77b4")
+    left.scatter([b["confidence"] for b in bins], [b["accuracy"] for b in bins],
+                 s=[10 + 300 * b["count"] / len(conf) for b in bins], color="#1f77b4")
+    left.set(xlim=(0, 1), ylim=(0, 1), xlabel="confidence of the pick (bin mean)", ylabel="share of picks passing",
+             title=f"{len(rows)} folders, each scored by a model that never saw its family (ECE {ece(conf, y):.3f})")
+    left.title.set_fontsize(8)
+    for r in rows:
+        cap = r["fixed"][-1]
+        pts = sorted((a["mean_samples"] / cap["n"], a["base"] - cap["base"]) for a in r["adaptive"])
+        right.plot([p[0] for p in pts], [p[1] for p in pts], lw=1, alpha=0.6)
+        right.plot([r["at_tau"]["mean_samples"] / cap["n"]], [r["at_tau"]["base"] - cap["base"]], "k*", ms=6)
+    right.axhline(0, color="#888888", lw=1)
+    right.axhline(-1, color="#d62728", lw=1, ls=":")
+    right.set(xlabel="mean samples per problem / the folder's samples", ylabel="base pass@1 − pass@1 with every sample",
+              title="adaptive rule, τ sweep per folder (★: τ chosen on the training folders)")
+    right.title.set_fontsize(8)
+    for ax in (left, right):
+        ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("folders", nargs="+", help="results folders or glob patterns")
@@ -78,6 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache-dir", help="keep each folder's round table here (.npz)")
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--resamples", type=int, default=1000)
+    ap.add_argument("--figure", help="write the reliability / adaptive-budget figure here (PNG)")
     ap.add_argument("--write-model", action="store_true", help=f"retrain {MODEL_FILE.name} on the permissive folders")
     args = ap.parse_args(argv)
     paths = sorted({p for pat in args.folders for p in (glob.glob(pat) or [pat])})
@@ -94,6 +133,8 @@ def main(argv: list[str] | None = None) -> int:
     print_table(rows)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")
+    if args.figure:
+        figure(rows, args.figure)
     if args.write_model:
         model = train_shipped(sets, tables)
         MODEL_FILE.write_text(json.dumps(model, indent=1, sort_keys=True) + "\n")

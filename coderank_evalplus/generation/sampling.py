@@ -250,8 +250,8 @@ def _generate_adaptive(problems: list[Problem], generator: Generator, n_samples:
                 if stopped and target < n_samples:
                     break
                 stopped = False
-            _append(af, {"task_id": p.task_id, "samples": len(have), "confidence": None if conf != conf else round(conf, 4),
-                         "stopped": bool(stopped)})
+            _append(af, {"task_id": p.task_id, "samples": len(have),
+                         "confidence": None if conf != conf else round(conf, 4), "stopped": bool(stopped)})
             if bar is not None:
                 bar.update(1)
     if bar is not None:

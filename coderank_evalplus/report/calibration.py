@@ -1,6 +1,6 @@
 """How well a confidence predicts that a pick is right: Brier score, expected calibration error, AUROC, the
-reliability diagram's bins, and selective pass@1 (abstain on the least confident problems), in numpy; and these figures for a rerank run in memory
-(``result_calibration``) or a stored results folder (``folder_calibration``).
+reliability diagram's bins, and selective pass@1 (abstain on the least confident problems), in numpy; and these
+figures for a rerank run in memory (``result_calibration``) or a stored results folder (``folder_calibration``).
 
 Outcomes may be fractional (a pick among tied candidates passes with the share of the tie that passes): a
 problem then counts as a pass with weight y and as a failure with weight 1 − y, in every metric.
@@ -123,7 +123,8 @@ def calibration_markdown(cal: dict[str, dict], title: str = "confidence of the p
     """One line per method and split: ECE, Brier, AUROC, selective pass@1 against no abstention."""
     if not cal:
         return ""
-    lines = [f"### {title}", "", "| method | split | ECE | Brier | AUROC | pass@1 (all) | at 90 % | at 80 % | at 50 % |",
+    lines = [f"### {title}", "",
+             "| method | split | ECE | Brier | AUROC | pass@1 (all) | at 90 % | at 80 % | at 50 % |",
              "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
 
     def f(x: object) -> str:

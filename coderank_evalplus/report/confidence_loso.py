@@ -16,9 +16,20 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from coderank_evalplus.rankers.confidence import FEATURES, fit_confidence, predict, with_tau
-from coderank_evalplus.report.adaptive import (RoundTable, at_budget, choose_tau, method_report, round_tables,
-                                               samples_to_match)
+from coderank_evalplus.rankers.confidence import (
+    FEATURES,
+    fit_confidence,
+    predict,
+    with_tau,
+)
+from coderank_evalplus.report.adaptive import (
+    RoundTable,
+    at_budget,
+    choose_tau,
+    method_report,
+    round_tables,
+    samples_to_match,
+)
 from coderank_evalplus.report.calibration import final_picks
 from coderank_evalplus.report.curves import DEFAULT_DRAWS, folder_hash
 from coderank_evalplus.report.learned_loso import SetFolder, folds, permissive
@@ -91,6 +102,8 @@ def score_folder(sf: SetFolder, table: RoundTable, model: dict, n_resamples: int
     splits = splits_of(sf.run)
     rep = method_report(table, model, float(model["tau"]), {s: conf[s] for s in splits},
                         {s: y[s] for s in splits}, n_resamples=n_resamples)
+    rep["per_problem"] = {s: {"confidence": [round(float(v), 4) for v in conf[s]],
+                              "passed": [round(float(v), 4) for v in y[s]]} for s in splits}
     cap = rep["fixed"][-1]
     fixed_at = {f["n"]: f for f in rep["fixed"]}
     rep["derived"] = {

@@ -6,8 +6,15 @@ import numpy as np
 import pytest
 
 from coderank_evalplus.rankers import get_ranker
-from coderank_evalplus.rankers.confidence import (FEATURES, confidence, fit_confidence, load_model, pick_features,
-                                                  predict, with_tau)
+from coderank_evalplus.rankers.confidence import (
+    FEATURES,
+    confidence,
+    fit_confidence,
+    load_model,
+    pick_features,
+    predict,
+    with_tau,
+)
 from tests.rankers.helpers import make_ctx, make_executions
 
 

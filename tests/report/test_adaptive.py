@@ -5,8 +5,16 @@ from __future__ import annotations
 import numpy as np
 
 from coderank_evalplus.rankers.confidence import FEATURES, fit_confidence, with_tau
-from coderank_evalplus.report.adaptive import (at_budget, choose_tau, confidences, fixed, method_report, round_tables,
-                                               simulate, sweep)
+from coderank_evalplus.report.adaptive import (
+    at_budget,
+    choose_tau,
+    confidences,
+    fixed,
+    method_report,
+    round_tables,
+    simulate,
+    sweep,
+)
 from coderank_evalplus.report.curves import budget_curve
 from tests.rankers.helpers import make_executions
 from tests.report.helpers import stored_problem, stored_run
