@@ -98,6 +98,7 @@ def figure(rows: list[dict], path: str) -> None:
         pts = sorted((a["mean_samples"] / cap["n"], a["base"] - cap["base"]) for a in r["adaptive"])
         right.plot([p[0] for p in pts], [p[1] for p in pts], lw=1, alpha=0.6)
         right.plot([r["at_tau"]["mean_samples"] / cap["n"]], [r["at_tau"]["base"] - cap["base"]], "k*", ms=6)
+    right.set_ylim(-12, 3)  # the τ = 0 end (one sample) lies far below; the interesting part is near 0
     right.axhline(0, color="#888888", lw=1)
     right.axhline(-1, color="#d62728", lw=1, ls=":")
     right.set(xlabel="mean samples per problem / the folder's samples", ylabel="base pass@1 − pass@1 with every sample",
