@@ -144,7 +144,8 @@ def final_picks(run: "StoredRun", method: str = "recommended") -> tuple[np.ndarr
     from coderank_evalplus.rankers.confidence import FEATURES, pick_features
     from coderank_evalplus.report.scores import pass_at_1, rank, splits_of
 
-    X, y = [], {"base": [], "plus": []}
+    X: list[np.ndarray] = []
+    y: dict[str, list[float]] = {"base": [], "plus": []}
     splits = splits_of(run)
     for sp in run.problems:
         ranking = rank(sp, method, run.seed)
