@@ -27,6 +27,8 @@ from coderank_evalplus.io.problems import select_problems
 from coderank_evalplus.io.results_folder import write_folder
 from coderank_evalplus.io.samples import read_test_samples
 from coderank_evalplus.rankers import RankContext, get_ranker, validate_methods
+from coderank_evalplus.rankers.confidence import confidence, confidence_block
+from coderank_evalplus.rankers.confidence import default_model as default_confidence_model
 from coderank_evalplus.storage import atomic_write_json, atomic_write_jsonl, os_storage_error
 from coderank_evalplus.testgen.extract import DEFAULT_TESTS_PER_SAMPLE, build_suite
 from coderank_evalplus.testgen.mutate import (
@@ -190,6 +192,7 @@ def _rerank(dataset: str, problems: Mapping[str, Problem], solutions: Mapping[st
             ctx = RankContext(w.problem, ex, seed=cfg.seed, options=dict(feats),
                               benchmark_outputs=hidden.get(tid) if hidden else None)
             out.rankings[m] = get_ranker(m)(ctx)
+            out.confidence[m] = confidence(out.rankings[m], ex)
         outcomes[tid] = out
     clock.lap("rank")
     prejudged, verdicts_from = None, "judge"
@@ -215,11 +218,34 @@ def _rerank(dataset: str, problems: Mapping[str, Problem], solutions: Mapping[st
                   cached_items=stats.cached_pairs, judged_samples=judged, judged_programs=judged_programs,
                   judge_cached=judge_cached, verdicts_from=verdicts_from,
                   suspicious=len(suspicious))
-    extra = {"suspicious": suspicious}
+    extra = {"suspicious": suspicious, "confidence": confidence_block({t: o.confidence for t, o in outcomes.items()})}
     if cfg.mutate is not None:
         extra["generated_inputs"] = generated_summary(generated, cfg)
     return RerankResult(dataset, len(works), table, outcomes, config, stats_json,
                         {w.problem.task_id: w.problem for w in works}, extra=extra, timing=timing)
+
+
+def adaptive_stopper(method: str, cfg: RerankConfig, cache: Optional[ResultCache], tau: Optional[float] = None,
+                     model: Optional[dict] = None):
+    """The adaptive budget's stopper for ``generation.sampling``: execute a problem's solutions so far on its tests
+    (the cache keeps earlier rounds' work), rank them with ``method`` and stop once the pick's base confidence
+    reaches ``tau`` (default: the confidence model's recorded τ)."""
+    model = model or default_confidence_model()
+    threshold = float(model.get("tau", 1.0) if tau is None else tau)
+    limits = Limits(cpu=cfg.cpu_limit)
+
+    def stop(problem: Problem, solutions: list[str], raw_tests: list[str]) -> tuple[bool, float]:
+        tid = problem.task_id
+        works = build_works({tid: problem}, {tid: solutions}, {tid: raw_tests}, cfg.tests_per_sample)
+        generated = add_mutated_inputs(works, cfg)
+        ex = execute(works, cache, limits, cfg.workers, progress=False)[tid]
+        if tid in generated:
+            ex = keep_valid_inputs(ex, generated[tid])
+        ranking = get_ranker(method)(RankContext(problem, ex, seed=cfg.seed, options={}))
+        conf = confidence(ranking, ex, model)["base"]
+        return conf >= threshold, conf
+
+    return stop
 
 
 def add_mutated_inputs(works: Sequence[ProblemWork], cfg: RerankConfig) -> dict[str, GeneratedInputs]:

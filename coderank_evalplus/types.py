@@ -154,6 +154,7 @@ class ProblemOutcome:
     hidden: Optional[tuple[np.ndarray, np.ndarray]] = None  # outputs on the benchmark's inputs (mbr_exec_hidden)
     features: dict[str, np.ndarray] = field(default_factory=dict)  # per-candidate likelihood features
     generated: Optional[dict] = None  # inputs the examples+mutate source added (testgen.mutate.GeneratedInputs)
+    confidence: dict[str, dict[str, float]] = field(default_factory=dict)  # method → split → P(pick passes)
 
 
 @dataclass

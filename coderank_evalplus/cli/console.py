@@ -39,6 +39,9 @@ def build_parser() -> argparse.ArgumentParser:
     from coderank_evalplus.cli.leaderboard import add_leaderboard_parser
 
     add_leaderboard_parser(sub)
+    from coderank_evalplus.cli.budget import add_budget_parser
+
+    add_budget_parser(sub)
     return parser
 
 
@@ -64,6 +67,7 @@ def run_rerank(args: argparse.Namespace, solutions_path: str, tests_path: "str |
     from coderank_evalplus.io.samples import read_solutions
     from coderank_evalplus.pipeline import all_methods, read_tests, rerank, write_results
     from coderank_evalplus.report import markdown_table, timing_line
+    from coderank_evalplus.report.calibration import calibration_markdown, result_calibration
     from coderank_evalplus.storage import ensure_writable_dir
 
     cfg = config_from_args(args)
@@ -101,6 +105,7 @@ def run_rerank(args: argparse.Namespace, solutions_path: str, tests_path: "str |
         cache.close()
     path = write_results(result, output)
     print(markdown_table(result.methods, f"{args.dataset}: {result.n_problems} problems, reranked pass@k (%)"))
+    print("\n" + calibration_markdown(result_calibration(result)))
     print(f"\nwrote {path} and {output / 'verdicts.jsonl'}")
     print(timing_line(result.timing))
     return 0
@@ -124,6 +129,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             from coderank_evalplus.cli.leaderboard import run_leaderboard
 
             return run_leaderboard(args)
+        if args.command == "budget":
+            from coderank_evalplus.cli.budget import run_budget
+
+            return run_budget(args)
         if args.command == "run":
             from coderank_evalplus.cli.run import run_command
 

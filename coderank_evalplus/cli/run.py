@@ -32,6 +32,12 @@ def add_run_parser(sub) -> None:
     p.add_argument("--debug-rounds", type=int, default=None,
                    help="self-debug rounds per candidate (default: 3 for sd1, 1 for multi)")
     p.add_argument("--debug-temperature", type=float, default=0.0, help="self-debug sampling temperature (0: greedy)")
+    p.add_argument("--adaptive", action="store_true",
+                   help="adaptive budget: draw solutions in rounds (1, 2, … 10, 15, 20, …) and stop a problem once the "
+                        "pick's confidence reaches τ or --n-samples is reached (test samples: --n-test-samples, as "
+                        "configured); samples used per problem go to adaptive.jsonl")
+    p.add_argument("--tau", type=float, default=None,
+                   help="--adaptive: the confidence to stop at (default: the one recorded in the confidence model)")
     p.add_argument("--tp", type=int, default=1, help="vllm: tensor parallel size (GPUs per engine)")
     p.add_argument("--dp", type=int, default=1,
                    help="vllm: data parallel size (engines of --tp GPUs each, as Ray actors; --ray-address)")
@@ -103,6 +109,7 @@ def run_command(args: argparse.Namespace) -> int:
     from coderank_evalplus.pipeline import all_methods, rerank, write_results
     from coderank_evalplus.rankers.likelihood import features_needed
     from coderank_evalplus.report import markdown_table, timing_line
+    from coderank_evalplus.report.calibration import calibration_markdown, result_calibration
     from coderank_evalplus.storage import atomic_write_json, atomic_write_jsonl, ensure_writable_dir
     from coderank_evalplus.testgen.mutate import split_sources
 
@@ -136,9 +143,25 @@ def run_command(args: argparse.Namespace) -> int:
     print(f"model {args.model} ({args.backend}), {dataset}: {len(selected)} problems{taken}, "
           f"{args.n_samples} solutions + {n_test_samples} test samples each"
           f"{' + ' + spec.label() if spec else ''} → {output}", file=sys.stderr)
+    if args.tau is not None and not args.adaptive:
+        raise ValueError("--tau applies with --adaptive")
+    if args.tau is not None and not 0.0 <= args.tau <= 1.0:
+        raise ValueError(f"--tau {args.tau}: must lie in [0, 1]")
     generator = make_model(args.backend, args.model, args.base_url, args.tp, args.dp, args.ray_address)
-    spath, tpath = generate_samples(selected, generator, args.n_samples, n_test_samples, args.temperature,
-                                    args.top_p, max_tokens, str(output), progress=not args.quiet)
+    stopper, stop_cache = None, None
+    if args.adaptive:
+        from coderank_evalplus.pipeline import BASELINES, adaptive_stopper
+
+        ranked = [m for m in cfg.methods if m not in BASELINES]
+        method = "recommended" if "recommended" in ranked or not ranked else ranked[0]
+        stop_cache = ResultCache(Path(args.cache_dir or output / "cache") / "executions.sqlite")
+        stopper = adaptive_stopper(method, cfg, stop_cache, args.tau)
+    try:
+        spath, tpath = generate_samples(selected, generator, args.n_samples, n_test_samples, args.temperature,
+                                        args.top_p, max_tokens, str(output), progress=not args.quiet, stopper=stopper)
+    finally:
+        if stop_cache is not None:
+            stop_cache.close()
     chosen = {p.task_id: p for p in selected}
     kinds = features_needed(cfg.methods)
     if kinds:  # what sampling did not record (a backend without log-probabilities, the reviewer) is scored now
@@ -167,11 +190,13 @@ def run_command(args: argparse.Namespace) -> int:
     atomic_write_json(output / "run_config.json", {
         "model": args.model, "backend": args.backend, "dataset": dataset, "n_samples": args.n_samples,
         "n_test_samples": n_test_samples, "tests": args.tests, "temperature": args.temperature, "top_p": args.top_p,
-        "max_tokens": max_tokens, "limit": args.limit, "self_debug": args.self_debug,
+        "max_tokens": max_tokens, "limit": args.limit, "self_debug": args.self_debug, "adaptive": args.adaptive,
+        "tau": args.tau,
         "debug_rounds": settings.n_rounds if settings else None,
         "debug_temperature": args.debug_temperature if settings else None}, indent=2)
     print(markdown_table(result.methods, f"{args.model} on {dataset}: {result.n_problems} problems, "
                                          f"reranked pass@k (%)"))
+    print("\n" + calibration_markdown(result_calibration(result)))
     if debug is not None:
         b = debug.block
         print()

@@ -12,6 +12,12 @@ complete files of an earlier run, if any), which are renamed to their final name
 files are always complete, never half-written. Resuming: solutions already there count toward ``n_samples`` (only
 the missing ones are drawn) and problems already in the tests file are skipped. A torn last line (a killed run) is
 dropped. Every write is flushed, so a killed run loses at most the problem in progress.
+
+Adaptive budget (``stopper``): a problem's test samples are drawn first (their number stays as configured), then
+its solutions in rounds (``adaptive_rounds``: 1, 2, … 10, 15, 20, … up to ``n_samples``); after each round the
+stopper (``pipeline.adaptive_stopper``: execute, rank, the pick's confidence) says whether to stop.
+``out_dir/adaptive.jsonl`` gets one ``{"task_id", "samples", "confidence", "stopped"}`` line per problem (samples
+used; ``stopped``: the confidence reached τ before the cap); a resumed run skips the problems listed there.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ import io
 import json
 import os
 from collections import Counter
-from typing import Iterable, Optional, Sequence
+from typing import Callable, Iterable, Optional, Sequence
 
 from coderank_evalplus.generation.base import Generator, Sample
 from coderank_evalplus.storage import atomic_copy, os_storage_error, replace_file
@@ -37,7 +43,16 @@ from coderank_evalplus.types import Problem
 
 SAMPLES_FILE = "samples.jsonl"
 TESTS_FILE = "tests_raw.jsonl"
+ADAPTIVE_FILE = "adaptive.jsonl"
 PARTIAL = ".partial"  # suffix of a file being appended to
+ROUNDS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 15, 20, 30, 50, 75, 100, 150, 200)  # the adaptive rule's rounds
+# stopper(problem, solutions so far, raw test samples) -> (stop now, the pick's confidence)
+Stopper = Callable[[Problem, list[str], list[str]], tuple[bool, float]]
+
+
+def adaptive_rounds(n_samples: int) -> list[int]:
+    """Samples per problem after each round: ``ROUNDS`` below ``n_samples``, then ``n_samples`` itself."""
+    return [r for r in ROUNDS if r < n_samples] + [n_samples] if n_samples > 0 else []
 
 
 def _working_file(final: str) -> str:
@@ -102,14 +117,19 @@ def generate_samples(
     stop: Optional[Sequence[str]] = None,
     n_asserts: int = 5,
     problems_per_call: int = 1,
+    stopper: Optional[Stopper] = None,
 ) -> tuple[str, str]:
     """Sample ``n_samples`` solutions and ``n_test_samples`` test samples per problem; returns the two file paths.
 
     Base generators get CodeT's stop sequences (``stop`` overrides them); chat generators get none (the reply is
     parsed instead). ``problems_per_call`` > 1 batches several problems per ``generate`` call (useful for vLLM).
+    With ``stopper``, solutions come in rounds and a problem stops when the stopper says so (module docstring).
     """
     problems = list(problems)
     try:
+        if stopper is not None:
+            return _generate_adaptive(problems, generator, n_samples, n_test_samples, temperature, top_p, max_tokens,
+                                      out_dir, progress, stop, n_asserts, stopper)
         return _generate(problems, generator, n_samples, n_test_samples, temperature, top_p, max_tokens, out_dir,
                          progress, stop, n_asserts, problems_per_call)
     except OSError as exc:  # a full disk or a read-only folder: one line naming the folder
@@ -168,6 +188,77 @@ def _generate(problems: list[Problem], generator: Generator, n_samples: int, n_t
         bar.close()
     replace_file(swork, spath)
     replace_file(twork, tpath)
+    return spath, tpath
+
+
+def _solution_record(p: Problem, s: Sample, is_chat: bool) -> dict:
+    rec: dict = {"task_id": p.task_id, "solution": _solution(p, s, is_chat)}
+    if s.logprob is not None:
+        rec["logprob"] = s.logprob
+        if s.n_tokens is not None:
+            rec["logprob_tokens"] = s.n_tokens
+    return rec
+
+
+def _generate_adaptive(problems: list[Problem], generator: Generator, n_samples: int, n_test_samples: int,
+                       temperature: float, top_p: float, max_tokens: int, out_dir: str, progress: bool,
+                       stop: Optional[Sequence[str]], n_asserts: int, stopper: Stopper) -> tuple[str, str]:
+    """One problem at a time: its test samples, then solutions round by round until the stopper says stop."""
+    os.makedirs(out_dir, exist_ok=True)
+    spath, tpath = os.path.join(out_dir, SAMPLES_FILE), os.path.join(out_dir, TESTS_FILE)
+    apath = os.path.join(out_dir, ADAPTIVE_FILE)
+    swork, twork, awork = _working_file(spath), _working_file(tpath), _working_file(apath)
+    sols: dict[str, list[str]] = {}
+    for r in _read_jsonl_repair(swork):
+        sols.setdefault(r["task_id"], []).append(r["solution"])
+    tests = {r["task_id"]: list(r.get("samples", [])) for r in _read_jsonl_repair(twork)}
+    finished = {r["task_id"] for r in _read_jsonl_repair(awork)}
+    stops = [] if generator.is_chat else list(CODET_STOP if stop is None else stop)
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(problems), desc="generate (adaptive)", unit="problem")
+    with open(swork, "a", encoding="utf-8") as sf, open(twork, "a", encoding="utf-8") as tf, \
+            open(awork, "a", encoding="utf-8") as af:
+        for p in problems:
+            if p.task_id in finished:
+                if bar is not None:
+                    bar.update(1)
+                continue
+            if n_test_samples > 0 and p.task_id not in tests:
+                samples = generator.generate(_prompts([p], generator, "test", n_asserts), n_test_samples,
+                                             temperature, top_p, max_tokens, stops)[0]
+                rec = {"task_id": p.task_id, "samples": [_test_text(p, s, generator.is_chat) for s in samples]}
+                if any(s.logprob is not None for s in samples):
+                    rec["logprobs"] = [s.logprob for s in samples]
+                _append(tf, rec)
+                tests[p.task_id] = rec["samples"]
+            have = sols.setdefault(p.task_id, [])
+            conf, stopped = float("nan"), False
+            for target in adaptive_rounds(n_samples):
+                if len(have) < target:
+                    outs = generator.generate(_prompts([p], generator, "solution", n_asserts), target - len(have),
+                                              temperature, top_p, max_tokens, stops)[0]
+                    for s in outs[: target - len(have)]:
+                        rec = _solution_record(p, s, generator.is_chat)
+                        _append(sf, rec)
+                        have.append(rec["solution"])
+                if len(have) < target:
+                    continue
+                stopped, conf = stopper(p, list(have), tests.get(p.task_id, []))
+                if stopped and target < n_samples:
+                    break
+                stopped = False
+            _append(af, {"task_id": p.task_id, "samples": len(have),
+                         "confidence": None if conf != conf else round(conf, 4), "stopped": bool(stopped)})
+            if bar is not None:
+                bar.update(1)
+    if bar is not None:
+        bar.close()
+    replace_file(swork, spath)
+    replace_file(twork, tpath)
+    replace_file(awork, apath)
     return spath, tpath
 
 

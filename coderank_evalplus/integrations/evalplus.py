@@ -398,6 +398,7 @@ def run_rerank(dataset: str, problems: dict, solutions: dict, test_samples: dict
     from coderank_evalplus.engine.execution import ResultCache
     from coderank_evalplus.pipeline import RerankConfig, _json_default, rerank, write_results
     from coderank_evalplus.report import markdown_table, timing_line
+    from coderank_evalplus.report.calibration import calibration_markdown, result_calibration
     from coderank_evalplus.storage import atomic_write_json, ensure_writable_dir
     from coderank_evalplus.testgen.extract import DEFAULT_TESTS_PER_SAMPLE
 
@@ -428,6 +429,7 @@ def run_rerank(dataset: str, problems: dict, solutions: dict, test_samples: dict
         cache.close()
     print()
     print(markdown_table(_pass1(result.methods), f"{dataset}: {result.n_problems} problems, reranked pass@1 (%)"))
+    print("\n" + calibration_markdown(result_calibration(result)))
     if debug is not None:
         print()
         print(markdown_table(_pass1(debug["methods"]),

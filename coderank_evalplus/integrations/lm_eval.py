@@ -269,6 +269,7 @@ class CodeRankTask(ConfigurableTask):
             "pass@1": metrics.ranked_pass_at_k(ranking, correct, 1) if n else 0.0,
             "pass@1_random": metrics.pass_at_k(n, int(correct.sum()), 1),
             "pass@1_oracle": metrics.oracle_pass(correct),
+            "confidence": (outcome.confidence.get(self.method) or {}).get("plus" if self.plus else "base"),
         })
         test_rec = Record({
             "task_id": tid,

@@ -12,7 +12,7 @@ import hashlib
 import os
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
@@ -57,6 +57,13 @@ def restrict_tests(ex: Executions, samples: Sequence[int]) -> Executions:
                                suite=sub)
 
 
+def draw_subset(total: int, size: int, seed: int, draw: int, budget: int, kind: str = "candidates") -> np.ndarray:
+    """The sorted indices one draw of a budget point takes (seeded by seed, draw, budget and kind): every curve
+    and the adaptive budget's simulation (``report/adaptive.py``) take the same subsets."""
+    rng = np.random.default_rng([seed, draw, budget, 0 if kind == "candidates" else 1])
+    return np.sort(rng.choice(total, size=size, replace=False))
+
+
 def _problem_points(args: tuple) -> np.ndarray:
     """One problem's pass@1 for every (budget, draw, method, split): shape (budgets, draws, methods, splits)."""
     sp, kind, budgets, draws, methods, splits, seed, rank_seed = args
@@ -75,8 +82,7 @@ def _problem_points(args: tuple) -> np.ndarray:
             if size == total and d > 0:  # every draw takes everything: same result
                 out[b, d] = out[b, 0]
                 continue
-            rng = np.random.default_rng([seed, d, budget, 0 if kind == "candidates" else 1])
-            chosen = np.sort(rng.choice(total, size=size, replace=False))
+            chosen = draw_subset(total, size, seed, d, budget, kind)
             if kind == "candidates" and size == 1:  # one candidate: every method picks it (ranked or fallback)
                 out[b, d] = [[float(c[chosen[0]]) for c in correct]] * len(methods)
                 continue
@@ -94,16 +100,18 @@ def _problem_points(args: tuple) -> np.ndarray:
     return out
 
 
-def _map_problems(jobs: list[tuple], workers: Optional[int], desc: str, progress: bool) -> list[np.ndarray]:
-    """``_problem_points`` of every job, in order: in a process pool when there is more than one worker."""
+def _map_problems(jobs: list[tuple], workers: Optional[int], desc: str, progress: bool,
+                  fn: Callable[[tuple], Any] = _problem_points) -> list:
+    """``fn`` (default ``_problem_points``) of every job, in order: in a process pool when there is more than one
+    worker."""
     from tqdm import tqdm
 
     n_workers = min(len(jobs), workers or os.cpu_count() or 1)
     bar = dict(total=len(jobs), desc=desc, unit="problem", disable=not progress, dynamic_ncols=True, leave=False)
     if n_workers > 1:
         with ProcessPoolExecutor(n_workers) as pool:
-            return list(tqdm(pool.map(_problem_points, jobs, chunksize=max(1, len(jobs) // (8 * n_workers))), **bar))
-    return [_problem_points(j) for j in tqdm(jobs, **bar)]
+            return list(tqdm(pool.map(fn, jobs, chunksize=max(1, len(jobs) // (8 * n_workers))), **bar))
+    return [fn(j) for j in tqdm(jobs, **bar)]
 
 
 def scores_at_budget(run: StoredRun, methods: Sequence[str], budget: int, draws: int = DEFAULT_DRAWS,

@@ -113,6 +113,81 @@ def curve_figure(lb: "Leaderboard", kind: str, split: str, path: Path) -> Path |
     return _save(fig, path)
 
 
+def confidence_method(row: dict) -> str | None:
+    """The ranked method whose confidence the page shows for a row: ``recommended`` when there, else the first."""
+    conf = row.get("confidence") or {}
+    return "recommended" if "recommended" in conf else next(iter(conf), None)
+
+
+def confidence_figure(lb: "Leaderboard", split: str, path: Path) -> Path | None:
+    """Left: reliability diagram (mean outcome against mean confidence per bin, marker area ~ count). Right:
+    accuracy–coverage curve (pass@1 over the most confident share of problems). One line per row."""
+    plt = _plt()
+    rows = [r for r in lb.rows if confidence_method(r) and split in r["confidence"][confidence_method(r)].get(
+        "reliability", {})]
+    if not rows:
+        return None
+    fig, (left, right) = plt.subplots(1, 2, figsize=(WIDTH_IN, 4.2))
+    cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for i, r in enumerate(rows):
+        rep = r["confidence"][confidence_method(r)]
+        color = cycle[i % len(cycle)]
+        bins = rep["reliability"][split]
+        n = sum(b["count"] for b in bins) or 1
+        left.plot([b["confidence"] for b in bins], [b["accuracy"] for b in bins], color=color, lw=1, alpha=0.8)
+        left.scatter([b["confidence"] for b in bins], [b["accuracy"] for b in bins], color=color,
+                     s=[8 + 200 * b["count"] / n for b in bins], alpha=0.7, label=_label(r).replace("\n", " · "))
+        curve = rep["coverage_curve"][split]
+        right.plot([c["coverage"] for c in curve], [c["pass@1"] for c in curve], color=color, lw=1.2)
+    left.plot([0, 1], [0, 1], color="#888888", ls="--", lw=1)
+    left.set_xlabel("confidence of the pick (bin mean)", fontsize=9)
+    left.set_ylabel(f"share of picks passing {split} tests", fontsize=9)
+    left.set_xlim(0, 1)
+    left.set_ylim(0, 1)
+    right.set_xlabel("coverage (share of problems answered, most confident first)", fontsize=9)
+    right.set_ylabel(f"pass@1 on {split} tests (%)", fontsize=9)
+    for ax in (left, right):
+        ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.legend(*left.get_legend_handles_labels(), loc="upper center", bbox_to_anchor=(0.5, 1.0 + 0.03 * (
+        1 + len(rows) // 3)), ncol=3, fontsize=7, frameon=False)
+    return _save(fig, path)
+
+
+def adaptive_figure(lb: "Leaderboard", split: str, path: Path) -> Path | None:
+    """One panel per row: pass@1 against the mean samples per problem, fixed N (the budget curve) beside the
+    adaptive rule's τ sweep (the recorded τ marked)."""
+    plt = _plt()
+    panels = [c for c in lb.curves if c.get("adaptive") and c["adaptive"]["adaptive"]
+              and split in c["adaptive"]["fixed"][0]]
+    if not panels:
+        return None
+    nr, nc = _grid(len(panels))
+    fig, axes = plt.subplots(nr, nc, figsize=(WIDTH_IN, 2.9 * nr), squeeze=False, sharey=False)
+    for ax, c in zip(axes.flat, panels):
+        a = c["adaptive"]
+        fx = a["fixed"]
+        ax.plot([f["n"] for f in fx], [f[split] for f in fx], marker="o", ms=3, color="#1f77b4", label="fixed N")
+        sweep = sorted(a["adaptive"], key=lambda r: r["mean_samples"])
+        ax.plot([r["mean_samples"] for r in sweep], [r[split] for r in sweep], marker="s", ms=3, color="#d62728",
+                label="adaptive (τ sweep)")
+        ax.fill_between([r["mean_samples"] for r in sweep], [r[f"{split}_ci95"][0] for r in sweep],
+                        [r[f"{split}_ci95"][1] for r in sweep], color="#d62728", alpha=0.1)
+        ax.plot([a["at_tau"]["mean_samples"]], [a["at_tau"][split]], marker="*", ms=10, color="#d62728",
+                label=f"recorded τ = {a['tau']}")
+        ax.set_xscale("log")
+        ax.set_title(_label(c).replace("\n", " · ") + f" ({a['method']})", fontsize=8)
+        ax.grid(alpha=0.3)
+    for ax in list(axes.flat)[len(panels):]:
+        ax.axis("off")
+    fig.supxlabel("samples per problem (fixed N, or the adaptive rule's mean)", fontsize=9)
+    fig.supylabel(f"pass@1 on {split} tests (%)", fontsize=9)
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.35 / (2.9 * nr)))
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 1.0), ncol=3, fontsize=8, frameon=False)
+    return _save(fig, path)
+
+
 def quality_figure(lb: "Leaderboard", path: Path) -> Path | None:
     """Left: each row's mean test accuracy and toxic share. Right: per-problem gain over random against accuracy."""
     plt = _plt()
@@ -239,6 +314,13 @@ def make_all(lb: "Leaderboard", folder: Path) -> dict[str, Path]:
             p = curve_figure(lb, kind, split, folder / f"budget_{kind}_{split}.png")
             if p is not None:
                 figs[f"budget_{kind}_{split}"] = p
+    for split in splits_in(lb.rows):
+        c = confidence_figure(lb, split, folder / f"confidence_{split}.png")
+        if c is not None:
+            figs[f"confidence_{split}"] = c
+        a = adaptive_figure(lb, split, folder / f"adaptive_{split}.png")
+        if a is not None:
+            figs[f"adaptive_{split}"] = a
     q = quality_figure(lb, folder / "test_quality.png")
     if q is not None:
         figs["test_quality"] = q

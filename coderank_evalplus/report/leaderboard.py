@@ -21,7 +21,8 @@ from coderank_evalplus.report import curves as curves_mod
 from coderank_evalplus.report import figures, page
 from coderank_evalplus.report import models as models_mod
 from coderank_evalplus.report.board import DEFAULT_COMPARE_TO, Entry, Leaderboard, LeaderboardConfig  # noqa: F401
-from coderank_evalplus.report.scores import leaderboard_methods, problem_scores, splits_of
+from coderank_evalplus.report.calibration import folder_calibration
+from coderank_evalplus.report.scores import BASELINES, leaderboard_methods, problem_scores, splits_of
 from coderank_evalplus.report.stats import CI_LEVEL, mean_estimate, paired_difference, resample_indices
 from coderank_evalplus.report.test_quality import run_quality
 from coderank_evalplus.report.text import fmt_p, models_markdown, splits_in
@@ -52,6 +53,8 @@ def build_row(entry: Entry, run: StoredRun, methods: Sequence[str], compare_to: 
         row["comparisons"][base] = {
             m: {s: paired_difference(scores[m][s], scores[base][s], idx).to_json() for s in splits}
             for m in methods if m != base}
+    # the pick's confidence (rankers/confidence.py): calibration and selective pass@1 per ranked method
+    row["confidence"] = folder_calibration(run, [m for m in methods if m not in BASELINES])
     return row, scores
 
 
@@ -80,7 +83,7 @@ def build(entries: Sequence[Entry], cfg: LeaderboardConfig) -> Leaderboard:
         if cfg.curves:
             cand, tests = _curves(run, methods, cfg, entry.name)
             lb.curves.append({"name": entry.name, "tests_label": entry.tests_label, "candidates": cand,
-                              "tests": tests})
+                              "tests": tests, "adaptive": _adaptive(run, row, cfg, entry.name)})
         t3 = time.monotonic()
         t_load, t_score, t_curves = t_load + t1 - t0, t_score + t2 - t1, t_curves + t3 - t2
         if cfg.progress:
@@ -152,6 +155,44 @@ def _curves(run: StoredRun, methods: Sequence[str], cfg: LeaderboardConfig, labe
     return cand, tests
 
 
+def _adaptive(run: StoredRun, row: dict, cfg: LeaderboardConfig, label: str) -> Optional[dict]:
+    """The adaptive budget of the row's confidence method (``budget --adaptive``'s entry, on the curves' draws and
+    the shipped confidence model), cached like the curves."""
+    from coderank_evalplus.rankers.confidence import default_model
+    from coderank_evalplus.report.adaptive import method_report, round_tables
+    from coderank_evalplus.report.calibration import final_picks
+    from coderank_evalplus.report.figures import confidence_method
+
+    method = confidence_method(row)
+    if method is None or not run.problems:
+        return None
+    model = default_model()
+    path = None
+    if cfg.cache_dir is not None:
+        h = curves_mod.folder_hash(run.path)
+        h.update(json.dumps([method, cfg.draws, cfg.seed, model.get("digest"), curves_mod.CACHE_VERSION]).encode())
+        path = Path(cfg.cache_dir) / "report" / f"adaptive-{h.hexdigest()[:32]}.json"
+        try:
+            return json.loads(path.read_text())
+        except (OSError, ValueError):
+            pass
+    table = round_tables(run, [method], cfg.draws, cfg.seed, workers=cfg.workers, progress=cfg.progress,
+                         label=label)[method]
+    X, y = final_picks(run, method)
+    splits = splits_of(run)
+    from coderank_evalplus.rankers.confidence import predict
+
+    rep = method_report(table, model, float(model.get("tau", 1.0)), {s: predict(model, X, s) for s in splits},
+                        {s: y[s] for s in splits}, n_resamples=cfg.n_resamples)
+    out = {"method": method, **{k: rep[k] for k in ("fixed", "adaptive", "tau", "at_tau")}}
+    if path is not None:
+        try:
+            atomic_write_text(path, json.dumps(out))
+        except OSError:
+            pass
+    return out
+
+
 # --- writers ------------------------------------------------------------------------------------------
 
 def _label(row: dict) -> str:
@@ -203,6 +244,9 @@ def to_markdown(lb: Leaderboard) -> str:
                 cells += [_fmt_estimate((r["methods"][m] or {}).get(split)) for m in methods]
                 out.append("| " + " | ".join(cells) + " |")
             out.append("")
+            conf = _confidence_lines(rows, split, on)
+            if conf:
+                out += conf
             for base in lb.config["compare_to"]:
                 others = [m for m in methods if m != base and not (base == "random" and m == "oracle")]
                 title = "gain over random" if base == "random" else f"difference to {base}"
@@ -215,6 +259,24 @@ def to_markdown(lb: Leaderboard) -> str:
                                                  [_fmt_diff(cmp.get(m, {}).get(split)) for m in others]) + " |")
                 out.append("")
     return "\n".join(out)
+
+
+def _confidence_lines(rows: Sequence[dict], split: str, on: str) -> list[str]:
+    """Per row and ranked method: ECE, Brier, AUROC of the pick's confidence and selective pass@1."""
+    lines = [f"### confidence of the pick on {split} tests{on}: calibration and selective pass@1", "",
+             "| model | tests | method | ECE | Brier | AUROC | pass@1 (all) | at 90 % | at 80 % | at 50 % |",
+             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    n = len(lines)
+    for r in rows:
+        for m, rep in (r.get("confidence") or {}).items():
+            c = rep["calibration"].get(split)
+            if not c:
+                continue
+            sel = {x["coverage"]: x.get(split) for x in rep["selective"]}
+            cells = [c["ece"], c["brier"], c["auroc"], rep["all"].get(split), sel.get(0.9), sel.get(0.8), sel.get(0.5)]
+            lines.append("| " + " | ".join([r["name"], r["tests_label"] or "–", m] +
+                                           ["–" if x is None else str(x) for x in cells]) + " |")
+    return lines + [""] if len(lines) > n else []
 
 
 def to_csv(lb: Leaderboard) -> str:

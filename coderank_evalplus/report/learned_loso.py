@@ -75,7 +75,8 @@ def permissive(sf: SetFolder) -> bool:
     return len(sf.sources) == 2 and all(any(p in Path(s).name for p in PERMISSIVE_SOURCES) for s in sf.sources)
 
 
-def read_folder(folder: str | Path) -> SetFolder:
+def read_folder(folder: str | Path, with_tables: bool = True) -> SetFolder:
+    """One folder; ``with_tables``: with learned's cluster features per problem (other readers skip them)."""
     run = load_folder(folder)
     entry = run.summary.get("entry") or {}
     inputs = run.summary.get("inputs") or {}
@@ -85,16 +86,17 @@ def read_folder(folder: str | Path) -> SetFolder:
     label = entry.get("tests_label") or default_label.replace("_", " ") or Path(str(inputs.get("tests", ""))).name
     sf = SetFolder(name, label, Path(folder), run,
                    sources=tuple(str(inputs[k]) for k in ("solutions", "tests") if inputs.get(k)))
-    sf.tables = [cluster_features(sp.executions) for sp in run.problems]
+    if with_tables:
+        sf.tables = [cluster_features(sp.executions) for sp in run.problems]
     return sf
 
 
-def read_folders(folders: Iterable[str | Path]) -> list[SetFolder]:
+def read_folders(folders: Iterable[str | Path], with_tables: bool = True) -> list[SetFolder]:
     """Complete folders (``rerank_results.json`` present) read once each; (name, pool, dataset) repeats dropped."""
     out, seen = [], set()
     for f in folders:
         try:
-            sf = read_folder(f)
+            sf = read_folder(f, with_tables)
         except ResultsFolderError:
             continue
         key = (sf.name, sf.tests_label, sf.run.dataset)

@@ -195,6 +195,42 @@ def _models_section(lb: "Leaderboard", figures: Mapping[str, Path]) -> list[str]
     return parts
 
 
+def _confidence_section(lb: "Leaderboard", figures: Mapping[str, Path]) -> list[str]:
+    """Calibration of the pick's confidence per row (rankers/confidence.py) and its two figures."""
+    from coderank_evalplus.report.figures import confidence_method
+
+    rows = [r for r in lb.rows if confidence_method(r)]
+    if not rows:
+        return []
+    parts = ["<h2>Confidence of the pick</h2>",
+             '<p class="note">The probability that the reranked pick passes, from the ranking\'s own outcome (the '
+             "pick's share of the samples, its margin over the runner-up, distinct behaviours, tests passed, N). ECE: "
+             "expected calibration error over 10 bins; AUROC of “the pick is right”; selective pass@1: pass@1 over "
+             "the most confident share of problems (abstaining on the rest).</p>",
+             "<table><tr><th>model</th><th>tests</th><th>method</th><th>split</th><th>ECE</th><th>Brier</th>"
+             "<th>AUROC</th><th>pass@1 (all)</th><th>at 90 %</th><th>at 80 %</th><th>at 50 %</th></tr>"]
+    for r in rows:
+        m = confidence_method(r)
+        rep = r["confidence"][m]
+        for split, c in rep["calibration"].items():
+            sel = {x["coverage"]: x.get(split) for x in rep["selective"]}
+            cells = [c["ece"], c["brier"], c["auroc"], rep["all"].get(split), sel.get(0.9), sel.get(0.8), sel.get(0.5)]
+            parts.append("<tr>" + "".join(f"<td>{_e(x)}</td>" for x in [r["name"], r["tests_label"] or "–", m, split])
+                         + "".join(f'<td class="num">{"–" if x is None else _e(x)}</td>' for x in cells) + "</tr>")
+    parts.append("</table>")
+    for split in splits_in(lb.rows):
+        if f"adaptive_{split}" in figures:
+            parts.append(_img(figures[f"adaptive_{split}"], f"adaptive budget ({split})",
+                              f"Adaptive budget: stop a problem once the pick's confidence reaches τ; pass@1 against "
+                              f"the mean samples per problem beside fixed N, on the budget curves' draws ({split} "
+                              f"tests)."))
+        if f"confidence_{split}" in figures:
+            parts.append(_img(figures[f"confidence_{split}"], f"reliability diagram and accuracy–coverage ({split})",
+                              f"Reliability diagram (left; diagonal: perfect calibration) and accuracy–coverage "
+                              f"curve (right), {split} tests."))
+    return parts
+
+
 def render(lb: "Leaderboard", figures: Mapping[str, Path]) -> str:
     """The whole page as a string."""
 
@@ -229,6 +265,7 @@ def render(lb: "Leaderboard", figures: Mapping[str, Path]) -> str:
         for split in splits_in(lb.rows):
             if f"{key}_{split}" in figures:
                 parts.append(_img(figures[f"{key}_{split}"], caption, f"{caption} ({split} tests)."))
+    parts += _confidence_section(lb, figures)
     parts += ["<h2>Generated-test quality</h2>",
               '<p class="note">Per problem, over the pool\'s distinct asserts: accuracy = share the reference '
               "solution passes; toxic = share the reference fails but some wrong candidate passes. Means over "

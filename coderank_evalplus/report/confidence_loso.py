@@ -1,0 +1,123 @@
+"""Leave-one-set-out evaluation of the pick's confidence and of the adaptive budget, and the training of the
+shipped confidence model, from results folders (nothing is executed).
+
+Folders, sets, model families and the licence rule are ``learned_loso``'s (``folds``, ``permissive``): each set is
+scored by a model fitted on the folders of every other model family, with a τ chosen on those folders only.
+Training rows are every problem × round × draw of the training folders' round tables (``report/adaptive.py``), so
+the model has seen picks made from 1 sample up to the cap; the scored folder's calibration is that of its
+full-folder picks (what ``rerank`` reports), its adaptive figures come from its own round table.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional, Sequence
+
+import numpy as np
+
+from coderank_evalplus.rankers.confidence import FEATURES, fit_confidence, predict, with_tau
+from coderank_evalplus.report.adaptive import (
+    RoundTable,
+    at_budget,
+    choose_tau,
+    method_report,
+    round_tables,
+    samples_to_match,
+)
+from coderank_evalplus.report.calibration import final_picks
+from coderank_evalplus.report.curves import DEFAULT_DRAWS, folder_hash
+from coderank_evalplus.report.learned_loso import SetFolder, folds, permissive
+from coderank_evalplus.report.scores import splits_of
+
+METHOD = "recommended"  # the rankings the model learns from (the default method of `budget`), fixed a priori
+CACHE_VERSION = 1
+
+
+def cached_table(sf: SetFolder, method: str = METHOD, draws: int = DEFAULT_DRAWS, cache_dir: Optional[Path] = None,
+                 workers: Optional[int] = None, progress: bool = False) -> RoundTable:
+    """``round_tables`` of one folder and method, kept as an .npz under ``cache_dir`` (keyed by the folder's
+    matrices and problems, the method, draws and this module's version)."""
+    path = None
+    if cache_dir is not None:
+        h = folder_hash(sf.folder)
+        h.update(json.dumps([method, draws, CACHE_VERSION, list(FEATURES)]).encode())
+        path = Path(cache_dir) / f"rounds-{h.hexdigest()[:20]}.npz"
+        if path.exists():
+            z = np.load(path)
+            return RoundTable([int(r) for r in z["rounds"]], draws, tuple(str(s) for s in z["splits"]),
+                              z["features"], z["passed"])
+    table = round_tables(sf.run, [method], draws, workers=workers, progress=progress, label=sf.label)[method]
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp.npz")
+        np.savez_compressed(tmp, rounds=np.asarray(table.rounds), splits=np.asarray(table.splits),
+                            features=table.features, passed=table.passed)
+        tmp.replace(path)
+    return table
+
+
+def _labels(table: RoundTable) -> dict[str, np.ndarray]:
+    p = table.passed
+    return {s: (p[..., table.splits.index(s)] if s in table.splits else p[..., 0]).reshape(-1)
+            for s in ("base", "plus")}
+
+
+def train(sets: Sequence[SetFolder], tables: dict[int, RoundTable], exclude_model: Optional[str] = None,
+          note: Optional[str] = None) -> dict:
+    """A confidence model fitted on the round tables of ``sets`` (each problem × round counts 1 whatever the
+    draws), with τ chosen on the same folders and recorded."""
+    if exclude_model is not None and any(s.model == exclude_model for s in sets):
+        raise AssertionError(f"training on a set of the scored model {exclude_model!r}")
+    X = np.concatenate([tables[id(s)].features.reshape(-1, len(FEATURES)) for s in sets])
+    labels = {k: np.concatenate([_labels(tables[id(s)])[k] for s in sets]) for k in ("base", "plus")}
+    weights = np.concatenate([np.full(tables[id(s)].features[..., 0].size, 1.0 / tables[id(s)].draws) for s in sets])
+    names = [{"name": s.name, "tests": s.tests_label, "dataset": s.run.dataset, "problems": len(s.run.problems),
+              "license": "permissive" if permissive(s) else "not permissive"} for s in sets]
+    model = fit_confidence(X, labels, names, weights=weights, note=note)
+    model["method"] = METHOD
+    tau, how = choose_tau([tables[id(s)] for s in sets], model)
+    return with_tau(model, tau, how)
+
+
+def train_shipped(sets: Sequence[SetFolder], tables: dict[int, RoundTable]) -> dict:
+    """The model to ship: trained (and its τ chosen) on the permissively licensed folders only."""
+    chosen = [s for s in sets if permissive(s)]
+    if not chosen:
+        raise ValueError("no permissively licensed folder among the given ones: nothing may train the shipped model")
+    model = train(chosen, tables, note="trained on permissively licensed folders only (report/confidence_loso.py)")
+    assert all(t["license"] == "permissive" for t in model["training_sets"])
+    return model
+
+
+def score_folder(sf: SetFolder, table: RoundTable, model: dict, n_resamples: int = 1000) -> dict:
+    """``budget``'s per-method entry for one folder with ``model``, plus the issue's derived figures."""
+    X, y = final_picks(sf.run)
+    conf = {s: predict(model, X, s) for s in ("base", "plus")}
+    splits = splits_of(sf.run)
+    rep = method_report(table, model, float(model["tau"]), {s: conf[s] for s in splits},
+                        {s: y[s] for s in splits}, n_resamples=n_resamples)
+    rep["per_problem"] = {s: {"confidence": [round(float(v), 4) for v in conf[s]],
+                              "passed": [round(float(v), 4) for v in y[s]]} for s in splits}
+    cap = rep["fixed"][-1]
+    fixed_at = {f["n"]: f for f in rep["fixed"]}
+    rep["derived"] = {
+        "cap": cap["n"],
+        "samples_within_1pt_of_cap": samples_to_match(rep["adaptive"], cap["base"]),
+        "adaptive_at_10": at_budget(rep["adaptive"], 10.0) if cap["n"] > 10 else None,
+        "fixed_at_10": fixed_at[10]["base"] if 10 in fixed_at and cap["n"] > 10 else None,
+    }
+    return rep
+
+
+def loso(sets: Sequence[SetFolder], tables: dict[int, RoundTable], n_resamples: int = 1000) -> list[dict]:
+    """One row per scored folder: its model family, the training families, τ and ``score_folder``'s figures."""
+    rows = []
+    for model_name, scored, train_sets in folds(sets):
+        fitted = train(train_sets, tables, exclude_model=model_name)
+        for sf in scored:
+            rows.append({"set": sf.label, "model": model_name, "n_problems": len(sf.run.problems),
+                         "trained_on": sorted({t.model for t in train_sets}), "tau": fitted["tau"],
+                         "digest": fitted["digest"][:12],
+                         **score_folder(sf, tables[id(sf)], fitted, n_resamples)})
+    return rows

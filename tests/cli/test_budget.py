@@ -1,0 +1,50 @@
+"""``coderank-evalplus budget``: the --json layout scripts read, on a hand-made stored run."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import numpy as np
+import pytest
+
+from coderank_evalplus.cli import budget as budget_cli
+from coderank_evalplus.cli.console import build_parser, main
+from coderank_evalplus.rankers.confidence import FEATURES, fit_confidence, with_tau
+from tests.report.test_adaptive import _run
+
+
+@pytest.fixture()
+def model_file(tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.random((100, len(FEATURES)))
+    y = (X[:, 0] > 0.5).astype(float)
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps(with_tau(fit_confidence(X, {"base": y, "plus": y}, ["hand-made"]), 0.8, "by hand")))
+    return path
+
+
+def test_budget_json_has_the_documented_layout(tmp_path, monkeypatch, model_file):
+    monkeypatch.setattr("coderank_evalplus.io.results_folder.load_folder", lambda folder: _run())
+    out = tmp_path / "budget.json"
+    assert main(["budget", "somewhere", "--adaptive", "--methods", "recommended,codet", "--json", str(out),
+                 "--confidence-model", str(model_file), "--draws", "3", "--workers", "1", "--quiet"]) == 0
+    rep = json.loads(out.read_text())
+    assert set(rep["methods"]) == {"recommended", "codet"}
+    r = rep["methods"]["codet"]
+    assert [f["n"] for f in r["fixed"]] == list(range(1, 11)) and set(r["fixed"][0]) == {"n", "base", "plus"}
+    assert {"tau", "mean_samples", "base", "plus"} <= set(r["adaptive"][0]) and r["tau"] == 0.8
+    assert set(r["at_tau"]) == {"mean_samples", "base", "plus"}
+    assert set(r["calibration"]) == {"base", "plus"} and set(r["calibration"]["base"]) == {"ece", "brier", "auroc"}
+    assert [s["coverage"] for s in r["selective"]] == [0.5, 0.8, 0.9]
+
+
+def test_without_adaptive_no_sweep_and_a_bad_tau_is_refused(monkeypatch, model_file):
+    monkeypatch.setattr("coderank_evalplus.io.results_folder.load_folder", lambda folder: _run())
+    args = build_parser().parse_args(["budget", "x", "--confidence-model", str(model_file), "--draws", "2",
+                                      "--workers", "1", "--quiet"])
+    rep = budget_cli.budget_report(args)
+    assert rep["methods"]["recommended"]["adaptive"] == [] and rep["methods"]["recommended"]["at_tau"] is None
+    bad = argparse.Namespace(**{**vars(args), "tau": 1.5})
+    with pytest.raises(ValueError, match="tau"):
+        budget_cli.budget_report(bad)

@@ -1,0 +1,82 @@
+"""Adaptive budget simulated on hand-made stored runs: the curve's draws, τ = 0 and τ = 1, τ chosen on training."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from coderank_evalplus.rankers.confidence import FEATURES, fit_confidence, with_tau
+from coderank_evalplus.report.adaptive import (
+    at_budget,
+    choose_tau,
+    confidences,
+    fixed,
+    method_report,
+    round_tables,
+    simulate,
+    sweep,
+)
+from coderank_evalplus.report.curves import budget_curve
+from tests.rankers.helpers import make_executions
+from tests.report.helpers import stored_problem, stored_run
+
+
+def _problem(task_id: str, n: int, correct_every: int, seed: int):
+    """n candidates: the correct ones agree (one output) and pass assert 0; the others scatter and pass assert 1
+    now and then."""
+    rng = np.random.default_rng(seed)
+    correct = [c % correct_every == 0 for c in range(n)]
+    outputs = [[1] if ok else [int(rng.integers(2, 5))] for ok in correct]
+    passes = [[ok, (not ok) and o[0] == 2] for ok, o in zip(correct, outputs)]
+    ex = make_executions(passes=passes, outputs=outputs, assert_input=[-1, -1])
+    return stored_problem(ex, correct, correct, task_id=task_id)
+
+
+def _run(n: int = 10):
+    return stored_run([_problem(f"T/{i}", n, 1 + i % 5, i) for i in range(10)])
+
+
+def _model(tau: float = 0.8) -> dict:
+    rng = np.random.default_rng(0)
+    X = rng.random((200, len(FEATURES)))
+    y = (X[:, 0] > 0.5).astype(float)  # confident when the pick's cluster is large
+    return with_tau(fit_confidence(X, {"base": y, "plus": y}, ["hand-made"]), tau, "by hand")
+
+
+def test_fixed_points_are_the_budget_curves():
+    run = _run()
+    table = round_tables(run, ["recommended", "codet"], draws=6, workers=1)
+    curve = budget_curve(run, ["recommended", "codet"], "candidates", draws=6, workers=1, splits=("base", "plus"),
+                         grid=table["codet"].rounds)
+    for m in ("recommended", "codet"):
+        got = fixed(table[m])
+        assert [g["n"] for g in got] == list(range(1, 11))
+        for g, c, cp in zip(got, curve["curves"]["base"][m], curve["curves"]["plus"][m]):
+            assert g["n"] == c["n"] and abs(g["base"] - c["mean"]) < 0.006 and abs(g["plus"] - cp["mean"]) < 0.006
+
+
+def test_tau_one_is_the_cap_and_tau_zero_stops_after_the_first_round():
+    run = _run()
+    t = round_tables(run, ["codet"], draws=4, workers=1)["codet"]
+    conf = confidences(t, _model())
+    cap, first = simulate(t, conf, 1.0), simulate(t, conf, 0.0)
+    assert (cap["samples"] == 10).all() and np.allclose(cap["base"], t.passed[:, -1, 0, 0])
+    assert (first["samples"] == 1).all() and np.allclose(first["base"], t.passed[:, 0, :, 0].mean(axis=1))
+    rows = sweep(t, conf, taus=(0.0, 0.5, 1.0), n_resamples=50)
+    assert rows[0]["mean_samples"] == 1 and rows[-1]["mean_samples"] == 10
+    assert rows[-1]["base"] == fixed(t)[-1]["base"]
+    assert rows[0]["mean_samples"] <= rows[1]["mean_samples"] <= rows[2]["mean_samples"]
+    assert at_budget(rows, 10.0) == rows[-1]["base"] and at_budget(rows, 0.5) is None
+
+
+def test_tau_is_chosen_on_the_given_tables_and_reported():
+    run = _run()
+    t = round_tables(run, ["codet"], draws=4, workers=1)["codet"]
+    model = _model()
+    tau, how = choose_tau([t], model)
+    sim = simulate(t, confidences(t, model), tau)
+    assert 100 * (t.passed[:, -1, :, 0].mean() - sim["base"].mean()) <= 0.5 and "training folders" in how
+    rep = method_report(t, model, tau, {"base": np.linspace(0, 1, 10)}, {"base": np.linspace(0, 1, 10) > 0.5},
+                        n_resamples=50)
+    assert set(rep) >= {"fixed", "adaptive", "tau", "at_tau", "calibration", "selective"}
+    assert [s["coverage"] for s in rep["selective"]] == [0.5, 0.8, 0.9]
+    assert rep["calibration"]["base"]["auroc"] == 1.0
