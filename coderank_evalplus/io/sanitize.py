@@ -24,6 +24,8 @@ import hashlib
 import inspect
 import re
 import sys
+import time
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable, Optional
 
@@ -143,15 +145,16 @@ def code_extract(text: str) -> str:
 def _shortest_valid(lines: list[str], i: int, low: int, top: int, open_end: Optional[list[bool]]) -> int:
     """The first j in low..top whose span lines[i..j] parses (-1: none); lines low+1..top are blank.
 
-    With the scan's ``open_end``: a span that ends in a string, a bracket or a continuation is an error, and a
-    span that ends outside them and does not parse stays an error with blank lines after it (the tokenizer skips
-    them), so one parse answers for the rest of the run."""
+    With the scan's ``open_end``: a span that ends in a string, a bracket or a continuation is an error, and
+    when the span to the run's non-blank line ends outside them and does not parse, blank lines after it leave it
+    an error (the tokenizer skips them), so one parse answers for the run. After a continuation the blank lines
+    are part of the logical line ("x \\" + "" fails, + "" + "" parses): each is parsed."""
     for j in range(low, top + 1):
         if open_end is not None and open_end[j - i]:
             continue
         if _syntax_ok("\n".join(lines[i:j + 1])):
             return j
-        if open_end is not None:
+        if open_end is not None and j == low:
             return -1
     return -1
 
@@ -246,3 +249,50 @@ def raw_program(reply: str, problem: Problem) -> str:
             return ""
     imports = prompt_imports(problem.prompt)
     return (imports + "\n\n" if imports else "") + code + "\n"
+
+
+@dataclass
+class SanitizeTally:
+    """What a reader's ``raw_field`` did: replies read from the field and sanitized, how many came out different
+    from the reply, how many gave no definition of the entry point (an empty, failing program), and the time."""
+
+    field: str
+    samples: int = 0
+    changed: int = 0
+    empty: int = 0
+    seconds: float = 0.0
+
+    def add(self, reply: str, program: str, seconds: float) -> None:
+        self.samples += 1
+        self.changed += program != reply
+        self.empty += not program
+        self.seconds += seconds
+
+    def to_json(self) -> dict:
+        return {"field": self.field, "samples": self.samples, "changed": self.changed, "empty": self.empty,
+                "seconds": round(self.seconds, 2)}
+
+    def line(self) -> str:
+        return (f"sanitized {self.samples} samples (field {self.field!r}, as evalplus.sanitize does): "
+                f"{self.changed} changed, {self.empty} without a definition of the entry point; "
+                f"{self.seconds:.1f} s")
+
+
+def sanitize_reply(reply: str, problem: Problem, tally: SanitizeTally) -> str:
+    """:func:`raw_program` of one reply, counted in ``tally``."""
+    t0 = time.perf_counter()
+    program = raw_program(reply, problem)
+    tally.add(reply, program, time.perf_counter() - t0)
+    return program
+
+
+def looks_unsanitized(programs_per_task: dict[str, list[str]]) -> Optional[str]:
+    """A warning when most tasks' first sample is not a Python program (a chat model's replies, prose around a
+    fenced block, read as programs would all fail), else None. One parse per task: cheap on any file."""
+    firsts = [progs[0] for progs in programs_per_task.values() if progs]
+    bad = sum(not _syntax_ok(p) for p in firsts)
+    if not firsts or 2 * bad <= len(firsts):
+        return None
+    return (f"{bad} of {len(firsts)} tasks' first samples are not Python programs (a chat model's raw replies?): "
+            f"they fail every test as they are; --raw-field FIELD (suites: raw_field) reads them as "
+            f"evalplus.sanitize would")
