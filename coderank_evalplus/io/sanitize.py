@@ -248,7 +248,7 @@ def raw_program(reply: str, problem: Problem) -> str:
         if not _defines(code, problem.entry_point):
             return ""
     imports = prompt_imports(problem.prompt)
-    return (imports + "\n\n" if imports else "") + code + "\n"
+    return (imports + "\n\n" if imports else "") + code.strip() + "\n"
 
 
 @dataclass
