@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any, Mapping, Optional
 
 from coderank_evalplus.io import bigcode, codet, evalplus_samples, lm_eval_log
-from coderank_evalplus.io.sanitize import SanitizeTally, looks_unsanitized, sanitize_reply
 from coderank_evalplus.io.jsonl import (SampleFileError, check_unmatched, once, quote,  # noqa: F401 (re-exported)
                                         read_jsonl, str_field, str_list, write_jsonl)
+from coderank_evalplus.io.sanitize import SanitizeTally, looks_unsanitized, sanitize_reply
 from coderank_evalplus.testgen.extract import assert_body
 from coderank_evalplus.types import Problem
 

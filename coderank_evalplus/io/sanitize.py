@@ -200,7 +200,9 @@ def _extract_target(code: str, entrypoint: Optional[str]) -> str:
     return out[:-1].decode("utf8")
 
 
-def _source_digest(fn: Callable) -> str:
+def _source_digest(fn: Optional[Callable]) -> str:
+    if fn is None:
+        return ""
     try:
         return hashlib.sha256(inspect.getsource(fn).encode()).hexdigest()[:16]
     except (OSError, TypeError):

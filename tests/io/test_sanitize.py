@@ -95,14 +95,14 @@ def test_raw_field_reads_what_the_solutions_hold(tmp_path, problems_of):
     tally = ours.SanitizeTally("raw")
     got = read_solutions(path, problems, raw_field="raw", tally=tally)
     want = read_solutions(path, problems)
-    same = sum(a == b for t in want for a, b in zip(got[t], want[t]))
+    same = sum(a == b for t in want for a, b in zip(got[t], want[t], strict=True))
     assert tally.samples == len(recs) == 20
     assert same == 20
 
 
 def test_raw_field_sanitizes_and_counts(tmp_path):
-    problem = Problem(task_id="T/0", dataset="humaneval", prompt="from typing import List\n\n\ndef f(xs: List[int]) -> int:\n",
-                      entry_point="f", canonical_solution="    return 0\n")
+    problem = Problem(task_id="T/0", dataset="humaneval", entry_point="f", canonical_solution="    return 0\n",
+                      prompt="from typing import List\n\n\ndef f(xs: List[int]) -> int:\n")
     replies = ["Here you go:\n```python\ndef f(xs):\n    return len(xs)\n```\nHope it helps!",
                "    return sum(xs)\n",  # a bare body: read after the prompt
                "I cannot help with that."]
@@ -111,7 +111,8 @@ def test_raw_field_sanitizes_and_counts(tmp_path):
     tally = ours.SanitizeTally("raw")
     progs = read_solutions(path, {"T/0": problem}, raw_field="raw", tally=tally)["T/0"]
     assert progs[0] == "from typing import List\n\ndef f(xs):\n    return len(xs)\n"
-    assert "return sum(xs)" in progs[1] and progs[1].startswith("from typing import List\n\nfrom typing import List\ndef f(xs: List[int])")
+    head = "from typing import List\n\nfrom typing import List\ndef f(xs: List[int])"  # the prompt's, sanitized
+    assert "return sum(xs)" in progs[1] and progs[1].startswith(head)
     assert progs[2] == ""
     assert tally.to_json() == {"field": "raw", "samples": 3, "changed": 3, "empty": 1,
                                "seconds": round(tally.seconds, 2)}
@@ -120,7 +121,8 @@ def test_raw_field_sanitizes_and_counts(tmp_path):
 
 
 def test_unsanitized_replies_warn(tmp_path, capsys):
-    problem = Problem(task_id="T/0", dataset="humaneval", prompt="def f():\n", entry_point="f", canonical_solution="    return 0\n")
+    problem = Problem(task_id="T/0", dataset="humaneval", prompt="def f():\n", entry_point="f",
+                      canonical_solution="    return 0\n")
     path = tmp_path / "s.jsonl"
     path.write_text(json.dumps({"task_id": "T/0", "solution": "Sure:\n```python\ndef f():\n    return 1\n```"}) + "\n")
     read_solutions(path, {"T/0": problem})
