@@ -9,7 +9,12 @@ import time
 from pathlib import Path
 from typing import Optional, Sequence
 
-from coderank_evalplus.cli.options import add_common_options, add_drop_extra_option, config_from_args
+from coderank_evalplus.cli.options import (
+    add_common_options,
+    add_drop_extra_option,
+    add_raw_field_option,
+    config_from_args,
+)
 from coderank_evalplus.io.samples import SampleFileError
 
 
@@ -28,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "(checked against the solutions: dataset hash, sample count, program text; else judged)")
     add_common_options(p)
     add_drop_extra_option(p)
+    add_raw_field_option(p)
     sub.add_parser("methods", help="list the ranking methods")
     from coderank_evalplus.integrations.evalplus import add_evaluate_parser
 
@@ -65,6 +71,7 @@ def run_rerank(args: argparse.Namespace, solutions_path: str, tests_path: "str |
     from coderank_evalplus.engine.execution import ResultCache
     from coderank_evalplus.io.problems import load_problems, select_problems, selection_note
     from coderank_evalplus.io.samples import read_solutions
+    from coderank_evalplus.io.sanitize import SanitizeTally
     from coderank_evalplus.pipeline import all_methods, read_tests, rerank, write_results
     from coderank_evalplus.report import markdown_table, timing_line
     from coderank_evalplus.report.calibration import calibration_markdown, result_calibration
@@ -77,7 +84,12 @@ def run_rerank(args: argparse.Namespace, solutions_path: str, tests_path: "str |
     t0 = time.monotonic()
     problems = load_problems(args.dataset, args.data_dir)
     drop = getattr(args, "drop_extra_problems", False)
-    solutions = read_solutions(solutions_path, problems, args.data_dir, drop_extra=drop)
+    raw_field = getattr(args, "raw_field", None)
+    tally = SanitizeTally(raw_field) if raw_field else None
+    solutions = read_solutions(solutions_path, problems, args.data_dir, drop_extra=drop, raw_field=raw_field,
+                               tally=tally)
+    if tally is not None:
+        print(tally.line(), file=sys.stderr)
     tests, mutate = read_tests([tests_path] if isinstance(tests_path, str) else tests_path, problems, args.data_dir,
                                drop_extra=drop)
     cfg = replace(cfg, mutate=mutate)
@@ -103,6 +115,8 @@ def run_rerank(args: argparse.Namespace, solutions_path: str, tests_path: "str |
                         eval_results=args.eval_results, load_s=time.monotonic() - t0)
     finally:
         cache.close()
+    if tally is not None:
+        result.extra["sanitized"] = tally.to_json()
     path = write_results(result, output)
     print(markdown_table(result.methods, f"{args.dataset}: {result.n_problems} problems, reranked pass@k (%)"))
     print("\n" + calibration_markdown(result_calibration(result)))

@@ -50,6 +50,14 @@ def add_drop_extra_option(p: argparse.ArgumentParser) -> None:
                         "that counts them (default: such records are an error)")
 
 
+def add_raw_field_option(p: argparse.ArgumentParser) -> None:
+    """``rerank``'s samples may be a chat model's raw replies (prose around a fenced block)."""
+    p.add_argument("--raw-field", default=None, metavar="FIELD",
+                   help="the samples' records hold a chat model's raw reply in FIELD (e.g. raw, solution): each is "
+                        "read as evalplus.sanitize would (the code, with the prompt's imports); the results count "
+                        "them")
+
+
 def config_from_args(args: argparse.Namespace) -> "RerankConfig":
     """The RerankConfig that ``add_common_options``'s flags describe."""
     from coderank_evalplus.pipeline import RerankConfig

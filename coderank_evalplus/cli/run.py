@@ -98,6 +98,11 @@ def likelihood_command(args: argparse.Namespace) -> int:
     return 0
 
 
+EMBEDDED_NOTE = ("\nThe embedded SmolLM2-135M proves the machinery (sampling solutions and tests, the sandbox, the "
+                 "rankers, the judge) and solves few problems, so its figures are near zero; "
+                 "`coderank-evalplus leaderboard --example` shows the lift on real samples.")
+
+
 def run_command(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
@@ -196,6 +201,8 @@ def run_command(args: argparse.Namespace) -> int:
         "debug_temperature": args.debug_temperature if settings else None}, indent=2)
     print(markdown_table(result.methods, f"{args.model} on {dataset}: {result.n_problems} problems, "
                                          f"reranked pass@k (%)"))
+    if args.backend == "embedded":
+        print(EMBEDDED_NOTE)
     print("\n" + calibration_markdown(result_calibration(result)))
     if debug is not None:
         b = debug.block

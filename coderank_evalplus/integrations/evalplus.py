@@ -62,6 +62,10 @@ OPTIONS: dict[str, tuple[Any, str]] = {
                    "--debug_rounds rounds; multi: every failing candidate, then the pool is reranked). "
                    "*_rerank_results.json gets a self_debug block with every method after debugging."),
     "debug_rounds": (Optional[int], "self-debug rounds per candidate (default: 3 for sd1, 1 for multi)."),
+    "raw_field": (Optional[str],
+                  "with --rerank: the samples' field holding a chat model's raw reply (e.g. raw); the reranker "
+                  "reads each as evalplus.sanitize would (the code, with the prompt's imports) and counts them in "
+                  "*_rerank_results.json (evalplus itself evaluates the samples as they are)."),
 }
 DEBUG_MAX_TOKENS = 512  # tokens per self-debug rewrite (a whole solution)
 
@@ -264,6 +268,7 @@ def evaluate_and_rerank(original: Callable, namespace: dict, params: dict, model
         load_evalplus_problems,
     )
     from coderank_evalplus.io.samples import SampleFileError, read_solutions, read_test_samples
+    from coderank_evalplus.io.sanitize import SanitizeTally
     from coderank_evalplus.pipeline import read_tests
 
     methods = check_request(params, model_kwargs, ours)
@@ -280,7 +285,8 @@ def evaluate_and_rerank(original: Callable, namespace: dict, params: dict, model
             from coderank_evalplus.generation.likelihood import features_for
 
             features_for(methods, params["samples"], problems,
-                         read_solutions(params["samples"], problems, allow_unknown=True))
+                         read_solutions(params["samples"], problems, allow_unknown=True,
+                                        raw_field=ours.get("raw_field")))
     except (SampleFileError, DataNotFoundError, ValueError) as exc:
         raise RerankError(str(exc)) from None
     load_s = time.monotonic() - t0
@@ -298,7 +304,11 @@ def evaluate_and_rerank(original: Callable, namespace: dict, params: dict, model
     model = LazyModel(model_kwargs) if "model" in model_kwargs else None
     t0 = time.monotonic()
     try:
-        solutions = read_solutions(samples, problems, allow_unknown=True)
+        tally = SanitizeTally(ours["raw_field"]) if ours.get("raw_field") else None
+        solutions = read_solutions(samples, problems, allow_unknown=True, raw_field=ours.get("raw_field"),
+                                   tally=tally)
+        if tally is not None:
+            print(tally.line(), file=sys.stderr)
         if test_samples is None:
             tests_path = model_tests(problems, list(solutions), model_kwargs, ours, paths, model)
             test_samples = read_test_samples(tests_path, problems)
@@ -310,7 +320,8 @@ def evaluate_and_rerank(original: Callable, namespace: dict, params: dict, model
 
     # 3. rerank and report (then self-debug); the verdicts are those evalplus has just written (judged once)
     run_rerank(dataset, problems, solutions, test_samples, methods, params, ours, paths, features, model,
-               eval_results=evalplus_results_path(samples), load_s=load_s, mutate=mutate)
+               eval_results=evalplus_results_path(samples), load_s=load_s, mutate=mutate,
+               sanitized=tally.to_json() if tally is not None else None)
 
 
 class LazyModel:
@@ -394,7 +405,7 @@ def generator_kwargs(backend: str, model_kwargs: dict) -> dict:
 def run_rerank(dataset: str, problems: dict, solutions: dict, test_samples: dict, methods: list[str], params: dict,
                ours: dict, paths: RerankPaths, features: Optional[dict] = None,
                model: Optional[LazyModel] = None, eval_results: Optional[Path] = None, load_s: float = 0.0,
-               mutate: Optional[int] = None) -> Path:
+               mutate: Optional[int] = None, sanitized: Optional[dict] = None) -> Path:
     from coderank_evalplus.engine.execution import ResultCache
     from coderank_evalplus.pipeline import RerankConfig, _json_default, rerank, write_results
     from coderank_evalplus.report import markdown_table, timing_line
@@ -416,6 +427,8 @@ def run_rerank(dataset: str, problems: dict, solutions: dict, test_samples: dict
     try:
         result = rerank(dataset, problems, solutions, test_samples, cfg, cache, features, eval_results=eval_results,
                         load_s=load_s)
+        if sanitized is not None:
+            result.extra["sanitized"] = sanitized
         write_results(result, paths.workdir)
         atomic_write_json(paths.results, result.to_json(), indent=2, default=_json_default)
         if ours.get("self_debug"):

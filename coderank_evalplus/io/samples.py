@@ -10,6 +10,7 @@ record says what it is. Every reader raises ``SampleFileError`` naming the file 
 from __future__ import annotations
 
 import os
+import sys
 from collections import defaultdict
 from pathlib import Path
 from typing import Any, Mapping, Optional
@@ -25,6 +26,7 @@ from coderank_evalplus.io.jsonl import (  # noqa: F401 (re-exported)
     str_list,
     write_jsonl,
 )
+from coderank_evalplus.io.sanitize import SanitizeTally, looks_unsanitized, sanitize_reply
 from coderank_evalplus.testgen.extract import assert_body
 from coderank_evalplus.types import Problem
 
@@ -47,7 +49,8 @@ def detect_format(path: Path) -> tuple[str, Path]:
 
 
 def read_solutions(path: str | os.PathLike, problems: Mapping[str, Problem], data_dir: Optional[str] = None,
-                   allow_unknown: bool = False, drop_extra: bool = False) -> dict[str, list[str]]:
+                   allow_unknown: bool = False, drop_extra: bool = False,
+                   raw_field: Optional[str] = None, tally: Optional[SanitizeTally] = None) -> dict[str, list[str]]:
     """Full programs per task id, in sample order.
 
     Accepts evalplus samples (``{"task_id", "solution"}`` = full program, or ``{"task_id", "completion"}`` =
@@ -59,8 +62,29 @@ def read_solutions(path: str | os.PathLike, problems: Mapping[str, Problem], dat
 
     Records of problems the dataset lacks are an error, unless ``allow_unknown`` (dropped silently: a harness's
     own sample folder) or ``drop_extra`` (dropped with one warning that counts them: the user asked for it).
+
+    ``raw_field``: evalplus-style records whose field of that name holds a chat model's raw reply (prose around
+    code), each read as :func:`coderank_evalplus.io.sanitize.raw_program` (evalplus.sanitize's output, the
+    prompt's imports before it) and counted in ``tally``. Without it, a file whose samples are mostly not
+    programs gets one warning saying so.
     """
     kind, path = detect_format(Path(path))
+    if raw_field is not None:
+        tally = tally if tally is not None else SanitizeTally(raw_field)
+        if kind != JSONL:
+            raise SampleFileError(f"{path}: --raw-field {raw_field} reads a field of JSON-lines records "
+                                  f"({{\"task_id\", \"{raw_field}\"}}); this is {kind}")
+    out = _read_programs(kind, path, problems, data_dir, allow_unknown, drop_extra, raw_field, tally)
+    if raw_field is None:
+        warning = looks_unsanitized(out)
+        if warning:
+            print(f"warning: {path}: {warning}", file=sys.stderr, flush=True)
+    return out
+
+
+def _read_programs(kind: str, path: Path, problems: Mapping[str, Problem], data_dir: Optional[str],
+                   allow_unknown: bool, drop_extra: bool, raw_field: Optional[str],
+                   tally: Optional[SanitizeTally]) -> dict[str, list[str]]:
     if kind == FOLDER_EVALPLUS:
         return evalplus_samples.read_folder(path, problems, allow_unknown, drop_extra)
     if kind == BIGCODE:
@@ -74,6 +98,10 @@ def read_solutions(path: str | os.PathLike, problems: Mapping[str, Problem], dat
     n_records = 0
     for lineno, rec in read_jsonl(path):
         n_records += 1
+        if raw_field is not None and "task_id" not in rec:
+            raise SampleFileError(f"{path}:{lineno}: --raw-field {raw_field} reads evalplus-style records "
+                                  f"({{\"task_id\", \"{raw_field}\"}}); this record has no 'task_id' "
+                                  f"(keys: {sorted(map(str, rec))[:8]})")
         if lm_eval_log.is_logged_sample(rec):
             sample = lm_eval_log.parse_logged_sample(rec, path, lineno)
             if not lm_eval_log.only_first_filter(sample, lm_state):
@@ -99,7 +127,11 @@ def read_solutions(path: str | os.PathLike, problems: Mapping[str, Problem], dat
         if tid not in problems:
             unmatched.append(f"{path}:{lineno} (task_id {tid!r})")
             continue
-        out[tid].append(evalplus_samples.program_of(rec, problems[tid], path, lineno))
+        if raw_field is not None and tally is not None:
+            reply = str_field(rec, raw_field, path, lineno)
+            out[tid].append(sanitize_reply(reply, problems[tid], tally))
+        else:
+            out[tid].append(evalplus_samples.program_of(rec, problems[tid], path, lineno))
     if n_records == 0:
         raise SampleFileError(f"{path}: no records (empty file)")
     if not allow_unknown:

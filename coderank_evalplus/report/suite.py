@@ -13,6 +13,8 @@ tests_label = "gpt-4 tests"         # optional: which test pool
 pool = "gpt-4"                      # optional: rows with the same dataset and pool are compared as models
                                     # (default: tests_label without a trailing " (own)")
 drop_extra_problems = false         # optional (also top level): drop samples of problems the dataset lacks
+raw_field = "raw"                   # optional: the records' field holding a chat model's raw reply (as
+                                    # `rerank --raw-field`: read as evalplus.sanitize would)
 # strict = true                     # optional, top level: a pass only the candidate's own == decided fails
 # tests may also be "examples+mutate" (or "examples+mutate:N": inputs grown from the prompt's examples, no model)
 # or a list combining a pool file with it: tests = ["tests.jsonl", "examples+mutate"]
@@ -41,7 +43,7 @@ from coderank_evalplus.report.board import default_pool
 _TOP_KEYS = {"methods", "compare_to", "limit", "data_dir", "time_limit", "tests_per_sample", "n_resamples", "seed",
              "draws", "entry", "base_only", "drop_extra_problems", "strict"}
 _ENTRY_KEYS = {"name", "dataset", "solutions", "tests", "tests_label", "results", "limit", "time_limit",
-               "tests_per_sample", "data_dir", "pool", "drop_extra_problems"}
+               "tests_per_sample", "data_dir", "pool", "drop_extra_problems", "raw_field"}
 
 
 
@@ -64,6 +66,7 @@ class SuiteEntry:
     data_dir: Optional[str] = None
     pool: str = ""
     drop_extra_problems: bool = False
+    raw_field: Optional[str] = None
 
     def __post_init__(self) -> None:
         # an entry made in code with only ``tests`` (the bundled example, scripts) has that file as its one source
@@ -152,6 +155,7 @@ def load_suite(path: str | Path) -> Suite:
         e.drop_extra_problems = _typed(where, "drop_extra_problems",
                                        raw.get("drop_extra_problems", data.get("drop_extra_problems", False)), bool)
         e.dataset = _typed(where, "dataset", raw.get("dataset", "humaneval"), str)
+        e.raw_field = _typed(where, "raw_field", raw.get("raw_field"), (str, type(None)))
         e.limit = _typed(where, "limit", raw.get("limit", data.get("limit")), (int, type(None)))
         e.time_limit = float(_typed(where, "time_limit", raw.get("time_limit", data.get("time_limit", 0.1)),
                                     (int, float)))
@@ -240,6 +244,8 @@ def fingerprint(e: SuiteEntry, methods: list[str], base_only: bool, strict: bool
         parts["drop_extra_problems"] = True
     if strict:
         parts["strict"] = True
+    if e.raw_field:
+        parts["raw_field"] = e.raw_field
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:32]
 
 
@@ -301,10 +307,15 @@ def rerank_entry(e: SuiteEntry, suite: Suite, cache, workers: Optional[int], pro
     """`rerank` of one entry's files (as the `rerank` command does)."""
     from coderank_evalplus.io.problems import load_problems, select_problems, selection_note
     from coderank_evalplus.io.samples import read_solutions
+    from coderank_evalplus.io.sanitize import SanitizeTally
     from coderank_evalplus.pipeline import RerankConfig, read_tests, rerank
 
     problems = load_problems(e.dataset, e.data_dir)
-    solutions = read_solutions(e.solutions, problems, e.data_dir, drop_extra=e.drop_extra_problems)
+    tally = SanitizeTally(e.raw_field) if e.raw_field else None
+    solutions = read_solutions(e.solutions, problems, e.data_dir, drop_extra=e.drop_extra_problems,
+                               raw_field=e.raw_field, tally=tally)
+    if tally is not None:
+        print(f"  {tally.line()}", file=sys.stderr, flush=True)
     tests, mutate = read_tests([str(t) for t in e.test_sources], problems, e.data_dir,
                                drop_extra=e.drop_extra_problems)
     # the dataset's first N problems, whatever the file's order: every model is scored on the same problems
@@ -316,4 +327,7 @@ def rerank_entry(e: SuiteEntry, suite: Suite, cache, workers: Optional[int], pro
     cfg = RerankConfig(methods=suite.methods, tests_per_sample=e.tests_per_sample, cpu_limit=e.time_limit,
                        workers=workers, plus=not suite.base_only, progress=progress, limit=e.limit or None,
                        mutate=mutate, strict=suite.strict)
-    return rerank(e.dataset, problems, solutions, tests, cfg, cache, executor=executor)
+    result = rerank(e.dataset, problems, solutions, tests, cfg, cache, executor=executor)
+    if tally is not None:
+        result.extra["sanitized"] = tally.to_json()
+    return result

@@ -128,3 +128,35 @@ def test_rerank_with_examples_mutate_alone_and_combined(small_inputs, tmp_path):
         assert set(alone["asserts"]) < set(rec["asserts"])  # the pool's asserts beside the examples'
         assert rec["generated_inputs"]["inputs"] == alone["generated_inputs"]["inputs"]
     assert _cli(*common, "--tests", "examples+mutate:x", "--output", str(tmp_path / "bad")).returncode == 2
+
+
+@needs_data
+def test_rerank_raw_field_sanitizes_chat_replies(tmp_path):
+    """The issue's case: raw replies (prose around a fenced block) for HumanEval/0 score 0 read as programs (with a
+    warning); with --raw-field they are sanitized, counted in rerank_results.json and in a printed line."""
+    fenced = ("Sure! Here is the function:\n\n```python\ndef has_close_elements(numbers, threshold):\n"
+              "    return any(abs(a - b) < threshold for i, a in enumerate(numbers) for b in numbers[i + 1:])\n```\n\n"
+              "It compares every pair.")
+    wrong = "Here you go:\n```python\ndef has_close_elements(numbers, threshold):\n    return False\n```"
+    samples = tmp_path / "replies.jsonl"
+    samples.write_text("".join(json.dumps({"task_id": "HumanEval/0", "solution": r}) + "\n"
+                               for r in (fenced, wrong, fenced, wrong)))
+    tests = tmp_path / "tests.jsonl"
+    tests.write_text(json.dumps({"task_id": "HumanEval/0", "asserts": [
+        "assert has_close_elements([1.0, 2.0, 3.9, 4.0], 0.3) == True",
+        "assert has_close_elements([1.0, 2.0, 3.0], 0.5) == False"]}) + "\n")
+    common = ["rerank", "--dataset", "humaneval", "--data-dir", str(SHARED_DATA), "--solutions", str(samples),
+              "--tests", str(tests), "--methods", "codet", "--quiet", "--workers", "2"]
+    r = _cli(*common, "--output", str(tmp_path / "as_programs"))
+    assert r.returncode == 0, r.stderr
+    assert "--raw-field" in r.stderr  # the warning
+    plain = json.loads((tmp_path / "as_programs" / "rerank_results.json").read_text())
+    assert plain["methods"]["oracle"]["base"]["pass@1"] == 0 and "sanitized" not in plain
+    r = _cli(*common, "--raw-field", "solution", "--output", str(tmp_path / "sanitized"))
+    assert r.returncode == 0, r.stderr
+    assert "sanitized 4 samples (field 'solution'" in r.stderr
+    res = json.loads((tmp_path / "sanitized" / "rerank_results.json").read_text())
+    assert {k: res["sanitized"][k] for k in ("field", "samples", "changed", "empty")} == {
+        "field": "solution", "samples": 4, "changed": 4, "empty": 0}
+    assert res["methods"]["random"]["base"]["pass@1"] == 50.0
+    assert res["methods"]["codet"]["base"]["pass@1"] == 100.0

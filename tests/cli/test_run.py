@@ -60,6 +60,7 @@ def test_run_embedded_with_likelihoods_and_sd_multi(tmp_path):
     assert r.returncode == 0, r.stderr[-3000:]
     res = check_doce_run(out, "multi")
     assert "after self-debug (multi" in r.stdout
+    assert "SmolLM2-135M proves the machinery" in r.stdout  # what a table of near-zeros shows
     log = (out / "self_debug_multi.jsonl").read_text()
     # the same command again resumes: nothing generated, scored or debugged twice, the same results
     r2 = run_cli(out, "--self-debug", "multi")

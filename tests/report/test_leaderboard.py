@@ -184,3 +184,18 @@ def test_suite_tests_may_be_examples_mutate_or_a_list(tmp_path):
     (tmp_path / "bad.toml").write_text('[[entry]]\nname = "m"\nsolutions = "s.jsonl"\ntests = "examples+mutate:-"\n')
     with pytest.raises(SuiteError, match="entry 1 .*examples\\+mutate:N"):
         load_suite(tmp_path / "bad.toml")
+
+
+def test_suite_raw_field_is_read_and_fingerprinted(tmp_path):
+    from coderank_evalplus.report.suite import SuiteError, fingerprint, load_suite
+
+    (tmp_path / "s.jsonl").write_text("")
+    (tmp_path / "t.jsonl").write_text("")
+    entry = '[[entry]]\nname = "m"\nsolutions = "s.jsonl"\ntests = "t.jsonl"\n'
+    (tmp_path / "suite.toml").write_text(entry + entry.replace('name = "m"', 'name = "m-raw"\nraw_field = "raw"'))
+    a, b = load_suite(tmp_path / "suite.toml").entries
+    assert a.raw_field is None and b.raw_field == "raw"
+    assert fingerprint(a, ["codet"], False) != fingerprint(b, ["codet"], False)
+    (tmp_path / "bad.toml").write_text(entry.replace('name = "m"', 'name = "m"\nraw_field = 3'))
+    with pytest.raises(SuiteError, match="raw_field"):
+        load_suite(tmp_path / "bad.toml")

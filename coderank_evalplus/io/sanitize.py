@@ -1,0 +1,300 @@
+"""``evalplus.sanitize`` (0.3.1), the same output at a fraction of its cost: the code in a raw chat reply.
+
+evalplus's ``sanitize(code, entrypoint)`` spends nearly all its time in ``code_extract``: it parses every span of
+two or more lines (``ast.parse``, O(lines²) parses of O(lines) text) to keep the first span with the most
+non-blank lines that parses. :func:`code_extract` returns the same span with far fewer parses:
+
+- a start line's spans are tried longest first, and only those with more non-blank lines than the best so far
+  (the count grows with the span, so the first that parses is that start's best; among spans of that count —
+  they differ by trailing blank lines — the shortest that parses is kept, as evalplus's ascending loop keeps it);
+- a start line whose remaining lines cannot beat the best ends the search (the count only falls as it moves on);
+- spans that cannot parse are never tried: from a start line, a character no Python token holds (a Markdown
+  fence's backtick, ``$``, ``?``, a non-identifier non-ASCII character) outside strings and comments, a
+  one-quote string that ends with its line, or an indented first statement makes every span through that
+  line a syntax error, whatever follows (a lexical scan from the start line finds that line).
+
+The tree-sitter stage reuses evalplus's own helpers with one parser built once. Where the installed evalplus's
+sanitizer is not the one mirrored here (another release), :func:`sanitize` calls evalplus's own (slow, same
+output by definition).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import re
+import sys
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Callable, Optional
+
+from coderank_evalplus.types import Problem
+
+# The sources of evalplus 0.3.1's functions this module mirrors (sha256 of inspect.getsource).
+_MIRRORED = {
+    "code_extract": "732738ee7e2ec100",
+    "syntax_check": "5a8adeffe4eeef6f",
+    "extract_target_code_or_empty": "3377963b9cd779c9",
+    "sanitize": "7be0a0a5a708b9de",
+}
+
+_NO_TOKEN = frozenset("`$?")
+_INDENTED_START = re.compile(r"[ \t]+[^\s#\\]")
+_BLANK_OR_COMMENT = re.compile(r"[ \t]*(#.*)?")
+# On Python >= 3.12 an f-string (3.14: a t-string) may nest quotes of its own kind: the scan stops there.
+_NESTING_PREFIXES = frozenset("fFtT") if sys.version_info >= (3, 12) else frozenset()
+
+
+def _syntax_ok(code: str) -> bool:
+    """evalplus.syncheck.syntax_check without its printing (a program too deep to parse is not one)."""
+    import ast
+
+    try:
+        ast.parse(code)
+        return True
+    except (SyntaxError, MemoryError, RecursionError, ValueError):
+        return False
+
+
+_CLOSER = {")": "(", "]": "[", "}": "{"}
+
+
+def _scan(lines: list[str], start: int) -> tuple[int, list[bool]]:
+    """A lexical scan of lines[start:] as one program: (dead, open_end). Every span lines[start..j] with
+    j >= dead is a syntax error (dead = len(lines) when the scan finds no such line); open_end[j - start] says the
+    span lines[start..j] ends inside a string or a bracket or on a line continuation, also an error. Sound by
+    construction: each reason is the tokenizer's error whatever follows (a character no token holds, an
+    unmatched or mismatched closing bracket, a one-quote string that ends with its line, an indented first
+    statement) or at the end of the text."""
+    n = len(lines)
+    open_end: list[bool] = []
+    first = start
+    while first < n and _BLANK_OR_COMMENT.fullmatch(lines[first]):
+        first += 1
+    if first < n and _INDENTED_START.match(lines[first]):
+        return first, [False] * (first - start)  # the first statement is indented: "unexpected indent"
+    quote = ""  # the open string's delimiter ("", ', ", ''' or """)
+    brackets: list[str] = []
+    for e in range(start, n):
+        line = lines[e]
+        k, m = 0, len(line)
+        comment = False
+        while k < m:
+            c = line[k]
+            if quote:
+                if c == "\\":
+                    k += 2
+                    continue
+                if line.startswith(quote, k):
+                    k += len(quote)
+                    quote = ""
+                    continue
+                k += 1
+                continue
+            if c == "#":
+                comment = True
+                break
+            if c in "'\"":
+                if _NESTING_PREFIXES.intersection(line[max(0, k - 2):k]):
+                    return n, open_end + [False] * (n - e)
+                quote = c * 3 if line.startswith(c * 3, k) else c
+                k += len(quote)
+                continue
+            if c in "([{":
+                brackets.append(c)
+            elif c in _CLOSER:
+                if not brackets or brackets.pop() != _CLOSER[c]:
+                    return e, open_end
+            elif c in _NO_TOKEN or (c > "\x7f" and not ("a" + c).isidentifier()):
+                return e, open_end
+            k += 1
+        if len(quote) == 1 and k <= m:
+            return e, open_end  # a one-quote string ends with its line
+        continued = k > m or (not quote and not comment and line.endswith("\\"))
+        open_end.append(bool(quote or brackets or continued))
+    return n, open_end
+
+
+def code_extract(text: str) -> str:
+    """evalplus.sanitize.code_extract: the first span of lines with the most non-blank lines that parses."""
+    lines = text.split("\n")
+    n = len(lines)
+    prefix = [0] * (n + 1)  # prefix[k] = non-blank lines among lines[:k]
+    for k, line in enumerate(lines):
+        prefix[k + 1] = prefix[k] + (1 if line.strip() else 0)
+    prune = not any(c in text for c in "\r\x00\x0c")  # the scan's idea of a line is the tokenizer's
+    best, pair = 0, (0, 0)
+    for i in range(n):
+        if prefix[n] - prefix[i] <= best:
+            break
+        dead, open_end = _scan(lines, i) if prune else (n, None)
+        top = dead - 1
+        while top > i and prefix[top + 1] - prefix[i] > best:
+            low = top  # the spans lines[i..low..top] have the same count: they differ by trailing blank lines
+            while low > i + 1 and not lines[low].strip():
+                low -= 1
+            found = _shortest_valid(lines, i, low, top, open_end)
+            if found >= 0:
+                best, pair = prefix[found + 1] - prefix[i], (i, found)
+                break
+            top = low - 1
+    return "\n".join(lines[pair[0]:pair[1] + 1])
+
+
+def _shortest_valid(lines: list[str], i: int, low: int, top: int, open_end: Optional[list[bool]]) -> int:
+    """The first j in low..top whose span lines[i..j] parses (-1: none); lines low+1..top are blank.
+
+    With the scan's ``open_end``: a span that ends in a string, a bracket or a continuation is an error, and
+    when the span to the run's non-blank line ends outside them and does not parse, blank lines after it leave it
+    an error (the tokenizer skips them), so one parse answers for the run. After a continuation the blank lines
+    are part of the logical line ("x \\" + "" fails, + "" + "" parses): each is parsed."""
+    for j in range(low, top + 1):
+        if open_end is not None and open_end[j - i]:
+            continue
+        if _syntax_ok("\n".join(lines[i:j + 1])):
+            return j
+        if open_end is not None and j == low:
+            return -1
+    return -1
+
+
+@lru_cache(maxsize=1)
+def _parser() -> Any:
+    import tree_sitter_python
+    from tree_sitter import Language, Parser
+
+    return Parser(Language(tree_sitter_python.language()))
+
+
+def _extract_target(code: str, entrypoint: Optional[str]) -> str:
+    """evalplus.sanitize.extract_target_code_or_empty after its code_extract (given the extracted code): the
+    imports and the definitions the entry point reaches, with evalplus's helpers and a parser built once."""
+    from evalplus import sanitize as es
+
+    code_bytes = bytes(code, "utf8")
+    root = _parser().parse(code_bytes).root_node
+    names: set[str] = set()
+    import_nodes, definition_nodes = [], []
+    for child in root.children:
+        if child.type in es.IMPORT_TYPE:
+            import_nodes.append(child)
+            continue
+        if child.type == es.CLASS_TYPE or (child.type == es.FUNCTION_TYPE and es.has_return_statement(child)):
+            node = child
+        elif child.type == es.EXPRESSION_TYPE and child.children[0].type == es.ASSIGNMENT_TYPE:
+            node = child.children[0]
+        else:
+            continue
+        name = es.get_definition_name(node)
+        if name not in names:
+            definition_nodes.append((name, node))
+            names.add(name)
+    reachable = es.get_function_dependency(entrypoint, es.get_deps(definition_nodes)) if entrypoint else None
+    out = b""
+    for node in import_nodes:
+        out += code_bytes[node.start_byte:node.end_byte] + b"\n"
+    for name, node in definition_nodes:
+        if reachable is None or name in reachable:
+            out += code_bytes[node.start_byte:node.end_byte] + b"\n"
+    return out[:-1].decode("utf8")
+
+
+def _source_digest(fn: Optional[Callable]) -> str:
+    if fn is None:
+        return ""
+    try:
+        return hashlib.sha256(inspect.getsource(fn).encode()).hexdigest()[:16]
+    except (OSError, TypeError):
+        return ""
+
+
+@lru_cache(maxsize=1)
+def _evalplus_is_mirrored() -> bool:
+    """Whether the installed evalplus's sanitizer is the one this module mirrors (evalplus 0.3.1's)."""
+    try:
+        from evalplus import sanitize as es
+    except ImportError:
+        return False
+    return all(_source_digest(getattr(es, name, None)) == digest for name, digest in _MIRRORED.items())
+
+
+def sanitize(code: str, entrypoint: Optional[str] = None) -> str:
+    """evalplus.sanitize.sanitize(code, entrypoint): the same text, fast where the installed evalplus's
+    sanitizer is the mirrored one (else evalplus's own)."""
+    if not _evalplus_is_mirrored():
+        from evalplus.sanitize import sanitize as evalplus_sanitize
+
+        return evalplus_sanitize(code, entrypoint)
+    extracted = code_extract(code)
+    return _extract_target(extracted, entrypoint).strip() or extracted
+
+
+def _defines(code: str, entry_point: str) -> bool:
+    return re.search(rf"^(async\s+)?def\s+{re.escape(entry_point)}\s*\(", code, re.M) is not None
+
+
+def prompt_imports(prompt: str) -> str:
+    """The prompt's top-level import lines (HumanEval's ``from typing import List``), which replies often omit."""
+    return "\n".join(line for line in prompt.split("\n") if line.startswith(("import ", "from ")))
+
+
+def raw_program(reply: str, problem: Problem) -> str:
+    """The program a raw chat reply stands for, as ``../shared/data``'s chat sets made their ``solution``: the
+    prompt's imports + ``sanitize(reply, entry_point)``; a reply that only continues the prompt (a bare function
+    body) is read after the prompt, as evalplus.sanitize reads a completion; ``""`` (a failing sample) when
+    neither defines the entry point."""
+    code = sanitize(reply, problem.entry_point)
+    if not _defines(code, problem.entry_point):
+        code = sanitize(problem.prompt + "\n" + reply, problem.entry_point)
+        if not _defines(code, problem.entry_point):
+            return ""
+    imports = prompt_imports(problem.prompt)
+    return (imports + "\n\n" if imports else "") + code.strip() + "\n"
+
+
+@dataclass
+class SanitizeTally:
+    """What a reader's ``raw_field`` did: replies read from the field and sanitized, how many came out different
+    from the reply, how many gave no definition of the entry point (an empty, failing program), and the time."""
+
+    field: str
+    samples: int = 0
+    changed: int = 0
+    empty: int = 0
+    seconds: float = 0.0
+
+    def add(self, reply: str, program: str, seconds: float) -> None:
+        self.samples += 1
+        self.changed += program != reply
+        self.empty += not program
+        self.seconds += seconds
+
+    def to_json(self) -> dict:
+        return {"field": self.field, "samples": self.samples, "changed": self.changed, "empty": self.empty,
+                "seconds": round(self.seconds, 2)}
+
+    def line(self) -> str:
+        return (f"sanitized {self.samples} samples (field {self.field!r}, as evalplus.sanitize does): "
+                f"{self.changed} changed, {self.empty} without a definition of the entry point; "
+                f"{self.seconds:.1f} s")
+
+
+def sanitize_reply(reply: str, problem: Problem, tally: SanitizeTally) -> str:
+    """:func:`raw_program` of one reply, counted in ``tally``."""
+    t0 = time.perf_counter()
+    program = raw_program(reply, problem)
+    tally.add(reply, program, time.perf_counter() - t0)
+    return program
+
+
+def looks_unsanitized(programs_per_task: dict[str, list[str]]) -> Optional[str]:
+    """A warning when most tasks' first sample is not a Python program (a chat model's replies, prose around a
+    fenced block, read as programs would all fail), else None. One parse per task: cheap on any file."""
+    firsts = [progs[0] for progs in programs_per_task.values() if progs]
+    bad = sum(not _syntax_ok(p) for p in firsts)
+    if not firsts or 2 * bad <= len(firsts):
+        return None
+    return (f"{bad} of {len(firsts)} tasks' first samples are not Python programs (a chat model's raw replies?): "
+            f"they fail every test as they are; --raw-field FIELD (suites: raw_field) reads them as "
+            f"evalplus.sanitize would")
