@@ -48,14 +48,19 @@ class Cell:
     python: str  # "3.11" → python3.11 on PATH (or --python 3.11=/path/to/python)
     evalplus: str
     lm_eval: Optional[str]  # None: lm-eval not installed (its tests are skipped)
-    torch: bool = True  # install torch==2.13.0 first (lm-eval < 0.4.9 requires torch; the HF end-to-end test uses it)
+    torch: bool = True  # install torch==2.13.0 first (lm-eval <= 0.4.9 requires it; the HF end-to-end test uses it)
+    # an unsupported release, installed over the supported ones after the package: instead of the tests, the
+    # check is that it is refused with the one-line message (evalplus itself still runs)
+    refused: Optional[str] = None  # "evalplus" or "lm-eval"
 
 
 CELLS = [
     Cell("newest", "3.11", evalplus="0.3.1", lm_eval="0.4.13"),
-    Cell("lm-eval-oldest", "3.11", evalplus="0.3.1", lm_eval="0.4.5"),
-    Cell("evalplus-oldest", "3.11", evalplus="0.2.1", lm_eval="0.4.13"),
+    Cell("lm-eval-oldest", "3.11", evalplus="0.3.1", lm_eval="0.4.9"),
+    Cell("lm-eval-0.4.11", "3.11", evalplus="0.3.1", lm_eval="0.4.11"),
     Cell("py3.10", "3.10", evalplus="0.3.1", lm_eval="0.4.13", torch=False),
+    Cell("evalplus-0.2.1", "3.11", evalplus="0.2.1", lm_eval=None, refused="evalplus"),
+    Cell("lm-eval-0.4.8", "3.11", evalplus="0.3.1", lm_eval="0.4.8", refused="lm-eval"),
 ]
 
 
@@ -95,6 +100,8 @@ def build(cell: Cell, venv: Path, python: str, log, fresh: bool) -> str:
         return "install torch"
     extras = "[lm-eval]" if cell.lm_eval else ""
     pins = [f"evalplus=={cell.evalplus}"] + ([f"lm-eval=={cell.lm_eval}"] if cell.lm_eval else [])
+    old = [p for p in pins if p.startswith(f"{cell.refused}==")]
+    pins = [p for p in pins if p not in old]
     # a copy of the checkout, so that the build never writes into it; non-editable: the .pth hook is installed
     src = venv / "src"
     if src.exists():
@@ -103,7 +110,46 @@ def build(cell: Cell, venv: Path, python: str, log, fresh: bool) -> str:
                                                               "coderank_results", ".pytest_cache"))
     if run(pip + [f"{src}{extras}", *pins, *TEST_DEPS], log):
         return "install"
+    if old and run(pip + old, log):  # pip warns that it breaks our requirement: that is the point
+        return f"install {old[0]}"
     return ""
+
+
+# (command, expected exit status or None for "any", whether stderr must hold the one-line message)
+REFUSAL_CHECKS = {
+    "evalplus": [
+        (["coderank-evalplus", "rerank", "--solutions", "s.jsonl", "--tests", "t.jsonl"], 2, True),
+        (["evalplus.evaluate", "--dataset", "humaneval", "--samples", "s.jsonl", "--rerank", "codet"], 2, True),
+        (["evalplus.evaluate", "--help"], 0, False),  # evalplus itself is untouched
+    ],
+    "lm-eval": [
+        (["python", "-c", "from lm_eval.tasks import TaskManager; m = TaskManager(); "
+          "print('humaneval_codet' in m.all_tasks)"], 0, True),
+    ],
+}
+
+
+def refusal(cell: Cell, venv: Path, log, env: dict) -> tuple[int, str]:
+    """Run the refusal checks: the expected status, the message in one line of stderr, no traceback."""
+    sys.path.insert(0, str(REPO))
+    from coderank_evalplus.integrations.versions import EVALPLUS_MIN, LM_EVAL_MIN
+
+    shown = ""
+    needed = f"needs {cell.refused} >= {EVALPLUS_MIN if cell.refused == 'evalplus' else LM_EVAL_MIN}"
+    bad = []
+    for cmd, status, message in REFUSAL_CHECKS[cell.refused or ""]:
+        cmd = [str(venv / "bin" / cmd[0]), *cmd[1:]]
+        res = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=venv, timeout=600)
+        log.write(f"$ {' '.join(cmd)}\n[rc {res.returncode}]\n{res.stdout[-2000:]}{res.stderr[-4000:]}\n")
+        lines = [ln for ln in res.stderr.splitlines() if needed in ln]
+        ok = (status is None or res.returncode == status) and "Traceback" not in res.stderr
+        ok = ok and (len(lines) == 1 if message else not lines)
+        if not ok:
+            bad.append(Path(cmd[0]).name)
+        elif message:
+            shown = lines[0]
+    tail = f"refused: {shown}" if not bad else f"failed: {', '.join(bad)}"
+    return (1 if bad else 0), tail
 
 
 def installed(venv: Path) -> str:
@@ -117,10 +163,14 @@ def installed(venv: Path) -> str:
     return res.stdout.strip() or res.stderr.strip()[-200:]
 
 
-def test(venv: Path, log, tests: list[str], data: Path, cache: Path) -> tuple[int, str]:
+def venv_env(venv: Path, data: Path, cache: Path) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env.update(HF_DATASETS_OFFLINE="1", HF_HUB_OFFLINE="1", CODERANK_DATA=str(data), CODERANK_CACHE=str(cache),
                PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}", VIRTUAL_ENV=str(venv))
+    return env
+
+
+def test(venv: Path, log, tests: list[str], env: dict) -> tuple[int, str]:
     report = venv / "pytest_summary.txt"
     rc = run([str(venv / "bin" / "python"), "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-rs",
               *tests], log, env=env, cwd=REPO)
@@ -174,7 +224,8 @@ def main(argv: Optional[list[str]] = None) -> int:
             versions = installed(venv)
             print(f"[{cell.name}] {versions}: testing…", file=sys.stderr, flush=True)
             t1 = time.monotonic()
-            rc, tail = test(venv, log, args.tests, data, root / f"{cell.name}_cache")
+            env = venv_env(venv, data, root / f"{cell.name}_cache")
+            rc, tail = refusal(cell, venv, log, env) if cell.refused else test(venv, log, args.tests, env)
             verdict = ("pass" if rc == 0 else "FAIL") + (f" ({tail})" if tail else f" (rc {rc})")
             rows.append((cell, versions, verdict, time.monotonic() - t1))
         print(f"[{cell.name}] {verdict if not failed else 'install failed'} — log {log_path}", file=sys.stderr)

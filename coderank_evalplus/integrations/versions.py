@@ -33,7 +33,7 @@ class HarnessVersionError(RuntimeError):
 
 
 def parse_version(text: str) -> tuple[int, ...]:
-    """The leading release numbers of a version string (``"0.4.9.2"`` → (0, 4, 9, 2), ``"0.3.1.dev2"`` → (0, 3, 1))."""
+    """The leading release numbers of a version (``"0.4.9.2"`` → (0, 4, 9, 2), ``"0.3.1.dev2"`` → (0, 3, 1))."""
     m = re.match(r"\s*v?(\d+(?:\.\d+)*)", text)
     if m is None:
         raise ValueError(f"not a version: {text!r}")
