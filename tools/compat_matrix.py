@@ -12,7 +12,7 @@ For every cell (a Python, an evalplus release, an lm-eval release or none) the s
 and prints a versions × pass/fail table (markdown, as docs/harnesses.md shows it).
 
     python tools/compat_matrix.py --venvs /work/scratch/compat/venvs --fresh
-    python tools/compat_matrix.py --cells lm-eval-oldest --reuse   # rerun the tests of one cell
+    python tools/compat_matrix.py --cells lm-eval-oldest --reuse   # this package again, the same tests
 
 Run from the repository root; the shared data folder is taken from ``CODERANK_DATA`` (else ``../shared/data``).
 """
@@ -37,8 +37,6 @@ TESTS = [
     "tests/integrations",
     "tests/hostile/test_forgery_evalplus.py",
     "tests/hostile/test_forgery_lm_eval.py",
-    "tests/hostile/test_forgery_entry_points.py",
-    "tests/integrations/test_versions.py",
 ]
 
 
@@ -76,16 +74,36 @@ def run(cmd: list[str], log, env: Optional[dict] = None, cwd: Optional[Path] = N
 
 
 def python_for(version: str, overrides: dict[str, str]) -> Optional[str]:
+    """An interpreter of ``version`` that runs (a pyenv shim may exist without the version being enabled)."""
     if version in overrides:
         return overrides[version]
-    found = shutil.which(f"python{version}")
-    if found:
-        return found
     pyenv = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
-    for d in sorted(pyenv.glob(f"{version}.*"), reverse=True):
-        if (d / "bin" / "python").is_file():
-            return str(d / "bin" / "python")
+    candidates = [str(d / "bin" / "python") for d in sorted(pyenv.glob(f"{version}.*"), reverse=True)]
+    candidates.append(shutil.which(f"python{version}") or "")
+    for exe in candidates:
+        if exe and os.path.isfile(exe):
+            res = subprocess.run([exe, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+                                 capture_output=True, text=True)
+            if res.returncode == 0 and res.stdout.strip() == version:
+                return exe
     return None
+
+
+def copy_checkout(venv: Path) -> Path:
+    """A copy of the checkout, so that the build never writes into it."""
+    src = venv / "src"
+    if src.exists():
+        shutil.rmtree(src)
+    shutil.copytree(REPO, src, ignore=shutil.ignore_patterns(".git", "__pycache__", "*.egg-info", "build", "dist",
+                                                              "coderank_results", ".pytest_cache"))
+    return src
+
+
+def reinstall(venv: Path, log) -> str:
+    """Only this package again (the checkout may have changed), nothing else; '' on success."""
+    src = copy_checkout(venv)
+    return "reinstall" if run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps",
+                               "--force-reinstall", str(src)], log) else ""
 
 
 def build(cell: Cell, venv: Path, python: str, log, fresh: bool) -> str:
@@ -102,12 +120,7 @@ def build(cell: Cell, venv: Path, python: str, log, fresh: bool) -> str:
     pins = [f"evalplus=={cell.evalplus}"] + ([f"lm-eval=={cell.lm_eval}"] if cell.lm_eval else [])
     old = [p for p in pins if p.startswith(f"{cell.refused}==")]
     pins = [p for p in pins if p not in old]
-    # a copy of the checkout, so that the build never writes into it; non-editable: the .pth hook is installed
-    src = venv / "src"
-    if src.exists():
-        shutil.rmtree(src)
-    shutil.copytree(REPO, src, ignore=shutil.ignore_patterns(".git", "__pycache__", "*.egg-info", "build", "dist",
-                                                              "coderank_results", ".pytest_cache"))
+    src = copy_checkout(venv)  # installed, not editable: the .pth start-up hook goes into site-packages
     if run(pip + [f"{src}{extras}", *pins, *TEST_DEPS], log):
         return "install"
     if old and run(pip + old, log):  # pip warns that it breaks our requirement: that is the point
@@ -126,6 +139,24 @@ REFUSAL_CHECKS = {
         (["python", "-c", "from lm_eval.tasks import TaskManager; m = TaskManager(); "
           "print('humaneval_codet' in m.all_tasks)"], 0, True),
     ],
+}
+
+
+# what the unsupported release lacks, printed from inside its venv (the "why" of the table)
+PROBES = {
+    "evalplus": ("import inspect, evalplus.eval as e, evalplus.eval._special_oracle as o, evalplus.evaluate as ev\n"
+                 "from evalplus.data import humaneval as h, mbpp as m\n"
+                 "print(f'evaluate{inspect.signature(ev.evaluate)};',\n"
+                 "      'query_maximum_memory_bytes' if hasattr(e, 'query_maximum_memory_bytes') else 'no "
+                 "query_maximum_memory_bytes;',\n"
+                 "      'MBPP_OUTPUT_SET_EQ_TASKS' if hasattr(o, 'MBPP_OUTPUT_SET_EQ_TASKS') else 'no "
+                 "MBPP_OUTPUT_SET_EQ_TASKS;',\n"
+                 "      f'HumanEval+ {h.HUMANEVAL_PLUS_VERSION}, MBPP+ {m.MBPP_PLUS_VERSION}')"),
+    "lm-eval": ("import lm_eval.__main__ as m, inspect\n"
+                "src = inspect.getsource(m)\n"
+                "print('--metadata flag' if '\"--metadata\"' in src else 'no --metadata flag;',\n"
+                "      '--confirm_run_unsafe_code' if 'confirm_run_unsafe_code' in src else "
+                "'no --confirm_run_unsafe_code')"),
 }
 
 
@@ -148,7 +179,11 @@ def refusal(cell: Cell, venv: Path, log, env: dict) -> tuple[int, str]:
             bad.append(Path(cmd[0]).name)
         elif message:
             shown = lines[0]
-    tail = f"refused: {shown}" if not bad else f"failed: {', '.join(bad)}"
+    res = subprocess.run([str(venv / "bin" / "python"), "-c", PROBES[cell.refused or ""]], capture_output=True,
+                         text=True, env=env, cwd=venv, timeout=600)
+    log.write(f"probe: {res.stdout}{res.stderr[-2000:]}\n")
+    why = res.stdout.strip() or f"probe failed: {res.stderr.strip()[-200:]}"
+    tail = f"refused: {shown.split('; ')[0]}; it has {why}" if not bad else f"failed: {', '.join(bad)}"
     return (1 if bad else 0), tail
 
 
@@ -192,7 +227,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--cells", default=",".join(c.name for c in CELLS),
                     help=f"comma-separated cells (default all: {', '.join(c.name for c in CELLS)})")
     ap.add_argument("--fresh", action="store_true", help="delete and recreate each cell's venv")
-    ap.add_argument("--reuse", action="store_true", help="skip installation (the venvs exist)")
+    ap.add_argument("--reuse", action="store_true",
+                    help="keep the venvs and their harnesses; reinstall only this package (after a change)")
     ap.add_argument("--python", action="append", default=[], metavar="VER=PATH", help="interpreter for a version")
     ap.add_argument("--tests", nargs="*", default=TESTS, help="test paths (default: the hook/integration tests)")
     args = ap.parse_args(argv)
@@ -216,7 +252,7 @@ def main(argv: Optional[list[str]] = None) -> int:
             if python is None:
                 rows.append((cell, "-", f"no python{cell.python} found", 0.0))
                 continue
-            failed = "" if args.reuse else build(cell, venv, python, log, args.fresh)
+            failed = reinstall(venv, log) if args.reuse else build(cell, venv, python, log, args.fresh)
             if failed:
                 rows.append((cell, installed(venv) if venv.exists() else "-", f"FAIL ({failed}; see {log_path})",
                              time.monotonic() - t0))
