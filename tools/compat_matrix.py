@@ -50,15 +50,17 @@ class Cell:
     # an unsupported release, installed over the supported ones after the package: instead of the tests, the
     # check is that it is refused with the one-line message (evalplus itself still runs)
     refused: Optional[str] = None  # "evalplus" or "lm-eval"
+    pins: tuple[str, ...] = ()  # more requirements, as an environment frozen with that release would have them
 
 
 CELLS = [
     Cell("newest", "3.11", evalplus="0.3.1", lm_eval="0.4.13"),
-    Cell("lm-eval-oldest", "3.11", evalplus="0.3.1", lm_eval="0.4.9"),
+    # lm-eval 0.4.9 itself needs transformers < 5 (its hf_vlms.py reads transformers.AutoModelForVision2Seq at import)
+    Cell("lm-eval-oldest", "3.11", evalplus="0.3.1", lm_eval="0.4.9", pins=("transformers<5",)),
     Cell("lm-eval-0.4.11", "3.11", evalplus="0.3.1", lm_eval="0.4.11"),
     Cell("py3.10", "3.10", evalplus="0.3.1", lm_eval="0.4.13", torch=False),
     Cell("evalplus-0.2.1", "3.11", evalplus="0.2.1", lm_eval=None, refused="evalplus"),
-    Cell("lm-eval-0.4.8", "3.11", evalplus="0.3.1", lm_eval="0.4.8", refused="lm-eval"),
+    Cell("lm-eval-0.4.8", "3.11", evalplus="0.3.1", lm_eval="0.4.8", refused="lm-eval", pins=("transformers<5",)),
 ]
 
 
@@ -117,7 +119,7 @@ def build(cell: Cell, venv: Path, python: str, log, fresh: bool) -> str:
     if cell.lm_eval and cell.torch and run(pip + [TORCH], log):
         return "install torch"
     extras = "[lm-eval]" if cell.lm_eval else ""
-    pins = [f"evalplus=={cell.evalplus}"] + ([f"lm-eval=={cell.lm_eval}"] if cell.lm_eval else [])
+    pins = [f"evalplus=={cell.evalplus}"] + ([f"lm-eval=={cell.lm_eval}"] if cell.lm_eval else []) + list(cell.pins)
     old = [p for p in pins if p.startswith(f"{cell.refused}==")]
     pins = [p for p in pins if p not in old]
     src = copy_checkout(venv)  # installed, not editable: the .pth start-up hook goes into site-packages
