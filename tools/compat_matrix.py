@@ -118,7 +118,8 @@ def build(cell: Cell, venv: Path, python: str, log, fresh: bool) -> str:
     pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
     if cell.lm_eval and cell.torch and run(pip + [TORCH], log):
         return "install torch"
-    extras = "[lm-eval]" if cell.lm_eval else ""
+    # hf: transformers + accelerate, for the end-to-end test through lm-eval's hf model (it needs torch)
+    extras = ("[lm-eval,hf]" if cell.torch else "[lm-eval]") if cell.lm_eval else ""
     pins = [f"evalplus=={cell.evalplus}"] + ([f"lm-eval=={cell.lm_eval}"] if cell.lm_eval else []) + list(cell.pins)
     old = [p for p in pins if p.startswith(f"{cell.refused}==")]
     pins = [p for p in pins if p not in old]
