@@ -259,6 +259,45 @@ def test_hook_is_lazy_and_patches_lm_eval_on_import():
     assert proc.stdout.strip() == "False"  # the start-up hook honours the switch too
 
 
+def test_hook_patches_the_task_manager_of_lm_eval_before_0_4_12(tmp_path):
+    """Before 0.4.12 ``TaskManager`` is defined in ``lm_eval/tasks/__init__.py`` (no ``manager`` module): a fake
+    package of that layout, ahead of the real lm-eval on the path, is patched on import."""
+    tasks = tmp_path / "lm_eval" / "tasks"
+    tasks.mkdir(parents=True)
+    (tmp_path / "lm_eval" / "__init__.py").write_text("")
+    (tasks / "__init__.py").write_text(textwrap.dedent('''
+        class TaskManager:
+            def __init__(self, verbosity="INFO", include_path=None, include_defaults=True, metadata=None):
+                self.include_path = include_path
+    '''))
+    code = textwrap.dedent('''
+        import sys
+        from coderank_evalplus._lm_eval_hook import install_lm_eval_hook, tasks_dir
+        install_lm_eval_hook()
+        from lm_eval.tasks import TaskManager
+        assert "lm_eval.tasks.manager" not in sys.modules
+        print(TaskManager().include_path == [tasks_dir()], TaskManager(include_path="/x").include_path[-1])
+    ''')
+    env = dict(os.environ)
+    env.pop("CODERANK_LM_EVAL_HOOK", None)
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), str(REPO)])
+    proc = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert proc.stdout.split() == ["True", "/x"], proc.stderr[-3000:]
+
+
+def test_task_class_module_beside_the_yamls_is_the_task_class():
+    """lm-eval < 0.4.12 resolves ``!function coderank_task.CodeRankTask`` as the file coderank_task.py beside the
+    YAML (``spec_from_file_location``); it must give the very class of the package."""
+    import importlib.util
+
+    from coderank_evalplus.integrations.lm_eval import CodeRankTask, tasks_dir
+
+    spec = importlib.util.spec_from_file_location("coderank_task", tasks_dir() / "coderank_task.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.CodeRankTask is CodeRankTask
+
+
 def test_startup_hook_installs_the_lm_eval_finder():
     """The installed .pth start-up hook must call install_lm_eval_hook() (plain ``lm-eval`` finds our tasks)."""
     assert _startup_hook_active(), ("a fresh interpreter does not patch lm-eval's TaskManager: the .pth start-up "
