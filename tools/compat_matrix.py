@@ -96,8 +96,9 @@ def copy_checkout(venv: Path) -> Path:
     src = venv / "src"
     if src.exists():
         shutil.rmtree(src)
-    shutil.copytree(REPO, src, ignore=shutil.ignore_patterns(".git", "__pycache__", "*.egg-info", "build", "dist",
-                                                              "coderank_results", ".pytest_cache"))
+    skip = shutil.ignore_patterns(".git", "__pycache__", "*.egg-info", "build", "dist", "coderank_results",
+                                  ".pytest_cache", ".venv*")
+    shutil.copytree(REPO, src, ignore=skip)
     return src
 
 
