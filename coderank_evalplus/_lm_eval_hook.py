@@ -17,6 +17,12 @@ from __future__ import annotations
 
 import os
 import sys
+from contextvars import ContextVar
+from typing import Optional
+
+# the metadata (--metadata, model args) of the TaskManager now loading tasks: lm-eval 0.4.9–0.4.11 merge it into
+# YAML tasks' configs but not into those of a ``class:`` task like ours, which then reads it from here
+LOADING_METADATA: ContextVar[Optional[dict]] = ContextVar("coderank_lm_eval_metadata", default=None)
 
 TARGET = "lm_eval.tasks.manager"  # lm-eval >= 0.4.12
 TARGETS = (TARGET, "lm_eval.tasks")  # before 0.4.12 TaskManager is defined in lm_eval/tasks/__init__.py
@@ -70,6 +76,44 @@ def patch_task_manager(module) -> None:
 
     setattr(__init__, _MARK, True)
     cls.__init__ = __init__
+    if _passes_no_metadata_to_class_tasks():
+        _relay_metadata(cls)
+
+
+def _passes_no_metadata_to_class_tasks() -> bool:
+    """lm-eval before 0.4.12 gives ``--metadata`` to YAML tasks only, not to ``class:`` tasks."""
+    from coderank_evalplus.integrations.versions import installed_version, parse_version
+
+    version = installed_version("lm-eval")
+    try:
+        return version is not None and parse_version(version) < (0, 4, 12)
+    except ValueError:
+        return False
+
+
+def _relay_metadata(cls) -> None:
+    """While ``cls.load_task_or_group`` runs, ``LOADING_METADATA`` holds the manager's metadata."""
+    import functools
+
+    load = getattr(cls, "load_task_or_group", None)
+    if load is None:
+        return
+
+    @functools.wraps(load)
+    def load_task_or_group(self, *args, **kwargs):
+        token = LOADING_METADATA.set(getattr(self, "metadata", None))
+        try:
+            return load(self, *args, **kwargs)
+        finally:
+            LOADING_METADATA.reset(token)
+
+    cls.load_task_or_group = load_task_or_group
+
+
+def manager_metadata() -> dict:
+    """The metadata of the TaskManager loading tasks now (lm-eval < 0.4.12; else empty: lm-eval passes it itself)."""
+    meta = LOADING_METADATA.get()
+    return dict(meta) if isinstance(meta, dict) else {}
 
 
 def _refuse_old_lm_eval(cls) -> bool:

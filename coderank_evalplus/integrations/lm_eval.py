@@ -114,7 +114,9 @@ class CodeRankTask(ConfigurableTask):
         self.method = str(spec["method"])
         all_methods([self.method])  # fail at load time on an unknown method
         self.plus = bool(spec.get("plus", False))
-        meta = dict(config.get("metadata") or {})
+        from coderank_evalplus._lm_eval_hook import manager_metadata
+
+        meta = {**dict(config.get("metadata") or {}), **manager_metadata()}  # lm-eval < 0.4.12: --metadata
         meta["coderank"] = {"dataset": self.dataset_name, "method": self.method, "plus": self.plus}
         config["metadata"] = meta
         # Metrics are computed here, not by lm-eval's registry (its code_eval needs the hub): a process_results

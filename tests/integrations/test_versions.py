@@ -120,3 +120,26 @@ def test_old_lm_eval_task_class_refuses_with_the_message(monkeypatch):
     _fake_versions(monkeypatch, **{"lm-eval": "0.4.8"})
     with pytest.raises(ValueError, match=r"needs lm-eval >= 0\.4\.9.*lm-eval 0\.4\.8 is installed"):
         CodeRankTask(config={"task": "humaneval_codet", "coderank": {"dataset": "humaneval", "method": "codet"}})
+
+
+@pytest.mark.parametrize("version, relayed", [("0.4.9", True), ("0.4.11", True), ("0.4.13", False)])
+def test_lm_eval_before_0_4_12_hands_the_metadata_to_our_tasks(monkeypatch, version, relayed):
+    """lm-eval 0.4.9–0.4.11 merge --metadata into YAML tasks only; a class task reads its manager's through the
+    hook while the manager loads tasks (0.4.12+ passes it itself: nothing relayed)."""
+    from coderank_evalplus import _lm_eval_hook as hook
+
+    _fake_versions(monkeypatch, **{"lm-eval": version})
+    seen = []
+
+    class TaskManager:
+        def __init__(self, verbosity=None, include_path=None, include_defaults=True, metadata=None):
+            self.metadata = metadata
+
+        def load_task_or_group(self, task_list=None):
+            seen.append(hook.manager_metadata())
+            return {}
+
+    hook.patch_task_manager(types.SimpleNamespace(TaskManager=TaskManager))
+    TaskManager(metadata={"n_solutions": 7}).load_task_or_group(["humaneval_codet"])
+    assert seen == [{"n_solutions": 7} if relayed else {}]
+    assert hook.manager_metadata() == {}  # only while loading
