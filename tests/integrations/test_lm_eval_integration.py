@@ -472,7 +472,8 @@ def test_rerank_reads_the_lm_eval_log(replay_run):
     assert sols == read_solutions(tmp / "solutions.jsonl", problems)
     assert list(sols) == replay_run["tids"] and all(len(v) == replay_run["n"] for v in sols.values())
     assert read_test_samples(log, problems) == read_test_samples(tmp / "tests.jsonl", problems)
-    with pytest.raises(SampleFileError, match=r"lm-eval samples of several tasks: humaneval_codet \(.*/\), "
+    # (lm-eval 0.4.13 writes them into a folder per model, 0.4.9 straight into --output_path)
+    with pytest.raises(SampleFileError, match=r"lm-eval samples of several tasks: humaneval_codet( \(.*/\))?, "
                                               r"humaneval_mbr_exec"):
         read_solutions(out, problems)  # five tasks' files: the user must name one
     cli = subprocess.run([str(BIN / "coderank-evalplus"), "rerank", "--dataset", "humaneval", "--data-dir", str(DATA),
