@@ -134,6 +134,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return evaluate_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command not in ("methods", "leaderboard"):  # these two never reach evalplus
+        from coderank_evalplus.integrations.versions import evalplus_too_old
+
+        message = evalplus_too_old()
+        if message:
+            print(f"error: {message}", file=sys.stderr)
+            return 2
     try:
         if args.command == "methods":
             return cmd_methods()

@@ -121,10 +121,18 @@ def make_evaluate(original: Callable, namespace: dict) -> Callable:
 def patch_namespace(namespace: dict) -> None:
     """Wrap ``evaluate`` (and ``main``, to turn RerankError into a one-line message) in evalplus's module globals.
 
-    Idempotent; called by the start-up hook while evalplus/evaluate.py runs, or by ``evaluate_main``.
+    Idempotent; called by the start-up hook while evalplus/evaluate.py runs, or by ``evaluate_main``. On an
+    evalplus older than ``integrations.versions.EVALPLUS_MIN`` evalplus is left as it is, except that our flags get a
+    one-line message naming the version needed (``refuse_rerank``).
     """
+    from coderank_evalplus.integrations.versions import evalplus_too_old
+
     original = namespace.get("evaluate")
-    if original is None or hasattr(original, "__coderank_original__"):
+    if original is None or hasattr(original, "__coderank_original__") or namespace.get("__coderank_refused__"):
+        return
+    message = evalplus_too_old()
+    if message:
+        refuse_rerank(namespace, message)
         return
     namespace["evaluate"] = make_evaluate(original, namespace)
     original_main = namespace.get("main")
@@ -142,6 +150,31 @@ def patch_namespace(namespace: dict) -> None:
 
     if original_main is not None:
         functools.update_wrapper(main, original_main)
+    namespace["main"] = main
+
+
+def our_flags(argv: Sequence[str]) -> list[str]:
+    """The flags of ours (``--rerank``, ``--tests``…) among command-line arguments."""
+    names = {f"--{name}" for name in OPTIONS}
+    return [a.split("=", 1)[0] for a in argv if a.split("=", 1)[0] in names]
+
+
+def refuse_rerank(namespace: dict, message: str) -> None:
+    """An evalplus too old for ``--rerank``: its ``main`` runs unchanged, unless our flags are given; then the
+    message (the version needed) and exit status 2, instead of evalplus's own parser error."""
+    original_main = namespace.get("main")
+    namespace["__coderank_refused__"] = True
+    if original_main is None:
+        return
+
+    @functools.wraps(original_main)
+    def main(*args, **kwargs):
+        given = our_flags(sys.argv[1:])
+        if given:
+            print(f"error: {', '.join(given)}: {message}", file=sys.stderr)
+            sys.exit(2)
+        return original_main(*args, **kwargs)
+
     namespace["main"] = main
 
 
@@ -465,6 +498,12 @@ def _pass1(methods: dict) -> dict:
 
 def evaluate_main(argv: Optional[Sequence[str]] = None) -> int:
     """``coderank-evalplus evaluate ARGS``: evalplus.evaluate's flags plus ours, through Fire."""
+    from coderank_evalplus.integrations.versions import evalplus_too_old
+
+    message = evalplus_too_old()
+    if message:
+        print(f"error: {message}", file=sys.stderr)
+        return 2
     import evalplus.evaluate as ev
     from fire import Fire
 

@@ -1,7 +1,8 @@
 """lm-evaluation-harness tasks: sample solutions and tests in one ``lm_eval`` run, rerank, report pass@1.
 
 The YAML files in ``coderank_evalplus/lm_eval_tasks/`` (``humaneval_codet``, ``mbpp_plus_srank``, … and the group
-``coderank``) all name the class :class:`CodeRankTask`. For each problem it issues two ``generate_until`` requests:
+``coderank``) all name the class :class:`CodeRankTask` (through ``lm_eval_tasks/coderank_task.py``, which every
+lm-eval 0.4.x resolves). For each problem it issues two ``generate_until`` requests:
 
 * the solution prompt (``prompts.solution_prompt``), repeated ``n_solutions`` times (default 100);
 * CodeT's test-generation prompt (``prompts.test_generation_prompt``, ends with ``assert ``), repeated
@@ -94,6 +95,11 @@ class CodeRankTask(ConfigurableTask):
     VERSION = 1
 
     def __init__(self, data_dir=None, cache_dir=None, download_mode=None, config: Optional[dict] = None) -> None:
+        from coderank_evalplus.integrations.versions import lm_eval_too_old
+
+        too_old = lm_eval_too_old()
+        if too_old:  # reached only with an explicit --include_path: the start-up hook leaves such an lm-eval alone
+            raise ValueError(too_old)
         config = dict(config or {})
         config.pop("class", None)
         spec = dict(config.pop("coderank", None) or {})
@@ -108,7 +114,9 @@ class CodeRankTask(ConfigurableTask):
         self.method = str(spec["method"])
         all_methods([self.method])  # fail at load time on an unknown method
         self.plus = bool(spec.get("plus", False))
-        meta = dict(config.get("metadata") or {})
+        from coderank_evalplus._lm_eval_hook import manager_metadata
+
+        meta = {**dict(config.get("metadata") or {}), **manager_metadata()}  # lm-eval < 0.4.12: --metadata
         meta["coderank"] = {"dataset": self.dataset_name, "method": self.method, "plus": self.plus}
         config["metadata"] = meta
         # Metrics are computed here, not by lm-eval's registry (its code_eval needs the hub): a process_results

@@ -9,6 +9,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -144,7 +145,8 @@ def test_rerank_run_writes_results_next_to_evalplus(runs):
     assert res["methods"]["codet"]["base"]["pass@1"] > res["methods"]["random"]["base"]["pass@1"]
     # judged once: the verdicts are those evalplus has just written, our judge ran on nothing
     assert res["timing"]["verdicts_from"] == "samples_eval_results.json" and res["timing"]["judged_samples"] == 0
-    assert "judge 0.0 s (0 programs judged; verdicts from samples_eval_results.json)" in stdout
+    # (how long the judge took, on nothing, depends on the load: not asserted)
+    assert re.search(r"judge \d+\.\d s \(0 programs judged; verdicts from samples_eval_results\.json\)", stdout)
     assert "total" in stdout.splitlines()[-1]
     # evalplus's report first, then our table of reranked pass@1 (base, plus) vs random and oracle
     assert stdout.index("humaneval+ (base + extra tests)") < stdout.index("reranked pass@1")

@@ -130,18 +130,40 @@ def _env(tmp: Path) -> dict:
 @lru_cache(maxsize=1)
 def _startup_hook_active() -> bool:
     """Whether a fresh interpreter patches lm-eval's task manager on import (the .pth start-up hook)."""
-    code = ("import sys; assert 'lm_eval' not in sys.modules; import lm_eval.tasks.manager as m; "
-            "print(bool(getattr(m.TaskManager.__init__, '__coderank_patched__', False)))")
+    code = ("import sys; assert 'lm_eval' not in sys.modules; from lm_eval.tasks import TaskManager; "
+            "print(bool(getattr(TaskManager.__init__, '__coderank_patched__', False)))")
     env = dict(os.environ)
     env.pop("CODERANK_LM_EVAL_HOOK", None)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     return out.stdout.strip().endswith("True")
 
 
+def _cli_args(args: list[str]) -> list[str]:
+    """``run …`` / ``ls tasks`` (lm-eval >= 0.4.10) in the form of an lm-eval without subcommands (0.4.9)."""
+    if importlib.util.find_spec("lm_eval._cli") is not None:
+        return args
+    if args[:2] == ["ls", "tasks"]:
+        return ["--tasks", "list", *args[2:]]
+    return args[1:] if args[:1] == ["run"] else args
+
+
+def _load_yaml(path: Path, resolve: bool) -> dict:
+    """A task YAML as lm-eval reads it (``!function`` resolved or left as its text)."""
+    try:
+        from lm_eval.tasks._yaml_loader import load_yaml
+    except ImportError:  # lm-eval < 0.4.12
+        from lm_eval.utils import load_yaml_config
+
+        cfg = load_yaml_config(yaml_path=str(path), mode="full" if resolve else "simple")
+        return cfg if resolve else {k: getattr(v, "value", v) for k, v in cfg.items()}  # yaml nodes → their text
+    return load_yaml(path, resolve_func=resolve)
+
+
 def _lm_eval(args: list[str], tmp: Path, timeout: int = 600) -> subprocess.CompletedProcess:
     """Run lm-eval: the installed console script when the start-up hook is active (the way users run it), else
     through the runner, which installs the hook itself (so these checks test the integration either way; the
     start-up hook has its own test). The replay model always needs the runner, to register it."""
+    args = _cli_args(args)
     if "coderank-replay" in args or not _startup_hook_active():
         (tmp / "replay_model.py").write_text(REPLAY_MODEL)
         (tmp / "run_lm_eval.py").write_text(RUNNER)
@@ -171,17 +193,15 @@ def _samples(out_dir: Path, task: str) -> list[dict]:
 
 
 def test_task_yamls_cover_every_dataset_and_method():
-    from lm_eval.tasks._yaml_loader import load_yaml
-
     from coderank_evalplus.integrations.lm_eval import tasks_dir
     from coderank_evalplus.testgen.prompts import CODET_STOP
 
     folder = tasks_dir()
     assert (REPO / "tasks").resolve() == folder.resolve(), "tasks/ must point at the packaged task folder"
     for name in TASK_NAMES:
-        cfg = load_yaml(folder / f"{name}.yaml", resolve_func=False)
+        cfg = _load_yaml(folder / f"{name}.yaml", resolve=False)
         assert cfg["task"] == name
-        assert cfg["class"].endswith("coderank_evalplus.integrations.lm_eval.CodeRankTask")
+        assert cfg["class"].endswith("coderank_task.CodeRankTask")  # the module beside the YAMLs
         assert cfg["unsafe_code"] is True
         gen = cfg["generation_kwargs"]
         assert gen["until"] == CODET_STOP and gen["temperature"] == 0.8 and gen["top_p"] == 0.95
@@ -190,7 +210,7 @@ def test_task_yamls_cover_every_dataset_and_method():
         assert cfg["coderank"]["plus"] is ("_plus_" in name)
         assert cfg["coderank"]["dataset"] == ("mbpp" if name.startswith("mbpp") else "humaneval") + (
             "+" if "_plus_" in name else "")
-    group = load_yaml(folder / "coderank.yaml", resolve_func=False)
+    group = _load_yaml(folder / "coderank.yaml", resolve=False)
     assert group["group"] == "coderank" and sorted(group["task"]) == sorted(TASK_NAMES)
 
 
@@ -240,6 +260,45 @@ def test_hook_is_lazy_and_patches_lm_eval_on_import():
     assert proc.stdout.strip() == "False"  # the start-up hook honours the switch too
 
 
+def test_hook_patches_the_task_manager_of_lm_eval_before_0_4_12(tmp_path):
+    """Before 0.4.12 ``TaskManager`` is defined in ``lm_eval/tasks/__init__.py`` (no ``manager`` module): a fake
+    package of that layout, ahead of the real lm-eval on the path, is patched on import."""
+    tasks = tmp_path / "lm_eval" / "tasks"
+    tasks.mkdir(parents=True)
+    (tmp_path / "lm_eval" / "__init__.py").write_text("")
+    (tasks / "__init__.py").write_text(textwrap.dedent('''
+        class TaskManager:
+            def __init__(self, verbosity="INFO", include_path=None, include_defaults=True, metadata=None):
+                self.include_path = include_path
+    '''))
+    code = textwrap.dedent('''
+        import sys
+        from coderank_evalplus._lm_eval_hook import install_lm_eval_hook, tasks_dir
+        install_lm_eval_hook()
+        from lm_eval.tasks import TaskManager
+        assert "lm_eval.tasks.manager" not in sys.modules
+        print(TaskManager().include_path == [tasks_dir()], TaskManager(include_path="/x").include_path[-1])
+    ''')
+    env = dict(os.environ)
+    env.pop("CODERANK_LM_EVAL_HOOK", None)
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), str(REPO)])
+    proc = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert proc.stdout.split() == ["True", "/x"], proc.stderr[-3000:]
+
+
+def test_task_class_module_beside_the_yamls_is_the_task_class():
+    """lm-eval < 0.4.12 resolves ``!function coderank_task.CodeRankTask`` as the file coderank_task.py beside the
+    YAML (``spec_from_file_location``); it must give the very class of the package."""
+    import importlib.util
+
+    from coderank_evalplus.integrations.lm_eval import CodeRankTask, tasks_dir
+
+    spec = importlib.util.spec_from_file_location("coderank_task", tasks_dir() / "coderank_task.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.CodeRankTask is CodeRankTask
+
+
 def test_startup_hook_installs_the_lm_eval_finder():
     """The installed .pth start-up hook must call install_lm_eval_hook() (plain ``lm-eval`` finds our tasks)."""
     assert _startup_hook_active(), ("a fresh interpreter does not patch lm-eval's TaskManager: the .pth start-up "
@@ -258,11 +317,9 @@ def test_test_context_replaces_the_solution_prompt():
 
 @needs_data
 def test_task_issues_solution_and_test_requests():
-    from lm_eval.tasks._yaml_loader import load_yaml
-
     from coderank_evalplus.integrations.lm_eval import CodeRankTask, tasks_dir
 
-    cfg = load_yaml(tasks_dir() / "mbpp_plus_srank.yaml", resolve_func=True)
+    cfg = _load_yaml(tasks_dir() / "mbpp_plus_srank.yaml", resolve=True)
     assert cfg["class"] is CodeRankTask
     task = CodeRankTask(config=cfg)
     assert task.UNSAFE_CODE  # lm-eval refuses to run it without --confirm_run_unsafe_code
@@ -416,7 +473,8 @@ def test_rerank_reads_the_lm_eval_log(replay_run):
     assert sols == read_solutions(tmp / "solutions.jsonl", problems)
     assert list(sols) == replay_run["tids"] and all(len(v) == replay_run["n"] for v in sols.values())
     assert read_test_samples(log, problems) == read_test_samples(tmp / "tests.jsonl", problems)
-    with pytest.raises(SampleFileError, match=r"lm-eval samples of several tasks: humaneval_codet \(.*/\), "
+    # (lm-eval 0.4.13 writes them into a folder per model, 0.4.9 straight into --output_path)
+    with pytest.raises(SampleFileError, match=r"lm-eval samples of several tasks: humaneval_codet( \(.*/\))?, "
                                               r"humaneval_mbr_exec"):
         read_solutions(out, problems)  # five tasks' files: the user must name one
     cli = subprocess.run([str(BIN / "coderank-evalplus"), "rerank", "--dataset", "humaneval", "--data-dir", str(DATA),
