@@ -23,7 +23,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Optional, Sequence
 
 from coderank_evalplus.engine.execution import ResultCache, content_key
 from coderank_evalplus.engine.executors import Executor, LocalExecutor, shared_path
@@ -154,24 +154,10 @@ def _cpu_time_limit(seconds: float, _set=signal.setitimer, _prof=signal.ITIMER_P
 _EAGER_REPORTS = 16  # outputs a judge child reports one by one before it batches them
 
 
-def _evalplus_observe(dataset: str, entry_point: str, code, inputs: list, time_limits: list, workdir: str, rep: int,
-                      ans: int) -> None:  # pragma: no cover - child
-    """In the child: evalplus's ``unsafe_execute`` without its comparison. Run ``code``'s ``entry_point`` on each
-    input under its (CPU) time limit and *report* what it returned (``report.frame``); the referee, which alone
-    holds the expected outputs, decides. An output the report cannot carry is compared here, with evalplus's rules
-    and the expected output the referee sends for it (its own ``==`` decides, as in evalplus; the referee lists it
-    as suspicious). Stops at the first exception, as evalplus's ``fast_check``."""
-    import evalplus.eval as ev
-
-    from coderank_evalplus.engine.oracle import evalplus_compare
-    from coderank_evalplus.engine.sandbox.report import COMPARED, NEED, VALUE, Opaque, encode_value, frame
-
+def _report_channel(rep: int, ans: int) -> tuple[list[bytes], list, Callable[[], None], Callable[[], tuple]]:
+    """A check child's side of its pipes to the referee: the frames buffered (``buf``; ``size`` = [bytes buffered,
+    when last flushed]), ``flush`` writes them to ``rep``, ``receive`` reads one length-prefixed answer from ``ans``."""
     write, read, loads, now = os.write, os.read, pickle.loads, time.perf_counter
-    tempfile.tempdir = workdir  # a candidate's own temp files land where the worker cleans up (and may write)
-    os.chdir(workdir)
-    _install_timeout_handlers()
-    ev.reliability_guard(maximum_memory_bytes=_memory_cap())
-    swallow_io = ev.swallow_io
     buf: list[bytes] = []
     size = [0, now()]
 
@@ -191,6 +177,29 @@ def _evalplus_observe(dataset: str, entry_point: str, code, inputs: list, time_l
                 raise EOFError
             raw += more
         return loads(raw[4:])
+
+    return buf, size, flush, receive
+
+
+def _evalplus_observe(dataset: str, entry_point: str, code, inputs: list, time_limits: list, workdir: str, rep: int,
+                      ans: int) -> None:  # pragma: no cover - child
+    """In the child: evalplus's ``unsafe_execute`` without its comparison. Run ``code``'s ``entry_point`` on each
+    input under its (CPU) time limit and *report* what it returned (``report.frame``); the referee, which alone
+    holds the expected outputs, decides. An output the report cannot carry is compared here, with evalplus's rules
+    and the expected output the referee sends for it (its own ``==`` decides, as in evalplus; the referee lists it
+    as suspicious). Stops at the first exception, as evalplus's ``fast_check``."""
+    import evalplus.eval as ev
+
+    from coderank_evalplus.engine.oracle import evalplus_compare
+    from coderank_evalplus.engine.sandbox.report import COMPARED, NEED, VALUE, Opaque, encode_value, frame
+
+    now = time.perf_counter
+    tempfile.tempdir = workdir  # a candidate's own temp files land where the worker cleans up (and may write)
+    os.chdir(workdir)
+    _install_timeout_handlers()
+    ev.reliability_guard(maximum_memory_bytes=_memory_cap())
+    swallow_io = ev.swallow_io
+    buf, size, flush, receive = _report_channel(rep, ans)
 
     exec_globals: dict = {}
     try:
@@ -237,31 +246,13 @@ def _original_observe(code, prelude, probes: list, want: list, workdir: str, rep
 
     from coderank_evalplus.engine.sandbox.report import COMPARED, NEED, VALUE, encode_value, frame
 
-    write, read, loads, now = os.write, os.read, pickle.loads, time.perf_counter
+    now = time.perf_counter
     none = encode_value(None)
     tempfile.tempdir = workdir
     os.chdir(workdir)
     _install_timeout_handlers()
     ev.reliability_guard(maximum_memory_bytes=_memory_cap())
-    buf: list[bytes] = []
-    size = [0, now()]
-
-    def flush() -> None:
-        data = b"".join(buf)
-        buf.clear()
-        view = memoryview(data)
-        while view:
-            view = view[write(rep, view):]
-        size[0], size[1] = 0, now()
-
-    def receive() -> tuple:
-        raw = b""
-        while len(raw) < 4 or len(raw) < 4 + int.from_bytes(raw[:4], "little"):
-            more = read(ans, 1 << 20)
-            if not more:
-                raise EOFError
-            raw += more
-        return loads(raw[4:])
+    buf, size, flush, receive = _report_channel(rep, ans)
 
     env: dict = {"__name__": "__main__"}
     try:
