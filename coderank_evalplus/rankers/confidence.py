@@ -23,14 +23,13 @@ training sets only. Training sets and leave-one-set-out evaluation: ``report/con
 
 from __future__ import annotations
 
-import hashlib
-import json
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
 import numpy as np
 
 from coderank_evalplus.metrics import merged_groups
+from coderank_evalplus.rankers.learned import check_digest, model_digest, read_model_json
 from coderank_evalplus.rankers.overlap import behaviour_clusters
 from coderank_evalplus.types import PASS, RETURNED, Executions, Ranking
 
@@ -79,28 +78,14 @@ def pick_features(ranking: Ranking, ex: Executions) -> np.ndarray:
 
 
 # --- the model file -----------------------------------------------------------------------------------------------
-def model_digest(model: dict) -> str:
-    """sha256 of the model's canonical JSON without its ``digest`` field."""
-    body = {k: v for k, v in model.items() if k != "digest"}
-    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
-
-
 def load_model(source: str | Path | dict | None = None) -> dict:
     """The confidence model (default: the shipped file), its digest and features checked (ValueError otherwise)."""
-    if isinstance(source, dict):
-        model, where = source, "<model dict>"
-    else:
-        where = str(source or MODEL_FILE)
-        try:
-            model = json.loads(Path(where).read_text())
-        except (OSError, json.JSONDecodeError) as exc:
-            raise ValueError(f"confidence model {where}: cannot read it ({exc})") from exc
+    model, where = read_model_json(source, MODEL_FILE, "confidence model")
     if list(model.get("features", [])) != list(FEATURES):
         raise ValueError(f"confidence model {where}: features {model.get('features')} are not {list(FEATURES)}")
     if set(model.get("splits", {})) != set(SPLITS):
         raise ValueError(f"confidence model {where}: needs weights for the splits {SPLITS}")
-    if "digest" in model and model["digest"] != model_digest(model):
-        raise ValueError(f"confidence model {where}: digest {model['digest']} does not match its content")
+    check_digest(model, where, "confidence model")
     return model
 
 

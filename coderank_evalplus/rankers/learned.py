@@ -115,22 +115,32 @@ def model_digest(model: dict) -> str:
     return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
+def read_model_json(source: str | Path | dict | None, default: Path, label: str) -> tuple[dict, str]:
+    """A model given as a dict, or read from a JSON file (``default`` when None), and where it came from; a
+    ValueError that names the file (``label``: which model) when it cannot be read."""
+    if isinstance(source, dict):
+        return source, "<model dict>"
+    where = str(source or default)
+    try:
+        return json.loads(Path(where).read_text()), where
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{label} {where}: cannot read it ({exc})") from exc
+
+
+def check_digest(model: dict, where: str, label: str) -> None:
+    """A ValueError when the model's ``digest`` (if it has one) does not match its content."""
+    if "digest" in model and model["digest"] != model_digest(model):
+        raise ValueError(f"{label} {where}: digest {model['digest']} does not match its content")
+
+
 def load_model(source: str | Path | dict | None = None) -> dict:
     """The model (default: the shipped file), its digest checked; a ValueError names the file otherwise."""
-    if isinstance(source, dict):
-        model, where = source, "<model dict>"
-    else:
-        where = str(source or MODEL_FILE)
-        try:
-            model = json.loads(Path(where).read_text())
-        except (OSError, json.JSONDecodeError) as exc:
-            raise ValueError(f"learned model {where}: cannot read it ({exc})") from exc
+    model, where = read_model_json(source, MODEL_FILE, "learned model")
     if list(model.get("features", [])) != list(FEATURES):
         raise ValueError(f"learned model {where}: features {model.get('features')} are not {list(FEATURES)}")
     if list(model.get("log_features", [])) != list(LOG_FEATURES) or model.get("log_eps") != LOG_EPS:
         raise ValueError(f"learned model {where}: log_features/log_eps differ from this version's {LOG_FEATURES}")
-    if "digest" in model and model["digest"] != model_digest(model):
-        raise ValueError(f"learned model {where}: digest {model['digest']} does not match its content")
+    check_digest(model, where, "learned model")
     return model
 
 
