@@ -4,6 +4,7 @@ the oracle. The replay model of the lm-eval integration tests serves the forgers
 from __future__ import annotations
 
 import json
+import shutil
 
 from tests.conftest import needs_data
 from tests.hostile.forgers import BODIES
@@ -52,6 +53,8 @@ def test_lm_eval_tasks_on_the_original_tests_score_forgers_zero(tmp_path):
     template = (tasks_dir() / "_coderank_template_yaml").read_text()
     tasks = tmp_path / "tasks"
     tasks.mkdir()
+    # the template's ``class: !function coderank_task.CodeRankTask`` is the module beside the YAMLs
+    shutil.copy(tasks_dir() / "coderank_task.py", tasks / "coderank_task.py")
     codet = tmp_path / "codet"
     (codet / "dataset").mkdir(parents=True)
     (codet / "generated_data").mkdir()
