@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -81,24 +82,35 @@ def test_rerank_strict_fails_the_suspicious_pass(rerank_runs):
     assert res["methods"]["codet"]["base"]["pass@1"] == 100.0
 
 
-@needs_data
-def test_leaderboard_strict_judges_its_suite_strictly(rerank_runs, tmp_path):
-    d, _, _ = rerank_runs
+def _forgers_suite(tmp_path, dataset: str, d) -> Path:
+    """A one-entry suite over the forgers' samples and tests in ``d``, reranked with CodeT."""
     suite = tmp_path / "suite.toml"
     suite.write_text(f"""methods = ["codet"]
 data_dir = "{SHARED_DATA}"
 [[entry]]
 name = "forgers"
-dataset = "humaneval"
+dataset = "{dataset}"
 solutions = "{d / 'samples.jsonl'}"
 tests = "{d / 'tests.jsonl'}"
 tests_label = "t"
 """)
+    return suite
+
+
+def _leaderboard(d, *args: str) -> subprocess.CompletedProcess:
+    """``coderank-evalplus leaderboard ARGS`` on the first problem, with ``d``'s cache, quiet, no curves."""
+    return subprocess.run([sys.executable, "-m", "coderank_evalplus.cli", "leaderboard", *args, "--limit", "1",
+                           "--cache-dir", str(d / "cache"), "--quiet", "--no-curves", "--workers", "2"],
+                          capture_output=True, text=True, timeout=600)
+
+
+@needs_data
+def test_leaderboard_strict_judges_its_suite_strictly(rerank_runs, tmp_path):
+    d, _, _ = rerank_runs
+    suite = _forgers_suite(tmp_path, "humaneval", d)
 
     def board(*extra):
-        return subprocess.run([sys.executable, "-m", "coderank_evalplus.cli", "leaderboard", *extra, "--limit", "1",
-                               "--cache-dir", str(d / "cache"), "--quiet", "--no-curves", "--workers", "2"],
-                              capture_output=True, text=True, timeout=600)
+        return _leaderboard(d, *extra)
 
     lax = board(str(suite), "--output", str(tmp_path / "lax"))
     strict = board(str(suite), "--output", str(tmp_path / "strict"), "--strict")
@@ -177,19 +189,8 @@ def test_rerank_on_the_original_tests_judges_every_forger_wrong(original_runs):
 @needs_data
 def test_leaderboard_on_the_original_tests_scores_the_forgers_wrong(original_runs, tmp_path):
     dataset, task, d = original_runs
-    suite = tmp_path / "suite.toml"
-    suite.write_text(f"""methods = ["codet"]
-data_dir = "{SHARED_DATA}"
-[[entry]]
-name = "forgers"
-dataset = "{dataset}"
-solutions = "{d / 'samples.jsonl'}"
-tests = "{d / 'tests.jsonl'}"
-tests_label = "t"
-""")
-    out = subprocess.run([sys.executable, "-m", "coderank_evalplus.cli", "leaderboard", str(suite), "--strict",
-                          "--limit", "1", "--output", str(tmp_path / "board"), "--cache-dir", str(d / "cache"),
-                          "--quiet", "--no-curves", "--workers", "2"], capture_output=True, text=True, timeout=600)
+    suite = _forgers_suite(tmp_path, dataset, d)
+    out = _leaderboard(d, str(suite), "--strict", "--output", str(tmp_path / "board"))
     assert out.returncode == 0, out.stderr[-3000:]
     [run] = list((tmp_path / "board" / "runs").iterdir())
     v = _verdicts(run)
