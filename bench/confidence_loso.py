@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from coderank_evalplus.rankers.confidence import MODEL_FILE
+from coderank_evalplus.report.calibration import ece_if_calibrated
 from coderank_evalplus.report.confidence_loso import cached_table, loso, train_shipped
 from coderank_evalplus.report.learned_loso import read_folders
 
@@ -39,23 +40,33 @@ def _f(x, fmt: str = "{:.2f}") -> str:
 
 
 def print_table(rows: list[dict]) -> None:
-    print("| set × pool | τ | ECE base / plus | Brier base | AUROC base / plus | pass@1 base (all) "
+    print("| set × pool | τ | ECE base / plus | ECE base if calibrated (mean, 95 %) | Brier base "
+          "| AUROC base / plus | pass@1 base (all) "
           "| selective 50 / 80 / 90 % | fixed N=cap | adaptive at τ (samples) | samples within 1 pt of cap "
           "| N=10 vs adaptive at 10 |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    floors = {}
+    for r in rows:
+        floors[r["set"]] = ece_if_calibrated(np.asarray(r["per_problem"]["base"]["confidence"]))
     for r in rows:
         c, sel, d = r["calibration"], r["selective"], r["derived"]
+        fl = floors[r["set"]]
         plus = c.get("plus") or {}
         cap = r["fixed"][-1]
         sel_s = " / ".join(_f(s["base"]) for s in sel)
         ten = f"{_f(d['fixed_at_10'])} vs {_f(d['adaptive_at_10'])}" if d["fixed_at_10"] is not None else "-"
         print(f"| {r['set']} | {r['tau']} | {_f(c['base']['ece'], '{:.3f}')} / {_f(plus.get('ece'), '{:.3f}')} | "
-              f"{_f(c['base']['brier'], '{:.3f}')} | {_f(c['base']['auroc'], '{:.3f}')} / "
+              f"{fl[0]:.3f}, {fl[1]:.3f} | {_f(c['base']['brier'], '{:.3f}')} | {_f(c['base']['auroc'], '{:.3f}')} / "
               f"{_f(plus.get('auroc'), '{:.3f}')} | {_f(r['no_abstention']['base'])} | {sel_s} | "
               f"{cap['base']:.2f} (N={cap['n']}) | {r['at_tau']['base']:.2f} ({r['at_tau']['mean_samples']:.2f}) | "
               f"{_f(d['samples_within_1pt_of_cap'])} | {ten} |")
     eces = [r["calibration"]["base"]["ece"] for r in rows]
     print(f"\nECE base: mean {np.mean(eces):.3f}, max {np.max(eces):.3f} over {len(rows)} folders")
+    fl_mean = [floors[r["set"]][0] for r in rows]
+    within = sum(r["calibration"]["base"]["ece"] <= floors[r["set"]][1] for r in rows)
+    print(f"ECE base a perfectly calibrated model would show on the same problems (outcomes drawn from the "
+          f"confidences): mean {np.mean(fl_mean):.3f}, max {np.max(fl_mean):.3f}; observed ECE within that model's "
+          f"95th percentile on {within}/{len(rows)} folders")
     above = sum(r["selective"][1]["base"] > r["no_abstention"]["base"] for r in rows)
     print(f"selective pass@1 at 80 % above no abstention (base): {above}/{len(rows)} folders")
     small = [r for r in rows if r["fixed"][-1]["n"] <= 10]

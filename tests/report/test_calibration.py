@@ -5,7 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from coderank_evalplus.report.calibration import auroc, brier, coverage_curve, ece, reliability_bins, selective
+from coderank_evalplus.report.calibration import (
+    auroc,
+    brier,
+    coverage_curve,
+    ece,
+    ece_if_calibrated,
+    reliability_bins,
+    selective,
+)
 
 
 def test_perfect_and_useless_confidences():
@@ -31,3 +39,17 @@ def test_selective_keeps_the_most_confident():
     y = np.asarray([1.0, 1.0, 0.0, 0.0])
     assert selective(conf, y, 0.5) == 100.0 and selective(conf, y, 1.0) == 50.0
     assert coverage_curve(conf, y, points=4)[-1] == {"coverage": 1.0, "pass@1": 50.0}
+
+
+def test_ece_if_calibrated_is_what_calibrated_outcomes_show_and_shrinks_with_more_problems():
+    rng = np.random.default_rng(3)
+    small, large = rng.uniform(0, 1, 30), rng.uniform(0, 1, 3000)
+    mean_small, p95_small = ece_if_calibrated(small, draws=300)
+    mean_large, _ = ece_if_calibrated(large, draws=300)
+    assert 0 < mean_large < 0.03 < mean_small < p95_small  # biased upwards, less so on more problems
+    # outcomes that really are drawn from the confidences give ECEs around that mean
+    drawn = [ece(small, (rng.random(small.size) < small).astype(float)) for _ in range(300)]
+    assert abs(np.mean(drawn) - mean_small) < 0.02
+    # certain confidences (0 or 1) leave no room for noise; same seed, same figures
+    assert ece_if_calibrated(np.array([0.0, 1.0, 1.0])) == (0.0, 0.0)
+    assert ece_if_calibrated(small, seed=5) == ece_if_calibrated(small, seed=5)
