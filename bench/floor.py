@@ -150,7 +150,7 @@ def _works(args) -> list:
     problems = load_problems(args.dataset, args.data_dir)
     sols = read_solutions(Path(args.solutions), problems, args.data_dir)
     tests = read_test_samples(Path(args.tests), problems, args.data_dir)
-    tids = [t for t in problems if t in sols][: args.limit]
+    tids = [t for t in problems if t in sols][: args.limit or None]  # 0: every problem of the solutions
     return [ProblemWork(problems[t], sols[t], build_suite(tests.get(t, []), problems[t].entry_point)) for t in tids]
 
 
@@ -308,7 +308,7 @@ def main() -> None:
     ap.add_argument("--dataset", default="humaneval")
     ap.add_argument("--solutions", default=None, help="default: CodeT's CodeGen-16B HumanEval solutions")
     ap.add_argument("--tests", default=None, help="default: CodeT's CodeGen-16B HumanEval test samples")
-    ap.add_argument("--limit", type=int, default=30, help="first N problems")
+    ap.add_argument("--limit", type=int, default=30, help="first N problems (0: all)")
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--cpu-limit", type=float, default=0.1)
     ap.add_argument("--rounds", type=int, default=1)
