@@ -343,7 +343,7 @@ def evaluate_and_rerank(original: Callable, namespace: dict, params: dict, model
     # 1. evalplus, unchanged (codegen as evalplus.evaluate does it, then its evaluation); with --adaptive our
     #    generator draws the solutions in rounds into the file evalplus's codegen would have written
     adaptive = None
-    if ours.get("adaptive"):
+    if ours.get("adaptive") and model is not None:  # check_request: --adaptive comes with --model
         from coderank_evalplus.integrations.evalplus_adaptive import adaptive_codegen, codegen_target
 
         params["samples"] = codegen_target(dataset, model_kwargs)
