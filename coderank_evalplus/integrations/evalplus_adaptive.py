@@ -103,7 +103,7 @@ def adaptive_codegen(target: str, paths: Any, problems: Mapping[str, Problem], m
     before = _solutions(target)
     if before is not None and before != _solutions(scratch / SAMPLES_FILE):
         raise AdaptiveError(f"{target} holds samples not drawn by --adaptive (evalplus's codegen would resume from "
-                          f"them): move it away, or give another --root, to draw adaptively")
+                            f"them): move it away, or give another --root, to draw adaptively")
     tests = given_tests
     if tests is None and paths.tests.is_file():
         have = {rec.get("task_id") for _, rec in read_jsonl(paths.tests)}
