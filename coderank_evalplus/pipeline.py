@@ -231,7 +231,7 @@ def adaptive_stopper(method: str, cfg: RerankConfig, cache: Optional[ResultCache
     (the cache keeps earlier rounds' work), rank them with ``method`` and stop once the pick's base confidence
     reaches ``tau`` (default: the confidence model's recorded τ)."""
     model = model or default_confidence_model()
-    threshold = float(model.get("tau", 1.0) if tau is None else tau)
+    threshold = adaptive_tau(tau, model)
     limits = Limits(cpu=cfg.cpu_limit)
 
     def stop(problem: Problem, solutions: list[str], raw_tests: list[str]) -> tuple[bool, float]:
@@ -246,6 +246,19 @@ def adaptive_stopper(method: str, cfg: RerankConfig, cache: Optional[ResultCache
         return conf >= threshold, conf
 
     return stop
+
+
+def adaptive_method(methods: Sequence[str]) -> str:
+    """The method the adaptive budget stops on: ``recommended`` when asked for (or nothing ranked is), else the
+    first ranked method."""
+    ranked = [m for m in methods if m not in BASELINES]
+    return "recommended" if "recommended" in ranked or not ranked else ranked[0]
+
+
+def adaptive_tau(tau: Optional[float] = None, model: Optional[dict] = None) -> float:
+    """The adaptive budget's threshold: ``tau``, or the one recorded in the confidence model."""
+    model = model or default_confidence_model()
+    return float(model.get("tau", 1.0) if tau is None else tau)
 
 
 def add_mutated_inputs(works: Sequence[ProblemWork], cfg: RerankConfig) -> dict[str, GeneratedInputs]:

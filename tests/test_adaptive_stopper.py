@@ -24,3 +24,14 @@ def test_agreeing_right_samples_are_more_confident_than_a_split_and_tau_decides(
         assert split[0] is False and 0.0 <= split[1] < agree <= 1.0
     finally:
         cache.close()
+
+
+def test_the_stopping_method_and_threshold():
+    from coderank_evalplus.pipeline import adaptive_method, adaptive_tau
+    from coderank_evalplus.rankers.confidence import default_model
+
+    assert adaptive_method(["random", "codet", "srank", "oracle"]) == "codet"
+    assert adaptive_method(["random", "codet", "recommended", "oracle"]) == "recommended"
+    assert adaptive_method(["random", "oracle"]) == "recommended"
+    assert adaptive_tau(0.3) == 0.3 and adaptive_tau(0) == 0.0
+    assert adaptive_tau() == float(default_model()["tau"])

@@ -155,10 +155,9 @@ def run_command(args: argparse.Namespace) -> int:
     generator = make_model(args.backend, args.model, args.base_url, args.tp, args.dp, args.ray_address)
     stopper, stop_cache = None, None
     if args.adaptive:
-        from coderank_evalplus.pipeline import BASELINES, adaptive_stopper
+        from coderank_evalplus.pipeline import adaptive_method, adaptive_stopper
 
-        ranked = [m for m in cfg.methods if m not in BASELINES]
-        method = "recommended" if "recommended" in ranked or not ranked else ranked[0]
+        method = adaptive_method(cfg.methods)
         stop_cache = ResultCache(Path(args.cache_dir or output / "cache") / "executions.sqlite")
         stopper = adaptive_stopper(method, cfg, stop_cache, args.tau)
     try:

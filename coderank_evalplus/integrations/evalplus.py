@@ -12,7 +12,9 @@ Two ways in: existing samples (``--samples`` + ``--tests``), or a model (``--mod
 (saved as ``<samples>_tests.jsonl`` and reused when they cover every task). With a model, likelihood methods
 (``ll``, ``coder_reviewer``, ``ll+mbr_exec``…) get their features scored into the samples file, and
 ``--self_debug sd1|multi`` debugs candidates with trial-test feedback after reranking (``selfdebug.py``); one
-model instance serves all of it, loaded only when something needs it.
+model instance serves all of it, loaded only when something needs it. With ``--model`` and ``--adaptive [--tau T]``
+the same backend, through our generator, draws the solutions in rounds instead of evalplus's codegen and stops each
+problem once the pick is confident (``evalplus_adaptive.py``).
 
 Files written next to the samples (evalplus writes ``<samples>_eval_results.json`` there as always):
 ``<samples>_rerank_results.json`` (``RerankResult.to_json()``) and ``<samples>_rerank/`` (execution cache,
@@ -62,6 +64,13 @@ OPTIONS: dict[str, tuple[Any, str]] = {
                    "--debug_rounds rounds; multi: every failing candidate, then the pool is reranked). "
                    "*_rerank_results.json gets a self_debug block with every method after debugging."),
     "debug_rounds": (Optional[int], "self-debug rounds per candidate (default: 3 for sd1, 1 for multi)."),
+    "adaptive": (Optional[bool],
+                 "with --rerank and --model: instead of evalplus's codegen, draw each problem's solutions in rounds "
+                 "(1, 2, … 10, 15, 20, … up to --n_samples) and stop once the pick's confidence reaches --tau; the "
+                 "samples go to the file evalplus's codegen would write and evalplus evaluates them; samples used "
+                 "per problem in <samples>_rerank/adaptive.jsonl (test samples: --n_test_samples, as configured)."),
+    "tau": (Optional[float], "with --adaptive: the confidence to stop at, in [0, 1] (default: the one recorded in "
+                             "the confidence model)."),
     "raw_field": (Optional[str],
                   "with --rerank: the samples' field holding a chat model's raw reply (e.g. raw); the reranker "
                   "reads each as evalplus.sanitize would (the code, with the prompt's imports) and counts them in "
@@ -245,6 +254,12 @@ def check_request(params: dict, model_kwargs: dict, ours: dict) -> list[str]:
             raise RerankError("--self_debug needs the model: give --model and --backend")
     elif ours["debug_rounds"] is not None:
         raise RerankError("--debug_rounds applies with --self_debug sd1|multi")
+    from coderank_evalplus.integrations.evalplus_adaptive import AdaptiveError, check_adaptive
+
+    try:
+        check_adaptive(model_kwargs, ours)
+    except AdaptiveError as exc:
+        raise RerankError(str(exc)) from None
     dataset = params.get("dataset")
     if dataset not in ("humaneval", "mbpp"):
         raise RerankError(f"--rerank supports --dataset humaneval or mbpp, not {dataset!r}")
@@ -323,10 +338,25 @@ def evaluate_and_rerank(original: Callable, namespace: dict, params: dict, model
     except (SampleFileError, DataNotFoundError, ValueError) as exc:
         raise RerankError(str(exc)) from None
     load_s = time.monotonic() - t0
+    model = LazyModel(model_kwargs) if "model" in model_kwargs else None
 
-    # 1. evalplus, unchanged (codegen as evalplus.evaluate does it, then its evaluation)
+    # 1. evalplus, unchanged (codegen as evalplus.evaluate does it, then its evaluation); with --adaptive our
+    #    generator draws the solutions in rounds into the file evalplus's codegen would have written
+    adaptive = None
+    if ours.get("adaptive") and model is not None:  # check_request: --adaptive comes with --model
+        from coderank_evalplus.integrations.evalplus_adaptive import adaptive_codegen, codegen_target
+
+        params["samples"] = codegen_target(dataset, model_kwargs)
+        try:
+            changed, adaptive = adaptive_codegen(params["samples"], rerank_paths(params["samples"]), problems,
+                                                 model_kwargs, ours, rerank_config(params, ours, methods, mutate),
+                                                 model.get, test_samples)
+        except (SampleFileError, ValueError) as exc:
+            raise RerankError(str(exc)) from None
+        if changed:  # evalplus would reuse the *_eval_results.json of the file's earlier samples
+            params["i_just_wanna_run"] = True
     with evalplus_reads(dataset, source):
-        if model_kwargs:
+        if model_kwargs and adaptive is None:
             os.environ["TOKENIZERS_PARALLELISM"] = os.environ.get("TOKENIZERS_PARALLELISM", "false")
             params["samples"] = namespace["run_codegen"](dataset=dataset, **model_kwargs)
         original(**params)
@@ -334,7 +364,6 @@ def evaluate_and_rerank(original: Callable, namespace: dict, params: dict, model
     # 2. test samples (given, reused, or generated by the same model)
     samples = params["samples"]
     paths = rerank_paths(samples)
-    model = LazyModel(model_kwargs) if "model" in model_kwargs else None
     t0 = time.monotonic()
     try:
         tally = SanitizeTally(ours["raw_field"]) if ours.get("raw_field") else None
@@ -354,7 +383,7 @@ def evaluate_and_rerank(original: Callable, namespace: dict, params: dict, model
     # 3. rerank and report (then self-debug); the verdicts are those evalplus has just written (judged once)
     run_rerank(dataset, problems, solutions, test_samples, methods, params, ours, paths, features, model,
                eval_results=evalplus_results_path(samples), load_s=load_s, mutate=mutate,
-               sanitized=tally.to_json() if tally is not None else None)
+               sanitized=tally.to_json() if tally is not None else None, adaptive=adaptive)
 
 
 class LazyModel:
@@ -438,22 +467,19 @@ def generator_kwargs(backend: str, model_kwargs: dict) -> dict:
 def run_rerank(dataset: str, problems: dict, solutions: dict, test_samples: dict, methods: list[str], params: dict,
                ours: dict, paths: RerankPaths, features: Optional[dict] = None,
                model: Optional[LazyModel] = None, eval_results: Optional[Path] = None, load_s: float = 0.0,
-               mutate: Optional[int] = None, sanitized: Optional[dict] = None) -> Path:
+               mutate: Optional[int] = None, sanitized: Optional[dict] = None,
+               adaptive: Optional[dict] = None) -> Path:
     from coderank_evalplus.engine.execution import ResultCache
-    from coderank_evalplus.pipeline import RerankConfig, _json_default, rerank, write_results
+    from coderank_evalplus.pipeline import _json_default, rerank, write_results
     from coderank_evalplus.report import markdown_table, timing_line
     from coderank_evalplus.report.calibration import calibration_markdown, result_calibration
     from coderank_evalplus.storage import atomic_write_json, ensure_writable_dir
-    from coderank_evalplus.testgen.extract import DEFAULT_TESTS_PER_SAMPLE
 
     missing = [t for t in solutions if t not in test_samples]
     if missing and mutate is None:
         print(f"warning: {len(missing)} task(s) have no test samples (they fall back to a random pick): "
               f"{', '.join(missing[:5])}{' …' if len(missing) > 5 else ''}", file=sys.stderr)
-    cfg = RerankConfig(methods=methods, tests_per_sample=ours["tests_per_sample"] or DEFAULT_TESTS_PER_SAMPLE,
-                       workers=params.get("parallel"), plus=not params.get("base_only", False),
-                       min_time_limit=params["min_time_limit"], gt_time_limit_factor=params["gt_time_limit_factor"],
-                       mutate=mutate)
+    cfg = rerank_config(params, ours, methods, mutate)
     ensure_writable_dir(paths.results.parent)
     cache = ResultCache(ensure_writable_dir(paths.workdir) / "executions.sqlite")
     debug = None
@@ -462,6 +488,8 @@ def run_rerank(dataset: str, problems: dict, solutions: dict, test_samples: dict
                         load_s=load_s)
         if sanitized is not None:
             result.extra["sanitized"] = sanitized
+        if adaptive is not None:
+            result.extra["adaptive"] = adaptive
         write_results(result, paths.workdir)
         atomic_write_json(paths.results, result.to_json(), indent=2, default=_json_default)
         if ours.get("self_debug"):
@@ -485,6 +513,18 @@ def run_rerank(dataset: str, problems: dict, solutions: dict, test_samples: dict
     print(f"Rerank results saved to {paths.results}")
     print(timing_line(result.timing))
     return paths.results
+
+
+def rerank_config(params: dict, ours: dict, methods: list[str], mutate: Optional[int]):
+    """The rerank's settings from evalplus's flags and ours (also the adaptive stopper's, so that its executions
+    are the rerank's, cached)."""
+    from coderank_evalplus.pipeline import RerankConfig
+    from coderank_evalplus.testgen.extract import DEFAULT_TESTS_PER_SAMPLE
+
+    return RerankConfig(methods=methods, tests_per_sample=ours["tests_per_sample"] or DEFAULT_TESTS_PER_SAMPLE,
+                        workers=params.get("parallel"), plus=not params.get("base_only", False),
+                        min_time_limit=params["min_time_limit"], gt_time_limit_factor=params["gt_time_limit_factor"],
+                        mutate=mutate)
 
 
 def _pass1(methods: dict) -> dict:
