@@ -25,7 +25,7 @@ from coderank_evalplus.engine.execution import ITEM_RECORD
 from tests.conftest import SHARED_DATA, needs_data
 
 LIMIT = 2
-SOLUTIONS, TEST_SAMPLES = 40, 40  # per problem: enough jobs that the kill lands mid-execution
+SOLUTIONS, TEST_SAMPLES = 60, 40  # per problem: execution lasts seconds after the first commit: the kill lands in it
 
 
 def _write_inputs(d: Path, codet_samples) -> tuple[Path, Path]:
