@@ -434,11 +434,11 @@ def replay_run(tmp_path_factory):
     with open(tmp / "tests.jsonl", "w") as fh:
         for tid in tids:
             fh.write(json.dumps({"task_id": tid, "samples": replay.samples["test"][tid][:n]}) + "\n")
-    cli = subprocess.run([str(BIN / "coderank-evalplus"), "rerank", "--dataset", "humaneval", "--data-dir", str(DATA),
-                          "--solutions", str(tmp / "solutions.jsonl"), "--tests", str(tmp / "tests.jsonl"),
-                          "--methods", "codet,srank,mbr_exec", "--output", str(tmp / "cli"), "--quiet"],
-                         capture_output=True, text=True, env=_env(tmp), timeout=600)
-    assert cli.returncode == 0, cli.stderr[-3000:]
+    from coderank_evalplus.cli.console import main  # (in this process: the lm-eval side is the subprocess here)
+
+    assert main(["rerank", "--dataset", "humaneval", "--data-dir", str(DATA),
+                 "--solutions", str(tmp / "solutions.jsonl"), "--tests", str(tmp / "tests.jsonl"),
+                 "--methods", "codet,srank,mbr_exec", "--output", str(tmp / "cli"), "--quiet"]) == 0
     rankings = {}
     for line in (tmp / "cli" / "rankings.jsonl").read_text().splitlines():
         r = json.loads(line)
@@ -499,11 +499,11 @@ def test_rerank_reads_the_lm_eval_log(replay_run):
     with pytest.raises(SampleFileError, match=r"lm-eval samples of several tasks: humaneval_codet( \(.*/\))?, "
                                               r"humaneval_mbr_exec"):
         read_solutions(out, problems)  # five tasks' files: the user must name one
-    cli = subprocess.run([str(BIN / "coderank-evalplus"), "rerank", "--dataset", "humaneval", "--data-dir", str(DATA),
-                          "--solutions", str(log), "--tests", str(log), "--methods", "codet",
-                          "--output", str(tmp / "cli_from_log"), "--cache-dir", str(tmp / "cli" / "cache"), "--quiet"],
-                         capture_output=True, text=True, env=_env(tmp), timeout=600)
-    assert cli.returncode == 0, cli.stderr[-3000:]
+    from coderank_evalplus.cli.console import main
+
+    assert main(["rerank", "--dataset", "humaneval", "--data-dir", str(DATA), "--solutions", str(log),
+                 "--tests", str(log), "--methods", "codet", "--output", str(tmp / "cli_from_log"),
+                 "--cache-dir", str(tmp / "cli" / "cache"), "--quiet"]) == 0
     got = json.loads((tmp / "cli_from_log" / "rerank_results.json").read_text())["methods"]
     metrics = _results(out)["results"]["humaneval_codet"]
     assert got["codet"]["base"]["pass@1"] == round(100 * metrics["pass@1,none"], 2)
