@@ -16,6 +16,9 @@ CODET_TESTS = CODET_GEN / "HumanEval_codegen16B_temp0.8_topp0.95_num100_max300_t
 
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+# llama.cpp (the embedded model) on one thread, in this process and the CLIs it starts: on a machine shared with
+# other work its threads wait for each other at every layer, several times slower than one thread alone
+os.environ.setdefault("CODERANK_LLAMA_THREADS", "1")
 if SHARED_DATA.is_dir():
     os.environ["CODERANK_DATA"] = str(SHARED_DATA)
 

@@ -1,9 +1,10 @@
 """Nothing lost: a rerank killed with SIGKILL mid-execution, rerun, equals an uninterrupted run.
 
-The CLI runs on real CodeT samples (first problems of HumanEval) in its own session; once the execution
-cache holds committed rows the whole session is SIGKILLed (main process and workers at once; the sandbox
-children die with their workers). The same command is run again: its results must equal those of an
-uninterrupted run in another folder, and only the work missing from the cache may be executed again.
+The CLI runs on real CodeT samples (the first solutions and test samples of the first problems of HumanEval) in
+its own session, committing every record (``CODERANK_CACHE_COMMIT_S=0``); once the execution cache holds committed
+rows the whole session is SIGKILLed (main process and workers at once; the sandbox children die with their
+workers). The same command is run again: its results must equal those of an uninterrupted run in another folder,
+and only the work missing from the cache may be executed again.
 """
 
 from __future__ import annotations
@@ -21,14 +22,27 @@ from pathlib import Path
 import psutil
 
 from coderank_evalplus.engine.execution import ITEM_RECORD
-from tests.conftest import CODET_SOLUTIONS, CODET_TESTS, SHARED_DATA, needs_data
+from tests.conftest import SHARED_DATA, needs_data
 
 LIMIT = 2
+SOLUTIONS, TEST_SAMPLES = 60, 40  # per problem: execution lasts seconds after the first commit: the kill lands in it
 
 
-def _cmd(out: Path) -> list[str]:
+def _write_inputs(d: Path, codet_samples) -> tuple[Path, Path]:
+    """The first SOLUTIONS solutions and TEST_SAMPLES test samples of the first LIMIT problems, as jsonl."""
+    sols, tests = codet_samples
+    tids = [f"HumanEval/{i}" for i in range(LIMIT)]
+    solutions, test_file = d / "solutions.jsonl", d / "tests.jsonl"
+    solutions.write_text("".join(json.dumps({"task_id": t, "solution": s}) + "\n"
+                                 for t in tids for s in sols[t][:SOLUTIONS]))
+    test_file.write_text("".join(json.dumps({"task_id": t, "samples": tests[t][:TEST_SAMPLES]}) + "\n"
+                                 for t in tids))
+    return solutions, test_file
+
+
+def _cmd(out: Path, inputs: tuple[Path, Path]) -> list[str]:
     return [sys.executable, "-m", "coderank_evalplus.cli", "rerank", "--dataset", "humaneval",
-            "--data-dir", str(SHARED_DATA), "--solutions", str(CODET_SOLUTIONS), "--tests", str(CODET_TESTS),
+            "--data-dir", str(SHARED_DATA), "--solutions", str(inputs[0]), "--tests", str(inputs[1]),
             "--limit", str(LIMIT), "--methods", "codet,srank,mbr_exec", "--base-only", "--workers", "2",
             "--quiet", "--output", str(out)]
 
@@ -66,10 +80,11 @@ def _marked(marker: str) -> list:
 
 
 @needs_data
-def test_sigkill_mid_execution_then_rerun_equals_uninterrupted(tmp_path):
-    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+def test_sigkill_mid_execution_then_rerun_equals_uninterrupted(tmp_path, codet_samples):
+    inputs = _write_inputs(tmp_path, codet_samples)
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]), CODERANK_CACHE_COMMIT_S="0")
     full = tmp_path / "uninterrupted"
-    subprocess.run(_cmd(full), env=env, check=True, capture_output=True, timeout=300)
+    subprocess.run(_cmd(full, inputs), env=env, check=True, capture_output=True, timeout=300)
     expected = _outputs(full)
     total_rows = _rows(full / "cache" / "executions.sqlite")
     total_items = json.loads((full / "rerank_results.json").read_text())["execution"]
@@ -78,7 +93,7 @@ def test_sigkill_mid_execution_then_rerun_equals_uninterrupted(tmp_path):
     out = tmp_path / "killed"
     db = out / "cache" / "executions.sqlite"
     marker = uuid.uuid4().hex
-    proc = subprocess.Popen(_cmd(out), env=dict(env, CODERANK_RESUME_MARKER=marker), start_new_session=True,
+    proc = subprocess.Popen(_cmd(out, inputs), env=dict(env, CODERANK_RESUME_MARKER=marker), start_new_session=True,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
     while _rows(db) == 0 and proc.poll() is None and time.monotonic() < deadline:
@@ -92,7 +107,7 @@ def test_sigkill_mid_execution_then_rerun_equals_uninterrupted(tmp_path):
     assert 0 < at_kill < total_rows, (at_kill, total_rows)
     assert not (out / "rerank_results.json").exists()
 
-    subprocess.run(_cmd(out), env=env, check=True, capture_output=True, timeout=300)
+    subprocess.run(_cmd(out, inputs), env=env, check=True, capture_output=True, timeout=300)
     got = _outputs(out)
     for key in expected:
         if got[key] != expected[key]:

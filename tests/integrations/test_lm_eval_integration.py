@@ -4,7 +4,8 @@
 * CodeT's released CodeGen-16B samples replayed by a registered fake model, and the metrics checked against
   ``coderank-evalplus rerank`` on the same candidates and tests (same numbers, same rankings);
 * a model that answers empty strings: pass@1 0 with a warning;
-* discovery: the tasks appear in ``lm-eval ls tasks`` with no ``--include_path``.
+* discovery: the tasks appear in what ``lm-eval ls tasks`` lists (its task manager) with no
+  ``--include_path``.
 
 Each lm-eval start indexes lm-eval's ~10k task YAMLs (10-40 s here), so the checks share few subprocess runs.
 """
@@ -95,14 +96,14 @@ RUNNER = textwrap.dedent('''
     cli_evaluate()
 ''')
 
-BUILD_TINY_MODEL = textwrap.dedent('''
-    import sys
+def _build_tiny_gpt2(out: Path) -> None:
+    """A randomly initialised 2-layer GPT-2 with a byte-level BPE tokenizer trained here (no hub access), saved to
+    ``out`` (built in this process: the test is about lm-eval's process, not the model's making)."""
     import torch
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
 
-    out = sys.argv[1]
-    corpus = ["def f(x):\\n    return x + 1\\n", "assert f(1) == 2\\n", "for i in range(3):\\n    print(i)\\n"] * 20
+    corpus = ["def f(x):\n    return x + 1\n", "assert f(1) == 2\n", "for i in range(3):\n    print(i)\n"] * 20
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
@@ -110,12 +111,11 @@ BUILD_TINY_MODEL = textwrap.dedent('''
                             initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False))
     fast = PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<|endoftext|>", eos_token="<|endoftext|>",
                                    unk_token="<|endoftext|>", pad_token="<|endoftext|>")
-    fast.save_pretrained(out)
+    fast.save_pretrained(str(out))
     torch.manual_seed(0)
     config = GPT2Config(vocab_size=len(fast), n_positions=2048, n_embd=32, n_layer=2, n_head=2,
                         bos_token_id=fast.eos_token_id, eos_token_id=fast.eos_token_id)
-    GPT2LMHeadModel(config).save_pretrained(out)
-''')
+    GPT2LMHeadModel(config).save_pretrained(str(out))
 
 
 def _env(tmp: Path) -> dict:
@@ -342,11 +342,35 @@ def test_task_issues_solution_and_test_requests():
 # ----------------------------------------------------------------------------------------------------------------
 
 
+# What ``lm-eval ls tasks`` lists, from the task manager it makes (no include path), without its table (which
+# reads every one of lm-eval's ~10k task YAMLs again for its output type): each name with its YAML's folder.
+# The discovery hook is installed first only where the .pth start-up hook does not (see _lm_eval).
+LIST_TASKS = textwrap.dedent('''
+    import json, os, sys
+    if sys.argv[1] == "install":
+        from coderank_evalplus._lm_eval_hook import install_lm_eval_hook
+        install_lm_eval_hook()
+    from lm_eval.tasks import TaskManager
+    tm = TaskManager()
+    # an index entry: an object with .yaml_path (lm-eval >= 0.4.12) or a dict with "yaml_path" (-1: a Python task)
+    paths = {n: e.get("yaml_path") if isinstance(e, dict) else e.yaml_path for n, e in tm.task_index.items()}
+    print(json.dumps({"groups": tm.all_groups, "subtasks": tm.all_subtasks,
+                      "folders": {n: os.path.dirname(str(p)) for n, p in paths.items() if p not in (None, -1)}}))
+''')
+
+
 def test_tasks_listed_without_include_path(tmp_path):
-    proc = _lm_eval(["ls", "tasks"], tmp_path)
-    listed = proc.stdout
+    from coderank_evalplus.integrations.lm_eval import tasks_dir
+
+    proc = subprocess.run([sys.executable, "-c", LIST_TASKS, "hooked" if _startup_hook_active() else "install"],
+                          capture_output=True, text=True, env=_env(tmp_path), cwd=tmp_path, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    listed = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert "coderank" in listed["groups"]
+    assert set(TASK_NAMES) <= set(listed["subtasks"]), sorted(set(TASK_NAMES) - set(listed["subtasks"]))
+    assert "humaneval" in listed["subtasks"]  # lm-eval's own tasks are listed beside ours
     for name in [*TASK_NAMES, "coderank"]:
-        assert f"|{name} " in listed or f"|{name}|" in listed, f"{name} missing from lm-eval ls tasks"
+        assert Path(listed["folders"][name]).resolve() == tasks_dir().resolve(), name
 
 
 @needs_data
@@ -354,9 +378,7 @@ def test_tasks_listed_without_include_path(tmp_path):
                     reason="lm-eval's hf model needs torch, transformers, accelerate (pip install 'lm-eval[hf]')")
 def test_hf_tiny_model_end_to_end(tmp_path):
     model = tmp_path / "tiny-gpt2"
-    build = subprocess.run([sys.executable, "-c", BUILD_TINY_MODEL, str(model)], capture_output=True, text=True,
-                           env=_env(tmp_path), timeout=300)
-    assert build.returncode == 0, build.stderr[-3000:]
+    _build_tiny_gpt2(model)
     out = tmp_path / "out"
     _lm_eval(["run", "--model", "hf", "--model_args", f"pretrained={model},dtype=float32", "--device", "cpu",
               "--batch_size", "4", "--tasks", "humaneval_plus_codet", "--limit", "2",
@@ -412,11 +434,11 @@ def replay_run(tmp_path_factory):
     with open(tmp / "tests.jsonl", "w") as fh:
         for tid in tids:
             fh.write(json.dumps({"task_id": tid, "samples": replay.samples["test"][tid][:n]}) + "\n")
-    cli = subprocess.run([str(BIN / "coderank-evalplus"), "rerank", "--dataset", "humaneval", "--data-dir", str(DATA),
-                          "--solutions", str(tmp / "solutions.jsonl"), "--tests", str(tmp / "tests.jsonl"),
-                          "--methods", "codet,srank,mbr_exec", "--output", str(tmp / "cli"), "--quiet"],
-                         capture_output=True, text=True, env=_env(tmp), timeout=600)
-    assert cli.returncode == 0, cli.stderr[-3000:]
+    from coderank_evalplus.cli.console import main  # (in this process: the lm-eval side is the subprocess here)
+
+    assert main(["rerank", "--dataset", "humaneval", "--data-dir", str(DATA),
+                 "--solutions", str(tmp / "solutions.jsonl"), "--tests", str(tmp / "tests.jsonl"),
+                 "--methods", "codet,srank,mbr_exec", "--output", str(tmp / "cli"), "--quiet"]) == 0
     rankings = {}
     for line in (tmp / "cli" / "rankings.jsonl").read_text().splitlines():
         r = json.loads(line)
@@ -477,11 +499,11 @@ def test_rerank_reads_the_lm_eval_log(replay_run):
     with pytest.raises(SampleFileError, match=r"lm-eval samples of several tasks: humaneval_codet( \(.*/\))?, "
                                               r"humaneval_mbr_exec"):
         read_solutions(out, problems)  # five tasks' files: the user must name one
-    cli = subprocess.run([str(BIN / "coderank-evalplus"), "rerank", "--dataset", "humaneval", "--data-dir", str(DATA),
-                          "--solutions", str(log), "--tests", str(log), "--methods", "codet",
-                          "--output", str(tmp / "cli_from_log"), "--cache-dir", str(tmp / "cli" / "cache"), "--quiet"],
-                         capture_output=True, text=True, env=_env(tmp), timeout=600)
-    assert cli.returncode == 0, cli.stderr[-3000:]
+    from coderank_evalplus.cli.console import main
+
+    assert main(["rerank", "--dataset", "humaneval", "--data-dir", str(DATA), "--solutions", str(log),
+                 "--tests", str(log), "--methods", "codet", "--output", str(tmp / "cli_from_log"),
+                 "--cache-dir", str(tmp / "cli" / "cache"), "--quiet"]) == 0
     got = json.loads((tmp / "cli_from_log" / "rerank_results.json").read_text())["methods"]
     metrics = _results(out)["results"]["humaneval_codet"]
     assert got["codet"]["base"]["pass@1"] == round(100 * metrics["pass@1,none"], 2)

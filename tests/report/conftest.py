@@ -52,7 +52,8 @@ def real_leaderboard(tmp_path_factory):
 @pytest.fixture(scope="session")
 def models_leaderboard(real_leaderboard):
     """The same samples under a second model name, in both pools (one of them labelled "(own)"): two pools of two
-    identical models each. Reuses the first fixture's execution cache, so nothing is executed again."""
+    identical models each. Reuses the first fixture's execution cache, so nothing is executed again; no budget
+    curves (the first fixture's report has them, and the model comparisons do not read them)."""
     from coderank_evalplus import examples
 
     root = real_leaderboard["root"]
@@ -66,7 +67,7 @@ def models_leaderboard(real_leaderboard):
                      f'tests = "data/{tests.name}"\ntests_label = "{label}"\n')
     suite.write_text(text.replace("'", '"'))
     out = root / "models_report"
-    proc = run_cli(leaderboard_cmd(str(suite), "--output", str(out), "--quiet", "--draws", "20", "--cache-dir",
-                                   str(real_leaderboard["out"] / "cache")), cwd=root)
+    proc = run_cli(leaderboard_cmd(str(suite), "--output", str(out), "--quiet", "--draws", "20", "--no-curves",
+                                   "--cache-dir", str(real_leaderboard["out"] / "cache")), cwd=root)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return {"root": root, "out": out, "stdout": proc.stdout, "stderr": proc.stderr}

@@ -2,6 +2,7 @@
 reranked with their test pools, and reranking lifts pass@1 above a random pick."""
 
 import json
+import shutil
 from pathlib import Path
 
 from tests.conftest import needs_data
@@ -19,10 +20,14 @@ def test_an_entry_made_in_code_with_tests_uses_them():
 
 
 @needs_data
-def test_example_leaderboard_reranks_with_its_pools(tmp_path):
+def test_example_leaderboard_reranks_with_its_pools(real_leaderboard, tmp_path):
+    # a copy of the shared leaderboard's cache (the same samples and pools on the first two problems): only the
+    # third problem's programs are executed and judged here
+    cache = tmp_path / "cache"
+    shutil.copytree(real_leaderboard["out"] / "cache", cache)
     out = tmp_path / "example"
-    proc = run_cli(leaderboard_cmd("--example", "--limit", "3", "--no-curves", "--quiet", "--output", str(out)),
-                   cwd=tmp_path)
+    proc = run_cli(leaderboard_cmd("--example", "--limit", "3", "--no-curves", "--quiet", "--output", str(out),
+                                   "--cache-dir", str(cache)), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
     rows = json.loads((out / "leaderboard.json").read_text())["rows"]
     assert [r["tests_label"] for r in rows] == ["own tests", "gpt-4 tests"]

@@ -99,12 +99,15 @@ def test_report_from_copied_folders_is_identical(real_leaderboard, tmp_path):
     ("[[entry]]\nname = 'x'\nresults = '.'\ntests_label = 'g (own)'\n[[entry]]\nname = 'x'\nresults = '.'\n"
      "tests_label = 'g'\n", "entry 2 (x): entry 1 already ranks x on humaneval with pool 'g'"),
 ])
-def test_suite_errors_name_the_file_and_entry(tmp_path, text, message):
+def test_suite_errors_name_the_file_and_entry(tmp_path, monkeypatch, capsys, text, message):
+    from coderank_evalplus.cli.console import main
+
     suite = tmp_path / "suite.toml"
     suite.write_text(text)
-    proc = run_cli(leaderboard_cmd(str(suite), "--output", str(tmp_path / "out")), cwd=tmp_path)
-    assert proc.returncode == 2
-    assert str(suite) in proc.stderr and message in proc.stderr, proc.stderr
+    monkeypatch.chdir(tmp_path)
+    assert main(["leaderboard", str(suite), "--output", str(tmp_path / "out")]) == 2  # (in this process: quick)
+    err = capsys.readouterr().err
+    assert str(suite) in err and message in err, err
 
 
 def test_models_compare_rows_of_one_pool_and_identical_models_tie(models_leaderboard):
