@@ -421,14 +421,11 @@ def model_tests(problems: dict, task_ids: Sequence[str], model_kwargs: dict, our
                 model: Optional[LazyModel] = None) -> Path:
     """Generate test samples with the backend that generated the solutions; reuse a file that covers every task."""
     from coderank_evalplus.generation import generate_samples
-    from coderank_evalplus.io.samples import read_jsonl
+    from coderank_evalplus.integrations.evalplus_adaptive import MAX_TOKENS, saved_tests_cover
     from coderank_evalplus.storage import atomic_copy
 
-    if paths.tests.is_file():
-        have = {rec.get("task_id") for _, rec in read_jsonl(paths.tests)}
-        if set(task_ids) <= have:
-            print(f"Reusing test samples from {paths.tests}")
-            return paths.tests
+    if saved_tests_cover(paths.tests, task_ids):
+        return paths.tests
     backend = model_kwargs.get("backend", "vllm")
     n_samples = int(model_kwargs.get("n_samples", 1))
     n_tests = ours["n_test_samples"] or n_samples
@@ -439,7 +436,7 @@ def model_tests(problems: dict, task_ids: Sequence[str], model_kwargs: dict, our
     print(f"Generating {n_tests} test sample(s) per problem with {model_kwargs['model']} ({backend}) → {paths.tests}")
     scratch = paths.workdir / "test_generation"
     _, raw = generate_samples([problems[t] for t in task_ids], generator, n_samples=0, n_test_samples=n_tests,
-                              temperature=temperature, top_p=0.95, max_tokens=300, out_dir=str(scratch))
+                              temperature=temperature, top_p=0.95, max_tokens=MAX_TOKENS, out_dir=str(scratch))
     atomic_copy(raw, paths.tests)
     return paths.tests
 

@@ -25,7 +25,7 @@ from coderank_evalplus.types import Problem
 __all__ = ["AdaptiveError", "check_adaptive", "codegen_target", "adaptive_codegen"]
 
 SCRATCH = "adaptive_generation"  # the sampling loop's folder inside <samples>_rerank/
-MAX_TOKENS = 300  # per sample, solutions and tests (as `run` and the test samples without --adaptive)
+MAX_TOKENS = 300  # per sample, solutions and tests (as `run`; evalplus.model_tests draws its test samples with it)
 BACKENDS = ("vllm", "hf", "openai")  # those our generator serves with evalplus's model flags (generator_kwargs)
 
 
@@ -105,11 +105,8 @@ def adaptive_codegen(target: str, paths: Any, problems: Mapping[str, Problem], m
         raise AdaptiveError(f"{target} holds samples not drawn by --adaptive (evalplus's codegen would resume from "
                             f"them): move it away, or give another --root, to draw adaptively")
     tests = given_tests
-    if tests is None and paths.tests.is_file():
-        have = {rec.get("task_id") for _, rec in read_jsonl(paths.tests)}
-        if {p.task_id for p in selected} <= have:
-            print(f"Reusing test samples from {paths.tests}")
-            tests = read_test_samples(paths.tests, problems)
+    if tests is None and saved_tests_cover(paths.tests, [p.task_id for p in selected]):
+        tests = read_test_samples(paths.tests, problems)
     n_samples = int(model_kwargs.get("n_samples", 1))
     n_tests = 0 if tests is not None else (ours.get("n_test_samples") or n_samples)
     method, tau = adaptive_method(cfg.methods), adaptive_tau(ours.get("tau"))
@@ -145,6 +142,17 @@ def adaptive_codegen(target: str, paths: Any, problems: Mapping[str, Problem], m
         print(f"Adaptive budget: {summary['mean_samples']:.2f} samples per problem on average (cap {n_samples}; "
               f"{summary['stopped']} of {len(rows)} problems stopped before it) → {record}; samples → {target}")
     return changed, summary
+
+
+def saved_tests_cover(path: Path, task_ids: Sequence[str]) -> bool:
+    """Whether the saved test samples at ``path`` (``<samples>_tests.jsonl``) cover every task: then they are reused
+    (said on stdout) instead of generated again."""
+    from coderank_evalplus.io.jsonl import read_jsonl
+
+    if not path.is_file() or not set(task_ids) <= {rec.get("task_id") for _, rec in read_jsonl(path)}:
+        return False
+    print(f"Reusing test samples from {path}")
+    return True
 
 
 def _with_tests(stop, tests: Mapping[str, list[str]]):
