@@ -26,10 +26,15 @@ def brier(conf: np.ndarray, y: np.ndarray) -> float:
     return float(np.mean((conf - y) ** 2)) if conf.size else float("nan")
 
 
+def _bin_index(conf: np.ndarray, bins: int) -> np.ndarray:
+    """Each confidence's equal-width bin (1.0 in the last)."""
+    return np.minimum((conf * bins).astype(int), bins - 1)
+
+
 def reliability_bins(conf: np.ndarray, y: np.ndarray, bins: int = ECE_BINS) -> list[dict]:
     """Equal-width bins of confidence: for each non-empty one, its count, mean confidence and mean outcome."""
     conf, y = np.asarray(conf, dtype=float), np.asarray(y, dtype=float)
-    idx = np.minimum((conf * bins).astype(int), bins - 1)
+    idx = _bin_index(conf, bins)
     out = []
     for b in range(bins):
         m = idx == b
@@ -55,10 +60,9 @@ def ece_if_calibrated(conf: np.ndarray, bins: int = ECE_BINS, draws: int = 1000,
     if conf.size == 0:
         return float("nan"), float("nan")
     rng = np.random.default_rng(seed)
-    idx = np.minimum((conf * bins).astype(int), bins - 1)
-    conf_sum = np.bincount(idx, weights=conf, minlength=bins)
-    ys = rng.random((draws, conf.size)) < conf  # one row per draw
-    y_sum = np.stack([np.bincount(idx, weights=row, minlength=bins) for row in ys])
+    in_bin = np.eye(bins)[_bin_index(conf, bins)]  # problems × bins, one 1 per row
+    conf_sum = conf @ in_bin
+    y_sum = (rng.random((draws, conf.size)) < conf) @ in_bin  # draws × bins: passing picks per bin
     values = np.abs(y_sum - conf_sum).sum(axis=1) / conf.size  # Σ_b n_b/n · |mean y − mean conf|
     return float(values.mean()), float(np.percentile(values, 95))
 
