@@ -48,11 +48,9 @@ def main() -> None:
             fixed = 100 * t.passed[:, int(np.searchsorted(rounds, args.budget)), :, 0].mean()
             best = None
             for hi, lo, r0 in itertools.product(HI, LO, R0):
-                hit = (conf >= hi) | ((conf < lo) & (rounds[None, :, None] >= r0))
-                hit[:, -1, :] = True
-                stop = hit.argmax(axis=1)
-                p, d = np.indices(stop.shape)
-                used, acc = rounds[stop].mean(), 100 * t.passed[p, stop, d, 0].mean()
+                says_stop = (conf >= hi) | ((conf < lo) & (rounds[None, :, None] >= r0))
+                sim = adaptive.outcome(t, adaptive.first_stop(says_stop))
+                used, acc = float(sim["samples"].mean()), 100 * float(sim["base"].mean())
                 if used <= args.budget and (best is None or acc > best[1]):
                     best = (used, acc, hi, lo, r0)
             line = f"{sf.label}: fixed N={args.budget:g} {fixed:.2f}"

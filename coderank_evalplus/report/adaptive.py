@@ -92,16 +92,27 @@ def confidences(table: RoundTable, model: dict, split: str = STOP_SPLIT) -> np.n
     return predict(model, table.features.reshape(-1, len(FEATURES)), split).reshape(shape)
 
 
-def stop_round(conf: np.ndarray, tau: float) -> np.ndarray:
-    """Index of the round each problem × draw stops at: the first whose confidence is ≥ τ, else the last."""
-    hit = conf >= tau
+def first_stop(hit: np.ndarray) -> np.ndarray:
+    """Index of the round each problem × draw stops at, given where a rule says stop (problems × rounds × draws):
+    the first such round, else the last."""
+    hit = hit.copy()
     hit[:, -1, :] = True
     return hit.argmax(axis=1)  # problems × draws
 
 
+def stop_round(conf: np.ndarray, tau: float) -> np.ndarray:
+    """Index of the round each problem × draw stops at: the first whose confidence is ≥ τ, else the last."""
+    return first_stop(conf >= tau)
+
+
 def simulate(table: RoundTable, conf: np.ndarray, tau: float) -> dict[str, np.ndarray]:
     """Per problem (mean over draws): ``samples`` used and pass (0..1) per split, with the rule at ``tau``."""
-    stop = stop_round(conf, tau)
+    return outcome(table, stop_round(conf, tau))
+
+
+def outcome(table: RoundTable, stop: np.ndarray) -> dict[str, np.ndarray]:
+    """Per problem (mean over draws): ``samples`` used and pass (0..1) per split when each problem × draw stops at
+    round index ``stop``."""
     p_idx, d_idx = np.indices(stop.shape)
     used = np.asarray(table.rounds, dtype=float)[stop]
     out = {"samples": used.mean(axis=1)}
