@@ -82,16 +82,32 @@ def referee() -> socket.socket:
     return mine
 
 
+# Memory: MBPP+'s Mbpp/255 keeps 780 MB of pickled expected outputs (HumanEval/15 147 MB); decoded, and once more
+# encoded, one referee grew past 10 GB judging it with the old count-only caches. So the decoded files are kept
+# within a budget of their on-disk size (the one in use always stays), and a file above ENCODE_MAX_BYTES gets no
+# encoded copy: its outputs are compared decoded, as evalplus compares them.
+EXPECTED_CACHE_BYTES = 256 << 20  # on-disk bytes of expected-output files one referee keeps loaded
+ENCODE_MAX_BYTES = 32 << 20  # above this file size a split's outputs are not kept a second time, encoded
 _EXPECTED: dict[str, dict] = {}
+_FILE_BYTES: dict[str, int] = {}
 
 
 def _expected(path: str) -> dict:
     if path not in _EXPECTED:
-        if len(_EXPECTED) >= 4:
-            _EXPECTED.pop(next(iter(_EXPECTED)))
+        size = os.path.getsize(path)
+        while _EXPECTED and sum(_FILE_BYTES[p] for p in _EXPECTED) + size > EXPECTED_CACHE_BYTES:
+            _forget(next(iter(_EXPECTED)))
         with open(path, "rb") as fh:
             _EXPECTED[path] = pickle.load(fh)
+        _FILE_BYTES[path] = size
     return _EXPECTED[path]
+
+
+def _forget(path: str) -> None:
+    """Drop one file's decoded and encoded expected outputs."""
+    _EXPECTED.pop(path, None)
+    for key in [k for k in _ENCODED if k[0] == path]:
+        del _ENCODED[key]
 
 
 _ENCODED: dict[tuple[str, str], tuple[list, list]] = {}
@@ -103,7 +119,8 @@ def _encoded(path: str, split: str, data: dict) -> tuple[list, list]:
 
     Equal bytes mean equal exact-builtin trees, so ``out == exp`` holds unless a NaN is in it; tasks with a
     special oracle (MBPP's set / not-None / tolerance tasks, HumanEval/32) always take the full comparison.
-    Measured need: decoding and comparing each input in Python made judging ~20 % slower (issue 25, item 5)."""
+    Measured need: decoding and comparing each input in Python made judging ~20 % slower (issue 25, item 5).
+    A file above ``ENCODE_MAX_BYTES`` gets no encoded copy (every entry None)."""
     key = (path, split)
     if key not in _ENCODED:
         from evalplus.eval import is_floats
@@ -113,10 +130,11 @@ def _encoded(path: str, split: str, data: dict) -> tuple[list, list]:
 
         expected = data[split][1]
         special = has_special_oracle(data["dataset"], data["entry_point"])
+        too_big = _FILE_BYTES.get(path, 0) > ENCODE_MAX_BYTES
         enc: list = []
         for exp in expected:
             try:
-                enc.append(None if special or _has_nan(exp) else encode_value(exp))
+                enc.append(None if special or too_big or _has_nan(exp) else encode_value(exp))
             except (Opaque, RecursionError, ValueError):
                 enc.append(None)
         if len(_ENCODED) >= 8:
