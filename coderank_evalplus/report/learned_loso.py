@@ -71,8 +71,21 @@ class SetFolder:
 
 
 def permissive(sf: SetFolder) -> bool:
-    """Both the samples and the tests of the folder come from a permissively licensed source."""
-    return len(sf.sources) == 2 and all(any(p in Path(s).name for p in PERMISSIVE_SOURCES) for s in sf.sources)
+    """Both the samples and the tests of the folder come from a permissively licensed source. A built-in
+    ``examples+mutate`` pool counts: it is grown from the benchmark's own prompts (HumanEval MIT, evalplus
+    Apache-2.0), no third party's file."""
+    return len(sf.sources) == 2 and all(
+        any(p in Path(s).name for p in PERMISSIVE_SOURCES) or (k == 1 and _built_in_pool(s))
+        for k, s in enumerate(sf.sources))
+
+
+def _built_in_pool(source: str) -> bool:
+    from coderank_evalplus.testgen.mutate import parse_source
+
+    try:
+        return parse_source(source) is not None
+    except ValueError:
+        return False
 
 
 def read_folder(folder: str | Path, with_tables: bool = True) -> SetFolder:

@@ -66,6 +66,10 @@ def test_only_permissive_sources_train_the_shipped_model():
                                     "y/gpt-4_reflexion.jsonl"))
     unlicensed = _folder("gpt-4", 1, ("x/gpt-4_n10_t0.2.jsonl.gz", "y/gpt-4_reflexion.jsonl"))
     assert permissive(ok) and not permissive(unlicensed)
+    built_in = _folder("codegen-16B", 0, (ok.sources[0], "examples+mutate:10"))
+    unlicensed_built_in = _folder("gpt-4", 1, ("x/gpt-4_n10_t0.2.jsonl.gz", "examples+mutate"))
+    assert permissive(built_in) and not permissive(unlicensed_built_in)
+    assert not permissive(_folder("codegen-16B", 0, ("examples+mutate:10", ok.sources[0])))  # a pool is no sample file
     model = learned_loso.train_shipped([ok, unlicensed])
     assert [t["name"] for t in model["training_sets"]] == ["codegen-16B"]
     with pytest.raises(ValueError, match="permissive"):
