@@ -6,7 +6,7 @@ that family's folders are scored: expected calibration error (10 bins), Brier, A
 selective pass@1 at 50 / 80 / 90 % coverage against no abstention (full-folder picks of ``recommended``), and the
 adaptive rule over the budget curves' seeded draws: pass@1 and mean samples at the chosen τ, the fewest mean
 samples within 1 point of the cap's pass@1, and (sets with more than 10 samples) pass@1 at a mean of 10 samples
-against fixed N = 10.
+against fixed N = 10, with the folder's samples as the cap and with caps of 15, 20, 30 and 50.
 
 Build the folders first (they share one execution cache), then run this script:
 
@@ -78,9 +78,12 @@ def print_table(rows: list[dict]) -> None:
               f"max {np.nanmax(fr):.3f}" + (f"; base loss at τ: mean {np.mean(loss):.2f}, max {np.max(loss):.2f}"
                                              if loss else ""))
     for r in rows:
-        if r["derived"]["fixed_at_10"] is not None and r["derived"]["adaptive_at_10"] is not None:
-            print(f"{r['set']}: adaptive at 10 samples − fixed N=10 = "
-                  f"{r['derived']['adaptive_at_10'] - r['derived']['fixed_at_10']:+.2f} (base)")
+        d = r["derived"]
+        if d["fixed_at_10"] is not None and d["adaptive_at_10"] is not None:
+            by_cap = "".join(f", cap {c}: {v - d['fixed_at_10']:+.2f}" for c, v in d["adaptive_at_10_by_cap"].items()
+                             if v is not None)
+            print(f"{r['set']}: adaptive at a mean of 10 samples − fixed N=10 (base), cap {d['cap']}: "
+                  f"{d['adaptive_at_10'] - d['fixed_at_10']:+.2f}{by_cap}")
 
 
 def figure(rows: list[dict], path: str) -> None:

@@ -28,6 +28,9 @@ from coderank_evalplus.report.stats import mean_estimate, resample_indices
 
 ROUNDS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 15, 20, 30, 50, 75, 100, 150, 200)
 TAUS = (0.0, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.925, 0.95, 0.975, 0.99, 1.0)
+# reading pass@1 at a given mean budget off a sweep: TAUS's gap between 0 (one sample) and 0.5 is too wide to
+# interpolate across (on CodeGen-16B it put the mean of 10 samples 6.5 points too low), so such reads use this grid
+FINE_TAUS = tuple(round(0.025 * k, 3) for k in range(41))
 STOP_SPLIT = "base"  # the confidence the rule reads (fixed a priori)
 TAU_TOLERANCE = 0.5  # τ's rule: lose at most this many points of pass@1 (mean over training sets), fixed a priori
 
@@ -153,6 +156,20 @@ def at_budget(rows: Sequence[dict], budget: float, split: str = "base") -> Optio
     if not len(xs) or budget < xs[0] or budget > xs[-1]:
         return None
     return round(float(np.interp(budget, xs, [p[1] for p in pts])), 2)
+
+
+def budget_with_cap(table: RoundTable, conf: np.ndarray, budget: float, cap: Optional[int] = None,
+                    taus: Sequence[float] = FINE_TAUS, split: str = "base") -> Optional[float]:
+    """pass@1 (%) of the rule "stop at confidence ≥ τ, or once ``cap`` samples are drawn" at a mean of ``budget``
+    samples per problem, interpolated over ``taus`` (cap None: the folder's samples; None outside the range)."""
+    rounds = np.asarray(table.rounds)
+    capped = np.zeros_like(conf, dtype=bool) if cap is None else np.broadcast_to(
+        (rounds >= cap)[None, :, None], conf.shape)
+    rows = []
+    for tau in taus:
+        sim = outcome(table, first_stop((conf >= tau) | capped))
+        rows.append({"mean_samples": float(sim["samples"].mean()), split: 100.0 * float(sim[split].mean())})
+    return at_budget(rows, budget, split)
 
 
 def samples_to_match(rows: Sequence[dict], target: float, split: str = "base", within: float = 1.0) -> Optional[float]:

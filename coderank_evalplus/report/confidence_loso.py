@@ -19,8 +19,9 @@ import numpy as np
 from coderank_evalplus.rankers.confidence import FEATURES, fit_confidence, predict, with_tau
 from coderank_evalplus.report.adaptive import (
     RoundTable,
-    at_budget,
+    budget_with_cap,
     choose_tau,
+    confidences,
     method_report,
     round_tables,
     samples_to_match,
@@ -31,6 +32,8 @@ from coderank_evalplus.report.learned_loso import SetFolder, folds, permissive
 from coderank_evalplus.report.scores import splits_of
 
 METHOD = "recommended"  # the rankings the model learns from (the default method of `budget`), fixed a priori
+BUDGET = 10.0  # the mean budget for the 100- and 200-sample sets
+CAPS = (15, 20, 30, 50)  # the rule's cap (a user's --n-samples) for reading pass@1 at that budget
 CACHE_VERSION = 1
 
 
@@ -101,11 +104,15 @@ def score_folder(sf: SetFolder, table: RoundTable, model: dict, n_resamples: int
                               "passed": [round(float(v), 4) for v in y[s]]} for s in splits}
     cap = rep["fixed"][-1]
     fixed_at = {f["n"]: f for f in rep["fixed"]}
+    big = cap["n"] > BUDGET
+    conf_rounds = confidences(table, model) if big else None
     rep["derived"] = {
         "cap": cap["n"],
         "samples_within_1pt_of_cap": samples_to_match(rep["adaptive"], cap["base"]),
-        "adaptive_at_10": at_budget(rep["adaptive"], 10.0) if cap["n"] > 10 else None,
-        "fixed_at_10": fixed_at[10]["base"] if 10 in fixed_at and cap["n"] > 10 else None,
+        "adaptive_at_10": budget_with_cap(table, conf_rounds, BUDGET) if big else None,
+        "adaptive_at_10_by_cap": {c: budget_with_cap(table, conf_rounds, BUDGET, c) for c in CAPS
+                                  if BUDGET < c < cap["n"]} if big else {},
+        "fixed_at_10": fixed_at[int(BUDGET)]["base"] if int(BUDGET) in fixed_at and big else None,
     }
     return rep
 

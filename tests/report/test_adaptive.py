@@ -7,6 +7,7 @@ import numpy as np
 from coderank_evalplus.rankers.confidence import FEATURES, fit_confidence, with_tau
 from coderank_evalplus.report.adaptive import (
     at_budget,
+    budget_with_cap,
     choose_tau,
     confidences,
     fixed,
@@ -66,6 +67,18 @@ def test_tau_one_is_the_cap_and_tau_zero_stops_after_the_first_round():
     assert rows[-1]["base"] == fixed(t)[-1]["base"]
     assert rows[0]["mean_samples"] <= rows[1]["mean_samples"] <= rows[2]["mean_samples"]
     assert at_budget(rows, 10.0) == rows[-1]["base"] and at_budget(rows, 0.5) is None
+
+
+def test_a_cap_bounds_the_rule_and_a_budget_is_read_between_taus():
+    t = round_tables(_run(), ["codet"], draws=4, workers=1)["codet"]
+    conf = confidences(t, _model())
+    fixed_at = {f["n"]: f["base"] for f in fixed(t)}
+    # with a cap of 4, τ = 1 draws 4 for every problem: a mean of 4 is fixed N = 4 (up to rounding)
+    assert abs(budget_with_cap(t, conf, 4.0, cap=4, taus=(0.0, 1.0)) - fixed_at[4]) < 0.006
+    assert budget_with_cap(t, conf, 5.0, cap=4, taus=(0.0, 1.0)) is None  # beyond what the capped rule spends
+    assert abs(budget_with_cap(t, conf, 10.0, taus=(0.0, 1.0)) - fixed_at[10]) < 0.006  # no cap: the folder's
+    mid = budget_with_cap(t, conf, 5.5, taus=(0.0, 1.0))  # halfway between τ = 0 (1 sample) and 1 (10)
+    assert abs(mid - (fixed_at[1] + fixed_at[10]) / 2) < 0.006
 
 
 def test_tau_is_chosen_on_the_given_tables_and_reported():
