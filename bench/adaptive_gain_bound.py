@@ -22,17 +22,14 @@ draws; nothing is executed):
 
 from __future__ import annotations
 
-import argparse
-import glob
 import itertools
-from pathlib import Path
 
 import numpy as np
 
 from coderank_evalplus.rankers.confidence import FEATURES
 from coderank_evalplus.report import adaptive
-from coderank_evalplus.report.confidence_loso import cached_table, train
-from coderank_evalplus.report.learned_loso import folds, read_folders
+from coderank_evalplus.report.confidence_loso import bound_arguments, read_sets, train
+from coderank_evalplus.report.learned_loso import folds
 
 R0 = (3, 5)
 CAPS = (15, 20, 30)
@@ -96,14 +93,8 @@ def two_stage(table: adaptive.RoundTable, score: np.ndarray, r0: int, c: int, bu
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("folders", nargs="+", help="results folders or glob patterns (the LOSO training sets too)")
-    ap.add_argument("--cache-dir", default=None, help="round tables kept here (as bench/confidence_loso.py)")
-    ap.add_argument("--budget", type=float, default=10.0)
-    args = ap.parse_args()
-    paths = sorted({p for pat in args.folders for p in (glob.glob(pat) or [pat])})
-    sets = read_folders(paths, with_tables=False)
-    tables = {id(s): cached_table(s, cache_dir=Path(args.cache_dir) if args.cache_dir else None) for s in sets}
+    args = bound_arguments(__doc__).parse_args()
+    sets, tables = read_sets(args.folders, args.cache_dir)
 
     def large(t: adaptive.RoundTable) -> bool:
         return t.rounds[-1] > max(CAPS) and all(r in t.rounds for r in (*R0, *CAPS, int(args.budget)))

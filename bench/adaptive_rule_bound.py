@@ -12,16 +12,13 @@ the rule family, not a held-out figure. Folders with at most ``--budget`` sample
 
 from __future__ import annotations
 
-import argparse
-import glob
 import itertools
-from pathlib import Path
 
 import numpy as np
 
 from coderank_evalplus.report import adaptive
-from coderank_evalplus.report.confidence_loso import cached_table, train
-from coderank_evalplus.report.learned_loso import folds, read_folders
+from coderank_evalplus.report.confidence_loso import bound_arguments, read_sets, train
+from coderank_evalplus.report.learned_loso import folds
 
 HI = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.99, 1.01)
 LO = (0.0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5)
@@ -30,14 +27,8 @@ CAPS = (10, 15, 20, 30, 50, 75, 100, 150, 200)
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("folders", nargs="+", help="results folders or glob patterns (the LOSO training set too)")
-    ap.add_argument("--cache-dir", default=None, help="round tables kept here (as bench/confidence_loso.py)")
-    ap.add_argument("--budget", type=float, default=10.0)
-    args = ap.parse_args()
-    paths = sorted({p for pat in args.folders for p in (glob.glob(pat) or [pat])})
-    sets = read_folders(paths, with_tables=False)
-    tables = {id(s): cached_table(s, cache_dir=Path(args.cache_dir) if args.cache_dir else None) for s in sets}
+    args = bound_arguments(__doc__).parse_args()
+    sets, tables = read_sets(args.folders, args.cache_dir)
     for model_name, scored, train_sets in folds(sets):
         big = [s for s in scored if tables[id(s)].rounds[-1] > args.budget]
         if not big:

@@ -10,6 +10,8 @@ full-folder picks (what ``rerank`` reports), its adaptive figures come from its 
 
 from __future__ import annotations
 
+import argparse
+import glob
 import json
 from pathlib import Path
 from typing import Optional, Sequence
@@ -28,7 +30,7 @@ from coderank_evalplus.report.adaptive import (
 )
 from coderank_evalplus.report.calibration import final_picks
 from coderank_evalplus.report.curves import DEFAULT_DRAWS, folder_hash
-from coderank_evalplus.report.learned_loso import SetFolder, folds, permissive
+from coderank_evalplus.report.learned_loso import SetFolder, folds, permissive, read_folders
 from coderank_evalplus.report.scores import splits_of
 
 METHOD = "recommended"  # the rankings the model learns from (the default method of `budget`), fixed a priori
@@ -128,3 +130,20 @@ def loso(sets: Sequence[SetFolder], tables: dict[int, RoundTable], n_resamples: 
                          "digest": fitted["digest"][:12],
                          **score_folder(sf, tables[id(sf)], fitted, n_resamples)})
     return rows
+
+
+def bound_arguments(doc: str) -> argparse.ArgumentParser:
+    """The command line the adaptive-budget bound scripts share (bench/adaptive_*_bound.py)."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("folders", nargs="+", help="results folders or glob patterns (the LOSO training sets too)")
+    ap.add_argument("--cache-dir", default=None, help="round tables kept here (as bench/confidence_loso.py)")
+    ap.add_argument("--budget", type=float, default=10.0)
+    return ap
+
+
+def read_sets(patterns: Sequence[str], cache_dir: Optional[str] = None) -> tuple[list[SetFolder],
+                                                                                 dict[int, RoundTable]]:
+    """The complete folders the patterns name, and their round tables (keyed by ``id`` of the folder)."""
+    paths = sorted({p for pat in patterns for p in (glob.glob(pat) or [pat])})
+    sets = read_folders(paths, with_tables=False)
+    return sets, {id(s): cached_table(s, cache_dir=Path(cache_dir) if cache_dir else None) for s in sets}
