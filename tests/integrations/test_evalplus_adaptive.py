@@ -129,7 +129,23 @@ def test_tau_zero_stops_after_the_first_round_and_tau_one_draws_every_round(wrap
     assert "Reusing test samples" in capsys.readouterr().out
 
 
-def test_default_tau_stops_where_the_confidence_reaches_the_recorded_tau(wrapped, tmp_path):
+@pytest.fixture
+def agreement_model(monkeypatch):
+    """The default confidence model replaced by a hand-made one that trusts agreement (the pick's share of the
+    samples), τ = 0.8 recorded: what the rule does with a recorded τ, whatever the shipped weights say."""
+    import numpy as np
+
+    from coderank_evalplus.rankers import confidence
+
+    rng = np.random.default_rng(0)
+    X = rng.random((400, len(confidence.FEATURES)))
+    y = (X[:, 0] > 0.5).astype(float)
+    model = confidence.with_tau(confidence.fit_confidence(X, {"base": y, "plus": y}, ["hand-made"]), 0.8, "by hand")
+    monkeypatch.setattr(confidence, "_DEFAULT", [model])
+    return model
+
+
+def test_default_tau_stops_where_the_confidence_reaches_the_recorded_tau(wrapped, tmp_path, agreement_model):
     """The recorded τ: a problem stops at the first round whose confidence reaches it; agreeing right candidates
     (task 0, passing the generated tests) settle well before 10 samples."""
     from coderank_evalplus.generation.sampling import adaptive_rounds
@@ -139,6 +155,7 @@ def test_default_tau_stops_where_the_confidence_reaches_the_recorded_tau(wrapped
     evaluate("humaneval", **{**KW, "n_samples": 10, "rerank": "recommended,codet"}, root=str(tmp_path))
     stem = tmp_path / "humaneval" / "org--tiny_hf_temp_0.8"
     tau, rows = adaptive_tau(), _adaptive(stem)
+    assert tau == agreement_model["tau"] == 0.8
     assert _per_task(evaluated[-1][2]) == {t: r["samples"] for t, r in rows.items()}  # what evalplus judges
     assert model.drawn == {t: r["samples"] for t, r in rows.items()}  # nothing drawn beyond the stop
     for r in rows.values():
