@@ -80,10 +80,6 @@ def half(table: adaptive.RoundTable, k: int) -> adaptive.RoundTable:
     return adaptive.RoundTable(table.rounds, table.draws, table.splits, table.features[k::2], table.passed[k::2])
 
 
-def half_conf(conf: np.ndarray, k: int) -> np.ndarray:
-    return conf[k::2]
-
-
 def two_stage(table: adaptive.RoundTable, score: np.ndarray, r0: int, c: int, budget: float) -> float:
     _, at_r0, at_c = stage(table, r0, c)
     chosen = np.argsort(-score, kind="stable")[:int((budget - r0) / (c - r0) * len(score))]
@@ -114,7 +110,7 @@ def main() -> None:
         for r0, c, kind in grid:  # the choice a user could make: scored on the training folders, out of fold
             on_training[(r0, c, kind)] = np.mean([
                 two_stage(half(t, k), gain_scores(kind, [half(u, 1 - k) for u in train_big], half(t, k),
-                                                  half_conf(cf, k), r0, c), r0, c, args.budget)
+                                                  cf[k::2], r0, c), r0, c, args.budget)
                 - 100.0 * half(t, k).passed[:, t.rounds.index(int(args.budget)), :, 0].mean()
                 for t, cf in zip(train_big, train_conf) for k in (0, 1)])
         choice = max(on_training, key=on_training.get)

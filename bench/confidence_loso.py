@@ -21,7 +21,6 @@ folders among those given (report/learned_loso.PERMISSIVE_SOURCES).
 from __future__ import annotations
 
 import argparse
-import glob
 import json
 import sys
 import time
@@ -31,8 +30,7 @@ import numpy as np
 
 from coderank_evalplus.rankers.confidence import MODEL_FILE
 from coderank_evalplus.report.calibration import ece_if_calibrated
-from coderank_evalplus.report.confidence_loso import cached_table, loso, train_shipped
-from coderank_evalplus.report.learned_loso import read_folders
+from coderank_evalplus.report.confidence_loso import loso, read_sets, train_shipped
 
 
 def _f(x, fmt: str = "{:.2f}") -> str:
@@ -134,15 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--figure", help="write the reliability / adaptive-budget figure here (PNG)")
     ap.add_argument("--write-model", action="store_true", help=f"retrain {MODEL_FILE.name} on the permissive folders")
     args = ap.parse_args(argv)
-    paths = sorted({p for pat in args.folders for p in (glob.glob(pat) or [pat])})
     t0 = time.perf_counter()
-    sets = read_folders(paths, with_tables=False)
-    tables = {}
-    for s in sets:
-        t1 = time.perf_counter()
-        tables[id(s)] = cached_table(s, cache_dir=Path(args.cache_dir) if args.cache_dir else None,
-                                     workers=args.workers)
-        print(f"{s.label} [{s.model}]: round table in {time.perf_counter() - t1:.1f} s", file=sys.stderr)
+    sets, tables = read_sets(args.folders, args.cache_dir, workers=args.workers, log=True)
     print(f"{len(sets)} folders in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     rows = loso(sets, tables, n_resamples=args.resamples)
     print_table(rows)

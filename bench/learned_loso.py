@@ -19,7 +19,6 @@ among those given (SOURCES.md; report/learned_loso.PERMISSIVE_SOURCES).
 from __future__ import annotations
 
 import argparse
-import glob
 import json
 import sys
 import time
@@ -84,9 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--resamples", type=int, default=2000)
     ap.add_argument("--write-model", action="store_true", help=f"retrain {MODEL_FILE.name} on the permissive folders")
     args = ap.parse_args(argv)
-    paths = sorted({p for pat in args.folders for p in (glob.glob(pat) or [pat])})
     t0 = time.perf_counter()
-    sets = read_folders(paths)
+    sets = read_folders(args.folders)
     print(f"{len(sets)} folders read in {time.perf_counter() - t0:.1f} s: " +
           ", ".join(f"{s.label} [{s.model}]" for s in sets), file=sys.stderr)
     rows = loso_rows(sets, BASELINES, n_resamples=args.resamples)

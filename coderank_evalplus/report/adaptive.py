@@ -162,9 +162,7 @@ def budget_with_cap(table: RoundTable, conf: np.ndarray, budget: float, cap: Opt
                     taus: Sequence[float] = FINE_TAUS, split: str = "base") -> Optional[float]:
     """pass@1 (%) of the rule "stop at confidence ≥ τ, or once ``cap`` samples are drawn" at a mean of ``budget``
     samples per problem, interpolated over ``taus`` (cap None: the folder's samples; None outside the range)."""
-    rounds = np.asarray(table.rounds)
-    capped = np.zeros_like(conf, dtype=bool) if cap is None else np.broadcast_to(
-        (rounds >= cap)[None, :, None], conf.shape)
+    capped = (np.asarray(table.rounds) >= (np.inf if cap is None else cap))[None, :, None]
     rows = []
     for tau in taus:
         sim = outcome(table, first_stop((conf >= tau) | capped))

@@ -11,8 +11,9 @@ full-folder picks (what ``rerank`` reports), its adaptive figures come from its 
 from __future__ import annotations
 
 import argparse
-import glob
 import json
+import sys
+import time
 from pathlib import Path
 from typing import Optional, Sequence
 
@@ -141,9 +142,15 @@ def bound_arguments(doc: str) -> argparse.ArgumentParser:
     return ap
 
 
-def read_sets(patterns: Sequence[str], cache_dir: Optional[str] = None) -> tuple[list[SetFolder],
-                                                                                 dict[int, RoundTable]]:
-    """The complete folders the patterns name, and their round tables (keyed by ``id`` of the folder)."""
-    paths = sorted({p for pat in patterns for p in (glob.glob(pat) or [pat])})
-    sets = read_folders(paths, with_tables=False)
-    return sets, {id(s): cached_table(s, cache_dir=Path(cache_dir) if cache_dir else None) for s in sets}
+def read_sets(patterns: Sequence[str], cache_dir: Optional[str] = None, workers: Optional[int] = None,
+              log: bool = False) -> tuple[list[SetFolder], dict[int, RoundTable]]:
+    """The complete folders the paths or patterns name, and their round tables (keyed by ``id`` of the folder);
+    ``log``: each table's time on stderr."""
+    sets = read_folders(patterns, with_tables=False)
+    tables = {}
+    for s in sets:
+        t0 = time.perf_counter()
+        tables[id(s)] = cached_table(s, cache_dir=Path(cache_dir) if cache_dir else None, workers=workers)
+        if log:
+            print(f"{s.label} [{s.model}]: round table in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    return sets, tables

@@ -11,6 +11,7 @@ licensed sources (``permissive``).
 
 from __future__ import annotations
 
+import glob
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Optional, Sequence
@@ -105,9 +106,10 @@ def read_folder(folder: str | Path, with_tables: bool = True) -> SetFolder:
 
 
 def read_folders(folders: Iterable[str | Path], with_tables: bool = True) -> list[SetFolder]:
-    """Complete folders (``rerank_results.json`` present) read once each; (name, pool, dataset) repeats dropped."""
+    """The complete folders (``rerank_results.json`` present) that the paths or glob patterns name, in sorted order,
+    read once each; (name, pool, dataset) repeats dropped."""
     out, seen = [], set()
-    for f in folders:
+    for f in sorted({p for pat in map(str, folders) for p in (glob.glob(pat) or [pat])}):
         try:
             sf = read_folder(f, with_tables)
         except ResultsFolderError:
