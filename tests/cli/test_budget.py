@@ -5,22 +5,18 @@ from __future__ import annotations
 import argparse
 import json
 
-import numpy as np
 import pytest
 
 from coderank_evalplus.cli import budget as budget_cli
 from coderank_evalplus.cli.console import build_parser, main
-from coderank_evalplus.rankers.confidence import FEATURES, fit_confidence, with_tau
+from tests.rankers.helpers import agreement_model
 from tests.report.test_adaptive import _run
 
 
 @pytest.fixture()
 def model_file(tmp_path):
-    rng = np.random.default_rng(0)
-    X = rng.random((100, len(FEATURES)))
-    y = (X[:, 0] > 0.5).astype(float)
     path = tmp_path / "model.json"
-    path.write_text(json.dumps(with_tau(fit_confidence(X, {"base": y, "plus": y}, ["hand-made"]), 0.8, "by hand")))
+    path.write_text(json.dumps(agreement_model(0.8, rows=100)))
     return path
 
 

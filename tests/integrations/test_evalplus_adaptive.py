@@ -133,14 +133,10 @@ def test_tau_zero_stops_after_the_first_round_and_tau_one_draws_every_round(wrap
 def agreement_model(monkeypatch):
     """The default confidence model replaced by a hand-made one that trusts agreement (the pick's share of the
     samples), τ = 0.8 recorded: what the rule does with a recorded τ, whatever the shipped weights say."""
-    import numpy as np
-
     from coderank_evalplus.rankers import confidence
+    from tests.rankers.helpers import agreement_model
 
-    rng = np.random.default_rng(0)
-    X = rng.random((400, len(confidence.FEATURES)))
-    y = (X[:, 0] > 0.5).astype(float)
-    model = confidence.with_tau(confidence.fit_confidence(X, {"base": y, "plus": y}, ["hand-made"]), 0.8, "by hand")
+    model = agreement_model(0.8, rows=400)
     monkeypatch.setattr(confidence, "_DEFAULT", [model])
     return model
 

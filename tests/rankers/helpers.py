@@ -95,3 +95,14 @@ def make_ctx(executions: Executions, seed: int = 0, benchmark_outputs=None, **op
 def groups_of(ranking) -> list[tuple[list[int], float]]:
     """(sorted candidates, score) per group, for compact assertions."""
     return [(sorted(g.candidates), g.score) for g in ranking.groups]
+
+
+def agreement_model(tau: float = 0.8, rows: int = 200) -> dict:
+    """A hand-made confidence model that trusts agreement (confident when the pick's cluster is large: the first
+    feature, ``pick_share``, above ½ in its seeded training rows), with ``tau`` recorded."""
+    from coderank_evalplus.rankers.confidence import FEATURES, fit_confidence, with_tau
+
+    rng = np.random.default_rng(0)
+    X = rng.random((rows, len(FEATURES)))
+    y = (X[:, 0] > 0.5).astype(float)
+    return with_tau(fit_confidence(X, {"base": y, "plus": y}, ["hand-made"]), tau, "by hand")

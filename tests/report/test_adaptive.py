@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from coderank_evalplus.rankers.confidence import FEATURES, fit_confidence, with_tau
 from coderank_evalplus.report.adaptive import (
     at_budget,
     budget_with_cap,
@@ -17,7 +16,7 @@ from coderank_evalplus.report.adaptive import (
     sweep,
 )
 from coderank_evalplus.report.curves import budget_curve
-from tests.rankers.helpers import make_executions
+from tests.rankers.helpers import agreement_model, make_executions
 from tests.report.helpers import stored_problem, stored_run
 
 
@@ -37,10 +36,7 @@ def _run(n: int = 10):
 
 
 def _model(tau: float = 0.8) -> dict:
-    rng = np.random.default_rng(0)
-    X = rng.random((200, len(FEATURES)))
-    y = (X[:, 0] > 0.5).astype(float)  # confident when the pick's cluster is large
-    return with_tau(fit_confidence(X, {"base": y, "plus": y}, ["hand-made"]), tau, "by hand")
+    return agreement_model(tau, rows=200)
 
 
 def test_fixed_points_are_the_budget_curves():
