@@ -131,9 +131,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--resamples", type=int, default=1000)
     ap.add_argument("--figure", help="write the reliability / adaptive-budget figure here (PNG)")
     ap.add_argument("--write-model", action="store_true", help=f"retrain {MODEL_FILE.name} on the permissive folders")
+    ap.add_argument("--heldout-ranker", action="store_true",
+                    help="rank each family's folders with learned_examples weights trained without that family (as "
+                         "bench/recommended_loso.py scores them), not with the shipped weights")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
-    sets, tables = read_sets(args.folders, args.cache_dir, workers=args.workers, log=True)
+    ranker_models = None
+    if args.heldout_ranker:
+        from coderank_evalplus.rankers import learned_examples
+        from coderank_evalplus.report.learned_loso import heldout_models, read_folders
+
+        ranker_models = heldout_models(read_folders(args.folders, ranker="learned_examples"), learned_examples.SPEC)
+        print(f"held-out learned_examples weights for {len(ranker_models)} families in "
+              f"{time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    sets, tables = read_sets(args.folders, args.cache_dir, workers=args.workers, log=True, ranker_models=ranker_models)
     print(f"{len(sets)} folders in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     rows = loso(sets, tables, n_resamples=args.resamples)
     print_table(rows)

@@ -12,7 +12,7 @@ import time
 from dataclasses import asdict, dataclass
 from os import PathLike
 from pathlib import Path
-from typing import Mapping, Optional, Sequence
+from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -26,9 +26,10 @@ from coderank_evalplus.io.eval_results import read_verdicts
 from coderank_evalplus.io.problems import select_problems
 from coderank_evalplus.io.results_folder import write_folder
 from coderank_evalplus.io.samples import read_test_samples
-from coderank_evalplus.rankers import RankContext, get_ranker, validate_methods
+from coderank_evalplus.rankers import RankContext, get_ranker, uses_prompt_examples, validate_methods
 from coderank_evalplus.rankers.confidence import confidence, confidence_block
 from coderank_evalplus.rankers.confidence import default_model as default_confidence_model
+from coderank_evalplus.rankers.registry import DEFAULT_METHODS
 from coderank_evalplus.storage import atomic_write_json, atomic_write_jsonl, os_storage_error
 from coderank_evalplus.testgen.extract import DEFAULT_TESTS_PER_SAMPLE, build_suite
 from coderank_evalplus.testgen.mutate import (
@@ -50,7 +51,6 @@ from coderank_evalplus.types import (  # noqa: F401
 )
 
 BASELINES = ("random", "oracle")  # always reported; computed from verdicts, not through a ranker
-DEFAULT_METHODS = ("codet", "srank", "mbr_exec")
 DEFAULT_KS = (1, 2, 10)
 
 
@@ -356,10 +356,11 @@ def _correct(out: ProblemOutcome, split: str) -> np.ndarray:
 
 
 def _metrics_table(outcomes: Mapping[str, ProblemOutcome], methods: Sequence[str], cfg: RerankConfig,
-                   with_plus: bool) -> dict[str, dict[str, Optional[dict[str, float]]]]:
+                   with_plus: bool) -> dict[str, dict[str, Any]]:
+    """{method: {"base": {pass@k: %}, "plus": {…} or None, "uses_prompt_examples": bool}}."""
     splits = ("base", "plus") if with_plus else ("base",)
     correct_of = {split: {tid: _correct(out, split) for tid, out in outcomes.items()} for split in splits}
-    table: dict[str, dict[str, Optional[dict[str, float]]]] = {}
+    table: dict[str, dict[str, Any]] = {}
     for m in methods:
         table[m] = {}
         for split in splits:
@@ -378,6 +379,7 @@ def _metrics_table(outcomes: Mapping[str, ProblemOutcome], methods: Sequence[str
             table[m][split] = per_k
         if not with_plus:
             table[m]["plus"] = None
+        table[m]["uses_prompt_examples"] = uses_prompt_examples(m, cfg.mutate is not None)
     return table
 
 

@@ -161,7 +161,7 @@ class ProblemOutcome:
 class RerankResult:
     dataset: str
     n_problems: int
-    methods: dict[str, dict[str, Optional[dict[str, float]]]]
+    methods: dict[str, dict[str, Any]]  # method → base / plus pass@k tables and uses_prompt_examples
     outcomes: dict[str, ProblemOutcome]
     config: dict
     stats: dict

@@ -25,9 +25,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--solutions", "--samples", dest="solutions", required=True,
                    help="solutions: evalplus jsonl ({task_id, solution|completion}), sample folder, or CodeT "
                         "{prompt, samples} jsonl")
-    p.add_argument("--tests", required=True, action="append",
+    p.add_argument("--tests", action="append", default=None,
                    help="test samples: {task_id, samples|asserts} or CodeT jsonl; or examples+mutate[:N] (no model: "
-                        "N inputs per problem grown from the prompt's examples); repeat to combine a pool with it")
+                        "N inputs per problem grown from the prompt's examples); repeat to combine a pool with it "
+                        "(default: examples+mutate)")
     p.add_argument("--eval-results", default=None,
                    help="evalplus's *_eval_results.json for these solutions: its verdicts are used instead of judging "
                         "(checked against the solutions: dataset hash, sample count, program text; else judged)")
@@ -65,7 +66,7 @@ def cmd_methods() -> int:
     return 0
 
 
-def run_rerank(args: argparse.Namespace, solutions_path: str, tests_path: "str | Sequence[str]") -> int:
+def run_rerank(args: argparse.Namespace, solutions_path: str, tests_path: "str | Sequence[str] | None") -> int:
     from dataclasses import replace
 
     from coderank_evalplus.engine.execution import ResultCache
@@ -90,6 +91,11 @@ def run_rerank(args: argparse.Namespace, solutions_path: str, tests_path: "str |
                                tally=tally)
     if tally is not None:
         print(tally.line(), file=sys.stderr)
+    if not tests_path:  # no pool given: the one that needs no model
+        from coderank_evalplus.testgen.mutate import SOURCE, no_pool_note
+
+        print(no_pool_note(), file=sys.stderr)
+        tests_path = [SOURCE]
     tests, mutate = read_tests([tests_path] if isinstance(tests_path, str) else tests_path, problems, args.data_dir,
                                drop_extra=drop)
     cfg = replace(cfg, mutate=mutate)

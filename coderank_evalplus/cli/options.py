@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from coderank_evalplus.rankers.registry import DEFAULT_METHODS
+
 if TYPE_CHECKING:
     from coderank_evalplus.pipeline import RerankConfig
 
@@ -20,8 +22,10 @@ def add_common_options(p: argparse.ArgumentParser) -> None:
                         "(humaneval and mbpp mean HumanEval+ / MBPP+ data, judged on base and plus tests)")
     p.add_argument("--data-dir", default=None, help="folder with local dataset files (default: $CODERANK_DATA, "
                                                     "then evalplus's cache / download)")
-    p.add_argument("--methods", default="codet,srank,mbr_exec",
-                   help="comma-separated ranking methods; `coderank-evalplus methods` lists them")
+    p.add_argument("--methods", default=",".join(DEFAULT_METHODS),
+                   help="comma-separated ranking methods; `coderank-evalplus methods` lists them (default: "
+                        "recommended — the default pick, which uses the prompt's examples — beside CodeT, SRank and "
+                        "MBR-exec in their published setting)")
     p.add_argument("--output", default=None, help="results folder (rerank_results.json, verdicts.jsonl, cache)")
     p.add_argument("--tests-per-sample", type=int, default=5, help="asserts kept per test sample (CodeT: 5; 0: all)")
     p.add_argument("--time-limit", type=float, default=0.1, help="CPU seconds per generated test (CodeT: 0.1)")

@@ -25,7 +25,7 @@ import json
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Mapping, Optional, Sequence
+from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -347,13 +347,13 @@ def pool_features(features: Optional[Mapping[str, Mapping[str, Sequence[float]]]
 
 
 def sd1_table(before, pool_result, debugged: Mapping[tuple[str, int], Debugged], methods: Sequence[str], ks,
-              with_plus: bool) -> dict[str, dict[str, Optional[dict[str, float]]]]:
+              with_plus: bool) -> dict[str, dict[str, Any]]:
     """Each method's pass@k after SD-1: its original ranking, its top candidates replaced by their debugged
     versions (judged in ``pool_result``)."""
     from coderank_evalplus import metrics
 
     splits = ("base", "plus") if with_plus else ("base",)
-    table: dict[str, dict[str, Optional[dict[str, float]]]] = {}
+    table: dict[str, dict[str, Any]] = {}
     for m in methods:
         table[m] = {}
         for split in splits:
@@ -421,6 +421,8 @@ def run_self_debug(dataset: str, problems: Mapping[str, Problem], solutions: Map
         with_plus = any(v.get("plus") for v in before.methods.values())
         rows = sd1_table(before, after, debugged, methods, cfg.ks, with_plus)
         table = {"random": table["random"], **rows, "oracle": table["oracle"]}
+    # the rewrites were driven by the prompt's examples (trial-test feedback): every pick after them used them
+    table = {m: {**per, "uses_prompt_examples": True} for m, per in table.items()}
     stops = [d.stop for d in debugged.values()]
     block = {
         "mode": mode, "rounds": settings.n_rounds, "temperature": settings.temperature,

@@ -46,15 +46,16 @@ class RerankError(ValueError):
 # name -> (annotation, help). All default to None; keyword-only so evalplus's positional order is unchanged.
 OPTIONS: dict[str, tuple[Any, str]] = {
     "rerank": (Optional[str],
-               "ranking method(s), comma-separated, e.g. codet or codet,srank,mbr_exec (`coderank-evalplus "
-               "methods` lists them; a bare --rerank means codet,srank,mbr_exec). After evalplus's evaluation, "
+               "ranking method(s), comma-separated, e.g. recommended or codet,srank,mbr_exec (`coderank-evalplus "
+               "methods` lists them; a bare --rerank means recommended,codet,srank,mbr_exec). After evalplus's "
+               "evaluation, "
                "writes <samples>_rerank_results.json and prints reranked pass@1 (base, plus) vs random and oracle."),
     "tests": (Optional[str],
               "test samples for --rerank: jsonl of {task_id, samples|asserts} or CodeT's {prompt, samples}; or "
               "examples+mutate[:N] (no test model: N inputs per problem grown from the prompt's examples), alone or "
               "after a file and a comma. Without "
               "it, the --model/--backend that generate the solutions also generate the tests (saved as "
-              "<samples>_tests.jsonl and reused on a rerun)."),
+              "<samples>_tests.jsonl and reused on a rerun); without either, examples+mutate."),
     "n_test_samples": (Optional[int],
                        "test samples to generate per problem with --rerank and --model (default: --n_samples)."),
     "tests_per_sample": (Optional[int], "asserts kept from each test sample (default: 5, as CodeT)."),
@@ -210,7 +211,7 @@ def rerank_paths(samples: str) -> RerankPaths:
 
 def parse_methods(value: Any) -> list[str]:
     """``--rerank`` as Fire parses it (a string, a tuple for ``a,b``, True for a bare flag) → method names."""
-    from coderank_evalplus.pipeline import DEFAULT_METHODS
+    from coderank_evalplus.rankers.registry import DEFAULT_METHODS
 
     if value is True:
         names = list(DEFAULT_METHODS)
@@ -271,12 +272,6 @@ def check_request(params: dict, model_kwargs: dict, ours: dict) -> list[str]:
     if "limit" in model_kwargs:  # evalplus's own flags have none: it would reach run_codegen as a model flag
         raise RerankError("evalplus.evaluate has no --limit: it scores every problem of --samples; for the "
                           "dataset's first N problems rerank the same files with `coderank-evalplus rerank --limit N`")
-    if ours["tests"] is None and "model" not in model_kwargs:
-        extra = f" (flags not known to evalplus.evaluate: {', '.join('--' + k for k in model_kwargs)})" \
-            if model_kwargs else ""
-        raise RerankError("--rerank needs test samples: give --tests FILE (jsonl of {task_id, samples|asserts} or "
-                          "CodeT's {prompt, samples}), or --model and --backend so that the model generates them"
-                          + extra)
     if "model" not in model_kwargs:
         if model_kwargs:  # they would reach evalplus's run_codegen, which needs --model
             raise RerankError(f"flags not known to evalplus.evaluate: {', '.join('--' + k for k in model_kwargs)} "
@@ -286,6 +281,11 @@ def check_request(params: dict, model_kwargs: dict, ours: dict) -> list[str]:
                               "them")
         if not os.path.exists(params["samples"]):
             raise RerankError(f"--samples {params['samples']}: no such file or folder")
+        if ours["tests"] is None:  # no pool and no model to write one: the pool that needs neither
+            from coderank_evalplus.testgen.mutate import SOURCE, no_pool_note
+
+            print(no_pool_note("--tests FILE (or --model and --backend)"), file=sys.stderr)
+            ours["tests"] = SOURCE
     try:
         files = test_sources(ours["tests"])[0]
     except ValueError as exc:
@@ -525,7 +525,9 @@ def rerank_config(params: dict, ours: dict, methods: list[str], mutate: Optional
 
 
 def _pass1(methods: dict) -> dict:
-    return {m: {s: ({"pass@1": v["pass@1"]} if v else None) for s, v in per.items()} for m, per in methods.items()}
+    """The pass@1 column of each method's splits; its other keys (``uses_prompt_examples``) as they are."""
+    return {m: {s: ({"pass@1": v["pass@1"]} if v else None) if s in ("base", "plus") else v for s, v in per.items()}
+            for m, per in methods.items()}
 
 
 # ----------------------------------------------------------------------------------------------------------------

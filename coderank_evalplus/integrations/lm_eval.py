@@ -18,7 +18,10 @@ metrics, averaged over problems:
 * ``pass@1_random``: unbiased pass@1 of a random candidate;
 * ``pass@1_oracle``: 1 when any candidate is correct.
 
-``*_plus_*`` tasks judge on base + plus tests (evalplus's "plus"); the others on the base tests.
+``*_plus_*`` tasks judge on base + plus tests (evalplus's "plus"); the others on the base tests. The
+``*_recommended`` tasks rank with ``recommended`` (the default pick, which uses the prompt's own examples) on the
+model's tests pooled with inputs grown from the examples (``examples_mutate: true`` in the YAML's ``coderank:``
+block, as ``--tests FILE --tests examples+mutate``); every record says ``uses_prompt_examples``.
 
 Overrides (``--metadata '{"n_solutions": 10, ...}'``): ``n_solutions``, ``n_test_samples``, ``tests_per_sample``
 (asserts kept per test sample, 5), ``time_limit`` (CPU seconds per generated test, 0.1), ``workers``,
@@ -51,6 +54,8 @@ from lm_eval.api.instance import Instance
 from lm_eval.api.task import ConfigurableTask
 from lm_eval.filters import build_filter_ensemble
 
+from coderank_evalplus.testgen.mutate import DEFAULT_N as DEFAULT_MUTATE_N
+
 log = logging.getLogger("lm_eval.coderank_evalplus")  # lm-eval formats and levels its own loggers
 
 METRICS = ("pass@1", "pass@1_random", "pass@1_oracle")
@@ -70,7 +75,7 @@ DEFAULTS: dict[str, Any] = {
     "min_time_limit": 1.0,
     "gt_time_limit_factor": 4.0,
 }
-_TASK_KEYS = ("dataset", "method", "plus")  # the ``coderank:`` block of a task YAML
+_TASK_KEYS = ("dataset", "method", "plus", "examples_mutate")  # the ``coderank:`` block of a task YAML
 
 
 class Record(dict):
@@ -114,10 +119,13 @@ class CodeRankTask(ConfigurableTask):
         self.method = str(spec["method"])
         all_methods([self.method])  # fail at load time on an unknown method
         self.plus = bool(spec.get("plus", False))
+        # the model's tests pooled with inputs grown from the prompt's examples (the *_recommended tasks)
+        self.mutate = DEFAULT_MUTATE_N if spec.get("examples_mutate", False) else None
         from coderank_evalplus._lm_eval_hook import manager_metadata
 
         meta = {**dict(config.get("metadata") or {}), **manager_metadata()}  # lm-eval < 0.4.12: --metadata
-        meta["coderank"] = {"dataset": self.dataset_name, "method": self.method, "plus": self.plus}
+        meta["coderank"] = {"dataset": self.dataset_name, "method": self.method, "plus": self.plus,
+                            "examples_mutate": self.mutate is not None}
         config["metadata"] = meta
         # Metrics are computed here, not by lm-eval's registry (its code_eval needs the hub): a process_results
         # callable makes ConfigurableTask skip the metric lookup.
@@ -220,7 +228,7 @@ class CodeRankTask(ConfigurableTask):
                            cpu_limit=self.option("time_limit"), workers=self.option("workers"), plus=self.plus,
                            seed=self.option("rank_seed"), min_time_limit=self.option("min_time_limit"),
                            gt_time_limit_factor=self.option("gt_time_limit_factor"),
-                           progress=self.option("progress"))
+                           progress=self.option("progress"), mutate=self.mutate)
         problems = {tid: self._problems[tid] for tid in programs}
         cache = self._open_cache()
         try:
@@ -252,6 +260,7 @@ class CodeRankTask(ConfigurableTask):
         import numpy as np
 
         from coderank_evalplus import metrics
+        from coderank_evalplus.rankers import uses_prompt_examples
 
         n = outcome.n_candidates
         correct = np.zeros(n, dtype=bool)
@@ -264,6 +273,8 @@ class CodeRankTask(ConfigurableTask):
         sol_rec = Record({
             "task_id": tid,
             "method": self.method,
+            "uses_prompt_examples": uses_prompt_examples(self.method, self.mutate is not None),
+            "tests": "model" + (" + examples+mutate" if self.mutate is not None else ""),
             "judged_on": "base+plus" if self.plus else "base",
             "n_candidates": n,
             "n_empty": sum(1 for c in completions if not c.strip()),

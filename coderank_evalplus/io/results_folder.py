@@ -83,6 +83,11 @@ class StoredRun:
         return any((p.verdict_plus >= 0).any() for p in self.problems)
 
     @property
+    def tests_from_examples(self) -> bool:
+        """The run's test pool holds inputs grown from the prompt's examples (``examples+mutate``)."""
+        return (self.summary.get("config") or {}).get("mutate") is not None
+
+    @property
     def seed(self) -> int:
         return int((self.summary.get("config") or {}).get("seed", 0))
 

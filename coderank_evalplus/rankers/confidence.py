@@ -11,7 +11,12 @@ for any ranker (the features say how the pick stands among the candidates, not w
 - ``assert_pass``: generated asserts the pick passes (weighted by how often each was generated) / all, 0 with
   none; ``has_tests``: 1 when the problem has any generated assert or input; ``log_tests``: log(1 + asserts +
   inputs); ``returned``: share of the generated inputs on which the pick returns normally (1 with none);
-- ``log_n``: log of the number of samples.
+- ``log_n``: log of the number of samples;
+- the prompt's examples (trial tests; issue 40: the default pick uses them): ``trial_pass``: share of them the pick
+  passes (1 with none), ``survivors``: share of the samples passing them all (1 with none), ``has_trials``: 1 when
+  the prompt shows any;
+- ``mbpp``: 1 for an MBPP problem (a per-dataset term: a folder-wide bias on MBPP+ was the largest calibration
+  error of the model before it).
 
 The model is a logistic regression per split (intercept, L2, C = 1, features divided by their training standard
 deviation), weights in a small JSON file (``confidence_model.json`` beside this module, with a sha256 digest checked
@@ -35,7 +40,8 @@ from coderank_evalplus.types import PASS, RETURNED, Executions, Ranking
 
 MODEL_FILE = Path(__file__).with_name("confidence_model.json")
 FEATURES = ("pick_share", "log_share", "runner_share", "margin", "top_share", "clusters", "unrunnable",
-            "assert_pass", "has_tests", "log_tests", "returned", "log_n")
+            "assert_pass", "has_tests", "log_tests", "returned", "log_n", "trial_pass", "survivors", "has_trials",
+            "mbpp")
 SPLITS = ("base", "plus")
 LOG_EPS = 1e-3  # floor of log_share, fixed a priori (below 1 / the largest sample count here, 200), not fitted
 REGULARISATION_C = 1.0  # scikit-learn's default, fixed before any evaluation
@@ -72,9 +78,18 @@ def pick_features(ranking: Ranking, ex: Executions) -> np.ndarray:
     returned = float((ex.output_kind[rows] == RETURNED).mean()) if n_inputs and rows.size else 1.0
     runnable = np.asarray(ex.compiled, dtype=bool)[np.asarray(ex.program_of_candidate)]
     n_tests = len(counts) + n_inputs
+    trial = np.asarray(ex.trial_matrix)
+    has_trials = trial.ndim == 2 and trial.shape[1] > 0
+    if has_trials:
+        passed_share = (trial == PASS).mean(axis=1)  # per program row
+        trial_pass = float(passed_share[rows].mean()) if rows.size else 0.0
+        survivors = float((passed_share[np.asarray(ex.program_of_candidate)] >= 1.0).mean())
+    else:
+        trial_pass, survivors = 1.0, 1.0
     return np.asarray([pick_share, np.log(pick_share + LOG_EPS), runner_share, pick_share - runner_share,
                        top.size / n, len(clusters) / n, 1.0 - float(runnable.mean()) if runnable.size else 1.0,
-                       assert_pass, float(n_tests > 0), np.log1p(n_tests), returned, np.log(n)], dtype=float)
+                       assert_pass, float(n_tests > 0), np.log1p(n_tests), returned, np.log(n), trial_pass,
+                       survivors, float(has_trials), float(ex.task_id.startswith("Mbpp"))], dtype=float)
 
 
 # --- the model file -----------------------------------------------------------------------------------------------

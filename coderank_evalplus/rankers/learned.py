@@ -65,9 +65,14 @@ def cluster_features(ex: Executions) -> ClusterTable:
     """Behaviour clusters of ``ex`` and their features (order of ``FEATURES``, through ``design``); unrunnable
     programs are left out."""
     clusters = behaviour_clusters(ex)
+    return ClusterTable(clusters, design(raw_features(ex, clusters)))
+
+
+def raw_features(ex: Executions, clusters: Sequence[Sequence[int]]) -> np.ndarray:
+    """The ``FEATURES`` of the given clusters of ``ex`` (cluster × feature), before ``design``."""
     k = len(clusters)
     if k == 0:
-        return ClusterTable([], np.zeros((0, len(FEATURES))))
+        return np.zeros((0, len(FEATURES)))
     rows = np.asarray(ex.program_of_candidate)
     reps = np.asarray([rows[c[0]] for c in clusters])
     n = np.asarray([len(c) for c in clusters], dtype=float)
@@ -91,19 +96,33 @@ def cluster_features(ex: Executions) -> ClusterTable:
         b4 = np.exp(b4 - b4.max())
     else:
         b4 = np.ones(k)
-    raw = np.column_stack([share, n / n.max(), assert_pass, _normalised(t * np.sqrt(n)), _normalised(srank),
-                           overlap @ share, b4, returned, constant])
-    return ClusterTable(clusters, design(raw))
+    return np.column_stack([share, n / n.max(), assert_pass, _normalised(t * np.sqrt(n)), _normalised(srank),
+                            overlap @ share, b4, returned, constant])
 
 
-def design(raw: np.ndarray) -> np.ndarray:
+@dataclass(frozen=True)
+class FeatureSpec:
+    """What a learned model scores with: its ranker's name, feature names (in column order), which of them enter as
+    logs, what each means, and the shipped weights file. ``learned`` and ``learned_examples`` each have one."""
+
+    name: str
+    features: tuple[str, ...]
+    log_features: tuple[str, ...]
+    doc: dict[str, str]
+    model_file: Path
+
+
+SPEC = FeatureSpec("learned", FEATURES, LOG_FEATURES, FEATURE_DOC, MODEL_FILE)
+
+
+def design(raw: np.ndarray, spec: FeatureSpec = SPEC) -> np.ndarray:
     """The model's inputs: log(x + LOG_EPS) of the multiplicative features (``LOG_FEATURES``), the rest as they are.
 
     In logs a linear score is a product of powers, Π x_f^w_f, so the model family holds CodeT's T·√n and SRank's
     size × pass rate exactly (SRank's ablations vary just those exponents); on raw features a linear score lets a
     tiny cluster that passes many asserts outscore a large one, which no published ranker does."""
     out = np.array(raw, dtype=float, copy=True)
-    cols = [FEATURES.index(f) for f in LOG_FEATURES]
+    cols = [spec.features.index(f) for f in spec.log_features]
     out[:, cols] = np.log(out[:, cols] + LOG_EPS)
     return out
 
@@ -133,20 +152,21 @@ def check_digest(model: dict, where: str, label: str) -> None:
         raise ValueError(f"{label} {where}: digest {model['digest']} does not match its content")
 
 
-def load_model(source: str | Path | dict | None = None) -> dict:
+def load_model(source: str | Path | dict | None = None, spec: FeatureSpec = SPEC) -> dict:
     """The model (default: the shipped file), its digest checked; a ValueError names the file otherwise."""
-    model, where = read_model_json(source, MODEL_FILE, "learned model")
-    if list(model.get("features", [])) != list(FEATURES):
-        raise ValueError(f"learned model {where}: features {model.get('features')} are not {list(FEATURES)}")
-    if list(model.get("log_features", [])) != list(LOG_FEATURES) or model.get("log_eps") != LOG_EPS:
-        raise ValueError(f"learned model {where}: log_features/log_eps differ from this version's {LOG_FEATURES}")
-    check_digest(model, where, "learned model")
+    label = f"{spec.name} model"
+    model, where = read_model_json(source, spec.model_file, label)
+    if list(model.get("features", [])) != list(spec.features):
+        raise ValueError(f"{label} {where}: features {model.get('features')} are not {list(spec.features)}")
+    if list(model.get("log_features", [])) != list(spec.log_features) or model.get("log_eps") != LOG_EPS:
+        raise ValueError(f"{label} {where}: log_features/log_eps differ from this version's {spec.log_features}")
+    check_digest(model, where, label)
     return model
 
 
 def model_vector(model: dict) -> np.ndarray:
     """Weights already divided by the feature scales: score = X @ vector."""
-    return np.asarray([model["weights"][f] / model["scale"][f] for f in FEATURES], dtype=float)
+    return np.asarray([model["weights"][f] / model["scale"][f] for f in model["features"]], dtype=float)
 
 
 def table_ranking(table: ClusterTable, vector: np.ndarray, method: str = "learned") -> Ranking:
@@ -156,22 +176,27 @@ def table_ranking(table: ClusterTable, vector: np.ndarray, method: str = "learne
     return Ranking(sort_groups(groups), {"method": method})
 
 
-_DEFAULT: list[tuple[dict, np.ndarray]] = []
+_DEFAULT: dict[str, tuple[dict, np.ndarray]] = {}
+
+
+def model_of(ctx: RankContext, spec: FeatureSpec, option: str) -> tuple[dict, np.ndarray]:
+    """The model a ranking uses and its weight vector: ``ctx.options[option]`` (a path or dict) or the shipped file
+    (read once)."""
+    source = ctx.options.get(option)
+    if source is not None:
+        model = load_model(source, spec)
+        return model, model_vector(model)
+    if spec.name not in _DEFAULT:
+        model = load_model(None, spec)
+        _DEFAULT[spec.name] = (model, model_vector(model))
+    return _DEFAULT[spec.name]
 
 
 @register_ranker("learned", "clusters of equal behaviour scored by a pairwise logistic model over size, CodeT, "
                             "SRank, B4 and overlap features (weights in rankers/learned_model.json)")
 def rank_learned(ctx: RankContext) -> Ranking:
     """Option ``learned_model``: a model path or dict instead of the shipped file."""
-    source = ctx.options.get("learned_model")
-    if source is None:
-        if not _DEFAULT:
-            model = load_model()
-            _DEFAULT.append((model, model_vector(model)))
-        model, vector = _DEFAULT[0]
-    else:
-        model = load_model(source)
-        vector = model_vector(model)
+    model, vector = model_of(ctx, SPEC, "learned_model")
     ranking = table_ranking(cluster_features(ctx.executions), vector)
     ranking.info["model_digest"] = model.get("digest", "")[:12]
     return ranking
@@ -198,7 +223,8 @@ def pairwise_rows(tables: Sequence[ClusterTable], quality: Sequence[np.ndarray])
         labels += [np.ones(len(i)), np.zeros(len(i))]
         weights += [w / 2, w / 2]
     if not diffs:
-        return np.zeros((0, len(FEATURES))), np.zeros(0), np.zeros(0)
+        width = next((t.X.shape[1] for t in tables), len(FEATURES))
+        return np.zeros((0, width)), np.zeros(0), np.zeros(0)
     return np.concatenate(diffs), np.concatenate(labels), np.concatenate(weights)
 
 
@@ -211,14 +237,16 @@ REGULARISATION_C = 1.0  # scikit-learn's default, fixed before any evaluation (n
 
 
 def fit_pairwise(tables: Sequence[ClusterTable], quality: Sequence[np.ndarray], training_sets: Sequence[Any],
-                 c: float = REGULARISATION_C, note: Optional[str] = None) -> dict:
-    """A model dict (with its digest) fitted by L2 logistic regression on the pairwise rows of ``tables``."""
+                 c: float = REGULARISATION_C, note: Optional[str] = None, spec: FeatureSpec = SPEC) -> dict:
+    """A model dict (with its digest) fitted by L2 logistic regression on the pairwise rows of ``tables`` (whose
+    columns are ``spec.features``)."""
     import sklearn
     from sklearn.linear_model import LogisticRegression
 
     D, y, w = pairwise_rows(tables, quality)
     if len(y) == 0:
         raise ValueError("no problem of the training sets has both a better and a worse cluster: nothing to learn")
+    features = spec.features
     all_x = np.concatenate([t.X for t in tables if len(t.clusters)])
     scale = all_x.std(axis=0)
     scale = np.where(scale > 1e-6, scale, 1.0)  # a constant feature keeps scale 1
@@ -227,10 +255,10 @@ def fit_pairwise(tables: Sequence[ClusterTable], quality: Sequence[np.ndarray], 
     # the weights sum to the number of informative problems, so C means the same whatever the pair counts
     clf.fit(D / scale, y, sample_weight=w)
     model = {
-        "name": "learned", "format": 1, "features": list(FEATURES), "feature_doc": FEATURE_DOC,
-        "weights": {f: round(float(v), 6) for f, v in zip(FEATURES, clf.coef_[0])},
-        "scale": {f: round(float(v), 6) for f, v in zip(FEATURES, scale)},
-        "log_features": list(LOG_FEATURES), "log_eps": LOG_EPS,
+        "name": spec.name, "format": 1, "features": list(features), "feature_doc": spec.doc,
+        "weights": {f: round(float(v), 6) for f, v in zip(features, clf.coef_[0])},
+        "scale": {f: round(float(v), 6) for f, v in zip(features, scale)},
+        "log_features": list(spec.log_features), "log_eps": LOG_EPS,
         "objective": "pairwise logistic (better vs worse cluster of one problem), L2, no intercept",
         "C": c, "informative_problems": n_problems, "pairs": int(len(y) // 2),
         "training_sets": list(training_sets),

@@ -58,14 +58,15 @@ def mean_logprob(ctx: RankContext, prefix: str = "") -> np.ndarray:
 
 
 @register_ranker("ll", "mean token log-probability of the candidate (needs the model's log-probabilities)",
-                 log_score=True)
+                 log_score=True, reads_tests=False)
 def rank_ll(ctx: RankContext) -> Ranking:
     """Highest mean token log-probability first."""
     return rank_by_score(mean_logprob(ctx), "ll")
 
 
 @register_ranker("coder_reviewer", "N.Coder-Reviewer: mean token log p(candidate | problem) + mean token "
-                 "log p(instruction | candidate) (needs the model's log-probabilities)", log_score=True)
+                 "log p(instruction | candidate) (needs the model's log-probabilities)", log_score=True,
+                 reads_tests=False)
 def rank_coder_reviewer(ctx: RankContext) -> Ranking:
     """Highest normalised coder + reviewer log-likelihood first."""
     return rank_by_score(mean_logprob(ctx) + mean_logprob(ctx, "reviewer_"), "coder_reviewer")

@@ -42,7 +42,8 @@ def rank_mbr_exec(ctx: RankContext) -> Ranking:
 
 
 @register_ranker("mbr_exec_hidden", "MBR-exec on the benchmark's HIDDEN test inputs (as DOCE did): "
-                 "not a deployable method, it looks at hidden-test inputs (not their expected outputs)")
+                 "not a deployable method, it looks at hidden-test inputs (not their expected outputs)",
+                 reads_tests=False)
 def rank_mbr_exec_hidden(ctx: RankContext) -> Ranking:
     """mbr_exec with ``mbr_inputs='benchmark'``: clusters by outputs on the hidden benchmark inputs."""
     ranking = rank_mbr_exec(ctx_with(ctx, mbr_inputs="benchmark"))

@@ -31,15 +31,19 @@ from coderank_evalplus.types import PASS, RETURNED, Executions, Group, Ranking
 DEFAULT_EXPONENT = 0.5
 
 
-def behaviour_clusters(ex: Executions) -> list[list[int]]:
-    """Candidates of runnable programs grouped by (outcome on every input, verdict on every unparsed assert)."""
+def behaviour_clusters(ex: Executions, with_trials: bool = False) -> list[list[int]]:
+    """Candidates of runnable programs grouped by (outcome on every input, verdict on every unparsed assert);
+    ``with_trials``: and by the verdict on every trial test (the prompt's examples)."""
     rows = np.asarray(ex.program_of_candidate)
     runnable = np.asarray(ex.compiled, dtype=bool)
     unparsed = np.asarray([i < 0 for i in ex.suite.assert_input], dtype=bool)
     if len(unparsed) != ex.pass_matrix.shape[1]:
         unparsed = np.ones(ex.pass_matrix.shape[1], dtype=bool)
-    keys = np.concatenate([ex.output_kind.astype(np.int64), ex.output_matrix.astype(np.int64),
-                           (ex.pass_matrix[:, unparsed] == PASS).astype(np.int64)], axis=1)
+    parts = [ex.output_kind.astype(np.int64), ex.output_matrix.astype(np.int64),
+             (ex.pass_matrix[:, unparsed] == PASS).astype(np.int64)]
+    if with_trials and ex.trial_matrix.ndim == 2:
+        parts.append((ex.trial_matrix == PASS).astype(np.int64))
+    keys = np.concatenate(parts, axis=1)
     cands = [c for c in range(len(rows)) if runnable[rows[c]]]
     return list(bucket((keys[rows[c]].tobytes() for c in cands), cands).values())
 

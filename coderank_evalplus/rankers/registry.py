@@ -15,17 +15,25 @@ from typing import Callable
 
 from coderank_evalplus.rankers.context import RankContext, RankFn  # noqa: F401 (re-exported)
 
+# What a run reports when no method is named (rerank, run, evalplus's bare --rerank): the default pick (it uses the
+# prompt's examples) beside the published rankers in CodeT's setting.
+DEFAULT_METHODS = ("recommended", "codet", "srank", "mbr_exec")
+
 _REGISTRY: dict[str, RankFn] = {}
 _DESCRIPTIONS: dict[str, str] = {}
 # Modules that hold rankers; imported on first lookup so that `import coderank_evalplus` stays cheap.
 _RANKER_MODULES = ("baselines", "pass_count", "codet", "codet_iter", "srank", "mbr", "filtering", "likelihood", "b4",
-                   "overlap", "learned", "recommended")
+                   "overlap", "learned", "learned_examples", "recommended")
 _LOG_SCORE: set[str] = set()  # rankers whose scores are log-probabilities (features for <feature>+<ranker>)
+_USES_EXAMPLES: set[str] = set()  # rankers that read the prompt's examples (trial tests) themselves
+_IGNORES_TESTS: set[str] = set()  # rankers that never read the generated tests (baselines, likelihoods, hidden inputs)
 
 
-def register_ranker(name: str, description: str = "", log_score: bool = False) -> Callable[[RankFn], RankFn]:
+def register_ranker(name: str, description: str = "", log_score: bool = False, uses_examples: bool = False,
+                    reads_tests: bool = True) -> Callable[[RankFn], RankFn]:
     """Decorator that registers a ranker under ``name``; ``log_score``: its scores are log-probabilities, so it
-    can be combined as ``name+<other ranker>``."""
+    can be combined as ``name+<other ranker>``; ``uses_examples``: it reads the prompt's examples (trial tests);
+    ``reads_tests``: False for a ranker that never looks at the generated tests (see ``uses_prompt_examples``)."""
 
     def wrap(fn: RankFn) -> RankFn:
         if name in _REGISTRY and _REGISTRY[name] is not fn:
@@ -33,6 +41,10 @@ def register_ranker(name: str, description: str = "", log_score: bool = False) -
         _REGISTRY[name] = fn
         if log_score:
             _LOG_SCORE.add(name)
+        if uses_examples:
+            _USES_EXAMPLES.add(name)
+        if not reads_tests:
+            _IGNORES_TESTS.add(name)
         _DESCRIPTIONS[name] = description or ((fn.__doc__ or "").strip().splitlines() or [""])[0]
         return fn
 
@@ -69,6 +81,20 @@ def is_log_score(name: str) -> bool:
     """True for rankers whose scores are log-probabilities (likelihood features)."""
     _load_all()
     return name in _LOG_SCORE
+
+
+def uses_prompt_examples(name: str, tests_from_examples: bool = False) -> bool:
+    """Whether method ``name`` ranks with the prompt's own examples: it filters on them (``filter+…``) or reads
+    them as trial tests itself (``learned_examples``, ``recommended``), or — ``tests_from_examples``: the run's
+    test pool was grown from them (``examples+mutate``) — it reads the generated tests at all. CodeT's published
+    setting removes the examples from the prompt: methods with False are comparable with its numbers."""
+    _load_all()
+    if name.startswith("filter+"):
+        return True
+    parts = [name] if name in _REGISTRY else name.split("+")
+    if any(p in _USES_EXAMPLES for p in parts):
+        return True
+    return tests_from_examples and any(p not in _IGNORES_TESTS for p in parts)
 
 
 def get_ranker(name: str) -> RankFn:

@@ -48,7 +48,7 @@ class RoundTable:
 
 
 def _problem_rounds(args: tuple) -> tuple[np.ndarray, np.ndarray]:
-    sp, rounds, draws, methods, splits, seed, rank_seed = args
+    sp, rounds, draws, methods, splits, seed, rank_seed, options = args
     ex = sp.executions
     total = ex.n_candidates
     feats = np.zeros((len(methods), len(rounds), draws, len(FEATURES)))
@@ -65,7 +65,7 @@ def _problem_rounds(args: tuple) -> tuple[np.ndarray, np.ndarray]:
             sub, rows = restrict(ex, chosen)
             hidden = None if sp.hidden is None else (sp.hidden[0][rows], sp.hidden[1][rows])
             for m, method in enumerate(methods):
-                ranking = rank(sp, rankers[method], rank_seed, sub, hidden, chosen)
+                ranking = rank(sp, rankers[method], rank_seed, sub, hidden, chosen, options)
                 feats[m, r, d] = pick_features(ranking, sub)
                 for s in range(len(splits)):
                     # one candidate: the curve scores it directly (every method picks it)
@@ -76,13 +76,14 @@ def _problem_rounds(args: tuple) -> tuple[np.ndarray, np.ndarray]:
 
 def round_tables(run: StoredRun, methods: Sequence[str], draws: int = DEFAULT_DRAWS, seed: int = 0,
                  grid: Sequence[int] = ROUNDS, workers: Optional[int] = None, progress: bool = False,
-                 label: str = "") -> dict[str, RoundTable]:
+                 label: str = "", options: Optional[dict] = None) -> dict[str, RoundTable]:
     """{method: RoundTable} of a folder; rounds: the grid's budgets up to the folder's fewest samples per problem
-    (and that number itself), as the budget curve's."""
+    (and that number itself), as the budget curve's; ``options``: ranker options (e.g. a learned model to rank
+    with instead of the shipped one)."""
     available = min((p.executions.n_candidates for p in run.problems), default=0)
     rounds = budgets_for(available, grid)
     splits = splits_of(run)
-    jobs = [(sp, rounds, draws, list(methods), splits, seed, run.seed) for sp in run.problems]
+    jobs = [(sp, rounds, draws, list(methods), splits, seed, run.seed, options) for sp in run.problems]
     out = _map_problems(jobs, workers, f"{label} adaptive rounds".strip(), progress, fn=_problem_rounds)
     F = np.stack([o[0] for o in out], axis=1) if out else np.zeros((len(methods), 0, len(rounds), draws, len(FEATURES)))
     P = np.stack([o[1] for o in out], axis=1) if out else np.zeros((len(methods), 0, len(rounds), draws, len(splits)))

@@ -37,23 +37,29 @@ from coderank_evalplus.report.scores import splits_of
 METHOD = "recommended"  # the rankings the model learns from (the default method of `budget`), fixed a priori
 BUDGET = 10.0  # the issue's mean budget for the 100- and 200-sample sets
 CAPS = (15, 20, 30, 50)  # the rule's cap (a user's --n-samples) for reading pass@1 at that budget
-CACHE_VERSION = 1
+CACHE_VERSION = 2
+RANKER_OPTION = "learned_examples_model"  # the option through which ``recommended`` ranks with held-out weights
 
 
 def cached_table(sf: SetFolder, method: str = METHOD, draws: int = DEFAULT_DRAWS, cache_dir: Optional[Path] = None,
-                 workers: Optional[int] = None, progress: bool = False) -> RoundTable:
+                 workers: Optional[int] = None, progress: bool = False,
+                 ranker_model: Optional[dict] = None) -> RoundTable:
     """``round_tables`` of one folder and method, kept as an .npz under ``cache_dir`` (keyed by the folder's
-    matrices and problems, the method, draws and this module's version)."""
+    matrices and problems, the method, draws, the ranker's model and this module's version); ``ranker_model``: the
+    ``learned_examples`` weights ``recommended`` ranks with (default: the shipped ones)."""
+    options = {RANKER_OPTION: ranker_model} if ranker_model is not None else None
     path = None
     if cache_dir is not None:
         h = folder_hash(sf.folder)
-        h.update(json.dumps([method, draws, CACHE_VERSION, list(FEATURES)]).encode())
+        digest = (ranker_model or {}).get("digest", "shipped")
+        h.update(json.dumps([method, draws, CACHE_VERSION, list(FEATURES), digest]).encode())
         path = Path(cache_dir) / f"rounds-{h.hexdigest()[:20]}.npz"
         if path.exists():
             z = np.load(path)
             return RoundTable([int(r) for r in z["rounds"]], draws, tuple(str(s) for s in z["splits"]),
                               z["features"], z["passed"])
-    table = round_tables(sf.run, [method], draws, workers=workers, progress=progress, label=sf.label)[method]
+    table = round_tables(sf.run, [method], draws, workers=workers, progress=progress, label=sf.label,
+                         options=options)[method]
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp.npz")
@@ -143,14 +149,17 @@ def bound_arguments(doc: str) -> argparse.ArgumentParser:
 
 
 def read_sets(patterns: Sequence[str], cache_dir: Optional[str] = None, workers: Optional[int] = None,
-              log: bool = False) -> tuple[list[SetFolder], dict[int, RoundTable]]:
+              log: bool = False, ranker_models: Optional[dict[str, dict]] = None
+              ) -> tuple[list[SetFolder], dict[int, RoundTable]]:
     """The complete folders the paths or patterns name, and their round tables (keyed by ``id`` of the folder);
-    ``log``: each table's time on stderr."""
+    ``ranker_models``: {model family: the ranker weights that family's folders are ranked with} (held out: trained
+    without that family; default: the shipped weights); ``log``: each table's time on stderr."""
     sets = read_folders(patterns, with_tables=False)
     tables = {}
     for s in sets:
         t0 = time.perf_counter()
-        tables[id(s)] = cached_table(s, cache_dir=Path(cache_dir) if cache_dir else None, workers=workers)
+        tables[id(s)] = cached_table(s, cache_dir=Path(cache_dir) if cache_dir else None, workers=workers,
+                                     ranker_model=(ranker_models or {}).get(s.model))
         if log:
             print(f"{s.label} [{s.model}]: round table in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     return sets, tables

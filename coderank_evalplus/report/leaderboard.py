@@ -17,6 +17,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from coderank_evalplus.io.results_folder import StoredRun, atomic_write_text, load_folder
+from coderank_evalplus.rankers import uses_prompt_examples
 from coderank_evalplus.report import curves as curves_mod
 from coderank_evalplus.report import figures, page
 from coderank_evalplus.report import models as models_mod
@@ -25,7 +26,15 @@ from coderank_evalplus.report.calibration import folder_calibration
 from coderank_evalplus.report.scores import BASELINES, leaderboard_methods, problem_scores, splits_of
 from coderank_evalplus.report.stats import CI_LEVEL, mean_estimate, paired_difference, resample_indices
 from coderank_evalplus.report.test_quality import run_quality
-from coderank_evalplus.report.text import fmt_p, models_markdown, splits_in
+from coderank_evalplus.report.text import (
+    EXAMPLES_MARK,
+    SETTING_NOTE,
+    fmt_p,
+    method_headers,
+    models_markdown,
+    splits_in,
+    tests_cell,
+)
 
 
 def _samples_per_problem(run: StoredRun) -> int | dict:
@@ -43,12 +52,14 @@ def build_row(entry: Entry, run: StoredRun, methods: Sequence[str], compare_to: 
     idx = resample_indices(len(run.problems), n_resamples, seed)
     row: dict = {"name": entry.name, "tests_label": entry.tests_label, "pool": entry.pool, "dataset": run.dataset,
                  "folder": str(entry.folder), "n_problems": len(run.problems),
-                 "samples_per_problem": _samples_per_problem(run), "splits": list(splits), "methods": {},
+                 "samples_per_problem": _samples_per_problem(run), "splits": list(splits),
+                 "tests_from_examples": run.tests_from_examples, "methods": {},
                  "comparisons": {}, "suspicious": len(run.summary.get("suspicious") or [])}
     for m in methods:
         row["methods"][m] = {s: mean_estimate(scores[m][s], idx).to_json() for s in splits}
         if "plus" not in splits:
             row["methods"][m]["plus"] = None
+        row["methods"][m]["uses_prompt_examples"] = uses_prompt_examples(m, run.tests_from_examples)
     for base in compare_to:
         row["comparisons"][base] = {
             m: {s: paired_difference(scores[m][s], scores[base][s], idx).to_json() for s in splits}
@@ -236,14 +247,17 @@ def to_markdown(lb: Leaderboard) -> str:
         rows = [r for r in lb.rows if r["dataset"] == dataset]
         on = f" ({dataset})" if several else ""
         for split in splits_in(rows):
-            out += [f"## pass@1 on {split} tests{on}", "", "| " + " | ".join(head + methods) + " |",
+            out += [f"## pass@1 on {split} tests{on}", "", "| " + " | ".join(head + method_headers(methods)) + " |",
                     "|" + "|".join(["---"] * 3 + ["---:"] * (2 + len(methods))) + "|"]
             for r in rows:
                 name = r["name"] + (f" (⚠ {r['suspicious']} suspicious)" if r.get("suspicious") else "")
-                cells = [name, r["tests_label"] or "–", r["dataset"], str(r["n_problems"]), _samples_text(r)]
+                cells = [name, tests_cell(r), r["dataset"], str(r["n_problems"]), _samples_text(r)]
                 cells += [_fmt_estimate((r["methods"][m] or {}).get(split)) for m in methods]
                 out.append("| " + " | ".join(cells) + " |")
             out.append("")
+            if any(EXAMPLES_MARK in h for h in method_headers(methods)) or any(r.get("tests_from_examples")
+                                                                                for r in rows):
+                out += [SETTING_NOTE, ""]
             conf = _confidence_lines(rows, split, on)
             if conf:
                 out += conf
@@ -284,8 +298,8 @@ def to_csv(lb: Leaderboard) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     compare = list(lb.config["compare_to"])
-    head = ["name", "tests_label", "dataset", "n_problems", "samples_per_problem", "method", "split", "pass@1",
-            "ci95_lo", "ci95_hi"]
+    head = ["name", "tests_label", "dataset", "n_problems", "samples_per_problem", "method", "uses_prompt_examples",
+            "split", "pass@1", "ci95_lo", "ci95_hi"]
     for base in compare:
         head += [f"diff_vs_{base}", f"diff_vs_{base}_lo", f"diff_vs_{base}_hi", f"p_vs_{base}"]
     w.writerow(head)
@@ -293,8 +307,8 @@ def to_csv(lb: Leaderboard) -> str:
         for m, per_split in r["methods"].items():
             for split in r["splits"]:
                 e = per_split[split]
-                line = [r["name"], r["tests_label"], r["dataset"], r["n_problems"], _samples_text(r), m, split,
-                        e["pass@1"], e["ci95"][0], e["ci95"][1]]
+                line = [r["name"], r["tests_label"], r["dataset"], r["n_problems"], _samples_text(r), m,
+                        bool(per_split.get("uses_prompt_examples")), split, e["pass@1"], e["ci95"][0], e["ci95"][1]]
                 for base in compare:
                     d = r["comparisons"].get(base, {}).get(m, {}).get(split)
                     line += [d["diff"], d["ci95"][0], d["ci95"][1], d["p_value"]] if d else ["", "", "", ""]

@@ -20,9 +20,10 @@ import numpy as np
 
 from coderank_evalplus import metrics
 from coderank_evalplus.io.results_folder import ResultsFolderError, StoredRun, load_folder
+from coderank_evalplus.rankers import learned, learned_examples
 from coderank_evalplus.rankers.learned import (
     ClusterTable,
-    cluster_features,
+    FeatureSpec,
     cluster_quality,
     fit_pairwise,
     model_vector,
@@ -32,6 +33,9 @@ from coderank_evalplus.report.scores import problem_scores, splits_of
 from coderank_evalplus.report.stats import mean_estimate, paired_difference, resample_indices
 
 LABEL_SPLIT = "plus"  # training labels: the stricter verdicts (base where a folder has no plus tests); fixed a priori
+# each learned ranker's feature spec and the function that computes its cluster tables from one problem's executions
+TABLES = {learned.SPEC.name: (learned.SPEC, learned.cluster_features),
+          learned_examples.SPEC.name: (learned_examples.SPEC, learned_examples.cluster_features)}
 FAMILIES = ("codegen", "davinci", "codellama", "gpt-3.5", "gpt-4", "deepseek", "incoder", "starcoder", "wizard")
 # Source files (by name) whose licence lets a model trained on them ship in the package (../shared/data/SOURCES.md):
 # CodeT's CodeGen-16B HumanEval files (MIT; also copied as the package's examples), code-bert-score's
@@ -89,8 +93,9 @@ def _built_in_pool(source: str) -> bool:
         return False
 
 
-def read_folder(folder: str | Path, with_tables: bool = True) -> SetFolder:
-    """One folder; ``with_tables``: with learned's cluster features per problem (other readers skip them)."""
+def read_folder(folder: str | Path, with_tables: bool = True, ranker: str = "learned") -> SetFolder:
+    """One folder; ``with_tables``: with the cluster features of the learned ``ranker`` per problem (other readers
+    skip them)."""
     run = load_folder(folder)
     entry = run.summary.get("entry") or {}
     inputs = run.summary.get("inputs") or {}
@@ -101,17 +106,18 @@ def read_folder(folder: str | Path, with_tables: bool = True) -> SetFolder:
     sf = SetFolder(name, label, Path(folder), run,
                    sources=tuple(str(inputs[k]) for k in ("solutions", "tests") if inputs.get(k)))
     if with_tables:
-        sf.tables = [cluster_features(sp.executions) for sp in run.problems]
+        features = TABLES[ranker][1]
+        sf.tables = [features(sp.executions) for sp in run.problems]
     return sf
 
 
-def read_folders(folders: Iterable[str | Path], with_tables: bool = True) -> list[SetFolder]:
+def read_folders(folders: Iterable[str | Path], with_tables: bool = True, ranker: str = "learned") -> list[SetFolder]:
     """The complete folders (``rerank_results.json`` present) that the paths or glob patterns name, in sorted order,
     read once each; (name, pool, dataset) repeats dropped."""
     out, seen = [], set()
     for f in sorted({p for pat in map(str, folders) for p in (glob.glob(pat) or [pat])}):
         try:
-            sf = read_folder(f, with_tables)
+            sf = read_folder(f, with_tables, ranker)
         except ResultsFolderError:
             continue
         key = (sf.name, sf.tests_label, sf.run.dataset)
@@ -132,23 +138,25 @@ def folds(sets: Sequence[SetFolder]) -> list[tuple[str, list[SetFolder], list[Se
     return out
 
 
-def train(sets: Sequence[SetFolder], exclude_model: Optional[str] = None, note: Optional[str] = None) -> dict:
-    """A model fitted on ``sets``; ``exclude_model``: raise if any of them is of that model."""
+def train(sets: Sequence[SetFolder], exclude_model: Optional[str] = None, note: Optional[str] = None,
+          spec: FeatureSpec = learned.SPEC) -> dict:
+    """A model fitted on ``sets`` (their tables: ``spec``'s features); ``exclude_model``: raise if any of them is of
+    that model."""
     if exclude_model is not None and any(s.model == exclude_model for s in sets):
         raise AssertionError(f"training on a set of the scored model {exclude_model!r}")
     tables = [t for s in sets for t in s.tables]
     quality = [q for s in sets for q in s.quality(LABEL_SPLIT)]
     names = [{"name": s.name, "tests": s.tests_label, "dataset": s.run.dataset, "problems": len(s.tables),
               "license": "permissive" if permissive(s) else "not permissive"} for s in sets]
-    return fit_pairwise(tables, quality, names, note=note)
+    return fit_pairwise(tables, quality, names, note=note, spec=spec)
 
 
-def train_shipped(sets: Sequence[SetFolder]) -> dict:
+def train_shipped(sets: Sequence[SetFolder], spec: FeatureSpec = learned.SPEC) -> dict:
     """The model to ship: trained on the permissively licensed folders of ``sets`` only."""
     chosen = [s for s in sets if permissive(s)]
     if not chosen:
         raise ValueError("no permissively licensed folder among the given ones: nothing may train the shipped model")
-    model = train(chosen, note="trained on permissively licensed folders only (report/learned_loso.py)")
+    model = train(chosen, note="trained on permissively licensed folders only (report/learned_loso.py)", spec=spec)
     assert all(t["license"] == "permissive" for t in model["training_sets"])
     return model
 
@@ -191,3 +199,60 @@ def loso_rows(sets: Sequence[SetFolder], baselines: Sequence[str], n_resamples: 
                 row["weights"] = fitted["weights"]
                 rows.append(row)
     return rows
+
+
+# --- issue 40: the default pick (learned_examples) against the trial-test compositions ------------------------------
+COMPOSITIONS = ("filter+srank", "filter+overlap_agreement", "filter+mbr_exec")  # the best fixed ones (docs/results.md)
+
+
+def heldout_models(sets: Sequence[SetFolder], spec: FeatureSpec) -> dict[str, dict]:
+    """{model family: a model of ``spec`` trained on every other family's folders} — what scores that family."""
+    out = {}
+    for model, _, train_sets in folds(sets):
+        out[model] = train(train_sets, exclude_model=model, spec=spec)
+        assert model not in {model_key(t["name"]) for t in out[model]["training_sets"]}, "LOSO leak"
+    return out
+
+
+def gap_closed(ours: float, random: float, oracle: float) -> Optional[float]:
+    """Share of the random → oracle gap a pick closes (None when there is no gap)."""
+    return (ours - random) / (oracle - random) if oracle - random > 1e-9 else None
+
+
+def recommended_rows(sets: Sequence[SetFolder], models: dict[str, dict], others: Sequence[str] = ("srank", "learned"),
+                     compositions: Sequence[str] = COMPOSITIONS, name: str = "learned_examples",
+                     n_resamples: int = 2000, seed: int = 0) -> list[dict]:
+    """One row per folder × split: pass@1 (with interval) of the held-out ``name`` (each folder scored by the model
+    of ``models`` that never saw its family), of random, the oracle, each composition and ``others``; ``name`` −
+    each composition and − the folder's best composition (paired, 95 % interval); the share of the random → oracle
+    gap each pick closes."""
+    rows = []
+    for sf in sets:
+        ours = learned_scores(sf, models[sf.model])
+        theirs = problem_scores(sf.run, ["random", "oracle", *compositions, *others])
+        idx = resample_indices(len(sf.tables), n_resamples, seed)
+        for split in splits_of(sf.run):
+            scores = {name: ours[split], **{m: v[split] for m, v in theirs.items()}}
+            est = {m: mean_estimate(v, idx).to_json() for m, v in scores.items()}
+            best = max(compositions, key=lambda m: est[m]["pass@1"])
+            row = {"set": sf.label, "model": sf.model, "dataset": sf.run.dataset, "split": split,
+                   "n_problems": len(sf.tables), "samples": int(np.median([p.executions.n_candidates
+                                                                           for p in sf.run.problems])),
+                   "tests_from_examples": sf.run.tests_from_examples,
+                   "trained_on": sorted({model_key(t["name"]) for t in models[sf.model]["training_sets"]}),
+                   "pass@1": est, "best_composition": best,
+                   "minus": {m: paired_difference(scores[name], scores[m], idx).to_json()
+                             for m in [*compositions, *others, "random"]},
+                   "gap_closed": {m: gap_closed(est[m]["pass@1"], est["random"]["pass@1"], est["oracle"]["pass@1"])
+                                  for m in [name, *compositions, *others]}}
+            row["minus_best"] = row["minus"][best]
+            rows.append(row)
+    return rows
+
+
+def family_means(rows: Sequence[dict], methods: Sequence[str], split: str) -> dict[str, float]:
+    """Mean pass@1 per method over model families (a family's folders averaged first) on ``split``."""
+    sub = [r for r in rows if r["split"] == split]
+    fams = list(dict.fromkeys(r["model"] for r in sub))
+    return {m: float(np.mean([np.mean([r["pass@1"][m]["pass@1"] for r in sub if r["model"] == f]) for f in fams]))
+            for m in methods}

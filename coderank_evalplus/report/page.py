@@ -7,7 +7,17 @@ import html
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
-from coderank_evalplus.report.text import block_key, fmt_p, fmt_rank, model_blocks, splits_in, summary_pools
+from coderank_evalplus.report.text import (
+    SETTING_NOTE,
+    block_key,
+    fmt_p,
+    fmt_rank,
+    method_headers,
+    model_blocks,
+    splits_in,
+    summary_pools,
+    tests_cell,
+)
 
 if TYPE_CHECKING:
     from coderank_evalplus.report.board import Leaderboard
@@ -70,7 +80,7 @@ def _diff_cell(d: dict | None) -> str:
 
 def _pass_table(lb: "Leaderboard", split: str, dataset: str) -> str:
     methods = lb.config["methods"]
-    head = "".join(f"<th>{_e(h)}</th>" for h in ["model", "tests", "problems", "samples", *methods])
+    head = "".join(f"<th>{_e(h)}</th>" for h in ["model", "tests", "problems", "samples", *method_headers(methods)])
     body = []
     for r in lb.rows:
         if split not in r["splits"] or r["dataset"] != dataset:
@@ -78,7 +88,7 @@ def _pass_table(lb: "Leaderboard", split: str, dataset: str) -> str:
         ranked = [m for m in methods if m != "oracle" and (r["methods"].get(m) or {}).get(split)]
         top = max((r["methods"][m][split]["pass@1"] for m in ranked), default=None)
         s = r["samples_per_problem"]
-        cells = [f"<td>{_e(r['name'])}</td>", f"<td>{_e(r['tests_label'] or '–')}</td>",
+        cells = [f"<td>{_e(r['name'])}</td>", f"<td>{_e(tests_cell(r))}</td>",
                  f'<td class="num">{r["n_problems"]}</td>',
                  f'<td class="num">{_e(s if isinstance(s, int) else str(s["min"]) + "–" + str(s["max"]))}</td>']
         for m in methods:
@@ -247,7 +257,8 @@ def render(lb: "Leaderboard", figures: Mapping[str, Path]) -> str:
     for dataset in datasets:
         on = f" ({dataset})" if len(datasets) > 1 else ""
         for split in splits_in([r for r in lb.rows if r["dataset"] == dataset]):
-            parts += [f"<h2>pass@1 on {split} tests{_e(on)}</h2>", _pass_table(lb, split, dataset)]
+            parts += [f"<h2>pass@1 on {split} tests{_e(on)}</h2>", _pass_table(lb, split, dataset),
+                      f'<p class="note">{_e(SETTING_NOTE)}</p>']
             for base in cfg["compare_to"]:
                 title = "Gain over random" if base == "random" else f"Difference to {base}"
                 parts += [f"<h3>{_e(title)} ({split} tests{_e(on)}, points)</h3>",

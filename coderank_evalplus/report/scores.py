@@ -30,14 +30,16 @@ def splits_of(run: StoredRun) -> tuple[str, ...]:
 
 
 def rank(sp: StoredProblem, method: str | RankFn, seed: int, executions: Optional[Executions] = None,
-         hidden: Optional[tuple[np.ndarray, np.ndarray]] = None, candidates: Optional[np.ndarray] = None) -> Ranking:
+         hidden: Optional[tuple[np.ndarray, np.ndarray]] = None, candidates: Optional[np.ndarray] = None,
+         options: Optional[dict] = None) -> Ranking:
     """``method``'s ranking of the stored problem (or of a subset given as ``executions`` / ``hidden``, made of
-    the stored ``candidates`` when they are a subset)."""
+    the stored ``candidates`` when they are a subset); ``options``: more ranker options (e.g. a learned model)."""
     ex = executions if executions is not None else sp.executions
     bench = hidden if executions is not None else sp.hidden
     features = {k: (v if candidates is None else v[candidates]) for k, v in sp.features.items()}
     ranker = get_ranker(method) if isinstance(method, str) else method
-    return ranker(RankContext(sp.problem, ex, seed=seed, options=features, benchmark_outputs=bench))
+    return ranker(RankContext(sp.problem, ex, seed=seed, options={**features, **(options or {})},
+                              benchmark_outputs=bench))
 
 
 def pass_at_1(method: str, correct: np.ndarray, ranking: Optional[Ranking]) -> float:

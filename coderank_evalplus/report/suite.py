@@ -16,7 +16,8 @@ drop_extra_problems = false         # optional (also top level): drop samples of
 raw_field = "raw"                   # optional: the records' field holding a chat model's raw reply (as
                                     # `rerank --raw-field`: read as evalplus.sanitize would)
 # strict = true                     # optional, top level: a pass only the candidate's own == decided fails
-# tests may also be "examples+mutate" (or "examples+mutate:N": inputs grown from the prompt's examples, no model)
+# tests may also be "examples+mutate" (or "examples+mutate:N": inputs grown from the prompt's examples, no model;
+# an entry without tests gets "examples+mutate")
 # or a list combining a pool file with it: tests = ["tests.jsonl", "examples+mutate"]
 # or, instead of solutions/tests: results = "runs/existing-results-folder"
 ```
@@ -39,6 +40,7 @@ from typing import Any, Optional
 
 from coderank_evalplus.io.results_folder import ResultsFolderError, read_summary
 from coderank_evalplus.report.board import default_pool
+from coderank_evalplus.testgen.mutate import SOURCE, no_pool_note
 
 _TOP_KEYS = {"methods", "compare_to", "limit", "data_dir", "time_limit", "tests_per_sample", "n_resamples", "seed",
              "draws", "entry", "base_only", "drop_extra_problems", "strict"}
@@ -141,6 +143,7 @@ def load_suite(path: str | Path) -> Suite:
     base = path.resolve().parent
     seen: dict[tuple[str, str], int] = {}
     pools: dict[tuple[str, str, str], int] = {}
+    defaulted: list[int] = []
     for i, raw in enumerate(entries, 1):
         where = f"{path}: entry {i}" + (f" ({raw.get('name')})" if isinstance(raw.get("name"), str) else "")
         unknown = set(raw) - _ENTRY_KEYS
@@ -150,7 +153,8 @@ def load_suite(path: str | Path) -> Suite:
         if "name" not in raw:
             raise SuiteError(f"{where}: missing 'name'")
         e = SuiteEntry(name=_typed(where, "name", raw["name"], str))
-        e.tests_label = _typed(where, "tests_label", raw.get("tests_label", ""), str)
+        no_pool = "tests" not in raw and "results" not in raw
+        e.tests_label = _typed(where, "tests_label", raw.get("tests_label", SOURCE if no_pool else ""), str)
         e.pool = _typed(where, "pool", raw.get("pool", default_pool(e.tests_label)), str)
         e.drop_extra_problems = _typed(where, "drop_extra_problems",
                                        raw.get("drop_extra_problems", data.get("drop_extra_problems", False)), bool)
@@ -168,11 +172,12 @@ def load_suite(path: str | Path) -> Suite:
                 raise SuiteError(f"{where}: give either 'results' or 'solutions' + 'tests', not both")
             e.results = _path(base, where, "results", raw["results"])
         else:
-            for key in ("solutions", "tests"):
-                if key not in raw:
-                    raise SuiteError(f"{where}: missing {key!r} (or give 'results', an existing results folder)")
+            if "solutions" not in raw:
+                raise SuiteError(f"{where}: missing 'solutions' (or give 'results', an existing results folder)")
             e.solutions = _path(base, where, "solutions", raw["solutions"])
-            e.test_sources = _test_sources(base, where, raw["tests"])
+            if "tests" not in raw:  # no pool: the one that needs no model (say so once per suite, below)
+                defaulted.append(i)
+            e.test_sources = _test_sources(base, where, raw.get("tests", SOURCE))
             e.tests = next((t for t in e.test_sources if isinstance(t, Path)), None)
         key = (e.name, e.tests_label)
         if key in seen:
@@ -185,6 +190,10 @@ def load_suite(path: str | Path) -> Suite:
                              f"give one of them another 'pool'")
         pools[group] = i
         suite.entries.append(e)
+    if defaulted:
+        print(f"{path}: entr{'y' if len(defaulted) == 1 else 'ies'} {', '.join(map(str, defaulted))} "
+              f"{'has' if len(defaulted) == 1 else 'have'} no 'tests': " + no_pool_note("tests = FILE"),
+              file=sys.stderr)
     return suite
 
 

@@ -5,27 +5,62 @@ from __future__ import annotations
 
 from typing import Mapping, Optional, Sequence
 
+from coderank_evalplus.rankers import uses_prompt_examples
 
-def markdown_table(methods: Mapping[str, Mapping[str, Optional[Mapping[str, float]]]], title: str = "") -> str:
-    """One row per method; columns pass@k on base tests, then on plus tests where present."""
+EXAMPLES_MARK = "†"  # marks a method that ranks with the prompt's own examples (``uses_prompt_examples``)
+EXAMPLES_NOTE = (f"{EXAMPLES_MARK} uses the prompt's own examples (trial tests, or a pool grown from them): the "
+                 f"setting a user deploys, not CodeT's published one")
+
+
+def method_label(name: str, entry: Optional[Mapping] = None) -> str:
+    """The method's name, marked when its entry says it ranks with the prompt's examples."""
+    return f"{name} {EXAMPLES_MARK}" if entry and entry.get("uses_prompt_examples") else name
+
+
+SETTING_NOTE = (f"{EXAMPLES_MARK} uses the prompt's own examples, which the model saw: a marked method always (trial "
+                f"tests), every method that reads the tests on a marked pool (grown from the examples). The setting "
+                f"a user deploys; CodeT's published setting removes the examples (unmarked cells on unmarked rows).")
+
+
+def method_headers(methods: Sequence[str]) -> list[str]:
+    """Column headers: a method that ranks with the prompt's examples whatever the pool is marked."""
+    return [method_label(m, {"uses_prompt_examples": uses_prompt_examples(m)}) for m in methods]
+
+
+def tests_cell(row: dict) -> str:
+    """The row's pool, marked when it was grown from the prompt's examples."""
+    label = row["tests_label"] or "–"
+    return f"{label} {EXAMPLES_MARK}" if row.get("tests_from_examples") else label
+
+
+def markdown_table(methods: Mapping[str, Mapping[str, object]], title: str = "") -> str:
+    """One row per method; columns pass@k on base tests, then on plus tests where present; methods that use the
+    prompt's examples marked, with a note under the table."""
     splits = [s for s in ("base", "plus") if any(v.get(s) for v in methods.values())]
-    ks = []
+    ks: list[str] = []
     for v in methods.values():
         for s in splits:
-            for k in (v.get(s) or {}):
+            for k in _split_table(v, s):
                 if k not in ks:
                     ks.append(k)
     header = ["method"] + [f"{k} ({s})" for s in splits for k in ks]
-    lines = [f"### {title}" if title else "", "| " + " | ".join(header) + " |",
-             "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|"]
+    lines = [f"### {title}"] if title else []
+    lines += ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|"]
     for name, per_split in methods.items():
-        cells = [name]
+        cells = [method_label(name, per_split)]
         for s in splits:
             for k in ks:
-                val = (per_split.get(s) or {}).get(k)
+                val = _split_table(per_split, s).get(k)
                 cells.append("–" if val is None else f"{val:.2f}")
         lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(line for line in lines if line != "" or title)
+    if any(v.get("uses_prompt_examples") for v in methods.values()):
+        lines += ["", EXAMPLES_NOTE]
+    return "\n".join(lines)
+
+
+def _split_table(entry: Mapping[str, object], split: str) -> Mapping[str, float]:
+    table = entry.get(split)
+    return table if isinstance(table, Mapping) else {}
 
 
 def timing_line(timing: Mapping) -> str:

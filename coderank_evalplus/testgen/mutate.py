@@ -50,6 +50,12 @@ class MutateSpec:
         return f"{SOURCE}:{self.n}"
 
 
+def no_pool_note(flag: str = "--tests FILE") -> str:
+    """The one line a run prints when it is given no test pool and ranks on this source instead."""
+    return (f"no test pool given: ranking on {SOURCE} (inputs grown from the prompt's own examples, no model); "
+            f"give {flag} for a model-written pool")
+
+
 def parse_source(text: str) -> Optional[MutateSpec]:
     """The spec ``text`` spells (``examples+mutate`` or ``examples+mutate:N``), or None for anything else (a file)."""
     m = _SPEC.match(text.strip())

@@ -44,7 +44,11 @@ def test_rerank_writes_results_and_verdicts(small_inputs, tmp_path):
     assert res["dataset"] == "humaneval" and res["n_problems"] == 3
     assert list(res["methods"]) == ["random", "codet", "srank", "mbr_exec", "filter+codet", "oracle"]
     for m in res["methods"].values():
-        assert set(m) == {"base", "plus"} and set(m["base"]) == {"pass@1", "pass@2", "pass@10"}
+        assert set(m) == {"base", "plus", "uses_prompt_examples"} and set(m["base"]) == {"pass@1", "pass@2", "pass@10"}
+    # the setting is never hidden: only the trial-test filter uses the prompt's examples on a model's pool
+    assert {m: v["uses_prompt_examples"] for m, v in res["methods"].items()} == {
+        "random": False, "codet": False, "srank": False, "mbr_exec": False, "filter+codet": True, "oracle": False}
+    assert "filter+codet †" in r.stdout and "uses the prompt's own examples" in r.stdout
     # random and oracle follow from the per-sample verdicts
     verdicts = [json.loads(line) for line in (out / "verdicts.jsonl").read_text().splitlines()]
     assert len(verdicts) == 3 * 40
@@ -128,6 +132,21 @@ def test_rerank_with_examples_mutate_alone_and_combined(small_inputs, tmp_path):
         assert set(alone["asserts"]) < set(rec["asserts"])  # the pool's asserts beside the examples'
         assert rec["generated_inputs"]["inputs"] == alone["generated_inputs"]["inputs"]
     assert _cli(*common, "--tests", "examples+mutate:x", "--output", str(tmp_path / "bad")).returncode == 2
+
+
+def test_rerank_without_tests_runs_examples_mutate(small_inputs, tmp_path):
+    """No ``--tests``: the pool that needs no model (examples+mutate, default N), said in one line; the default
+    methods, with recommended (which uses the prompt's examples) marked."""
+    out = tmp_path / "default"
+    r = _cli("rerank", "--dataset", "humaneval", "--data-dir", str(SHARED_DATA), "--solutions",
+             str(small_inputs / "samples.jsonl"), "--limit", "1", "--output", str(out), "--quiet", "--workers", "2")
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.count("no test pool given: ranking on examples+mutate") == 1
+    res = json.loads((out / "rerank_results.json").read_text())
+    assert res["config"]["mutate"] == 10 and res["generated_inputs"]["grown"] == 10
+    assert list(res["methods"]) == ["random", "recommended", "codet", "srank", "mbr_exec", "oracle"]
+    assert res["methods"]["recommended"]["uses_prompt_examples"] and res["methods"]["codet"]["uses_prompt_examples"]
+    assert "| recommended † |" in r.stdout
 
 
 @needs_data

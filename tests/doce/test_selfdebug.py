@@ -162,7 +162,9 @@ def test_sd1_debugs_each_methods_top_pick_for_up_to_three_rounds(tmp_path):
     assert d.rounds[1].shown == PROMPT + TIMES
     b, a = before.methods, res.block["methods"]
     assert b["first"]["base"]["pass@1"] == 0.0 and a["first"]["base"]["pass@1"] == 100.0
-    assert a["mbr_exec"] == b["mbr_exec"]  # its pick was right and stays
+    assert {s: a["mbr_exec"][s] for s in ("base", "plus")} == {s: b["mbr_exec"][s] for s in ("base", "plus")}
+    # its pick was right and stays; after the rewrites (trial-test feedback) every row used the prompt's examples
+    assert all(v["uses_prompt_examples"] for v in a.values()) and not b["mbr_exec"]["uses_prompt_examples"]
     assert res.block["rounds"] == 3 and res.block["mode"] == "sd1"
     cache.close()
 

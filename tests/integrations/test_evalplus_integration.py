@@ -106,8 +106,8 @@ def _run(args, env, cwd, timeout=120):
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# the three real evalplus runs (concurrent): with --rerank and a test file, with --rerank on inputs grown from the
-# examples (--tests examples+mutate:6), and without --rerank
+# the three real evalplus runs (concurrent): with --rerank and a test file, with --rerank and neither --tests nor
+# --model (inputs grown from the examples, examples+mutate), and without --rerank
 # ----------------------------------------------------------------------------------------------------------------
 
 
@@ -121,7 +121,7 @@ def runs(data, tmp_path_factory):
     # run also has CODERANK_DATA (the full .gz release): evalplus reads its override file, so must the rerank
     args = {"with": (common + ["--rerank", METHODS, "--tests", str(data / "tests_codet.jsonl")],
                      {"CODERANK_DATA": str(DATA)}),
-            "mutate": (common + ["--rerank", "mbr_exec,srank", "--tests", "examples+mutate:6"], {}),
+            "mutate": (common + ["--rerank", "mbr_exec,srank,recommended"], {}),
             "without": (common, {})}
     procs = {name: subprocess.Popen(cmd, env={**_env(data, tmp_path_factory.mktemp(f"cache_{name}")), **extra},
                                     cwd=dirs[name], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -141,7 +141,8 @@ def test_rerank_run_writes_results_next_to_evalplus(runs):
     assert res["dataset"] == "humaneval" and res["n_problems"] == len(TASKS)
     assert list(res["methods"]) == ["random", "codet", "srank", "mbr_exec", "oracle"]
     for m in res["methods"].values():
-        assert set(m) == {"base", "plus"} and 0.0 <= m["base"]["pass@1"] <= 100.0
+        assert set(m) == {"base", "plus", "uses_prompt_examples"} and 0.0 <= m["base"]["pass@1"] <= 100.0
+        assert m["uses_prompt_examples"] is False  # a model's pool, CodeT-setting methods
     assert res["methods"]["codet"]["base"]["pass@1"] > res["methods"]["random"]["base"]["pass@1"]
     # judged once: the verdicts are those evalplus has just written, our judge ran on nothing
     assert res["timing"]["verdicts_from"] == "samples_eval_results.json" and res["timing"]["judged_samples"] == 0
@@ -244,11 +245,11 @@ def test_unknown_method_lists_available(entry, data, env, tmp_path):
     assert not list(data.glob("*_eval_results.json"))  # failed before evalplus ran
 
 
-def test_rerank_without_tests_or_model_says_what_is_missing(data, env, tmp_path):
-    out = _run(ENTRY_POINTS["console"] + ["humaneval", "--samples", str(data / "samples.jsonl"), "--rerank", "codet"],
-               env, tmp_path)
+def test_model_flags_without_model_are_named(data, env, tmp_path):
+    out = _run(ENTRY_POINTS["console"] + ["humaneval", "--samples", str(data / "samples.jsonl"), "--rerank", "codet",
+                                          "--temperature", "0.5"], env, tmp_path)
     assert out.returncode == 2
-    assert "--tests" in out.stderr and "--model" in out.stderr
+    assert "--temperature" in out.stderr and "--model" in out.stderr and "Traceback" not in out.stderr
 
 
 def test_tests_for_other_tasks_are_named(data, env, tmp_path):
@@ -313,7 +314,7 @@ def test_rerank_paths_and_method_parsing(tmp_path):
     assert p.results == tmp_path / "folder" / "rerank_results.json" and p.workdir.name == "folder_rerank"
     assert parse_methods(("codet", "srank")) == ["codet", "srank"]  # Fire turns a,b into a tuple
     assert parse_methods("codet, mbr_exec") == ["codet", "mbr_exec"]
-    assert parse_methods(True) == ["codet", "srank", "mbr_exec"]
+    assert parse_methods(True) == ["recommended", "codet", "srank", "mbr_exec"]
 
 
 def _replayed_model_outputs(data):
@@ -391,8 +392,9 @@ def test_evaluate_main_same_flags(data, in_process_env, capsys):
     assert evaluate_main(["humaneval", "--samples", str(data / "samples.jsonl"), "--rerank", "nope",
                           "--tests", str(data / "tests_codet.jsonl")]) == 2
     assert "unknown ranking method(s): nope" in capsys.readouterr().err
-    assert evaluate_main(["humaneval", "--samples", str(data / "samples.jsonl"), "--rerank", "codet"]) == 2
-    assert "--tests" in capsys.readouterr().err
+    assert evaluate_main(["humaneval", "--samples", str(data / "samples.jsonl"), "--rerank", "codet",
+                          "--n_samples", "3"]) == 2
+    assert "--n_samples" in capsys.readouterr().err
 
 
 def test_evaluate_limit_is_a_clear_error(data, in_process_env, capsys):
@@ -489,14 +491,18 @@ def test_from_model_with_likelihood_methods_and_self_debug(data, in_process_env,
     assert len(evaluated) == calls
 
 
-def test_rerank_with_examples_mutate_needs_no_test_file(runs, data, env, tmp_path):
-    """``--tests examples+mutate:N``: the inputs grown from the examples; evalplus's verdicts reused."""
+def test_rerank_without_tests_or_model_uses_examples_mutate(runs, data, env, tmp_path):
+    """Neither ``--tests`` nor ``--model``: the inputs grown from the examples (examples+mutate, said in one line);
+    evalplus's verdicts reused; every method that reads the tests is marked as using the prompt's examples."""
     d, rc, stdout, stderr = runs["mutate"]
     assert rc == 0, stderr[-3000:]
     res = json.loads((d / "samples_rerank_results.json").read_text())
-    assert res["config"]["mutate"] == 6 and res["generated_inputs"]["grown"] == 6 * len(TASKS)
+    assert res["config"]["mutate"] == 10 and res["generated_inputs"]["grown"] == 10 * len(TASKS)
     assert res["timing"]["verdicts_from"].endswith("eval_results.json")
-    assert "| mbr_exec |" in stdout and "no test samples" not in stderr
+    assert stderr.count("no test pool given: ranking on examples+mutate") == 1
+    assert "| mbr_exec † |" in stdout and "| recommended † |" in stdout and "no test samples" not in stderr
+    assert {m: v["uses_prompt_examples"] for m, v in res["methods"].items()} == {
+        "random": False, "mbr_exec": True, "srank": True, "recommended": True, "oracle": False}
     shutil.copy(data / "samples.jsonl", tmp_path / "samples.jsonl")
     bad = _run([str(BIN / "evalplus.evaluate"), "--dataset", "humaneval", "--samples", "samples.jsonl", "--rerank",
                 "srank", "--tests", "examples+mutate:x"], env, tmp_path)

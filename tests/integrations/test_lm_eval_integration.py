@@ -30,7 +30,7 @@ DATA = Path(os.environ.get("CODERANK_DATA") or REPO.parent / "shared" / "data").
 CODET = DATA / "microsoft_CodeT"
 BIN = Path(sys.executable).parent
 TASK_NAMES = [f"{d}_{m}" for d in ("humaneval", "humaneval_plus", "mbpp", "mbpp_plus")
-              for m in ("codet", "srank", "mbr_exec")]
+              for m in ("codet", "srank", "mbr_exec", "recommended")]
 needs_data = pytest.mark.skipif(not CODET.is_dir(), reason=f"shared data not found at {DATA}")
 
 # Registers a model that replays CodeT's samples: solution requests (idx 0) get the problem's code samples in
@@ -210,6 +210,8 @@ def test_task_yamls_cover_every_dataset_and_method():
         assert cfg["coderank"]["plus"] is ("_plus_" in name)
         assert cfg["coderank"]["dataset"] == ("mbpp" if name.startswith("mbpp") else "humaneval") + (
             "+" if "_plus_" in name else "")
+        # the default pick ranks on the model's tests pooled with inputs grown from the examples
+        assert cfg["coderank"].get("examples_mutate", False) is name.endswith("_recommended")
     group = _load_yaml(folder / "coderank.yaml", resolve=False)
     assert group["group"] == "coderank" and sorted(group["task"]) == sorted(TASK_NAMES)
 
@@ -412,7 +414,8 @@ def replay_run(tmp_path_factory):
     out = tmp / "out"
     proc = _lm_eval(["run", "--model", "coderank-replay",
                      "--model_args", f"codet_dir={CODET},empty_tasks=mbpp_codet",
-                     "--tasks", "humaneval_codet,humaneval_srank,humaneval_mbr_exec,humaneval_plus_codet,mbpp_codet",
+                     "--tasks", "humaneval_codet,humaneval_srank,humaneval_mbr_exec,humaneval_plus_codet,mbpp_codet,"
+                                "humaneval_recommended",
                      "--limit", str(limit), "--metadata", json.dumps({"n_solutions": n, "n_test_samples": n,
                                                                       "progress": False}),
                      "--confirm_run_unsafe_code", "--log_samples", "--output_path", str(out)], tmp)
@@ -439,12 +442,17 @@ def replay_run(tmp_path_factory):
     assert main(["rerank", "--dataset", "humaneval", "--data-dir", str(DATA),
                  "--solutions", str(tmp / "solutions.jsonl"), "--tests", str(tmp / "tests.jsonl"),
                  "--methods", "codet,srank,mbr_exec", "--output", str(tmp / "cli"), "--quiet"]) == 0
+    assert main(["rerank", "--dataset", "humaneval", "--data-dir", str(DATA),
+                 "--solutions", str(tmp / "solutions.jsonl"), "--tests", str(tmp / "tests.jsonl"),
+                 "--tests", "examples+mutate", "--methods", "recommended", "--output", str(tmp / "cli_recommended"),
+                 "--cache-dir", str(tmp / "cli" / "cache"), "--quiet"]) == 0
     rankings = {}
     for line in (tmp / "cli" / "rankings.jsonl").read_text().splitlines():
         r = json.loads(line)
         rankings[(r["task_id"], r["method"])] = r
     return {"out": out, "log": proc.stdout + proc.stderr, "n": n, "tids": tids, "tmp": tmp,
-            "cli": json.loads((tmp / "cli" / "rerank_results.json").read_text()), "rankings": rankings}
+            "cli": json.loads((tmp / "cli" / "rerank_results.json").read_text()), "rankings": rankings,
+            "cli_recommended": json.loads((tmp / "cli_recommended" / "rerank_results.json").read_text())}
 
 
 @needs_data
@@ -478,6 +486,22 @@ def test_replayed_samples_match_the_cli(replay_run, task, method, split):
     # reranking actually matters on these problems: the CodeT-style ranking beats a random pick
     if method == "codet":
         assert metrics["pass@1,none"] > metrics["pass@1_random,none"]
+
+
+@needs_data
+def test_recommended_task_pools_the_examples_and_says_so(replay_run):
+    """``humaneval_recommended``: the default pick on the model's tests + examples+mutate, as the CLI's
+    ``--tests FILE --tests examples+mutate --methods recommended``; each logged record says it uses the examples."""
+    metrics = _results(replay_run["out"])["results"]["humaneval_recommended"]
+    cli = replay_run["cli_recommended"]["methods"]
+    assert round(100 * metrics["pass@1,none"], 2) == cli["recommended"]["base"]["pass@1"]
+    assert cli["recommended"]["uses_prompt_examples"] is True
+    for s in _samples(replay_run["out"], "humaneval_recommended"):
+        record = json.loads(s["filtered_resps"][0])
+        assert record["method"] == "recommended" and record["uses_prompt_examples"] is True
+        assert record["tests"] == "model + examples+mutate"
+    for s in _samples(replay_run["out"], "humaneval_codet"):
+        assert json.loads(s["filtered_resps"][0])["uses_prompt_examples"] is False
 
 
 @needs_data
