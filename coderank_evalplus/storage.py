@@ -90,6 +90,9 @@ def os_storage_error(exc: OSError, folder: str | os.PathLike, what: str = "files
 def ensure_writable_dir(folder: str | os.PathLike, what: str = "results") -> Path:
     """Create ``folder`` if needed and check that a file can be created in it (before any work is done)."""
     folder = Path(folder)
+    clash = next((p for p in (folder, *folder.parents) if p.exists() and not p.is_dir()), None)
+    if clash is not None:  # mkdir would raise FileExistsError (or NotADirectoryError) with a traceback
+        raise ValueError(f"{what} folder {folder}: {clash} is a file, not a folder; give another --output")
     try:
         folder.mkdir(parents=True, exist_ok=True)
         fd, probe = tempfile.mkstemp(dir=folder, prefix=".coderank-write-check-")

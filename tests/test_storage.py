@@ -75,3 +75,12 @@ def test_ensure_writable_dir(tmp_path, monkeypatch):
     with pytest.raises(StorageError, match=r"cannot write results in .*: permission denied; make the folder "
                                            r"writable or choose another"):
         ensure_writable_dir(tmp_path / "a")
+
+
+def test_an_existing_file_as_output_folder_is_a_one_line_refusal(tmp_path):
+    (tmp_path / "taken").write_text("x")
+    for target in (tmp_path / "taken", tmp_path / "taken" / "sub"):
+        with pytest.raises(ValueError, match=r"results folder .*: .*taken is a file, not a folder; give another "
+                                             r"--output"):
+            ensure_writable_dir(target)
+    assert (tmp_path / "taken").read_text() == "x"

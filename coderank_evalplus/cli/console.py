@@ -6,6 +6,7 @@ import argparse
 import logging
 import sys
 import time
+import warnings
 from pathlib import Path
 from typing import Optional, Sequence
 
@@ -70,6 +71,7 @@ def run_rerank(args: argparse.Namespace, solutions_path: str, tests_path: "str |
     from dataclasses import replace
 
     from coderank_evalplus.engine.execution import ResultCache
+    from coderank_evalplus.engine.workers import CANDIDATE_LOG, log_candidates_to
     from coderank_evalplus.io.problems import load_problems, select_problems, selection_note
     from coderank_evalplus.io.samples import read_solutions
     from coderank_evalplus.io.sanitize import SanitizeTally
@@ -115,6 +117,7 @@ def run_rerank(args: argparse.Namespace, solutions_path: str, tests_path: "str |
         print(f"warning: {len(missing)} task(s) have no test samples (they fall back to a random pick): "
               f"{', '.join(missing[:5])}{' …' if len(missing) > 5 else ''}", file=sys.stderr)
     output = ensure_writable_dir(Path(args.output or "coderank_results"))  # before any work, not after it
+    log_candidates_to(output / CANDIDATE_LOG)
     cache = ResultCache(Path(args.cache_dir or output / "cache") / "executions.sqlite")
     try:
         result = rerank(args.dataset, problems, solutions, tests, cfg, cache, features,
@@ -140,6 +143,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return evaluate_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
+    # model-written text is compiled and parsed in this process too (samples, asserts, trial tests): its
+    # SyntaxWarnings ("is" with a literal, invalid escapes) are the candidates' business, not the user's
+    warnings.filterwarnings("ignore", category=SyntaxWarning)
     if args.command not in ("methods", "leaderboard"):  # these two never reach evalplus
         from coderank_evalplus.integrations.versions import evalplus_too_old
 

@@ -81,6 +81,10 @@ def run_leaderboard(args: argparse.Namespace) -> int:
             suite.methods = args.methods.split(",")
         if args.strict:
             suite.strict = True
+        from coderank_evalplus.engine.workers import CANDIDATE_LOG, log_candidates_to
+        from coderank_evalplus.storage import ensure_writable_dir
+
+        log_candidates_to(ensure_writable_dir(output) / CANDIDATE_LOG)
         ran = ensure_results(suite, output, Path(args.cache_dir) if args.cache_dir else None, args.workers,
                              not args.quiet, args.executor, args.ray_address)
         entries = [lbm.Entry(e.name, folder, e.tests_label, e.pool) for e, folder, _ in ran]

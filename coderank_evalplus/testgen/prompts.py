@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import re
+import warnings
 from typing import Optional
 
 from coderank_evalplus.types import Problem
@@ -315,11 +316,13 @@ def strip_examples(prompt: str, entry_point: str) -> str:
 
 
 def _compiles(src: str) -> bool:
-    try:
-        compile(src, "<trial>", "exec")
-        return True
-    except (SyntaxError, ValueError):
-        return False
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a prompt's SyntaxWarning ("is" with a literal…) is not the user's concern
+        try:
+            compile(src, "<trial>", "exec")
+            return True
+        except (SyntaxError, ValueError):
+            return False
 
 
 _LITERAL_FIX = {"true": "True", "false": "False", "none": "None", "null": "None"}

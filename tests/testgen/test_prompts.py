@@ -309,3 +309,16 @@ def test_parse_chat_solution():
     g: dict = {}
     exec(code, g)
     assert g["has_close_elements"]([1.0, 2.8, 3.0, 4.0, 5.0, 2.0], 0.3) is True
+
+
+def test_trial_tests_compile_without_warnings_reaching_the_user(recwarn):
+    """A prompt whose example compiles with a SyntaxWarning ("is" with a literal) gives its trial test silently:
+    warnings about model or prompt text never reach the user's terminal (issue 41)."""
+    import warnings
+
+    from coderank_evalplus.testgen.prompts import trial_tests_from_prompt
+
+    prompt = 'def f(x):\n    """Is it one?\n    >>> f(1) is 1\n    True\n    """\n'
+    warnings.simplefilter("always")
+    tests = trial_tests_from_prompt(prompt, "f")
+    assert tests and not [w for w in recwarn if issubclass(w.category, SyntaxWarning)]
