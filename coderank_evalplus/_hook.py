@@ -48,7 +48,10 @@ def _with_patching_loader(spec, fullname):
 
         def get_code(self, name):
             try:
-                return compile(_patched_tree(self.get_source(name)), self.path, "exec", dont_inherit=True)
+                source = self.get_source(name)
+                if source is None:  # no source to patch: evalplus's unmodified code
+                    return super().get_code(name)
+                return compile(_patched_tree(source), self.path, "exec", dont_inherit=True)
             except Exception:  # noqa: BLE001 - fall back to evalplus's unmodified code
                 return super().get_code(name)
 
@@ -74,8 +77,9 @@ def _patched_tree(source: str):
     stmt = ast.parse(_PATCH_STMT).body[0]
     at = next((i for i, node in enumerate(tree.body) if _is_main_guard(node)), len(tree.body))
     anchor = tree.body[at] if at < len(tree.body) else tree.body[-1]
+    located = (ast.stmt, ast.expr, ast.excepthandler, ast.arg, ast.keyword, ast.alias, ast.pattern)  # have lineno
     for node in ast.walk(stmt):
-        if hasattr(node, "lineno"):
+        if isinstance(node, located):
             node.lineno = node.end_lineno = anchor.lineno
             node.col_offset, node.end_col_offset = 0, 0
     tree.body.insert(at, stmt)

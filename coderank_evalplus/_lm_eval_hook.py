@@ -162,7 +162,8 @@ class LmEvalFinder:
             spec = other.find_spec(fullname, path, target)
             if spec is not None:
                 if spec.loader is not None and hasattr(spec.loader, "exec_module"):
-                    spec.loader = _PatchingLoader(spec.loader)
+                    proxy = _PatchingLoader(spec.loader)
+                    spec.loader = proxy  # type: ignore[assignment]  # duck-typed; typeshed wants an abc.Loader
                 return spec
         return None
 

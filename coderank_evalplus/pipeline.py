@@ -274,6 +274,7 @@ def add_mutated_inputs(works: Sequence[ProblemWork], cfg: RerankConfig) -> dict[
 
 def generated_summary(generated: Mapping[str, GeneratedInputs], cfg: RerankConfig) -> dict:
     """Totals over the problems: inputs requested, grown, kept by the validity rule; problems without seeds."""
+    assert cfg.mutate is not None  # rerank asks for this summary only when examples+mutate ran
     return {"source": MutateSpec(cfg.mutate).label(), "seed": cfg.seed, "problems": len(generated),
             "without_seeds": sum(1 for g in generated.values() if not g.seeds),
             "grown": sum(len(g.calls) for g in generated.values()),

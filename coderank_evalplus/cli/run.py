@@ -7,6 +7,7 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from coderank_evalplus.cli.options import add_common_options, config_from_args
 
@@ -69,7 +70,7 @@ def make_model(backend: str, model: str, base_url=None, tp: int = 1, dp: int = 1
     ``dp`` are vLLM's tensor / data parallel sizes."""
     from coderank_evalplus.generation import make_generator
 
-    kw = {}
+    kw: dict[str, Any] = {}
     if backend == "vllm":
         kw.update(tp=tp, dp=dp, ray_address=ray_address)
     elif (tp, dp) != (1, 1):

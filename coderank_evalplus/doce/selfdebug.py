@@ -32,7 +32,7 @@ import numpy as np
 from coderank_evalplus.doce.feedback import Probe, feedback_text, probe_all
 from coderank_evalplus.engine.execution import ExecutionStats, ProblemWork, ResultCache, execute
 from coderank_evalplus.engine.sandbox import Limits
-from coderank_evalplus.types import ERROR, FAIL, PASS, TIMEOUT, Problem, TestSuite
+from coderank_evalplus.types import ERROR, FAIL, PASS, TIMEOUT, Problem, ProblemOutcome, TestSuite
 
 MODES = ("sd1", "multi")
 DEFAULT_ROUNDS = {"sd1": 3, "multi": 1}
@@ -134,7 +134,7 @@ def top_candidates(ranking, n: int) -> list[int]:
     return sorted(int(c) for c in ranking.info.get("fallback_pool", range(n)))
 
 
-def targets_sd1(outcomes: Mapping[str, object], trial: Mapping[str, Sequence[TrialOutcome]],
+def targets_sd1(outcomes: Mapping[str, ProblemOutcome], trial: Mapping[str, Sequence[TrialOutcome]],
                 methods: Sequence[str]) -> dict[str, list[int]]:
     """SD-1: for each method, the candidates of its top group that fail a trial test (union over methods)."""
     out: dict[str, list[int]] = {}
@@ -325,7 +325,7 @@ def pool_features(features: Optional[Mapping[str, Mapping[str, Sequence[float]]]
     changed = {key for key, d in debugged.items() if d.final != d.original}
     rescore_all_coder = CODER in kinds and getattr(generator, "is_chat", False)
     seen = {(r.get("task_id"), r.get("solution")): r for r in known}
-    todo: list[tuple[str, int, str, dict]] = []
+    todo: list[tuple[str, int, list[str], dict]] = []
     for t, progs in pool.items():
         for c, prog in enumerate(progs):
             wanted = [k for k in kinds if (t, c) in changed or (k == CODER and rescore_all_coder)]

@@ -54,11 +54,13 @@ def make_generator(backend: str, model: Optional[str] = None, **kw) -> Generator
     backend = backend.lower()
     if backend == "vllm":
         check_model_path(model or "")
+        assert model is not None  # check_model_path raised ValueError for a missing one
         from coderank_evalplus.generation.vllm_backend import VllmGenerator
 
         return VllmGenerator(model, **kw)
     if backend == "hf":
         check_model_path(model or "")
+        assert model is not None  # check_model_path raised ValueError for a missing one
         from coderank_evalplus.generation.hf_backend import HFGenerator
 
         return HFGenerator(model, **kw)

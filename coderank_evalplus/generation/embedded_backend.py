@@ -14,7 +14,7 @@ from __future__ import annotations
 import glob
 import importlib.util
 import os
-from typing import Optional
+from typing import Any, Callable, Optional
 
 from coderank_evalplus.generation.base import Sample, truncate_at_stop
 
@@ -74,6 +74,7 @@ class LlamaCppGenerator:
 
         self.model_path = model_path
         threads = n_threads or llama_threads()
+        extra: dict[str, Any] = {"seed": seed} if seed is not None else {}
         self.llm = Llama(
             model_path=model_path,
             n_ctx=n_ctx,
@@ -81,24 +82,28 @@ class LlamaCppGenerator:
             n_threads_batch=threads,
             logits_all=logprobs,
             verbose=False,
-            **({"seed": seed} if seed is not None else {}),
+            **extra,
         )
         self.is_chat = bool(chat)
         self.logprobs = logprobs
-        self._formatter = None
+        self._formatter: Optional[Callable[..., Any]] = None  # llama_cpp's Jinja2ChatFormatter, made on first use
 
     def apply_chat_template(self, messages: list[dict]) -> str:
         if self._formatter is None:
-            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-
-            meta = self.llm.metadata
-            template = meta.get("tokenizer.chat_template")
-            if not template:
-                raise ValueError(f"{self.model_path} has no chat template")
-            eos = self.llm.detokenize([self.llm.token_eos()]).decode("utf-8", "ignore")
-            bos = self.llm.detokenize([self.llm.token_bos()]).decode("utf-8", "ignore")
-            self._formatter = Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)
+            self._formatter = self._chat_formatter()
         return self._formatter(messages=list(messages)).prompt
+
+    def _chat_formatter(self) -> Callable[..., Any]:
+        """llama_cpp's Jinja2ChatFormatter for the chat template in the GGUF file's metadata."""
+        from llama_cpp import llama_chat_format
+
+        meta = self.llm.metadata
+        template = meta.get("tokenizer.chat_template")
+        if not template:
+            raise ValueError(f"{self.model_path} has no chat template")
+        eos = self.llm.detokenize([self.llm.token_eos()]).decode("utf-8", "ignore")
+        bos = self.llm.detokenize([self.llm.token_bos()]).decode("utf-8", "ignore")
+        return llama_chat_format.Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)
 
     def generate(self, prompts, n, temperature, top_p, max_tokens, stop) -> list[list[Sample]]:
         out = []
@@ -114,6 +119,7 @@ class LlamaCppGenerator:
                     top_p=top_p,
                     stop=list(stop) or None,
                 )
+                assert isinstance(r, dict)  # stream=False (the default): one response, not an iterator of chunks
                 text = truncate_at_stop(r["choices"][0]["text"], stop)
                 lp = n_tok = None
                 if self.logprobs:

@@ -9,7 +9,7 @@ are de-quantized to float32).
 from __future__ import annotations
 
 import os
-from typing import Optional
+from typing import Any, Optional
 
 from coderank_evalplus.generation.base import Sample, truncate_at_stop
 
@@ -39,7 +39,7 @@ class HFGenerator:
         if seed is not None:
             torch.manual_seed(seed)
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
-        load = {"trust_remote_code": trust_remote_code}
+        load: dict[str, Any] = {"trust_remote_code": trust_remote_code}
         if gguf_file:
             load["gguf_file"] = os.path.basename(gguf_file)
             if os.path.isfile(model):  # a path to the .gguf itself

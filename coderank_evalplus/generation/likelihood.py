@@ -103,9 +103,10 @@ def score_records(records: Sequence[dict], problems: Mapping[str, Problem], scor
     how many values were scored. ``on_batch()`` is called after each batch (to save progress)."""
     todo: list[tuple[dict, str, tuple[str, str]]] = []
     for rec in records:
-        problem = problems.get(rec.get("task_id"))
+        task_id = rec.get("task_id")
+        problem = problems.get(task_id) if isinstance(task_id, str) else None
         program = _program(rec, problem) if problem is not None else None
-        if program is None:
+        if problem is None or program is None:
             continue
         for kind in kinds:
             if missing(rec, kind):

@@ -15,9 +15,12 @@ models whose tokenizer adds no BOS token (SmolLM2 among them: âˆ’63.3 against âˆ
 from __future__ import annotations
 
 import os
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from coderank_evalplus.generation.base import Sample, truncate_at_stop
+
+if TYPE_CHECKING:
+    from openai.types.chat import ChatCompletionMessageParam
 
 
 class ServerUnavailable(RuntimeError):
@@ -72,7 +75,8 @@ class OpenAIGenerator:
                         lp, n_tok = float(sum(values)), len(values)
                     out.append(Sample(truncate_at_stop(c.text or "", stop), lp, n_tok))
                 return out
-            messages = [{"role": "user", "content": prompt}] if isinstance(prompt, str) else list(prompt)
+            messages: list[ChatCompletionMessageParam] = (
+                [{"role": "user", "content": prompt}] if isinstance(prompt, str) else list(prompt))
             if self.logprobs:
                 kw["logprobs"] = True
             r = self.client.chat.completions.create(messages=messages, **kw)

@@ -26,7 +26,7 @@ import io
 import json
 import os
 from collections import Counter
-from typing import Callable, Iterable, Optional, Sequence
+from typing import Any, Callable, Iterable, Optional, Sequence
 
 from coderank_evalplus.generation.base import Generator, Sample
 from coderank_evalplus.storage import atomic_copy, os_storage_error, replace_file
@@ -165,22 +165,14 @@ def _generate(problems: list[Problem], generator: Generator, n_samples: int, n_t
                                           max_tokens, stops)
                 for p, samples in zip(need, outs):
                     for s in samples[: n_samples - have[p.task_id]]:
-                        rec = {"task_id": p.task_id, "solution": _solution(p, s, generator.is_chat)}
-                        if s.logprob is not None:
-                            rec["logprob"] = s.logprob
-                            if s.n_tokens is not None:
-                                rec["logprob_tokens"] = s.n_tokens
-                        _append(sf, rec)
+                        _append(sf, _solution_record(p, s, generator.is_chat))
                     have[p.task_id] = n_samples
             need = [p for p in chunk if n_test_samples > 0 and p.task_id not in tests_done]
             if need:
                 outs = generator.generate(_prompts(need, generator, "test", n_asserts), n_test_samples, temperature,
                                           top_p, max_tokens, stops)
                 for p, samples in zip(need, outs):
-                    rec = {"task_id": p.task_id, "samples": [_test_text(p, s, generator.is_chat) for s in samples]}
-                    if any(s.logprob is not None for s in samples):
-                        rec["logprobs"] = [s.logprob for s in samples]
-                    _append(tf, rec)
+                    _append(tf, _test_record(p, samples, generator.is_chat))
                     tests_done.add(p.task_id)
             if bar is not None:
                 bar.update(len(chunk))
@@ -191,12 +183,19 @@ def _generate(problems: list[Problem], generator: Generator, n_samples: int, n_t
     return spath, tpath
 
 
-def _solution_record(p: Problem, s: Sample, is_chat: bool) -> dict:
-    rec: dict = {"task_id": p.task_id, "solution": _solution(p, s, is_chat)}
+def _solution_record(p: Problem, s: Sample, is_chat: bool) -> dict[str, Any]:
+    rec: dict[str, Any] = {"task_id": p.task_id, "solution": _solution(p, s, is_chat)}
     if s.logprob is not None:
         rec["logprob"] = s.logprob
         if s.n_tokens is not None:
             rec["logprob_tokens"] = s.n_tokens
+    return rec
+
+
+def _test_record(p: Problem, samples: Sequence[Sample], is_chat: bool) -> dict[str, Any]:
+    rec: dict[str, Any] = {"task_id": p.task_id, "samples": [_test_text(p, s, is_chat) for s in samples]}
+    if any(s.logprob is not None for s in samples):
+        rec["logprobs"] = [s.logprob for s in samples]
     return rec
 
 
@@ -229,9 +228,7 @@ def _generate_adaptive(problems: list[Problem], generator: Generator, n_samples:
             if n_test_samples > 0 and p.task_id not in tests:
                 samples = generator.generate(_prompts([p], generator, "test", n_asserts), n_test_samples,
                                              temperature, top_p, max_tokens, stops)[0]
-                rec = {"task_id": p.task_id, "samples": [_test_text(p, s, generator.is_chat) for s in samples]}
-                if any(s.logprob is not None for s in samples):
-                    rec["logprobs"] = [s.logprob for s in samples]
+                rec = _test_record(p, samples, generator.is_chat)
                 _append(tf, rec)
                 tests[p.task_id] = rec["samples"]
             have = sols.setdefault(p.task_id, [])

@@ -34,7 +34,10 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
+
+if TYPE_CHECKING:
+    from coderank_evalplus.generation.base import Generator
 
 __all__ = ["RerankError", "patch_namespace", "evaluate_main", "add_evaluate_parser", "rerank_paths", "OPTIONS"]
 
@@ -122,9 +125,9 @@ def make_evaluate(original: Callable, namespace: dict) -> Callable:
         evaluate_and_rerank(original, namespace, params, model_kwargs, ours)
         return None  # Fire prints return values; evalplus's evaluate returns None too
 
-    evaluate.__signature__ = sig
+    evaluate.__signature__ = sig  # type: ignore[attr-defined]  # mypy rejects function attributes
     evaluate.__doc__ = _DOC
-    evaluate.__coderank_original__ = original
+    evaluate.__coderank_original__ = original  # type: ignore[attr-defined]  # mypy rejects function attributes
     return evaluate
 
 
@@ -393,9 +396,9 @@ class LazyModel:
     def __init__(self, model_kwargs: dict) -> None:
         self.model_kwargs = model_kwargs
         self.backend = model_kwargs.get("backend", "vllm")
-        self._generator = None
+        self._generator: Optional[Generator] = None
 
-    def get(self):
+    def get(self) -> Generator:
         if self._generator is None:
             from coderank_evalplus import generation
 
@@ -407,13 +410,17 @@ class LazyModel:
 def likelihood_features(methods: Sequence[str], samples: str, problems: dict, solutions: dict,
                         model: Optional[LazyModel]):
     """Features the methods need: scored into the samples file by the model when there is one, else read."""
+    from coderank_evalplus.generation.base import Scorer
     from coderank_evalplus.generation.likelihood import add_likelihoods, features_for
     from coderank_evalplus.rankers.likelihood import features_needed
 
     kinds = features_needed(methods)
     if kinds and model is not None:
         print(f"Scoring likelihood features ({', '.join(sorted(kinds))}) into {samples}")
-        add_likelihoods(samples, {t: problems[t] for t in solutions}, model.get(), sorted(kinds))
+        scorer = model.get()
+        if not isinstance(scorer, Scorer):  # every backend of make_generator has score()
+            raise ValueError(f"the likelihood methods need a model that scores text; {model.backend} cannot")
+        add_likelihoods(samples, {t: problems[t] for t in solutions}, scorer, sorted(kinds))
     return features_for(methods, samples, problems, solutions)
 
 
@@ -493,6 +500,8 @@ def run_rerank(dataset: str, problems: dict, solutions: dict, test_samples: dict
         write_results(result, paths.workdir)
         atomic_write_json(paths.results, result.to_json(), indent=2, default=_json_default)
         if ours.get("self_debug"):
+            if model is None:  # check_request refuses --self_debug without --model
+                raise RerankError("--self_debug needs the model: give --model and --backend")
             from coderank_evalplus.doce.selfdebug import DebugSettings, add_to_results, run_self_debug
 
             settings = DebugSettings(ours["self_debug"], ours.get("debug_rounds"), max_tokens=DEBUG_MAX_TOKENS)

@@ -346,7 +346,7 @@ def test_context(ctx, doc: dict):
     return test_prompt
 
 
-test_context.__test__ = False  # not a pytest test
+test_context.__test__ = False  # type: ignore[attr-defined]  # not a pytest test; mypy rejects function attributes
 
 
 def _texts(resps) -> list[str]:

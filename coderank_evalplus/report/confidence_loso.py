@@ -15,7 +15,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
 import numpy as np
 
@@ -113,16 +113,16 @@ def score_folder(sf: SetFolder, table: RoundTable, model: dict, n_resamples: int
                               "passed": [round(float(v), 4) for v in y[s]]} for s in splits}
     cap = rep["fixed"][-1]
     fixed_at = {f["n"]: f for f in rep["fixed"]}
-    big = cap["n"] > BUDGET
-    conf_rounds = confidences(table, model) if big else None
-    rep["derived"] = {
-        "cap": cap["n"],
-        "samples_within_1pt_of_cap": samples_to_match(rep["adaptive"], cap["base"]),
-        "adaptive_at_10": budget_with_cap(table, conf_rounds, BUDGET) if big else None,
-        "adaptive_at_10_by_cap": {c: budget_with_cap(table, conf_rounds, BUDGET, c) for c in CAPS
-                                  if BUDGET < c < cap["n"]} if big else {},
-        "fixed_at_10": fixed_at[int(BUDGET)]["base"] if int(BUDGET) in fixed_at and big else None,
-    }
+    derived: dict[str, Any] = {"cap": cap["n"],
+                               "samples_within_1pt_of_cap": samples_to_match(rep["adaptive"], cap["base"]),
+                               "adaptive_at_10": None, "adaptive_at_10_by_cap": {}, "fixed_at_10": None}
+    if cap["n"] > BUDGET:  # the 100- and 200-sample sets: the rule at a mean of BUDGET samples against fixed N
+        conf_rounds = confidences(table, model)
+        derived.update(adaptive_at_10=budget_with_cap(table, conf_rounds, BUDGET),
+                       adaptive_at_10_by_cap={c: budget_with_cap(table, conf_rounds, BUDGET, c) for c in CAPS
+                                              if BUDGET < c < cap["n"]},
+                       fixed_at_10=fixed_at[int(BUDGET)]["base"] if int(BUDGET) in fixed_at else None)
+    rep["derived"] = derived
     return rep
 
 

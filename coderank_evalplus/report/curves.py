@@ -36,13 +36,14 @@ def budgets_for(available: int, grid: Sequence[int]) -> list[int]:
     return out
 
 
-def restrict_tests(ex: Executions, samples: Sequence[int]) -> Executions:
+def restrict_tests(ex: Executions, samples: Sequence[int] | np.ndarray) -> Executions:
     """``ex`` as if only the given raw test samples had been drawn: their asserts, recounted, and the inputs
     those asserts call (columns of the stored matrices, no execution)."""
     suite = ex.suite
+    per_sample = suite.sample_asserts or []  # a pool without per-sample records has no samples to draw
     counts = np.zeros(len(suite.asserts), dtype=np.int64)
     for s in samples:
-        for a in suite.sample_asserts[s]:
+        for a in per_sample[s]:
             counts[a] += 1
     kept = np.flatnonzero(counts)
     inputs = sorted({suite.assert_input[a] for a in kept if suite.assert_input[a] >= 0})
@@ -151,7 +152,8 @@ def budget_curve(run: StoredRun, methods: Sequence[str], kind: str = "candidates
         counts = [len(p.executions.suite.sample_asserts or []) for p in run.problems]
         available = min((c for c in counts if c), default=0)
         budgets = budgets_for(available, grid or TEST_BUDGETS)
-    result = {"kind": kind, "budgets": budgets, "draws": draws, "seed": seed, "curves": {}}
+    curves: dict[str, dict[str, list[dict]]] = {}
+    result = {"kind": kind, "budgets": budgets, "draws": draws, "seed": seed, "curves": curves}
     if not budgets or not run.problems:
         return result
     jobs = [(sp, kind, budgets, draws, list(methods), list(splits), seed, run.seed) for sp in run.problems]
@@ -160,11 +162,11 @@ def budget_curve(run: StoredRun, methods: Sequence[str], kind: str = "candidates
     # problems whose pool has no test samples are left out of the test-budget curve
     per_draw = 100.0 * np.nanmean(stacked, axis=0)  # budgets × draws × methods × splits
     for s, split in enumerate(splits):
-        result["curves"][split] = {}
+        curves[split] = {}
         for m, method in enumerate(methods):
             vals = per_draw[:, :, m, s]
             lo, hi = np.percentile(vals, [2.5, 97.5], axis=1)
-            result["curves"][split][method] = [
+            curves[split][method] = [
                 {"n": int(budget), "mean": round(float(vals[b].mean()), 2), "std": round(float(vals[b].std()), 2),
                  "lo": round(float(lo[b]), 2), "hi": round(float(hi[b]), 2)} for b, budget in enumerate(budgets)]
     return result

@@ -114,6 +114,8 @@ def _scores_at_budget(row: "models_mod.ModelRow", budget: int, methods: Sequence
                       cfg: LeaderboardConfig) -> dict:
     """A row's per-problem scores sub-sampled to ``budget`` candidates (the budget curves' draws), read from
     ``cfg.cache_dir`` when computed before for the same folder content and settings."""
+    if row.folder is None:
+        raise ValueError(f"{row.name} ({row.tests_label}): no results folder to sub-sample to {budget} candidates")
     path = None
     if cfg.cache_dir is not None:
         h = curves_mod.folder_hash(row.folder)
@@ -155,9 +157,8 @@ def _curves(run: StoredRun, methods: Sequence[str], cfg: LeaderboardConfig, labe
             return cached["candidates"], cached["tests"]
         except (OSError, ValueError, KeyError):
             pass
-    common = dict(workers=cfg.workers, splits=splits, progress=cfg.progress, label=label)
-    cand = curves_mod.budget_curve(run, methods, "candidates", cfg.draws, cfg.seed, **common)
-    tests = curves_mod.budget_curve(run, methods, "tests", cfg.draws, cfg.seed, **common)
+    cand, tests = (curves_mod.budget_curve(run, methods, kind, cfg.draws, cfg.seed, workers=cfg.workers, splits=splits,
+                                           progress=cfg.progress, label=label) for kind in ("candidates", "tests"))
     if path is not None:
         try:
             atomic_write_text(path, json.dumps({"candidates": cand, "tests": tests}))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import glob
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Optional, Sequence
+from typing import Any, Iterable, Optional, Sequence
 
 import numpy as np
 
@@ -184,10 +184,10 @@ def loso_rows(sets: Sequence[SetFolder], baselines: Sequence[str], n_resamples: 
             theirs = problem_scores(sf.run, ["random", *baselines])
             idx = resample_indices(len(sf.tables), n_resamples, seed)
             for split in splits_of(sf.run):
-                row = {"set": sf.label, "model": model, "split": split, "n_problems": len(sf.tables),
-                       "trained_on": sorted({t.model for t in train_sets}),
-                       "pass@1": {"learned": mean_estimate(ours[split], idx).to_json()},
-                       "learned_minus": {}}
+                row: dict[str, Any] = {"set": sf.label, "model": model, "split": split, "n_problems": len(sf.tables),
+                                       "trained_on": sorted({t.model for t in train_sets}),
+                                       "pass@1": {"learned": mean_estimate(ours[split], idx).to_json()},
+                                       "learned_minus": {}}
                 for b in ["random", *baselines]:
                     row["pass@1"][b] = mean_estimate(theirs[b][split], idx).to_json()
                     row["learned_minus"][b] = paired_difference(ours[split], theirs[b][split], idx).to_json()
@@ -235,16 +235,16 @@ def recommended_rows(sets: Sequence[SetFolder], models: dict[str, dict], others:
             scores = {name: ours[split], **{m: v[split] for m, v in theirs.items()}}
             est = {m: mean_estimate(v, idx).to_json() for m, v in scores.items()}
             best = max(compositions, key=lambda m: est[m]["pass@1"])
-            row = {"set": sf.label, "model": sf.model, "dataset": sf.run.dataset, "split": split,
-                   "n_problems": len(sf.tables), "samples": int(np.median([p.executions.n_candidates
-                                                                           for p in sf.run.problems])),
-                   "tests_from_examples": sf.run.tests_from_examples,
-                   "trained_on": sorted({model_key(t["name"]) for t in models[sf.model]["training_sets"]}),
-                   "pass@1": est, "best_composition": best,
-                   "minus": {m: paired_difference(scores[name], scores[m], idx).to_json()
-                             for m in [*compositions, *others, "random"]},
-                   "gap_closed": {m: gap_closed(est[m]["pass@1"], est["random"]["pass@1"], est["oracle"]["pass@1"])
-                                  for m in [name, *compositions, *others]}}
+            samples = int(np.median([p.executions.n_candidates for p in sf.run.problems]))
+            trained_on = sorted({model_key(t["name"]) for t in models[sf.model]["training_sets"]})
+            row: dict[str, Any] = {
+                "set": sf.label, "model": sf.model, "dataset": sf.run.dataset, "split": split,
+                "n_problems": len(sf.tables), "samples": samples, "tests_from_examples": sf.run.tests_from_examples,
+                "trained_on": trained_on, "pass@1": est, "best_composition": best,
+                "minus": {m: paired_difference(scores[name], scores[m], idx).to_json()
+                          for m in [*compositions, *others, "random"]},
+                "gap_closed": {m: gap_closed(est[m]["pass@1"], est["random"]["pass@1"], est["oracle"]["pass@1"])
+                               for m in [name, *compositions, *others]}}
             row["minus_best"] = row["minus"][best]
             rows.append(row)
     return rows

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
-from typing import Callable, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 from scipy.stats import rankdata
@@ -113,8 +113,8 @@ def _ranking(names: list[str], matrix: np.ndarray, idx: np.ndarray) -> tuple[lis
     point, boot_ranks = _ranks(means), _ranks(boot)
     lo = np.percentile(boot_ranks, 2.5, axis=0, method="lower")
     hi = np.percentile(boot_ranks, 97.5, axis=0, method="higher")
-    out = [{"name": n, "pass@1": round(float(means[k]), 2), "rank": int(point[k]),
-            "rank_ci95": [int(lo[k]), int(hi[k])]} for k, n in enumerate(names)]
+    out: list[dict[str, Any]] = [{"name": n, "pass@1": round(float(means[k]), 2), "rank": int(point[k]),
+                                  "rank_ci95": [int(lo[k]), int(hi[k])]} for k, n in enumerate(names)]
     out.sort(key=lambda e: (e["rank"], -e["pass@1"], e["name"]))
     return out, means, boot
 
@@ -162,13 +162,13 @@ def compare_group(group: Sequence[ModelRow], methods: Sequence[str], split: str,
     n_common = len(positions[0])
     idx = resample_indices(n_common, n_resamples, seed)
     first = group[0]
-    base = {"dataset": first.dataset, "tests_label": first.pool, "pool": first.pool, "split": split,
+    base: dict[str, Any] = {"dataset": first.dataset, "tests_label": first.pool, "pool": first.pool, "split": split,
             "budget": budget, "n_problems": n_common,
             "samples": {n: _samples(r, budget) for n, r in zip(names, group)},
             "labels": {n: r.tests_label for n, r in zip(names, group)}}
     means: dict[str, np.ndarray] = {}
     boots: dict[str, np.ndarray] = {}
-    entries = {}
+    entries: dict[str, dict[str, Any]] = {}
     pairs = {m: _pairs(group, names, m, split, budget, n_resamples, seed) for m in methods}
     for m in methods:
         entries[m] = {**base, "method": m, "ranking": [], "pairs": pairs[m], "kendall_tau": None, "flips": []}

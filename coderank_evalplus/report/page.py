@@ -93,7 +93,7 @@ def _pass_table(lb: "Leaderboard", split: str, dataset: str) -> str:
                  f'<td class="num">{_e(s if isinstance(s, int) else str(s["min"]) + "–" + str(s["max"]))}</td>']
         for m in methods:
             e = (r["methods"].get(m) or {}).get(split)
-            cells.append(_estimate_cell(e, bool(e) and m in ranked and e["pass@1"] == top))
+            cells.append(_estimate_cell(e, e is not None and m in ranked and e["pass@1"] == top))
         body.append(f'<tr class="row">{"".join(cells)}</tr>')
     return f'<div class="scroll"><table class="leaderboard" data-split="{split}"><thead><tr>{head}</tr></thead>' \
            f'<tbody>{"".join(body)}</tbody></table></div>'

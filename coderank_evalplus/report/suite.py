@@ -75,6 +75,13 @@ class SuiteEntry:
         if not self.test_sources and self.tests is not None:
             self.test_sources = [self.tests]
 
+    @property
+    def solutions_file(self) -> Path:
+        """The samples to rerank (an entry given as an existing ``results`` folder has none to rerank)."""
+        if self.solutions is None:
+            raise SuiteError(f"entry {self.name!r} ({self.tests_label}): no 'solutions' to rerank")
+        return self.solutions
+
 
 @dataclass
 class Suite:
@@ -90,9 +97,9 @@ class Suite:
 
 
 def _load_toml(path: Path) -> dict:
-    try:
+    if sys.version_info >= (3, 11):
         import tomllib
-    except ModuleNotFoundError:  # Python 3.10
+    else:  # Python 3.10: the same parser, from PyPI (a dependency there)
         import tomli as tomllib
     try:
         with open(path, "rb") as fh:
@@ -179,10 +186,10 @@ def load_suite(path: str | Path) -> Suite:
                 defaulted.append(i)
             e.test_sources = _test_sources(base, where, raw.get("tests", SOURCE))
             e.tests = next((t for t in e.test_sources if isinstance(t, Path)), None)
-        key = (e.name, e.tests_label)
-        if key in seen:
-            raise SuiteError(f"{where}: same name and tests_label as entry {seen[key]}; rows must differ")
-        seen[key] = i
+        row_key = (e.name, e.tests_label)
+        if row_key in seen:
+            raise SuiteError(f"{where}: same name and tests_label as entry {seen[row_key]}; rows must differ")
+        seen[row_key] = i
         group = (e.name, e.dataset, e.pool)
         if group in pools:
             raise SuiteError(f"{where}: entry {pools[group]} already ranks {e.name} on {e.dataset} with pool "
@@ -245,7 +252,7 @@ def fingerprint(e: SuiteEntry, methods: list[str], base_only: bool, strict: bool
     from coderank_evalplus.io.results_folder import LAYOUT
 
     tests = [_file_digest(t) if isinstance(t, Path) else t for t in e.test_sources]
-    parts = {"solutions": _file_digest(e.solutions), "tests": tests[0] if len(tests) == 1 else tests,
+    parts = {"solutions": _file_digest(e.solutions_file), "tests": tests[0] if len(tests) == 1 else tests,
              "dataset": e.dataset,
              "limit": e.limit, "time_limit": e.time_limit, "tests_per_sample": e.tests_per_sample,
              "data_dir": e.data_dir, "methods": sorted(methods), "base_only": base_only, "layout": LAYOUT}
@@ -291,7 +298,7 @@ def ensure_results(suite: Suite, output: Path, cache_dir: Optional[Path], worker
             if cache is None:
                 cache = ResultCache(Path(cache_dir or output / "cache") / "executions.sqlite")
             label = f"{e.name}" + (f" · {e.tests_label}" if e.tests_label else "")
-            print(f"[{k}/{len(suite.entries)}] {label}: rerank {e.solutions.name} with {sources_text(e)}",
+            print(f"[{k}/{len(suite.entries)}] {label}: rerank {e.solutions_file.name} with {sources_text(e)}",
                   file=sys.stderr, flush=True)
             t0 = time.monotonic()
             if runner is None:
@@ -321,7 +328,7 @@ def rerank_entry(e: SuiteEntry, suite: Suite, cache, workers: Optional[int], pro
 
     problems = load_problems(e.dataset, e.data_dir)
     tally = SanitizeTally(e.raw_field) if e.raw_field else None
-    solutions = read_solutions(e.solutions, problems, e.data_dir, drop_extra=e.drop_extra_problems,
+    solutions = read_solutions(e.solutions_file, problems, e.data_dir, drop_extra=e.drop_extra_problems,
                                raw_field=e.raw_field, tally=tally)
     if tally is not None:
         print(f"  {tally.line()}", file=sys.stderr, flush=True)

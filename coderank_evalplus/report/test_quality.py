@@ -10,7 +10,7 @@ rank correlation (scipy) and the mean gain in accuracy bins.
 from __future__ import annotations
 
 import math
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -49,14 +49,15 @@ def run_quality(run: StoredRun, scores: Mapping[str, Mapping[str, np.ndarray]], 
 
     per_problem = [problem_quality(sp) for sp in run.problems]
     acc = np.array([math.nan if r["accuracy"] is None else r["accuracy"] for r in per_problem])
-    summary = {"n_problems": len(per_problem), "with_reference": int(np.isfinite(acc).sum()),
+    gain_vs_accuracy: dict[str, dict] = {}
+    summary: dict[str, Any] = {"n_problems": len(per_problem), "with_reference": int(np.isfinite(acc).sum()),
                "accuracy": _mean([r["accuracy"] for r in per_problem]),
                "toxic": _mean([r["toxic"] for r in per_problem]),
                "asserts_per_problem": round(float(np.mean([r["n_asserts"] for r in per_problem])), 2)
                if per_problem else None,
                "inputs_per_problem": round(float(np.mean([r["n_inputs"] for r in per_problem])), 2)
                if per_problem else None,
-               "gain_vs_accuracy": {}}
+               "gain_vs_accuracy": gain_vs_accuracy}
     split = "base"
     random = np.asarray(scores["random"][split])
     ok = np.isfinite(acc)
@@ -75,5 +76,5 @@ def run_quality(run: StoredRun, scores: Mapping[str, Mapping[str, np.ndarray]], 
             inside = ok & (acc >= lo) & ((acc < hi) if hi < 1.0 else (acc <= hi))
             bins.append({"accuracy": [lo, hi], "n_problems": int(inside.sum()),
                          "mean_gain": round(100.0 * float(gain[inside].mean()), 2) if inside.any() else None})
-        summary["gain_vs_accuracy"][m] = {"split": split, "spearman_rho": rho, "p_value": p, "bins": bins}
+        gain_vs_accuracy[m] = {"split": split, "spearman_rho": rho, "p_value": p, "bins": bins}
     return {"summary": summary, "problems": per_problem}

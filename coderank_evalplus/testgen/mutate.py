@@ -246,8 +246,8 @@ class GeneratedInputs:
     seeds: list[str]
     calls: list[str]  # the new inputs as call expressions, in generation order
     columns: list[int]  # each new input's column in the suite's inputs (and the output matrix) before filtering
-    returned_share: list[float] = None  # per new input: share of runnable candidates that returned on it
-    kept: list[bool] = None  # per new input: kept by the validity rule
+    returned_share: Optional[list[float]] = None  # per new input: share of runnable candidates that returned on it
+    kept: Optional[list[bool]] = None  # per new input: kept by the validity rule
 
     def to_json(self) -> dict:
         return {"source": SOURCE, "seed": self.seed, "n_requested": self.n_requested, "seeds": self.seeds,
@@ -270,16 +270,18 @@ def add_generated_inputs(suite: TestSuite, problem: Problem, spec: MutateSpec, s
     rng_seed = f"{seed}:{problem.task_id}"
     grown = mutate_inputs(seeds, spec.n, problem.entry_point, rng_seed)
     have = {c: i for i, c in enumerate(out.inputs)}
-    calls, columns = [], []
+    calls: list[str] = []
+    columns: list[int] = []
     for args in grown:
         call = call_text(problem.entry_point, args)
-        if call in have:
+        if call is None or call in have:  # None: never (mutate_inputs keeps only inputs with a call text)
             continue
         have[call] = len(out.inputs)
         columns.append(len(out.inputs))
         out.inputs.append(call)
         calls.append(call)
-    seed_calls = [call_text(problem.entry_point, s) for s in seeds]
+    # seeds_of keeps only seeds that have a call text: the filter drops nothing
+    seed_calls = [c for c in (call_text(problem.entry_point, s) for s in seeds) if c is not None]
     return out, GeneratedInputs(rng_seed, spec.n, seed_calls, calls, columns)
 
 

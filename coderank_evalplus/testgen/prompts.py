@@ -165,7 +165,7 @@ def _example_mask(lines: list[str], entry_point: str) -> list[bool]:
                 i += 1
             continue
         h = _HEADER.match(s)
-        is_header = bool(h) and (not h.group("rest") or looks_like_example_text(h.group("rest"), entry_point))
+        is_header = h is not None and (not h.group("rest") or looks_like_example_text(h.group("rest"), entry_point))
         if not is_header and s.endswith(":") and i + 1 < n:
             nxt = stripped[i + 1]
             is_header = nxt.startswith(">>>") or _is_call_example(nxt, entry_point)
@@ -436,6 +436,8 @@ def _signature_params(prompt: str, entry_point: str) -> Optional[list[str]]:
         fn = ast.parse(f"def f({m.group(1)}): pass").body[0]
     except SyntaxError:
         return None
+    if not isinstance(fn, ast.FunctionDef):  # it is one: the parsed text starts with 'def f('
+        return None
     return [a.arg for a in fn.args.posonlyargs + fn.args.args]
 
 
@@ -447,6 +449,8 @@ def _call_from_bindings(text: str, entry_point: str, params: Optional[list[str]]
     try:
         node = ast.parse(f"f({text})", mode="eval").body
     except SyntaxError:
+        return None
+    if not isinstance(node, ast.Call):  # unbalanced brackets in the text: 'f(1), (2)' is a tuple
         return None
     if node.args and not node.keywords and len(params) == 1 and len(node.args) == 1:
         values = [node.args[0]]
@@ -593,9 +597,11 @@ def make_test_prompt_body(
             sp = _find_call(t, entry_point)
             if sp:
                 try:
-                    arity = len(ast.parse(t[sp[0]: sp[1]], mode="eval").body.args)
+                    call = ast.parse(t[sp[0]: sp[1]], mode="eval").body
                 except SyntaxError:
-                    pass
+                    call = None
+                if isinstance(call, ast.Call):  # a balanced 'name(...)' span: always, once it parses
+                    arity = len(call.args)
                 break
         sig = f"def {entry_point}({', '.join(f'arg{i}' for i in range(arity))}):"
     doc = "\n".join("    " + ln for ln in desc.split("\n"))
@@ -613,7 +619,8 @@ def test_generation_prompt(problem: Problem) -> str:
     return body + TEST_PROMPT_SUFFIX.format(entry_point=problem.entry_point)
 
 
-test_generation_prompt.__test__ = False  # not a pytest test, whatever imports it
+# not a pytest test, whatever imports it
+test_generation_prompt.__test__ = False  # type: ignore[attr-defined]  # mypy rejects attributes set on a function
 
 
 def solution_prompt(problem: Problem) -> str:

@@ -322,3 +322,11 @@ def test_trial_tests_compile_without_warnings_reaching_the_user(recwarn):
     warnings.simplefilter("always")
     tests = trial_tests_from_prompt(prompt, "f")
     assert tests and not [w for w in recwarn if issubclass(w.category, SyntaxWarning)]
+
+
+def test_unbalanced_brackets_in_an_example_line_give_no_trial_test_and_no_crash():
+    """``Input: 1), (2`` parses as a tuple, not a call (mypy found the crash: AttributeError on .args)."""
+    from coderank_evalplus.testgen.prompts import trial_tests_from_prompt
+
+    prompt = 'def f(a, b):\n    """Add.\n    Input: 1), (2\n    Output: 3\n    """\n'
+    assert trial_tests_from_prompt(prompt, "f") == []
