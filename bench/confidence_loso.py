@@ -81,7 +81,9 @@ def print_table(rows: list[dict]) -> None:
             by_cap = "".join(f", cap {c}: {v - d['fixed_at_10']:+.2f}" for c, v in d["adaptive_at_10_by_cap"].items()
                              if v is not None)
             print(f"{r['set']}: adaptive at a mean of 10 samples − fixed N=10 (base), cap {d['cap']}: "
-                  f"{d['adaptive_at_10'] - d['fixed_at_10']:+.2f}{by_cap}")
+                  f"{d['adaptive_at_10'] - d['fixed_at_10']:+.2f}{by_cap}; with the cap chosen on the training "
+                  f"folders ({d.get('heldout_cap') or 'all samples'}): "
+                  + ("-" if d.get("gain_at_10_heldout_cap") is None else f"{d['gain_at_10_heldout_cap']:+.2f}"))
 
 
 def figure(rows: list[dict], path: str) -> None:

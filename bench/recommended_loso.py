@@ -4,7 +4,8 @@ against the fixed trial-test compositions, on every real results folder (nothing
 For every model family, ``learned_examples`` is trained on the folders of every OTHER family
 (report/learned_loso.py asserts it) and scores that family's folders. Printed per folder × split: pass@1 of random,
 srank and learned (CodeT's setting), the compositions filter+srank / filter+overlap_agreement / filter+mbr_exec,
-the held-out learned_examples and the oracle; learned_examples − the folder's best composition (paired bootstrap,
+the held-out learned_examples, best_cluster (each problem's best trial-split behaviour cluster, chosen with the
+labels: the ceiling of any ranker of these clusters) and the oracle; learned_examples − the folder's best composition (paired bootstrap,
 95 % interval); the share of the random → oracle gap each closes. Then, per split: means over model families, the
 best fixed composition on that mean, the folders where learned_examples is below the folder's best composition
 beyond the interval, and the gap closed per folder on average.
@@ -42,7 +43,7 @@ from coderank_evalplus.report.learned_loso import (
 
 NAME = "learned_examples"
 OTHERS = ("srank", "learned")
-SHOWN = ("random", *OTHERS, *COMPOSITIONS, NAME, "oracle")
+SHOWN = ("random", *OTHERS, *COMPOSITIONS, NAME, "best_cluster", "oracle")
 
 
 def _ci(d: dict) -> str:
@@ -71,11 +72,12 @@ def print_summary(rows: list[dict]) -> None:
             continue
         means = family_means(rows, SHOWN, split)
         fams = list(dict.fromkeys(r["model"] for r in sub))
-        print(f"\n{split}: mean pass@1 over {len(fams)} model families (a family's {len(sub)} folders averaged "
+        print(f"\n{split}: mean pass@1 over {len(fams)} model families ({len(sub)} folders, a family's averaged "
               f"first): " + ", ".join(f"{m} {v:.2f}" for m, v in means.items()))
         best = max(COMPOSITIONS, key=lambda m: means[m])
         print(f"  best fixed composition on that mean: {best} {means[best]:.2f}; {NAME} − it: "
-              f"{means[NAME] - means[best]:+.2f} points (target ≥ +1.00)")
+              f"{means[NAME] - means[best]:+.2f} points (target ≥ +1.00); a perfect ranker of the same clusters "
+              f"(best_cluster, labels used) − it: {means['best_cluster'] - means[best]:+.2f}")
         for f in fams:
             fr = [r for r in sub if r["model"] == f]
             d = np.mean([r["pass@1"][NAME]["pass@1"] - r["pass@1"][best]["pass@1"] for r in fr])

@@ -35,4 +35,5 @@ def example_suite(limit: Optional[int] = None, data_dir: Optional[str] = None) -
     entries = [SuiteEntry(name="codegen-16B", dataset=dataset, solutions=SOLUTIONS, tests=tests, tests_label=label,
                           limit=n or None, data_dir=data_dir)
                for tests, label in ((OWN_TESTS, "own tests"), (GPT4_TESTS, "gpt-4 tests"))]
-    return Suite(path=None, entries=entries, methods=["codet", "srank", "mbr_exec"])
+    # the default pick (it uses the prompt's examples, marked as such) beside the published rankers
+    return Suite(path=None, entries=entries, methods=["recommended", "codet", "srank", "mbr_exec"])

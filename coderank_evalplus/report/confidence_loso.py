@@ -20,6 +20,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from coderank_evalplus.rankers.confidence import FEATURES, fit_confidence, predict, with_tau
+from coderank_evalplus.rankers.learned import model_digest
 from coderank_evalplus.report.adaptive import (
     RoundTable,
     budget_with_cap,
@@ -99,6 +100,13 @@ def train_shipped(sets: Sequence[SetFolder], tables: dict[int, RoundTable]) -> d
         raise ValueError("no permissively licensed folder among the given ones: nothing may train the shipped model")
     model = train(chosen, tables, note="trained on permissively licensed folders only (report/confidence_loso.py)")
     assert all(t["license"] == "permissive" for t in model["training_sets"])
+    # the samples-per-problem cap that paid most at a mean of BUDGET samples on the same folders: a suggestion for
+    # `run --adaptive --n-samples`, recorded with the rule that chose it (the digest covers it)
+    model = {k: v for k, v in model.items() if k != "digest"}
+    model["suggested_cap"] = choose_cap([tables[id(s)] for s in chosen], model)
+    model["suggested_cap_rule"] = (f"best mean gain over fixed N = {int(BUDGET)} at a mean of {int(BUDGET)} samples "
+                                   f"per problem among caps {list(CAPS)} and all samples, on the training folders")
+    model["digest"] = model_digest(model)
     return model
 
 
@@ -126,16 +134,47 @@ def score_folder(sf: SetFolder, table: RoundTable, model: dict, n_resamples: int
     return rep
 
 
+def gain_at_budget(table: RoundTable, model: dict, cap: Optional[int]) -> Optional[float]:
+    """pass@1 (base) of the rule at a mean of BUDGET samples with ``cap`` (None: the folder's samples), minus fixed
+    N = BUDGET's; None where the folder has no more than BUDGET samples or the sweep does not reach the budget."""
+    if table.rounds[-1] <= BUDGET or int(BUDGET) not in table.rounds:
+        return None
+    at = budget_with_cap(table, confidences(table, model), BUDGET, cap)
+    fixed = 100.0 * float(table.passed[:, table.rounds.index(int(BUDGET)), :, 0].mean())
+    return None if at is None else at - fixed
+
+
+def choose_cap(train_tables: Sequence[RoundTable], model: dict) -> Optional[int]:
+    """The cap (CAPS, or None: all samples) with the best mean gain at BUDGET over the training folders that have
+    more than BUDGET samples; None when there are none. Chosen on training folders only."""
+    scores: dict[Optional[int], list[float]] = {}
+    for t in train_tables:
+        for cap in (None, *CAPS):
+            if cap is not None and cap >= t.rounds[-1]:
+                continue
+            g = gain_at_budget(t, model, cap)
+            if g is not None:
+                scores.setdefault(cap, []).append(g)
+    return max(scores, key=lambda c: float(np.mean(scores[c]))) if scores else None
+
+
 def loso(sets: Sequence[SetFolder], tables: dict[int, RoundTable], n_resamples: int = 1000) -> list[dict]:
-    """One row per scored folder: its model family, the training families, τ and ``score_folder``'s figures."""
+    """One row per scored folder: its model family, the training families, τ and ``score_folder``'s figures; on a
+    folder with more than BUDGET samples also the cap chosen on the training folders (``choose_cap``) and the rule's
+    gain at a mean of BUDGET samples with it."""
     rows = []
     for model_name, scored, train_sets in folds(sets):
         fitted = train(train_sets, tables, exclude_model=model_name)
+        cap = None if not any(tables[id(sf)].rounds[-1] > BUDGET for sf in scored) else \
+            choose_cap([tables[id(t)] for t in train_sets], fitted)
         for sf in scored:
-            rows.append({"set": sf.label, "model": model_name, "n_problems": len(sf.run.problems),
-                         "trained_on": sorted({t.model for t in train_sets}), "tau": fitted["tau"],
-                         "digest": fitted["digest"][:12],
-                         **score_folder(sf, tables[id(sf)], fitted, n_resamples)})
+            row = {"set": sf.label, "model": model_name, "n_problems": len(sf.run.problems),
+                   "trained_on": sorted({t.model for t in train_sets}), "tau": fitted["tau"],
+                   "digest": fitted["digest"][:12], **score_folder(sf, tables[id(sf)], fitted, n_resamples)}
+            if tables[id(sf)].rounds[-1] > BUDGET:
+                row["derived"]["heldout_cap"] = cap
+                row["derived"]["gain_at_10_heldout_cap"] = gain_at_budget(tables[id(sf)], fitted, cap)
+            rows.append(row)
     return rows
 
 

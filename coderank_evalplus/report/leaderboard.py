@@ -266,7 +266,7 @@ def to_markdown(lb: Leaderboard) -> str:
                 others = [m for m in methods if m != base and not (base == "random" and m == "oracle")]
                 title = "gain over random" if base == "random" else f"difference to {base}"
                 out += [f"### {title} on {split} tests{on} (points)", "",
-                        "| " + " | ".join(["model", "tests"] + others) + " |",
+                        "| " + " | ".join(["model", "tests"] + method_headers(others)) + " |",
                         "|" + "|".join(["---"] * 2 + ["---:"] * len(others)) + "|"]
                 for r in rows:
                     cmp = r["comparisons"].get(base, {})

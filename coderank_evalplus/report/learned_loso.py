@@ -233,6 +233,9 @@ def recommended_rows(sets: Sequence[SetFolder], models: dict[str, dict], others:
         idx = resample_indices(len(sf.tables), n_resamples, seed)
         for split in splits_of(sf.run):
             scores = {name: ours[split], **{m: v[split] for m, v in theirs.items()}}
+            # the ceiling of any ranker of these clusters: the best cluster of each problem (labels used)
+            scores["best_cluster"] = np.asarray([float(q.max()) if len(q) else float(sp.correct(split).mean())
+                                                 for q, sp in zip(sf.quality(split), sf.run.problems)])
             est = {m: mean_estimate(v, idx).to_json() for m, v in scores.items()}
             best = max(compositions, key=lambda m: est[m]["pass@1"])
             samples = int(np.median([p.executions.n_candidates for p in sf.run.problems]))

@@ -101,7 +101,7 @@ def _pass_table(lb: "Leaderboard", split: str, dataset: str) -> str:
 
 def _diff_table(lb: "Leaderboard", base: str, split: str, dataset: str) -> str:
     methods = [m for m in lb.config["methods"] if m != base and not (base == "random" and m == "oracle")]
-    head = "".join(f"<th>{_e(h)}</th>" for h in ["model", "tests", *methods])
+    head = "".join(f"<th>{_e(h)}</th>" for h in ["model", "tests", *method_headers(methods)])
     body = []
     for r in lb.rows:
         if split not in r["splits"] or r["dataset"] != dataset:
@@ -133,7 +133,7 @@ def _models_table(block: list[dict]) -> str:
     """One block (dataset, pool, split, budget): a row per model, a column per method (pass@1, rank interval);
     click a header to sort."""
     order = [r["name"] for r in next((e for e in block if e["method"] == "random"), block[0])["ranking"]]
-    head = "".join(f"<th>{_e(h)}</th>" for h in ["model", "samples", *[e["method"] for e in block]])
+    head = "".join(f"<th>{_e(h)}</th>" for h in ["model", "samples", *method_headers([e["method"] for e in block])])
     body = []
     for name in order:
         s = block[0]["samples"][name]
@@ -164,7 +164,8 @@ def _summary_table(lb: "Leaderboard") -> str:
     methods = lb.config["methods"]
     pools = summary_pools(lb.models_summary)
     datasets = list(pools)
-    head = "".join(f"<th>{_e(h)}</th>" for h in ["model", *[f"{ds} {m}" for ds in datasets for m in methods]])
+    head = "".join(f"<th>{_e(h)}</th>" for h in ["model", *[f"{ds} {m}" for ds in datasets
+                                                             for m in method_headers(methods)]])
     body = []
     for model in lb.models_summary:
         cells = [f'<td data-v="{_e(model["name"])}">{_e(model["name"])}</td>']

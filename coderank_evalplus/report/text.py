@@ -133,7 +133,7 @@ def models_markdown(models: Sequence[dict], summary: Sequence[dict], methods: Se
         names = [r["name"] for r in next((e for e in block if e["method"] == "random"), first)["ranking"]]
         out += [f"### {first['dataset']} · {first['pool']} · {first['split']} tests · {_budget_title(first['budget'])}"
                 f" ({first['n_problems']} problems)", "",
-                "| model | samples | " + " | ".join(e["method"] for e in block) + " |",
+                "| model | samples | " + " | ".join(method_headers([e["method"] for e in block])) + " |",
                 "|---|---:|" + "---:|" * len(block)]
         for n in names:
             cells = []
@@ -147,8 +147,10 @@ def models_markdown(models: Sequence[dict], summary: Sequence[dict], methods: Se
                          if e["method"] != "random" and e["kendall_tau"])
         flips = "; ".join(f"{e['method']}: " + ", ".join(f"{a} over {b}" for a, b in e["flips"])
                           for e in block if e["flips"]) or "none"
-        out += ["", f"τ with random: {taus or '–'}. Flips: {flips}.", "",
-                "| a − b (points) | " + " | ".join(e["method"] for e in block) + " |",
+        marked = any(uses_prompt_examples(e["method"]) for e in block)
+        out += ["", f"τ with random: {taus or '–'}. Flips: {flips}." + (f" {EXAMPLES_MARK} uses the prompt's own "
+                                                                           f"examples." if marked else ""), "",
+                "| a − b (points) | " + " | ".join(method_headers([e["method"] for e in block])) + " |",
                 "|---|" + "---:|" * len(block)]
         for k, p in enumerate(first["pairs"]):
             cells = [f"{d['diff']:+.2f} [{d['ci95'][0]:+.1f}, {d['ci95'][1]:+.1f}] {fmt_p(d['p_value'])}"
@@ -175,7 +177,7 @@ def summary_markdown(summary: Sequence[dict], methods: Sequence[str]) -> list[st
     out = ["### Models summary", "",
            "Full budget, pass@1 (%) base / plus; the rerankers with each benchmark's most shared pool ("
            + "; ".join(f"{ds}: {p}" for ds, p in pools.items()) + ").", "",
-           "| model | " + " | ".join(f"{ds} {m}" for ds in datasets for m in methods) + " |",
+           "| model | " + " | ".join(f"{ds} {m}" for ds in datasets for m in method_headers(methods)) + " |",
            "|---|" + "---:|" * (len(datasets) * len(methods))]
     for model in summary:
         cells = []
