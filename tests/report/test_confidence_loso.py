@@ -41,3 +41,29 @@ def test_each_family_is_scored_by_a_model_of_the_others_and_large_sets_get_their
     assert big["fixed_at_10"] == next(f["base"] for f in rows[0]["fixed"] if f["n"] == 10)
     assert set(big["adaptive_at_10_by_cap"]) == {c for c in CAPS if 10 < c < 20}
     assert big["adaptive_at_10"] is not None and 0 <= big["adaptive_at_10"] <= 100
+
+
+def test_the_cap_for_a_large_folder_is_chosen_on_training_folders_only():
+    """A held-out cap comes from the other families' large folders; with none among them there is no cap to pick, and
+    the shipped model records the cap chosen on its own (permissive) folders."""
+    from coderank_evalplus.report import confidence_loso as cl
+
+    sets = [_folder("codegen-16B", 20, 0), _folder("code-davinci-002", 20, 3), _folder("gpt-4", 10, 1)]
+    tables = {id(s): cached_table(s, draws=3, workers=1) for s in sets}
+    rows = {r["model"]: r["derived"] for r in loso(sets, tables, n_resamples=20)}
+    for fam in ("codegen", "davinci"):
+        d = rows[fam]
+        assert d["heldout_cap"] in (None, *[c for c in CAPS if c < 20])
+        other = [s for s in sets if s.model != fam]
+        model = cl.train(other, tables)
+        assert d["heldout_cap"] == cl.choose_cap([tables[id(s)] for s in other], model)
+        assert d["gain_at_10_heldout_cap"] == cl.gain_at_budget(tables[id(sets[0 if fam == "codegen" else 1])],
+                                                                model, d["heldout_cap"])
+    assert "heldout_cap" not in rows["gpt-4"]
+    assert cl.choose_cap([tables[id(sets[2])]], cl.train(sets[:2], tables)) is None  # no large training folder
+    for s in sets[:2]:  # as if CodeT's files (MIT): the shipped model may train on them
+        s.sources = ("HumanEval_codegen16B_temp0.8_topp0.95_num100_max300_x.jsonl", "examples+mutate")
+    shipped = cl.train_shipped(sets, tables)
+    assert [t["name"] for t in shipped["training_sets"]] == ["codegen-16B", "code-davinci-002"]
+    assert shipped["suggested_cap"] == cl.choose_cap([tables[id(s)] for s in sets[:2]], shipped)
+    assert shipped["digest"] == cl.model_digest(shipped)
