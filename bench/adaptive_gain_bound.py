@@ -11,7 +11,7 @@ draws; nothing is executed):
   draws with the highest predicted gain is taken on to c samples (mean exactly B). Predicted gain: a ridge
   regression or gradient boosting (scikit-learn) of "pass@1 at c minus pass@1 at r0" on the pick's confidence
   features at r0, fitted on the large folders of every OTHER model family (leave one set out, as
-  ``report/confidence_loso``); or one feature (low confidence: the LOSO confidence model; many distinct behaviours).
+  ``study/confidence_loso``); or one feature (low confidence: the LOSO confidence model; many distinct behaviours).
   The whole grid is printed, then the configuration a user could choose: the best on the training folders
   (two folds of their problems: each half scored by gain models fitted on the other half), applied to the scored
   folder.
@@ -28,8 +28,8 @@ import numpy as np
 
 from coderank_evalplus.rankers.confidence import FEATURES
 from coderank_evalplus.report import adaptive
-from coderank_evalplus.report.confidence_loso import bound_arguments, read_sets, train
-from coderank_evalplus.report.learned_loso import folds
+from coderank_evalplus.study.confidence_loso import bound_arguments, read_sets, train
+from coderank_evalplus.study.learned_loso import folds
 
 R0 = (3, 5)
 CAPS = (15, 20, 30)

@@ -3,7 +3,7 @@
 Rules: stop a problem at the first round whose pick's confidence is ≥ hi, or < lo once the round's budget is ≥ r0,
 or whose budget reaches the cap c (``report/adaptive.py``'s rounds and seeded draws; the last round always stops;
 hi above 1 never stops on confidence). Each folder's confidences come from
-the model leave-one-set-out trains for its family (``report/confidence_loso.train``); the best rule of the grid with
+the model leave-one-set-out trains for its family (``study/confidence_loso.train``); the best rule of the grid with
 a mean of at most ``--budget`` samples is chosen ON the scored folder itself, so its pass@1 is an upper bound for
 the rule family, not a held-out figure. Folders with at most ``--budget`` samples are skipped.
 
@@ -17,8 +17,8 @@ import itertools
 import numpy as np
 
 from coderank_evalplus.report import adaptive
-from coderank_evalplus.report.confidence_loso import bound_arguments, read_sets, train
-from coderank_evalplus.report.learned_loso import folds
+from coderank_evalplus.study.confidence_loso import bound_arguments, read_sets, train
+from coderank_evalplus.study.learned_loso import folds
 
 HI = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.99, 1.01)
 LO = (0.0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5)

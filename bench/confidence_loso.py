@@ -1,5 +1,5 @@
 """How well is the reranked pick's confidence calibrated, and how many samples does the adaptive budget save?
-Leave-one-set-out over results folders (nothing is executed; report/confidence_loso.py).
+Leave-one-set-out over results folders (nothing is executed; study/confidence_loso.py).
 
 For every model family, a confidence model is trained (and its τ chosen) on the folders of every OTHER family, and
 that family's folders are scored: expected calibration error (10 bins), Brier, AUROC of "the pick is right",
@@ -15,7 +15,7 @@ Build the folders first (they share one execution cache), then run this script:
     python bench/confidence_loso.py 'runs/confidence/*/runs/*' --json confidence_loso.json --cache-dir C
 
 ``--write-model`` also retrains the shipped model (rankers/confidence_model.json) on the permissively licensed
-folders among those given (report/learned_loso.PERMISSIVE_SOURCES).
+folders among those given (study/learned_loso.PERMISSIVE_SOURCES).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import numpy as np
 
 from coderank_evalplus.rankers.confidence import MODEL_FILE
 from coderank_evalplus.report.calibration import ece_if_calibrated
-from coderank_evalplus.report.confidence_loso import loso, read_sets, train_shipped
+from coderank_evalplus.study.confidence_loso import loso, read_sets, train_shipped
 
 
 def _f(x, fmt: str = "{:.2f}") -> str:
@@ -141,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     ranker_models = None
     if args.heldout_ranker:
         from coderank_evalplus.rankers import learned_examples
-        from coderank_evalplus.report.learned_loso import heldout_models, read_folders
+        from coderank_evalplus.study.learned_loso import heldout_models, read_folders
 
         ranker_models = heldout_models(read_folders(args.folders, ranker="learned_examples"), learned_examples.SPEC)
         print(f"held-out learned_examples weights for {len(ranker_models)} families in "

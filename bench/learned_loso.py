@@ -1,6 +1,6 @@
 """Leave-one-set-out table of the ``learned`` ranker, recomputed from results folders (nothing is executed).
 
-For every model, a model is trained on the folders of every OTHER model (report/learned_loso.py asserts it) and
+For every model, a model is trained on the folders of every OTHER model (study/learned_loso.py asserts it) and
 that model's folders (one per test pool) are scored; printed: pass@1 of learned and of the baselines per folder ×
 split, learned − baseline paired bootstrap differences with 95 % intervals, means over rows and win/tie/loss counts
 (a win or loss needs its interval to exclude 0), and each method's worst shortfall against srank.
@@ -13,7 +13,7 @@ From a cold cache, first build the folders (they use the shared execution cache)
     python bench/learned_loso.py '/work/runs/humaneval/runs/*' 'runs/mbpp/*' --json loso.json
 
 ``--write-model`` also retrains the shipped model (rankers/learned_model.json) on the permissively licensed folders
-among those given (SOURCES.md; report/learned_loso.PERMISSIVE_SOURCES).
+among those given (SOURCES.md; study/learned_loso.PERMISSIVE_SOURCES).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from coderank_evalplus.rankers.learned import MODEL_FILE
-from coderank_evalplus.report.learned_loso import loso_rows, read_folders, train_shipped
+from coderank_evalplus.study.learned_loso import loso_rows, read_folders, train_shipped
 
 BASELINES = ("srank_reference", "srank", "codet", "b4", "overlap_agreement")
 

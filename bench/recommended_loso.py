@@ -1,16 +1,16 @@
 """Is the default pick the best pick? ``learned_examples`` (what ``recommended`` points at) judged leave one set out
 against the fixed trial-test compositions, on every real results folder (nothing is executed).
 
-For every model family, ``learned_examples`` is trained on the folders of every OTHER family
-(report/learned_loso.py asserts it) and scores that family's folders. Printed per folder × split: pass@1 of random,
-srank and learned (CodeT's setting), the compositions filter+srank / filter+overlap_agreement / filter+mbr_exec,
-the held-out learned_examples, best_cluster (each problem's best trial-split behaviour cluster, chosen with the
-labels: the ceiling of any ranker of these clusters) and the oracle; learned_examples − the folder's best composition (paired bootstrap,
-95 % interval); the share of the random → oracle gap each closes. Then, per split: means over model families, the
-best fixed composition on that mean, the folders where learned_examples is below the folder's best composition
-beyond the interval, and the gap closed per folder on average.
+For every model family, ``learned_examples`` is trained on the folders of every OTHER family (study/learned_loso.py
+asserts it) and scores that family's folders. Printed per folder × split: pass@1 of random, srank and learned (CodeT's
+setting), the compositions filter+srank / filter+overlap_agreement / filter+mbr_exec, the held-out learned_examples,
+best_cluster (each problem's best trial-split behaviour cluster, chosen with the labels: the ceiling of any ranker of
+these clusters) and the oracle; learned_examples − the folder's best composition (paired bootstrap, 95 % interval);
+the share of the random → oracle gap each closes. Then, per split: means over model families, the best fixed
+composition on that mean, the folders where learned_examples is below the folder's best composition beyond the
+interval, and the gap closed per folder on average.
 
-Build the folders first (one shared execution cache; about an hour cold on 2 cores), then run this script:
+Build the folders first (one shared execution cache; 2 h 50 min cold on 2 busy cores), then run this script:
 
     coderank-evalplus leaderboard bench/recommended_mbpp.toml --output runs/recommended/mbpp --cache-dir C --no-curves
     coderank-evalplus leaderboard bench/recommended_humaneval.toml --output runs/recommended/humaneval \\
@@ -18,7 +18,7 @@ Build the folders first (one shared execution cache; about an hour cold on 2 cor
     python bench/recommended_loso.py 'runs/recommended/*/runs/*' --json recommended_loso.json
 
 ``--write-model`` also retrains the shipped model (rankers/learned_examples_model.json) on the permissively licensed
-folders among those given (report/learned_loso.PERMISSIVE_SOURCES).
+folders among those given (study/learned_loso.PERMISSIVE_SOURCES).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from coderank_evalplus.rankers import learned_examples
-from coderank_evalplus.report.learned_loso import (
+from coderank_evalplus.study.learned_loso import (
     COMPOSITIONS,
     family_means,
     heldout_models,

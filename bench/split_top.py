@@ -33,9 +33,9 @@ from coderank_evalplus.io.problems import load_problems
 from coderank_evalplus.io.samples import read_solutions
 from coderank_evalplus.rankers import learned_examples
 from coderank_evalplus.rankers.learned import model_vector, table_ranking
-from coderank_evalplus.report.learned_loso import heldout_models, read_folders
 from coderank_evalplus.report.scores import splits_of
 from coderank_evalplus.report.stats import paired_difference, resample_indices
+from coderank_evalplus.study.learned_loso import heldout_models, read_folders
 from coderank_evalplus.testgen.extract import suite_from_asserts
 from coderank_evalplus.testgen.mutate import VALID_SHARE, call_text, mutate_inputs, seeds_of
 from coderank_evalplus.types import RETURNED

@@ -54,3 +54,19 @@ def test_old_module_paths_still_import_with_a_warning():
     assert "warned coderank_evalplus.judge moved to coderank_evalplus.engine.judge" in r.stdout
     assert ("coderank_evalplus.engine.sandbox.child coderank_evalplus.io.samples coderank_evalplus.engine.judge"
             in r.stdout)
+
+
+def test_nothing_in_the_library_imports_the_studies():
+    """study/ trains and judges models from stored folders; the library only reads the weights it writes."""
+    import ast
+
+    bad = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if "study" in path.relative_to(PACKAGE).parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            if any(n == "coderank_evalplus.study" or n.startswith("coderank_evalplus.study.") for n in names):
+                bad.append(str(path.relative_to(PACKAGE)))
+    assert not bad, bad

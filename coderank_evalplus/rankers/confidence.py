@@ -23,7 +23,7 @@ deviation), weights in a small JSON file (``confidence_model.json`` beside this 
 on load, as ``learned``'s); scoring needs numpy only, ``fit_confidence`` trains with scikit-learn (imported there).
 Labels are the pick's expected pass (ties: the share of the top group that passes), entered as two weighted rows.
 The file also records ``tau``, the adaptive budget's stopping threshold (``report/adaptive.py``), chosen on the
-training sets only. Training sets and leave-one-set-out evaluation: ``report/confidence_loso.py``.
+training sets only. Training sets and leave-one-set-out evaluation: ``study/confidence_loso.py``.
 """
 
 from __future__ import annotations

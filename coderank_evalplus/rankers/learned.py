@@ -10,7 +10,7 @@ or an already loaded dict); scoring needs numpy only. ``fit_pairwise`` trains th
 (imported there only): pass@1 depends only on which cluster of a problem is on top, so the model is fitted on pairs
 (better cluster, worse cluster) of the same problem — a pairwise logistic ranker, RankNet-style, with no intercept
 — and problems whose clusters are all right or all wrong (where no ranker can matter) carry no weight.
-Leave-one-set-out evaluation and the training-set rules live in ``report/learned_loso.py``.
+Leave-one-set-out evaluation and the training-set rules live in ``study/learned_loso.py``.
 """
 
 from __future__ import annotations

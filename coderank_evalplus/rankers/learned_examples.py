@@ -17,7 +17,7 @@ Clusters: ``learned``'s clusters of equal behaviour, split further by the verdic
 
 Problems without examples get constant trial features, which drop out of every pairwise comparison: the other
 features decide there. The model is ``learned``'s (pairwise logistic, ``fit_pairwise``), its weights in
-``learned_examples_model.json``; its training and leave-one-set-out judging live in ``report/learned_loso.py``.
+``learned_examples_model.json``; its training and leave-one-set-out judging live in ``study/learned_loso.py``.
 """
 
 from __future__ import annotations

@@ -156,7 +156,7 @@ def train_shipped(sets: Sequence[SetFolder], spec: FeatureSpec = learned.SPEC) -
     chosen = [s for s in sets if permissive(s)]
     if not chosen:
         raise ValueError("no permissively licensed folder among the given ones: nothing may train the shipped model")
-    model = train(chosen, note="trained on permissively licensed folders only (report/learned_loso.py)", spec=spec)
+    model = train(chosen, note="trained on permissively licensed folders only (study/learned_loso.py)", spec=spec)
     assert all(t["license"] == "permissive" for t in model["training_sets"])
     return model
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 
 from coderank_evalplus.io.results_folder import StoredRun
-from coderank_evalplus.report.confidence_loso import CAPS, cached_table, loso
-from coderank_evalplus.report.learned_loso import SetFolder
+from coderank_evalplus.study.confidence_loso import CAPS, cached_table, loso
+from coderank_evalplus.study.learned_loso import SetFolder
 from tests.rankers.helpers import make_executions
 from tests.report.helpers import stored_problem
 
@@ -46,7 +46,7 @@ def test_each_family_is_scored_by_a_model_of_the_others_and_large_sets_get_their
 def test_the_cap_for_a_large_folder_is_chosen_on_training_folders_only():
     """A held-out cap comes from the other families' large folders; with none among them there is no cap to pick, and
     the shipped model records the cap chosen on its own (permissive) folders."""
-    from coderank_evalplus.report import confidence_loso as cl
+    from coderank_evalplus.study import confidence_loso as cl
 
     sets = [_folder("codegen-16B", 20, 0), _folder("code-davinci-002", 20, 3), _folder("gpt-4", 10, 1)]
     tables = {id(s): cached_table(s, draws=3, workers=1) for s in sets}

@@ -5,8 +5,8 @@ import pytest
 
 from coderank_evalplus.io.results_folder import StoredRun
 from coderank_evalplus.rankers.learned import cluster_features
-from coderank_evalplus.report import learned_loso
-from coderank_evalplus.report.learned_loso import SetFolder, folds, loso_rows, model_key, permissive, train
+from coderank_evalplus.study import learned_loso
+from coderank_evalplus.study.learned_loso import SetFolder, folds, loso_rows, model_key, permissive, train
 from tests.rankers.helpers import make_executions
 from tests.report.helpers import stored_problem
 

@@ -32,8 +32,8 @@ from coderank_evalplus.report.adaptive import (
 )
 from coderank_evalplus.report.calibration import final_picks
 from coderank_evalplus.report.curves import DEFAULT_DRAWS, folder_hash
-from coderank_evalplus.report.learned_loso import SetFolder, folds, permissive, read_folders
 from coderank_evalplus.report.scores import splits_of
+from coderank_evalplus.study.learned_loso import SetFolder, folds, permissive, read_folders
 
 METHOD = "recommended"  # the rankings the model learns from (the default method of `budget`), fixed a priori
 BUDGET = 10.0  # the mean budget for the 100- and 200-sample sets
@@ -98,7 +98,7 @@ def train_shipped(sets: Sequence[SetFolder], tables: dict[int, RoundTable]) -> d
     chosen = [s for s in sets if permissive(s)]
     if not chosen:
         raise ValueError("no permissively licensed folder among the given ones: nothing may train the shipped model")
-    model = train(chosen, tables, note="trained on permissively licensed folders only (report/confidence_loso.py)")
+    model = train(chosen, tables, note="trained on permissively licensed folders only (study/confidence_loso.py)")
     assert all(t["license"] == "permissive" for t in model["training_sets"])
     # the samples-per-problem cap that paid most at a mean of BUDGET samples on the same folders: a suggestion for
     # `run --adaptive --n-samples`, recorded with the rule that chose it (the digest covers it)
