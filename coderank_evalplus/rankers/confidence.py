@@ -34,6 +34,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from coderank_evalplus.metrics import merged_groups
+from coderank_evalplus.rankers.filtering import trial_passes, trial_survivors
 from coderank_evalplus.rankers.learned import check_digest, model_digest, read_model_json
 from coderank_evalplus.rankers.overlap import behaviour_clusters
 from coderank_evalplus.types import PASS, RETURNED, Executions, Ranking
@@ -78,14 +79,9 @@ def pick_features(ranking: Ranking, ex: Executions) -> np.ndarray:
     returned = float((ex.output_kind[rows] == RETURNED).mean()) if n_inputs and rows.size else 1.0
     runnable = np.asarray(ex.compiled, dtype=bool)[np.asarray(ex.program_of_candidate)]
     n_tests = len(counts) + n_inputs
-    trial = np.asarray(ex.trial_matrix)
-    has_trials = trial.ndim == 2 and trial.shape[1] > 0
-    if has_trials:
-        passed_share = (trial == PASS).mean(axis=1)  # per program row
-        trial_pass = float(passed_share[rows].mean()) if rows.size else 0.0
-        survivors = float((passed_share[np.asarray(ex.program_of_candidate)] >= 1.0).mean())
-    else:
-        trial_pass, survivors = 1.0, 1.0
+    has_trials = ex.trial_matrix.ndim == 2 and ex.trial_matrix.shape[1] > 0
+    trial_pass = float(trial_passes(ex, rows).mean()) if rows.size else float(not has_trials)
+    survivors = len(trial_survivors(ex)) / n if has_trials else 1.0
     return np.asarray([pick_share, np.log(pick_share + LOG_EPS), runner_share, pick_share - runner_share,
                        top.size / n, len(clusters) / n, 1.0 - float(runnable.mean()) if runnable.size else 1.0,
                        assert_pass, float(n_tests > 0), np.log1p(n_tests), returned, np.log(n), trial_pass,

@@ -14,6 +14,14 @@ from coderank_evalplus.types import PASS, Executions, Group, Ranking
 PER_CANDIDATE_OPTIONS = ("correct", "logprob", "logprob_tokens", "reviewer_logprob", "reviewer_logprob_tokens")
 
 
+def trial_passes(ex: Executions, rows: np.ndarray) -> np.ndarray:
+    """Per program row of ``rows``, the share of the trial tests it passes (1 with none)."""
+    trial = np.asarray(ex.trial_matrix)
+    if trial.ndim < 2 or trial.shape[1] == 0:
+        return np.ones(len(rows))
+    return (trial[rows] == PASS).mean(axis=1)
+
+
 def trial_survivors(ex: Executions) -> np.ndarray:
     """Indices of candidates whose program passes every trial test (all, when there are none)."""
     rows = np.asarray(ex.program_of_candidate)

@@ -65,24 +65,41 @@ def cluster_features(ex: Executions) -> ClusterTable:
     """Behaviour clusters of ``ex`` and their features (order of ``FEATURES``, through ``design``); unrunnable
     programs are left out."""
     clusters = behaviour_clusters(ex)
-    return ClusterTable(clusters, design(raw_features(ex, clusters)))
+    if not clusters:
+        return ClusterTable([], np.zeros((0, len(FEATURES))))
+    return ClusterTable(clusters, design(raw_features(ex, cluster_stats(ex, clusters))))
 
 
-def raw_features(ex: Executions, clusters: Sequence[Sequence[int]]) -> np.ndarray:
-    """The ``FEATURES`` of the given clusters of ``ex`` (cluster × feature), before ``design``."""
-    k = len(clusters)
-    if k == 0:
-        return np.zeros((0, len(FEATURES)))
+@dataclass
+class ClusterStats:
+    """Per cluster (non-empty clusters only): its representative program row, its samples, the functional overlap
+    with every cluster and SRank's pass rate — computed once, read by ``raw_features`` and by rankers that add
+    features of their own (``learned_examples``)."""
+
+    reps: np.ndarray
+    n: np.ndarray
+    overlap: np.ndarray
+    pass_rate: np.ndarray
+
+
+def cluster_stats(ex: Executions, clusters: Sequence[Sequence[int]]) -> ClusterStats:
+    """``ClusterStats`` of at least one cluster of ``ex``."""
     rows = np.asarray(ex.program_of_candidate)
     reps = np.asarray([rows[c[0]] for c in clusters])
-    n = np.asarray([len(c) for c in clusters], dtype=float)
+    return ClusterStats(reps, np.asarray([len(c) for c in clusters], dtype=float), functional_overlap(ex, reps),
+                        pass_rates(ex, reps))
+
+
+def raw_features(ex: Executions, stats: ClusterStats) -> np.ndarray:
+    """The ``FEATURES`` of the clusters ``stats`` describes (cluster × feature), before ``design``."""
+    reps, n, overlap = stats.reps, stats.n, stats.overlap
+    k = len(reps)
     share = n / max(ex.n_candidates, 1)
     counts = np.asarray(ex.assert_counts, dtype=float)
     passed = (ex.pass_matrix[reps] == PASS)
     t = passed.astype(float) @ counts if counts.size else np.zeros(k)
     assert_pass = t / counts.sum() if counts.sum() > 0 else np.zeros(k)
-    overlap = functional_overlap(ex, reps)
-    srank = overlap @ (share * pass_rates(ex, reps))
+    srank = overlap @ (share * stats.pass_rate)
     n_inputs = ex.output_matrix.shape[1]
     ret = ex.output_kind[reps] == RETURNED
     returned = ret.mean(axis=1) if n_inputs else np.ones(k)

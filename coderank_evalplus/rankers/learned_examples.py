@@ -28,11 +28,20 @@ import numpy as np
 
 from coderank_evalplus.rankers import learned
 from coderank_evalplus.rankers.context import RankContext
-from coderank_evalplus.rankers.learned import ClusterTable, FeatureSpec, design, model_of, raw_features, table_ranking
-from coderank_evalplus.rankers.overlap import behaviour_clusters, functional_overlap
+from coderank_evalplus.rankers.filtering import trial_passes
+from coderank_evalplus.rankers.learned import (
+    ClusterStats,
+    ClusterTable,
+    FeatureSpec,
+    cluster_stats,
+    design,
+    model_of,
+    raw_features,
+    table_ranking,
+)
+from coderank_evalplus.rankers.overlap import behaviour_clusters
 from coderank_evalplus.rankers.registry import register_ranker
-from coderank_evalplus.rankers.srank import pass_rates
-from coderank_evalplus.types import PASS, Executions, Ranking
+from coderank_evalplus.types import Executions, Ranking
 
 TRIAL_FEATURES = ("trial_pass", "trial_all", "kept_share", "kept_srank", "kept_overlap")
 FEATURES = learned.FEATURES + TRIAL_FEATURES
@@ -49,21 +58,14 @@ MODEL_FILE = Path(__file__).with_name("learned_examples_model.json")
 SPEC = FeatureSpec("learned_examples", FEATURES, LOG_FEATURES, FEATURE_DOC, MODEL_FILE)
 
 
-def trial_passes(ex: Executions, reps: np.ndarray) -> np.ndarray:
-    """Per representative program row, the share of the trial tests it passes (1 with none)."""
-    trial = np.asarray(ex.trial_matrix)
-    if trial.ndim < 2 or trial.shape[1] == 0:
-        return np.ones(len(reps))
-    return (trial[reps] == PASS).mean(axis=1)
-
-
-def _kept_features(ex: Executions, reps: np.ndarray, n: np.ndarray, kept: np.ndarray) -> np.ndarray:
-    """kept_share, kept_srank, kept_overlap (cluster × 3), zero outside ``kept``."""
-    out = np.zeros((len(reps), 3))
+def _kept_features(stats: ClusterStats, kept: np.ndarray) -> np.ndarray:
+    """kept_share, kept_srank, kept_overlap (cluster × 3), zero outside ``kept``: the overlap and pass rates of the
+    kept clusters are those ``stats`` holds for all of them (both are per pair / per cluster)."""
+    out = np.zeros((len(stats.reps), 3))
     idx = np.flatnonzero(kept)
-    share = n[idx] / n[idx].sum()
-    overlap = functional_overlap(ex, reps[idx])
-    srank = overlap @ (share * pass_rates(ex, reps[idx]))
+    share = stats.n[idx] / stats.n[idx].sum()
+    overlap = stats.overlap[np.ix_(idx, idx)]
+    srank = overlap @ (share * stats.pass_rate[idx])
     top = float(srank.max()) if srank.size else 0.0
     out[idx, 0] = share
     out[idx, 1] = srank / top if top > 0 else 0.0
@@ -76,14 +78,11 @@ def cluster_features(ex: Executions) -> ClusterTable:
     clusters = behaviour_clusters(ex, with_trials=True)
     if not clusters:
         return ClusterTable([], np.zeros((0, len(FEATURES))))
-    rows = np.asarray(ex.program_of_candidate)
-    reps = np.asarray([rows[c[0]] for c in clusters])
-    n = np.asarray([len(c) for c in clusters], dtype=float)
-    trial = trial_passes(ex, reps)
+    stats = cluster_stats(ex, clusters)
+    trial = trial_passes(ex, stats.reps)
     passes_all = trial >= 1.0
     kept = passes_all if passes_all.any() else np.ones(len(clusters), dtype=bool)
-    raw = np.column_stack([raw_features(ex, clusters), trial, passes_all.astype(float),
-                           _kept_features(ex, reps, n, kept)])
+    raw = np.column_stack([raw_features(ex, stats), trial, passes_all.astype(float), _kept_features(stats, kept)])
     return ClusterTable(clusters, design(raw, SPEC))
 
 

@@ -26,15 +26,7 @@ from coderank_evalplus.report.calibration import folder_calibration
 from coderank_evalplus.report.scores import BASELINES, leaderboard_methods, problem_scores, splits_of
 from coderank_evalplus.report.stats import CI_LEVEL, mean_estimate, paired_difference, resample_indices
 from coderank_evalplus.report.test_quality import run_quality
-from coderank_evalplus.report.text import (
-    EXAMPLES_MARK,
-    SETTING_NOTE,
-    fmt_p,
-    method_headers,
-    models_markdown,
-    splits_in,
-    tests_cell,
-)
+from coderank_evalplus.report.text import SETTING_NOTE, fmt_p, method_headers, models_markdown, splits_in, tests_cell
 
 
 def _samples_per_problem(run: StoredRun) -> int | dict:
@@ -256,8 +248,7 @@ def to_markdown(lb: Leaderboard) -> str:
                 cells += [_fmt_estimate((r["methods"][m] or {}).get(split)) for m in methods]
                 out.append("| " + " | ".join(cells) + " |")
             out.append("")
-            if any(EXAMPLES_MARK in h for h in method_headers(methods)) or any(r.get("tests_from_examples")
-                                                                                for r in rows):
+            if any(uses_prompt_examples(m) for m in methods) or any(r.get("tests_from_examples") for r in rows):
                 out += [SETTING_NOTE, ""]
             conf = _confidence_lines(rows, split, on)
             if conf:

@@ -137,9 +137,15 @@ def score_folder(sf: SetFolder, table: RoundTable, model: dict, n_resamples: int
 def gain_at_budget(table: RoundTable, model: dict, cap: Optional[int]) -> Optional[float]:
     """pass@1 (base) of the rule at a mean of BUDGET samples with ``cap`` (None: the folder's samples), minus fixed
     N = BUDGET's; None where the folder has no more than BUDGET samples or the sweep does not reach the budget."""
-    if table.rounds[-1] <= BUDGET or int(BUDGET) not in table.rounds:
-        return None
-    at = budget_with_cap(table, confidences(table, model), BUDGET, cap)
+    return _gain(table, confidences(table, model), cap) if _large(table) else None
+
+
+def _large(table: RoundTable) -> bool:
+    return table.rounds[-1] > BUDGET and int(BUDGET) in table.rounds
+
+
+def _gain(table: RoundTable, conf: np.ndarray, cap: Optional[int]) -> Optional[float]:
+    at = budget_with_cap(table, conf, BUDGET, cap)
     fixed = 100.0 * float(table.passed[:, table.rounds.index(int(BUDGET)), :, 0].mean())
     return None if at is None else at - fixed
 
@@ -148,11 +154,12 @@ def choose_cap(train_tables: Sequence[RoundTable], model: dict) -> Optional[int]
     """The cap (CAPS, or None: all samples) with the best mean gain at BUDGET over the training folders that have
     more than BUDGET samples; None when there are none. Chosen on training folders only."""
     scores: dict[Optional[int], list[float]] = {}
-    for t in train_tables:
+    for t in filter(_large, train_tables):
+        conf = confidences(t, model)  # once per folder, whatever the cap
         for cap in (None, *CAPS):
             if cap is not None and cap >= t.rounds[-1]:
                 continue
-            g = gain_at_budget(t, model, cap)
+            g = _gain(t, conf, cap)
             if g is not None:
                 scores.setdefault(cap, []).append(g)
     return max(scores, key=lambda c: float(np.mean(scores[c]))) if scores else None
