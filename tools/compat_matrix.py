@@ -6,7 +6,10 @@ For every cell (a Python, an evalplus release, an lm-eval release or none) the s
 2. installs ``torch==2.13.0`` first when the cell has lm-eval and torch is wanted (a CPU build here; a bare
    torch requirement would pull a CUDA build of several GB), then the package from this checkout (a real,
    non-editable install, so the start-up ``.pth`` hook is in site-packages) with the harness versions forced, plus
-   pytest; never the ``embedded`` extra (llama-cpp-python would be compiled);
+   pytest; never the ``embedded`` extra (llama-cpp-python would be compiled). pip first resolves that install
+   (``--dry-run``): a cell that cannot be installed on its Python (no build of a dependency for it), or a cell
+   without torch whose lm-eval release requires torch (pip would fetch the CUDA build), ends there with one line
+   saying so in the table ("not run"), instead of a failed install;
 3. runs the tests that exercise the hooks and the harness integrations (``-x``), in that venv;
 
 and prints a versions × pass/fail table (markdown, as docs/harnesses.md shows it).
@@ -20,6 +23,7 @@ Run from the repository root; the shared data folder is taken from ``CODERANK_DA
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -59,6 +63,13 @@ CELLS = [
     Cell("lm-eval-oldest", "3.11", evalplus="0.3.1", lm_eval="0.4.9", pins=("transformers<5",)),
     Cell("lm-eval-0.4.11", "3.11", evalplus="0.3.1", lm_eval="0.4.11"),
     Cell("py3.10", "3.10", evalplus="0.3.1", lm_eval="0.4.13", torch=False),
+    # torch==2.13.0's CPU wheel lies on this machine for Python 3.11 only: the other Pythons run without torch, so
+    # with lm-eval 0.4.9 (it requires torch) they end at the dry run, with the reason in the table
+    Cell("py3.10-lm-eval-oldest", "3.10", evalplus="0.3.1", lm_eval="0.4.9", torch=False, pins=("transformers<5",)),
+    Cell("py3.12", "3.12", evalplus="0.3.1", lm_eval="0.4.13", torch=False),
+    Cell("py3.12-lm-eval-oldest", "3.12", evalplus="0.3.1", lm_eval="0.4.9", torch=False, pins=("transformers<5",)),
+    Cell("py3.13", "3.13", evalplus="0.3.1", lm_eval="0.4.13", torch=False),
+    Cell("py3.13-lm-eval-oldest", "3.13", evalplus="0.3.1", lm_eval="0.4.9", torch=False, pins=("transformers<5",)),
     Cell("evalplus-0.2.1", "3.11", evalplus="0.2.1", lm_eval=None, refused="evalplus"),
     Cell("lm-eval-0.4.8", "3.11", evalplus="0.3.1", lm_eval="0.4.8", refused="lm-eval", pins=("transformers<5",)),
 ]
@@ -109,8 +120,39 @@ def reinstall(venv: Path, log) -> str:
                                "--force-reinstall", str(src)], log) else ""
 
 
+def pip_error(log) -> str:
+    """pip's last ``ERROR:`` line in ``log`` (what it could not install, in one line)."""
+    log.flush()
+    with open(log.name, encoding="utf-8", errors="replace") as fh:
+        errors = [ln.strip() for ln in fh if ln.startswith("ERROR:")]
+    return errors[-1][len("ERROR:"):].strip()[:300] if errors else "see the log"
+
+
+def preflight(cell: Cell, venv: Path, requirements: list[str], log) -> str:
+    """Resolve the install without doing it (``pip install --dry-run``); '' if it may go ahead, else the one-line
+    reason it cannot: no build of a dependency for this Python, or torch needed by a cell that runs without it."""
+    report = venv / "pip_dry_run.json"
+    python = str(venv / "bin" / "python")
+    if run([python, "-m", "pip", "install", "--disable-pip-version-check", "-q", "--dry-run", "--report",
+            str(report), *requirements], log):
+        return f"not run: cannot be installed on Python {cell.python}: {pip_error(log)}"
+    if cell.torch or not cell.lm_eval:
+        return ""
+    install = {i["metadata"]["name"].lower().replace("_", "-"): i for i in json.loads(report.read_text())["install"]}
+    if "torch" not in install:
+        return ""
+    needs = sorted(name for name, i in install.items() if any(
+        req.replace(" ", "").startswith("torch") and req.replace(" ", "")[5:6] in ("", ">", "=", "<", "!", "~", ";")
+        and "extra==" not in req.replace(" ", "") for req in i["metadata"].get("requires_dist", [])))
+    cuda = [name for name in install if name.startswith(("nvidia-", "cuda-", "triton"))]
+    return (f"not run: lm-eval {cell.lm_eval} requires torch ({', '.join(needs) or '?'} → torch), and pip would "
+            f"install torch {install['torch']['metadata']['version']} with {len(cuda)} CUDA packages (nvidia-*, "
+            f"cuda-*, triton; several GB) on Python {cell.python}: the CPU torch==2.13.0 on this machine is for "
+            f"Python 3.11 only")
+
+
 def build(cell: Cell, venv: Path, python: str, log, fresh: bool) -> str:
-    """Create the venv and install; '' on success, else what failed."""
+    """Create the venv and install; '' on success, else what failed ("not run: …" when it cannot be installed)."""
     if fresh and venv.exists():
         shutil.rmtree(venv)
     if not (venv / "bin" / "python").is_file():
@@ -125,8 +167,11 @@ def build(cell: Cell, venv: Path, python: str, log, fresh: bool) -> str:
     old = [p for p in pins if p.startswith(f"{cell.refused}==")]
     pins = [p for p in pins if p not in old]
     src = copy_checkout(venv)  # installed, not editable: the .pth start-up hook goes into site-packages
+    why = preflight(cell, venv, [f"{src}{extras}", *pins, *TEST_DEPS], log)
+    if why:
+        return why
     if run(pip + [f"{src}{extras}", *pins, *TEST_DEPS], log):
-        return "install"
+        return f"install: {pip_error(log)}"
     if old and run(pip + old, log):  # pip warns that it breaks our requirement: that is the point
         return f"install {old[0]}"
     return ""
@@ -258,8 +303,9 @@ def main(argv: Optional[list[str]] = None) -> int:
                 continue
             failed = reinstall(venv, log) if args.reuse else build(cell, venv, python, log, args.fresh)
             if failed:
-                rows.append((cell, installed(venv) if venv.exists() else "-", f"FAIL ({failed}; see {log_path})",
-                             time.monotonic() - t0))
+                verdict = failed if failed.startswith("not run") else f"FAIL ({failed}; see {log_path})"
+                rows.append((cell, installed(venv) if venv.exists() else "-", verdict, time.monotonic() - t0))
+                print(f"[{cell.name}] {verdict}", file=sys.stderr)
                 continue
             versions = installed(venv)
             print(f"[{cell.name}] {versions}: testing…", file=sys.stderr, flush=True)
@@ -268,13 +314,15 @@ def main(argv: Optional[list[str]] = None) -> int:
             rc, tail = refusal(cell, venv, log, env) if cell.refused else test(venv, log, args.tests, env)
             verdict = ("pass" if rc == 0 else "FAIL") + (f" ({tail})" if tail else f" (rc {rc})")
             rows.append((cell, versions, verdict, time.monotonic() - t1))
-        print(f"[{cell.name}] {verdict if not failed else 'install failed'} — log {log_path}", file=sys.stderr)
+        print(f"[{cell.name}] {verdict} — log {log_path}", file=sys.stderr)
     print()
     print("| cell | evalplus | lm-eval | installed | integration tests | test time |")
     print("|---|---|---|---|---|---|")
     for cell, versions, verdict, secs in rows:
-        print(f"| {cell.name} | {cell.evalplus} | {cell.lm_eval or '—'} | {versions} | {verdict} | {secs:.0f} s |")
-    return 0 if all(v.startswith("pass") for _, _, v, _ in rows) else 1
+        lm_eval = f"{cell.lm_eval}{'' if cell.torch else ' (no torch)'}" if cell.lm_eval else "—"
+        print(f"| {cell.name} | {cell.evalplus} | {lm_eval} | {versions} | {verdict} | {secs:.0f} s |")
+    # "not run" (the dry run's reason is in the table) is an answer about the cell, not a failure of this package
+    return 0 if all(v.startswith(("pass", "not run")) for _, _, v, _ in rows) else 1
 
 
 if __name__ == "__main__":

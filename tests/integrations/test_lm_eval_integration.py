@@ -356,7 +356,8 @@ LIST_TASKS = textwrap.dedent('''
     tm = TaskManager()
     # an index entry: an object with .yaml_path (lm-eval >= 0.4.12) or a dict with "yaml_path" (-1: a Python task)
     paths = {n: e.get("yaml_path") if isinstance(e, dict) else e.yaml_path for n, e in tm.task_index.items()}
-    print(json.dumps({"groups": tm.all_groups, "subtasks": tm.all_subtasks,
+    from coderank_evalplus._lm_eval_hook import tasks_dir  # this interpreter's copy (installed, or the checkout)
+    print(json.dumps({"groups": tm.all_groups, "subtasks": tm.all_subtasks, "ours": str(tasks_dir()),
                       "folders": {n: os.path.dirname(str(p)) for n, p in paths.items() if p not in (None, -1)}}))
 ''')
 
@@ -372,7 +373,11 @@ def test_tasks_listed_without_include_path(tmp_path):
     assert set(TASK_NAMES) <= set(listed["subtasks"]), sorted(set(TASK_NAMES) - set(listed["subtasks"]))
     assert "humaneval" in listed["subtasks"]  # lm-eval's own tasks are listed beside ours
     for name in [*TASK_NAMES, "coderank"]:
-        assert Path(listed["folders"][name]).resolve() == tasks_dir().resolve(), name
+        assert Path(listed["folders"][name]).resolve() == Path(listed["ours"]).resolve(), name
+    # lm-eval found the subprocess's copy of this package (the checkout, or the wheel tools/compat_matrix.py
+    # installs), and that copy has every task file of this one
+    files = {p.name for p in tasks_dir().iterdir() if p.suffix in (".yaml", ".py")}
+    assert files and files == {p.name for p in Path(listed["ours"]).iterdir() if p.suffix in (".yaml", ".py")}
 
 
 @needs_data
