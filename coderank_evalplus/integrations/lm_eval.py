@@ -38,6 +38,17 @@ the problem's rerank record (the candidates, i.e. completions cut at the stop se
 candidate; which are correct; the ranking's groups with scores; the top group, the chosen candidate — the first of
 the top group; pass@1 is the expectation over a uniform pick in it — and whether it passed; the metric values) and
 the test record (the extracted asserts with their counts).
+
+Chat models (``lm_eval … --apply_chat_template``): lm-eval then hands every task ``apply_chat_template=True`` and
+``chat_template`` (the model's ``apply_chat_template(messages, add_generation_prompt=True)``) in
+``fewshot_context`` and ``construct_requests`` (same signatures in 0.4.9 … 0.4.13); the tasks then prompt as
+lm-eval's ``humaneval_instruct`` does (its instruction in the user turn, its ``gen_prefix`` — ``Here is the
+completed function:`` and the prompt in an open fence — as the start of the assistant turn), ask for tests with
+:func:`~coderank_evalplus.testgen.prompts.chat_test_messages`, drop CodeT's stop sequences (code-like lines in a
+reply are no end of it), and read each reply as ``coderank-evalplus rerank --raw-field`` does: a solution is
+:func:`coderank_evalplus.io.sanitize.raw_program` (a full program; ``""`` when it defines no entry point), a test
+sample :func:`~coderank_evalplus.testgen.prompts.parse_chat_tests`. The records then hold the programs as
+``candidates`` and say ``"chat": true``. Without the flag nothing of this applies.
 """
 
 from __future__ import annotations
@@ -76,6 +87,13 @@ DEFAULTS: dict[str, Any] = {
     "gt_time_limit_factor": 4.0,
 }
 _TASK_KEYS = ("dataset", "method", "plus", "examples_mutate")  # the ``coderank:`` block of a task YAML
+# --apply_chat_template: lm-eval's own humaneval_instruct task's instruction and assistant prefix (its doc_to_text
+# and gen_prefix, with the prompt as is).
+CHAT_INSTRUCTION = ("Write a solution to the following problem and make sure that it passes the tests:\n"
+                    "```python\n{prompt}\n```\n")
+CHAT_GEN_PREFIX = "Here is the completed function:\n```python\n{prompt}\n"
+_CHAT_DOC_KEY = "__coderank_chat__"  # marks the doc copy fewshot_context hands lm-eval in chat mode
+_CHAT_ATTR = "coderank_chat"  # set on the requests of a chat-mode run (kept by lm-eval's request cache)
 
 
 class Record(dict):
@@ -169,27 +187,58 @@ class CodeRankTask(ConfigurableTask):
         self.dataset = datasets.DatasetDict({"test": datasets.Dataset.from_list(docs)})
 
     def doc_to_text(self, doc, doc_to_text=None):
+        if doc.get(_CHAT_DOC_KEY):
+            return CHAT_INSTRUCTION.format(prompt=doc["prompt"])
         return doc["prompt"]
+
+    def fewshot_context(self, doc, num_fewshot, system_instruction=None, apply_chat_template=False,
+                        fewshot_as_multiturn=False, chat_template=None, gen_prefix=None, **kwargs):
+        """lm-eval's context; with ``--apply_chat_template`` built from humaneval_instruct's instruction and
+        assistant prefix (a marked copy of the doc tells ``doc_to_text``)."""
+        if apply_chat_template:
+            doc = {**doc, _CHAT_DOC_KEY: True}
+            gen_prefix = CHAT_GEN_PREFIX.format(prompt=doc["prompt"])
+        return super().fewshot_context(doc, num_fewshot, system_instruction=system_instruction,
+                                       apply_chat_template=apply_chat_template,
+                                       fewshot_as_multiturn=fewshot_as_multiturn, chat_template=chat_template,
+                                       gen_prefix=gen_prefix, **kwargs)
 
     def doc_to_target(self, doc, doc_to_target=None):
         return doc["canonical_solution"]
 
     # ------------------------------------------------------------------ requests
     def construct_requests(self, doc: dict, ctx, **kwargs) -> list[Instance]:
-        kwargs.pop("apply_chat_template", None)
-        kwargs.pop("chat_template", None)
+        chat = bool(kwargs.pop("apply_chat_template", False))
+        chat_template = kwargs.pop("chat_template", None)
         task, doc_id, _ = kwargs.pop("metadata", (self.config.task, None, 1))
         n_sol, n_tests = self.option("n_solutions"), self.option("n_test_samples")
         if n_sol < 1:
             raise ValueError(f"{self.config.task}: n_solutions must be at least 1 (got {n_sol})")
         gen = self.config.generation_kwargs or {}
+        if chat:
+            gen = chat_generation_kwargs(gen)
+            test_ctx = self._chat_test_context(doc, chat_template) if n_tests > 0 else None
+        else:
+            test_ctx = test_context(ctx, doc) if n_tests > 0 else None
         reqs = [Instance(request_type="generate_until", doc=doc, arguments=(ctx, deepcopy(gen)), idx=SOLUTION_IDX,
                          metadata=(task, doc_id, n_sol), **kwargs)]
         if n_tests > 0:
             reqs.append(Instance(request_type="generate_until", doc=doc,
-                                 arguments=(test_context(ctx, doc), deepcopy(gen)), idx=TEST_IDX,
+                                 arguments=(test_ctx, deepcopy(gen)), idx=TEST_IDX,
                                  metadata=(task, doc_id, n_tests), **kwargs))
+        if chat:
+            for r in reqs:
+                setattr(r, _CHAT_ATTR, True)
         return reqs
+
+    def _chat_test_context(self, doc: dict, chat_template):
+        """The test request of a chat-mode run: the package's chat test prompt through the model's template."""
+        from coderank_evalplus.testgen.prompts import chat_test_messages
+
+        messages = chat_test_messages(self._problems[doc["task_id"]], self.option("tests_per_sample"))
+        if chat_template is None:  # (lm-eval renders a model without a template as plain text, too)
+            return "\n\n".join(m["content"] for m in messages)
+        return chat_template(messages)
 
     # ------------------------------------------------------------------ scoring
     def apply_filters(self):
@@ -211,19 +260,22 @@ class CodeRankTask(ConfigurableTask):
 
     def _score(self, by_doc: dict, key: str) -> dict[Any, tuple[dict, dict]]:
         from coderank_evalplus.pipeline import RerankConfig, rerank
-        from coderank_evalplus.testgen.extract import truncate
 
         completions: dict[str, list[str]] = {}
         programs: dict[str, list[str]] = {}
         raw_tests: dict[str, list[str]] = {}
         tid_of: dict[Any, str] = {}
+        chat = False
         for doc_id, reqs in by_doc.items():
             doc = reqs[SOLUTION_IDX].doc
             tid = doc["task_id"]
             tid_of[doc_id] = tid
-            completions[tid] = [truncate(t) for t in _texts(reqs[SOLUTION_IDX].filtered_resps.get(key))]
-            programs[tid] = [doc["prompt"] + c for c in completions[tid]]  # the prompt the model continued
-            raw_tests[tid] = _texts(reqs[TEST_IDX].filtered_resps.get(key)) if TEST_IDX in reqs else []
+            chat_doc = bool(getattr(reqs[SOLUTION_IDX], _CHAT_ATTR, False))
+            chat = chat or chat_doc
+            answers = _texts(reqs[SOLUTION_IDX].filtered_resps.get(key))
+            tests = _texts(reqs[TEST_IDX].filtered_resps.get(key)) if TEST_IDX in reqs else []
+            completions[tid], programs[tid], raw_tests[tid] = read_answers(self._problems[tid], doc["prompt"],
+                                                                           answers, tests, chat_doc)
         cfg = RerankConfig(methods=[self.method], ks=(1,), tests_per_sample=self.option("tests_per_sample"),
                            cpu_limit=self.option("time_limit"), workers=self.option("workers"), plus=self.plus,
                            seed=self.option("rank_seed"), min_time_limit=self.option("min_time_limit"),
@@ -240,7 +292,7 @@ class CodeRankTask(ConfigurableTask):
         records = {}
         empty_solutions, no_tests = [], []
         for doc_id, tid in tid_of.items():
-            sol_rec, test_rec = self._record(tid, completions[tid], raw_tests[tid], result.outcomes[tid])
+            sol_rec, test_rec = self._record(tid, completions[tid], raw_tests[tid], result.outcomes[tid], chat)
             records[doc_id] = (sol_rec, test_rec)
             if sol_rec["n_empty"] == sol_rec["n_candidates"]:
                 empty_solutions.append(tid)
@@ -248,7 +300,8 @@ class CodeRankTask(ConfigurableTask):
                 no_tests.append(tid)
         name = self.config.task
         if empty_solutions:
-            log.warning("%s: the model returned only empty solutions for %d of %d problem(s) (%s); their pass@1 is 0",
+            log.warning("%s: the model returned only empty solutions for %d of %d problem(s) (%s); their pass@1 is 0"
+                        + (" (chat replies: none defines the entry point)" if chat else ""),
                         name, len(empty_solutions), len(tid_of), _some(empty_solutions))
         if no_tests:
             log.warning("%s: no valid assert could be extracted from the test samples of %d of %d problem(s) (%s); "
@@ -256,7 +309,8 @@ class CodeRankTask(ConfigurableTask):
                         self.method)
         return records
 
-    def _record(self, tid: str, completions: list[str], raw_tests: list[str], outcome) -> tuple[dict, dict]:
+    def _record(self, tid: str, completions: list[str], raw_tests: list[str], outcome,
+                chat: bool = False) -> tuple[dict, dict]:
         import numpy as np
 
         from coderank_evalplus import metrics
@@ -296,6 +350,8 @@ class CodeRankTask(ConfigurableTask):
             "n_tests": len(suite),
             "tests": [{"assert": f"assert {a}", "count": int(c)} for a, c in zip(suite.asserts, suite.counts)],
         })
+        if chat:  # (only then: the records of a run without the flag stay as they were)
+            sol_rec["chat"] = test_rec["chat"] = True
         return sol_rec, test_rec
 
     def _write_results_folder(self, result, key: str) -> None:
@@ -347,6 +403,38 @@ def test_context(ctx, doc: dict):
 
 
 test_context.__test__ = False  # type: ignore[attr-defined]  # not a pytest test; mypy rejects function attributes
+
+
+def chat_generation_kwargs(gen: dict) -> dict:
+    """The generation settings of a chat-mode request: the task's, less CodeT's stop sequences (a reply is read whole,
+    as ``rerank --raw-field`` reads it; ``\\ndef`` or ``\\n#`` would cut it inside its code block); other
+    ``until`` strings a user gave stay."""
+    out = dict(gen)
+    until = out.get("until")
+    if until is not None:
+        from coderank_evalplus.testgen.prompts import CODET_STOP
+
+        stops = [until] if isinstance(until, str) else list(until)
+        out["until"] = [s for s in stops if s not in CODET_STOP]
+    return out
+
+
+def read_answers(problem, prompt: str, answers: list[str], tests: list[str],
+                 chat: bool) -> tuple[list[str], list[str], list[str]]:
+    """(candidates as recorded, programs to rank, raw test samples) of one problem's answers. Without chat mode:
+    completions cut at CodeT's stop sequences, appended to the prompt the model continued; tests as answered. In
+    chat mode, what ``rerank --raw-field`` reads: each solution reply as ``raw_program`` (a full program, ``""``
+    without a definition of the entry point; the candidate is the program), each test reply ``parse_chat_tests``."""
+    if not chat:
+        from coderank_evalplus.testgen.extract import truncate
+
+        completions = [truncate(t) for t in answers]
+        return completions, [prompt + c for c in completions], tests
+    from coderank_evalplus.io.sanitize import raw_program
+    from coderank_evalplus.testgen.prompts import parse_chat_tests
+
+    programs = [raw_program(t, problem) for t in answers]
+    return programs, programs, [parse_chat_tests(t, problem.entry_point) for t in tests]
 
 
 def _texts(resps) -> list[str]:
