@@ -8,12 +8,16 @@ test request's ``n_test_samples`` answers), ``filtered_resps``, ``filter``, ``ar
 
 From such a record, as :class:`~coderank_evalplus.integrations.lm_eval.CodeRankTask` builds them: the programs are
 ``doc["prompt"]`` + each raw solution cut at CodeT's stop sequences, and the raw test samples are the test request's
-answers (the text after ``assert ``). lm-eval logs a document once per filter with the same ``resps``; the records of
-the first filter in the file are read.
+answers (the text after ``assert ``). A chat-mode run (``lm_eval … --apply_chat_template``; its solution record,
+``filtered_resps[0]``, says ``"chat": true``) is read as the task read it: each solution reply as
+:func:`~coderank_evalplus.io.sanitize.raw_program` (``doc["prompt"]`` and ``doc["entry_point"]``), each test reply
+:func:`~coderank_evalplus.testgen.prompts.parse_chat_tests`. lm-eval logs a document once per filter with the same
+``resps``; the records of the first filter in the file are read.
 """
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +25,7 @@ from typing import Any, Optional
 
 from coderank_evalplus.io.jsonl import SampleFileError
 from coderank_evalplus.testgen.extract import truncate
+from coderank_evalplus.types import Problem
 
 SAMPLES_GLOB = "samples_*.jsonl"
 
@@ -32,12 +37,27 @@ class LoggedSample:
     task_id: str
     prompt: str
     solutions: list[str]  # raw answers to the solution request
-    tests: Optional[list[str]]  # raw answers to the test request; None when the task issued none
+    # raw test samples: the test request's answers (in chat mode each reply's asserts, parse_chat_tests); None when
+    # the task issued none
+    tests: Optional[list[str]]
     filter: str
+    chat: bool = False  # a chat-mode run (--apply_chat_template): answers are whole chat replies
+    entry_point: Optional[str] = None  # doc["entry_point"] (read in chat mode)
 
     def programs(self) -> list[str]:
-        """Full programs, as the task ranks them: the prompt the model continued + the cut completion."""
-        return [self.prompt + truncate(s) for s in self.solutions]
+        """Full programs, as the task ranks them: the prompt the model continued + the cut completion; in chat mode
+        each reply as ``raw_program`` (``""`` when it defines no entry point)."""
+        if not self.chat:
+            return [self.prompt + truncate(s) for s in self.solutions]
+        from coderank_evalplus.io.sanitize import raw_program
+
+        problem = self._problem()
+        return [raw_program(s, problem) for s in self.solutions]
+
+    def _problem(self) -> Problem:
+        """What ``raw_program`` reads of the problem: the prompt the model saw and the entry point."""
+        return Problem(task_id=self.task_id, dataset="mbpp" if self.task_id.startswith("Mbpp/") else "humaneval",
+                       prompt=self.prompt, entry_point=self.entry_point or "")
 
 
 def is_logged_sample(rec: dict) -> bool:
@@ -72,8 +92,38 @@ def parse_logged_sample(rec: dict, path: Path, lineno: int) -> LoggedSample:
     filt = rec.get("filter", "none")
     if not isinstance(filt, str):
         raise SampleFileError(f"{where}: field 'filter' must be a string (got {type(filt).__name__})")
-    return LoggedSample(task_id=fields["task_id"], prompt=fields["prompt"], solutions=list(resps[0]),
-                        tests=list(resps[1]) if len(resps) > 1 else None, filter=filt)
+    tests = list(resps[1]) if len(resps) > 1 else None
+    if not is_chat_record(rec):
+        return LoggedSample(task_id=fields["task_id"], prompt=fields["prompt"], solutions=list(resps[0]),
+                            tests=tests, filter=filt)
+    entry_point = doc.get("entry_point")
+    if not (isinstance(entry_point, str) and entry_point):
+        got = "missing" if "entry_point" not in doc else f"got {entry_point!r}"
+        raise SampleFileError(f"{where}: a chat-mode record needs doc field 'entry_point' as a non-empty string "
+                              f"({got})")
+    if tests is not None:
+        from coderank_evalplus.testgen.prompts import parse_chat_tests
+
+        tests = [parse_chat_tests(t, entry_point) for t in tests]
+    return LoggedSample(task_id=fields["task_id"], prompt=fields["prompt"], solutions=list(resps[0]), tests=tests,
+                        filter=filt, chat=True, entry_point=entry_point)
+
+
+def is_chat_record(rec: dict) -> bool:
+    """Whether the record is of a chat-mode run: its solution record (``filtered_resps[0]``, a JSON string as lm-eval
+    logs it, or an object) says ``"chat": true``. Anything else (no record, another filter's output) is not."""
+    filtered = rec.get("filtered_resps")
+    if not (isinstance(filtered, list) and filtered):
+        return False
+    first = filtered[0]
+    if isinstance(first, str):
+        if '"chat"' not in first:
+            return False
+        try:
+            first = json.loads(first)
+        except ValueError:
+            return False
+    return isinstance(first, dict) and first.get("chat") is True
 
 
 def task_of(file: Path) -> str:
