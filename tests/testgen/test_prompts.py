@@ -311,6 +311,26 @@ def test_parse_chat_solution():
     assert g["has_close_elements"]([1.0, 2.8, 3.0, 4.0, 5.0, 2.0], 0.3) is True
 
 
+def test_parse_chat_solution_gives_the_prompt_imports_and_reads_a_continued_body():
+    """A reply written against the prompt's ``from typing import List`` without repeating it runs (issue 41: 13 of
+    20 embedded samples failed on ``NameError: List``), and is the program ``rerank --raw-field`` reads."""
+    from coderank_evalplus.io.sanitize import raw_program
+
+    p = _problem("HumanEval/0", HE0_PROMPT, "has_close_elements")
+    reply = ("```python\ndef has_close_elements(numbers: List[float], threshold: float) -> bool:\n"
+             "    return any(abs(a - b) < threshold for i, a in enumerate(numbers) for b in numbers[i + 1:])\n```")
+    code = parse_chat_solution(reply, p)
+    assert code == raw_program(reply, p) and code.startswith("from typing import List")
+    g: dict = {}
+    exec(code, g)
+    assert g["has_close_elements"]([1.0, 2.8, 3.0], 0.3) is True
+    body = "    return any(abs(a - b) < threshold for i, a in enumerate(numbers) for b in numbers[i + 1:])\n"
+    g = {}
+    exec(parse_chat_solution(body, p), g)  # a reply that only continues the function, as SmolLM2's often do
+    assert g["has_close_elements"]([1.0, 2.0], 0.5) is False
+    assert parse_chat_solution("I cannot help with that.", p) == "I cannot help with that."  # fails, stays readable
+
+
 def test_trial_tests_compile_without_warnings_reaching_the_user(recwarn):
     """A prompt whose example compiles with a SyntaxWarning ("is" with a literal) gives its trial test silently:
     warnings about model or prompt text never reach the user's terminal (issue 41)."""
