@@ -11,9 +11,7 @@ nothing changes (requests, programs, records).
 
 from __future__ import annotations
 
-import gzip
 import json
-import os
 import pickle
 from pathlib import Path
 
@@ -21,34 +19,19 @@ import pytest
 
 pytest.importorskip("lm_eval")
 
-REPO = Path(__file__).resolve().parents[2]
-DATA = Path(os.environ.get("CODERANK_DATA") or REPO.parent / "shared" / "data").expanduser().resolve()
-CHAT_SETS = DATA / "extra_humaneval" / "samples"
-MODELS = ("llama-3-8b-instruct-q6_humaneval_n10_t0.6", "deepseek-coder-6.7b-instruct-q5_humaneval_n10_t0.6",
-          "codellama-7b-instruct-q5_humaneval_n10_t0.6")
+from tests.chat_sets import MODELS, TIDS, chat_replies, have_chat_sets  # noqa: E402
+from tests.conftest import SHARED_DATA  # noqa: E402
+
+DATA = SHARED_DATA
 GPT_TESTS = DATA / "extra_humaneval" / "tests" / "gpt-3.5-turbo-1106_own5.jsonl"
-# problems where each of the three models wrote fenced replies (CodeLlama's rare ones among them) and bare code
-TIDS = [f"HumanEval/{i}" for i in (2, 4, 8, 9, 13, 18, 23, 30, 34, 53)]
 TASK = "humaneval_srank"
-needs_data = pytest.mark.skipif(not all((CHAT_SETS / f"{m}.jsonl.gz").is_file() for m in MODELS)
-                                or not GPT_TESTS.is_file(), reason=f"shared chat sets not found under {DATA}")
+needs_data = pytest.mark.skipif(not have_chat_sets() or not GPT_TESTS.is_file(),
+                                reason=f"shared chat sets not found under {DATA}")
 
 
 def chat_template(messages, add_generation_prompt=True):
     """A stand-in for ``lm.apply_chat_template``: the messages it was given, as JSON."""
     return json.dumps({"messages": messages, "add_generation_prompt": add_generation_prompt})
-
-
-def _replies() -> dict[str, list[str]]:
-    """The three models' raw replies per problem of TIDS, model after model (10 each)."""
-    out: dict[str, list[str]] = {tid: [] for tid in TIDS}
-    for model in MODELS:
-        with gzip.open(CHAT_SETS / f"{model}.jsonl.gz", "rt", encoding="utf-8") as fh:
-            for line in fh:
-                rec = json.loads(line)
-                if rec["task_id"] in out:
-                    out[rec["task_id"]].append(rec["raw"])
-    return out
 
 
 def _test_replies() -> dict[str, list[str]]:
@@ -206,7 +189,7 @@ def chat_run(tmp_path_factory):
     from coderank_evalplus.testgen.prompts import parse_chat_tests
 
     tmp = tmp_path_factory.mktemp("lm_eval_chat")
-    solutions, tests = _replies(), _test_replies()
+    solutions, tests = chat_replies(), _test_replies()
     n, m = len(MODELS) * 10, 3
     assert all(len(v) == n for v in solutions.values())
     task = _task(tmp, n_solutions=n, n_test_samples=m)
@@ -280,7 +263,7 @@ def test_scoring_without_the_flag_is_unchanged(tmp_path):
     from coderank_evalplus.testgen.extract import truncate
 
     tids = TIDS[:2]
-    solutions = {tid: _replies()[tid][::6] for tid in tids}  # 5 replies, from each model
+    solutions = {tid: chat_replies()[tid][::6] for tid in tids}  # 5 replies, from each model
     tests = {tid: ["x) == 1\nassert " + tid, "candidate"] for tid in tids}
     task = _task(tmp_path, n_solutions=5, n_test_samples=2)
     records = _answer_and_score(task, _build(task, tids, chat=False), solutions, tests)

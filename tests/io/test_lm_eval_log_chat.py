@@ -9,9 +9,7 @@ stop sequences; test answers as answered).
 
 from __future__ import annotations
 
-import gzip
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -21,15 +19,11 @@ from coderank_evalplus.io.samples import read_solutions, read_test_samples
 from coderank_evalplus.io.sanitize import raw_program
 from coderank_evalplus.testgen.extract import truncate
 from coderank_evalplus.testgen.prompts import parse_chat_tests
+from tests.chat_sets import MODELS, TIDS, chat_replies, have_chat_sets
+from tests.conftest import SHARED_DATA
 
-REPO = Path(__file__).resolve().parents[2]
-DATA = Path(os.environ.get("CODERANK_DATA") or REPO.parent / "shared" / "data").expanduser().resolve()
-CHAT_SETS = DATA / "extra_humaneval" / "samples"
-MODELS = ("llama-3-8b-instruct-q6_humaneval_n10_t0.6", "deepseek-coder-6.7b-instruct-q5_humaneval_n10_t0.6",
-          "codellama-7b-instruct-q5_humaneval_n10_t0.6")
-TIDS = [f"HumanEval/{i}" for i in (2, 4, 8, 9, 13, 18, 23, 30, 34, 53)]
-needs_data = pytest.mark.skipif(not all((CHAT_SETS / f"{m}.jsonl.gz").is_file() for m in MODELS),
-                                reason=f"shared chat sets not found under {DATA}")
+DATA = SHARED_DATA
+needs_data = pytest.mark.skipif(not have_chat_sets(), reason=f"shared chat sets not found under {DATA}")
 
 
 @pytest.fixture(scope="module")
@@ -41,15 +35,7 @@ def problems():
 
 @pytest.fixture(scope="module")
 def replies() -> dict[str, list[str]]:
-    """The three models' raw replies per problem of TIDS, model after model (10 each)."""
-    out: dict[str, list[str]] = {tid: [] for tid in TIDS}
-    for model in MODELS:
-        with gzip.open(CHAT_SETS / f"{model}.jsonl.gz", "rt", encoding="utf-8") as fh:
-            for line in fh:
-                rec = json.loads(line)
-                if rec["task_id"] in out:
-                    out[rec["task_id"]].append(rec["raw"])
-    return out
+    return chat_replies()
 
 
 def _test_replies(problem) -> list[str]:
