@@ -65,6 +65,7 @@ from lm_eval.api.instance import Instance
 from lm_eval.api.task import ConfigurableTask
 from lm_eval.filters import build_filter_ensemble
 
+from coderank_evalplus.io.lm_eval_log import read_answers
 from coderank_evalplus.testgen.mutate import DEFAULT_N as DEFAULT_MUTATE_N
 
 log = logging.getLogger("lm_eval.coderank_evalplus")  # lm-eval formats and levels its own loggers
@@ -417,24 +418,6 @@ def chat_generation_kwargs(gen: dict) -> dict:
         stops = [until] if isinstance(until, str) else list(until)
         out["until"] = [s for s in stops if s not in CODET_STOP]
     return out
-
-
-def read_answers(problem, prompt: str, answers: list[str], tests: list[str],
-                 chat: bool) -> tuple[list[str], list[str], list[str]]:
-    """(candidates as recorded, programs to rank, raw test samples) of one problem's answers. Without chat mode:
-    completions cut at CodeT's stop sequences, appended to the prompt the model continued; tests as answered. In
-    chat mode, what ``rerank --raw-field`` reads: each solution reply as ``raw_program`` (a full program, ``""``
-    without a definition of the entry point; the candidate is the program), each test reply ``parse_chat_tests``."""
-    if not chat:
-        from coderank_evalplus.testgen.extract import truncate
-
-        completions = [truncate(t) for t in answers]
-        return completions, [prompt + c for c in completions], tests
-    from coderank_evalplus.io.sanitize import raw_program
-    from coderank_evalplus.testgen.prompts import parse_chat_tests
-
-    programs = [raw_program(t, problem) for t in answers]
-    return programs, programs, [parse_chat_tests(t, problem.entry_point) for t in tests]
 
 
 def _texts(resps) -> list[str]:

@@ -47,17 +47,28 @@ class LoggedSample:
     def programs(self) -> list[str]:
         """Full programs, as the task ranks them: the prompt the model continued + the cut completion; in chat mode
         each reply as ``raw_program`` (``""`` when it defines no entry point)."""
-        if not self.chat:
-            return [self.prompt + truncate(s) for s in self.solutions]
-        from coderank_evalplus.io.sanitize import raw_program
-
-        problem = self._problem()
-        return [raw_program(s, problem) for s in self.solutions]
+        return read_answers(self._problem(), self.prompt, self.solutions, [], self.chat)[1]
 
     def _problem(self) -> Problem:
         """What ``raw_program`` reads of the problem: the prompt the model saw and the entry point."""
         return Problem(task_id=self.task_id, dataset="mbpp" if self.task_id.startswith("Mbpp/") else "humaneval",
                        prompt=self.prompt, entry_point=self.entry_point or "")
+
+
+def read_answers(problem: Problem, prompt: str, answers: list[str], tests: list[str],
+                 chat: bool) -> tuple[list[str], list[str], list[str]]:
+    """(candidates as recorded, programs to rank, raw test samples) of one problem's answers. Without chat mode:
+    completions cut at CodeT's stop sequences, appended to the prompt the model continued; tests as answered. In
+    chat mode, what ``rerank --raw-field`` reads: each solution reply as ``raw_program`` (a full program, ``""``
+    without a definition of the entry point; the candidate is the program), each test reply ``parse_chat_tests``."""
+    if not chat:
+        completions = [truncate(t) for t in answers]
+        return completions, [prompt + c for c in completions], tests
+    from coderank_evalplus.io.sanitize import raw_program
+    from coderank_evalplus.testgen.prompts import parse_chat_tests
+
+    programs = [raw_program(t, problem) for t in answers]
+    return programs, programs, [parse_chat_tests(t, problem.entry_point) for t in tests]
 
 
 def is_logged_sample(rec: dict) -> bool:
