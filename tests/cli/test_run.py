@@ -84,10 +84,10 @@ def test_run_task_ids_choose_the_problems():
 
     problems = {f"HumanEval/{i}": None for i in range(164)}
     assert run_task_ids(_task_args(task_ids="HumanEval/7, HumanEval/3"), problems) == (["HumanEval/3", "HumanEval/7"],
-                                                                                      "")
-    assert run_task_ids(_task_args(limit=2), problems)[0] == ["HumanEval/0", "HumanEval/1"]
-    ids, why = run_task_ids(_task_args(), problems)
-    assert set(ids) == set(EMBEDDED_TASKS) and why
+                                                                                      None, "")
+    assert run_task_ids(_task_args(limit=2), problems) == (["HumanEval/0", "HumanEval/1"], 2, "")
+    ids, limit, why = run_task_ids(_task_args(), problems)
+    assert set(ids) == set(EMBEDDED_TASKS) and limit is None and why
     assert run_task_ids(_task_args(model="org/model"), problems)[0] == list(problems)[:DEFAULT_LIMIT]
     assert run_task_ids(_task_args(dataset="mbpp"), {f"Mbpp/{i}": None for i in range(2, 9)})[0] == [
         f"Mbpp/{i}" for i in range(2, 2 + DEFAULT_LIMIT)]
