@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Optional, Protocol, Sequence, Union, runtime_checkable
+from typing import Iterator, Optional, Protocol, Sequence, Union, runtime_checkable
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,22 @@ class Scorer(Protocol):
 
 
 BACKENDS = ("vllm", "hf", "openai", "embedded")
+
+
+def generate_each(generator: Generator, prompts: list[Prompt], n: int, temperature: float, top_p: float,
+                  max_tokens: int, stop: list[str]) -> Iterator[tuple[int, list[Sample]]]:
+    """Each prompt's ``n`` samples as they are ready, as ``(index in prompts, samples)``.
+
+    A generator with ``generate_iter`` (same arguments, same pairs) yields them in the order they complete: a
+    server answering many requests at once. Any other answers all prompts in one ``generate`` call (a local engine
+    batches them), in order. The sampling loop writes each pair as it arrives, so an interrupted run keeps every
+    prompt already answered.
+    """
+    stream = getattr(generator, "generate_iter", None)
+    if stream is not None:
+        yield from stream(prompts, n, temperature, top_p, max_tokens, stop)
+        return
+    yield from enumerate(generator.generate(prompts, n, temperature, top_p, max_tokens, stop))
 
 
 def truncate_at_stop(text: str, stop: Sequence[str]) -> str:

@@ -29,7 +29,7 @@ import os
 from collections import Counter
 from typing import Any, Callable, Iterable, Optional, Sequence
 
-from coderank_evalplus.generation.base import Generator, Sample
+from coderank_evalplus.generation.base import Generator, Sample, generate_each
 from coderank_evalplus.storage import atomic_copy, os_storage_error, replace_file
 from coderank_evalplus.testgen.prompts import (
     CODET_STOP,
@@ -117,13 +117,15 @@ def generate_samples(
     progress: bool = True,
     stop: Optional[Sequence[str]] = None,
     n_asserts: int = 5,
-    problems_per_call: int = 1,
+    problems_per_call: Optional[int] = None,
     stopper: Optional[Stopper] = None,
 ) -> tuple[str, str]:
     """Sample ``n_samples`` solutions and ``n_test_samples`` test samples per problem; returns the two file paths.
 
     Base generators get CodeT's stop sequences (``stop`` overrides them); chat generators get none (the reply is
-    parsed instead). ``problems_per_call`` > 1 batches several problems per ``generate`` call (useful for vLLM).
+    parsed instead). ``problems_per_call`` problems go to one ``generate`` call (default: the generator's own
+    ``problems_per_call`` attribute, else 1): a local engine batches their prompts, a server has them in flight at
+    once; each prompt's samples are written as they arrive (``generate_each``).
     With ``stopper``, solutions come in rounds and a problem stops when the stopper says so (module docstring).
     """
     problems = list(problems)
@@ -142,41 +144,42 @@ def generate_samples(
 
 def _generate(problems: list[Problem], generator: Generator, n_samples: int, n_test_samples: int,
               temperature: float, top_p: float, max_tokens: int, out_dir: str, progress: bool,
-              stop: Optional[Sequence[str]], n_asserts: int, problems_per_call: int) -> tuple[str, str]:
+              stop: Optional[Sequence[str]], n_asserts: int, problems_per_call: Optional[int]) -> tuple[str, str]:
     os.makedirs(out_dir, exist_ok=True)
     spath, tpath = os.path.join(out_dir, SAMPLES_FILE), os.path.join(out_dir, TESTS_FILE)
     swork, twork = _working_file(spath), _working_file(tpath)
     have = Counter(r["task_id"] for r in _read_jsonl_repair(swork))
     tests_done = {r["task_id"] for r in _read_jsonl_repair(twork)}
     stops = [] if generator.is_chat else list(CODET_STOP if stop is None else stop)
+    # what is still to draw: (problem, "solution" | "test", how many)
+    jobs = [(p, kind, k) for p in problems for kind, k in (
+        ("solution", max(0, n_samples - have[p.task_id])),
+        ("test", n_test_samples if p.task_id not in tests_done else 0)) if k > 0]
+    per_call = max(1, problems_per_call or getattr(generator, "problems_per_call", 1) or 1)
 
     bar = None
     if progress:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=len(problems), desc="generate", unit="problem")
+        bar = tqdm(total=len(jobs), desc="generate", unit="prompt")
     with open(swork, "a", encoding="utf-8") as sf, open(twork, "a", encoding="utf-8") as tf:
-        for start in range(0, len(problems), max(1, problems_per_call)):
-            chunk = problems[start : start + max(1, problems_per_call)]
-            # solutions: draw only what is missing (all problems of a call draw the same number)
-            need = [p for p in chunk if have[p.task_id] < n_samples]
-            if need:
-                k = max(n_samples - have[p.task_id] for p in need)
-                outs = generator.generate(_prompts(need, generator, "solution", n_asserts), k, temperature, top_p,
-                                          max_tokens, stops)
-                for p, samples in zip(need, outs):
-                    for s in samples[: n_samples - have[p.task_id]]:
-                        _append(sf, _solution_record(p, s, generator.is_chat))
-                    have[p.task_id] = n_samples
-            need = [p for p in chunk if n_test_samples > 0 and p.task_id not in tests_done]
-            if need:
-                outs = generator.generate(_prompts(need, generator, "test", n_asserts), n_test_samples, temperature,
-                                          top_p, max_tokens, stops)
-                for p, samples in zip(need, outs):
-                    _append(tf, _test_record(p, samples, generator.is_chat))
-                    tests_done.add(p.task_id)
-            if bar is not None:
-                bar.update(len(chunk))
+        for start in range(0, len(problems), per_call):
+            chunk = {p.task_id for p in problems[start : start + per_call]}
+            todo = [j for j in jobs if j[0].task_id in chunk]
+            # one generate call per distinct count: a problem's solutions and tests go together when the counts
+            # match (a local engine batches them, a server has them in flight at once)
+            for k in sorted({j[2] for j in todo}, key=[j[2] for j in todo].index):
+                call = [j for j in todo if j[2] == k]
+                prompts = [_prompts([p], generator, kind, n_asserts)[0] for p, kind, _ in call]
+                for i, samples in generate_each(generator, prompts, k, temperature, top_p, max_tokens, stops):
+                    p, kind, _ = call[i]
+                    if kind == "solution":
+                        for s in samples[:k]:
+                            _append(sf, _solution_record(p, s, generator.is_chat))
+                    else:
+                        _append(tf, _test_record(p, samples[:k], generator.is_chat))
+                    if bar is not None:
+                        bar.update(1)
     if bar is not None:
         bar.close()
     replace_file(swork, spath)

@@ -191,7 +191,8 @@ def test_generate_samples_chat(tmp_path):
     sol = _jsonl(spath)[0]["solution"]
     assert "def add(a, b):" in sol and "assert" not in sol
     assert _jsonl(tpath)[0]["samples"] == ["add(1, 1) == 2"]
-    msgs = gen.calls[1][0][0]  # no apply_chat_template: the messages go to the backend as they are
+    msgs = gen.calls[0][0][1]  # solution and test prompts in one call (1 sample each); no apply_chat_template:
+    # the messages go to the backend as they are
     assert isinstance(msgs, list) and msgs[-1]["role"] == "user" and ">>>" not in msgs[-1]["content"]
     assert gen.calls[0][2] == ()  # no stop sequences for chat replies
 
