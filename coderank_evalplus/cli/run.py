@@ -55,10 +55,22 @@ def add_run_parser(sub) -> None:
 
 
 def _model_args(p: argparse.ArgumentParser) -> None:
+    from coderank_evalplus.generation.openai_backend import DEFAULT_CONCURRENCY, DEFAULT_RETRIES
+
     p.add_argument("--model", default="embedded",
                    help="hub id or local path (hf, vllm), served model name (openai), or 'embedded' (SmolLM2-135M)")
     p.add_argument("--backend", default="embedded", help="embedded | hf | vllm | openai")
-    p.add_argument("--base-url", default=None, help="openai backend: the server's URL (e.g. http://127.0.0.1:8000/v1)")
+    p.add_argument("--base-url", default=None, help="openai backend: the server's URL (e.g. http://127.0.0.1:8000/v1); "
+                                                    "the key comes from OPENAI_API_KEY")
+    p.add_argument("--chat", action=argparse.BooleanOptionalAction, default=None,
+                   help="--chat: chat prompts (the reply's code block is read), --no-chat: base prompts (the model "
+                        "continues the function); default: the tokenizer's chat template (hf, vllm, embedded), or "
+                        "what the server accepts (openai: chat when /v1/completions refuses the model)")
+    p.add_argument("--concurrency", type=int, default=None,
+                   help=f"openai backend: requests in flight at once (default {DEFAULT_CONCURRENCY})")
+    p.add_argument("--retries", type=int, default=None,
+                   help=f"openai backend: retries of a request on 429, 5xx, time-outs and refused connections, "
+                        f"with back-off honouring Retry-After (default {DEFAULT_RETRIES})")
 
 
 def add_likelihood_parser(sub) -> None:
@@ -73,9 +85,11 @@ def add_likelihood_parser(sub) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
-def make_model(backend: str, model: str, base_url=None, tp: int = 1, dp: int = 1, ray_address=None):
+def make_model(backend: str, model: str, base_url=None, tp: int = 1, dp: int = 1, ray_address=None,
+               chat: Optional[bool] = None, concurrency: Optional[int] = None, retries: Optional[int] = None):
     """The generator for ``--model``/``--backend`` (log-probabilities on: every backend reports them); ``tp`` and
-    ``dp`` are vLLM's tensor / data parallel sizes."""
+    ``dp`` are vLLM's tensor / data parallel sizes; ``chat`` (None: the backend decides) is ``--chat``/``--no-chat``;
+    ``concurrency`` and ``retries`` are the openai backend's."""
     from coderank_evalplus.generation import make_generator
 
     kw: dict[str, Any] = {}
@@ -83,11 +97,25 @@ def make_model(backend: str, model: str, base_url=None, tp: int = 1, dp: int = 1
         kw.update(tp=tp, dp=dp, ray_address=ray_address)
     elif (tp, dp) != (1, 1):
         raise ValueError(f"--tp and --dp apply to --backend vllm, not {backend}")
+    if chat is not None:
+        kw["chat"] = chat
     if backend == "openai":
         kw["logprobs"] = True
         if base_url:
             kw["base_url"] = base_url
+        if concurrency is not None:
+            kw["concurrency"] = concurrency
+        if retries is not None:
+            kw["max_retries"] = retries
+    elif (concurrency, retries) != (None, None):
+        raise ValueError(f"--concurrency and --retries apply to --backend openai, not {backend}")
     return make_generator(backend, None if model == "embedded" else model, **kw)
+
+
+def model_from_args(args: argparse.Namespace):
+    """``make_model`` from the flags of ``_model_args`` (and run's --tp / --dp / --ray-address)."""
+    return make_model(args.backend, args.model, args.base_url, getattr(args, "tp", 1), getattr(args, "dp", 1),
+                      getattr(args, "ray_address", None), args.chat, args.concurrency, args.retries)
 
 
 def likelihood_command(args: argparse.Namespace) -> int:
@@ -101,7 +129,7 @@ def likelihood_command(args: argparse.Namespace) -> int:
     _, problems = load_problems_or_original(args.dataset, args.data_dir)
     if not Path(args.samples).is_file():
         raise FileNotFoundError(f"--samples {args.samples}: no such file")
-    generator = make_model(args.backend, args.model, args.base_url)
+    generator = model_from_args(args)
     n = add_likelihoods(args.samples, problems, generator, kinds, args.output, progress=not args.quiet)
     print(f"scored {n} value(s) ({', '.join(f for k in kinds for f in FIELDS[k])}) → {args.output or args.samples}")
     return 0
@@ -139,7 +167,7 @@ def run_command(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from coderank_evalplus.engine.execution import ResultCache
-    from coderank_evalplus.generation.likelihood import add_likelihoods, features_for
+    from coderank_evalplus.generation.likelihood import add_likelihoods, features_for, refuse_unscorable
     from coderank_evalplus.generation.sampling import generate_samples
     from coderank_evalplus.io.problems import describe_selection, load_problems_or_original
     from coderank_evalplus.io.samples import read_solutions, read_test_samples
@@ -189,7 +217,9 @@ def run_command(args: argparse.Namespace) -> int:
         raise ValueError("--tau applies with --adaptive")
     if args.tau is not None and not 0.0 <= args.tau <= 1.0:
         raise ValueError(f"--tau {args.tau}: must lie in [0, 1]")
-    generator = make_model(args.backend, args.model, args.base_url, args.tp, args.dp, args.ray_address)
+    generator = model_from_args(args)
+    kinds = features_needed(cfg.methods)
+    refuse_unscorable(generator, kinds)  # a chat-only server that cannot give them: say so before sampling
     stopper, stop_cache = None, None
     if args.adaptive:
         from coderank_evalplus.pipeline import adaptive_method, adaptive_stopper
@@ -204,7 +234,6 @@ def run_command(args: argparse.Namespace) -> int:
         if stop_cache is not None:
             stop_cache.close()
     chosen = {p.task_id: p for p in selected}
-    kinds = features_needed(cfg.methods)
     if kinds:  # what sampling did not record (a backend without log-probabilities, the reviewer) is scored now
         add_likelihoods(spath, chosen, generator, sorted(kinds), progress=not args.quiet)
     t0 = time.monotonic()

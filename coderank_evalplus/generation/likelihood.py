@@ -82,6 +82,18 @@ def coder_pair(problem: Problem, program: str, generator) -> tuple[str, str]:
     return prompt, program[len(prompt):] if program.startswith(prompt) else program
 
 
+def refuse_unscorable(scorer, kinds: Iterable[str]) -> None:
+    """Raise ValueError (one line) when ``scorer`` says it cannot give these likelihood features (an
+    OpenAI-compatible chat-only server: ``likelihood_refusal``); before any sampling or scoring is spent."""
+    check = getattr(scorer, "likelihood_refusal", None)
+    kinds = sorted(kinds)
+    reason = check(kinds) if check is not None and kinds else None
+    if reason:
+        fields = ", ".join(f for kind in kinds for f in FIELDS[kind])
+        raise ValueError(f"the likelihood methods need {fields}: {reason}; choose methods without likelihoods "
+                         f"(not ll, coder_reviewer, ll+…) or a server that scores text")
+
+
 def _program(rec: dict, problem: Problem) -> Optional[str]:
     if isinstance(rec.get("solution"), str):
         return rec["solution"]
@@ -139,6 +151,8 @@ def add_likelihoods(samples_path: str | os.PathLike, problems: Mapping[str, Prob
     from coderank_evalplus.io.samples import SampleFileError, read_jsonl
     from coderank_evalplus.storage import atomic_write_jsonl
 
+    kinds = list(kinds)
+    refuse_unscorable(scorer, kinds)
     src = os.fspath(samples_path)
     if os.path.isdir(src):
         raise SampleFileError(f"{src}: likelihood features are stored in a .jsonl samples file, not a sample folder")

@@ -1,30 +1,94 @@
 """Adapter for any OpenAI-compatible server (vLLM serve, llama-cpp-python's server, TGI, OpenAI itself).
 
-Plain string prompts go to the completions endpoint (base models); message lists go to the chat endpoint. Servers
-that ignore ``n`` (llama.cpp) are asked again until ``n`` samples are collected. A server that cannot be reached
-raises ``ServerUnavailable`` after a bounded number of retries (the openai client's own exponential back-off);
-the sampling loop writes what it already has before the error propagates.
+Chat or not: ``chat=True`` sends chat messages to ``/v1/chat/completions`` (the server applies the model's
+template), ``chat=False`` plain prompts to ``/v1/completions``. With ``chat=None`` the server decides, on first use
+of ``is_chat``: a one-token request to the completions endpoint; if the server refuses the model there (hosted chat
+models answer 404 "This is a chat model and not supported in the v1/completions endpoint") and the chat endpoint
+accepts it, the generator chats. One line on stderr says which.
+
+Requests: ``generate_iter`` keeps ``concurrency`` requests in flight (threads sharing the openai client, which is
+thread-safe) and yields each prompt's samples as they complete, so the sampling loop writes them at once: an
+interrupted run keeps every prompt answered. One request asks for all ``n`` samples; a server that returns fewer
+(llama.cpp ignores ``n``) is topped up, and once seen to ignore ``n`` gets ``n`` one-sample requests in parallel.
+
+Retries: the openai client's own (``max_retries``): 408, 409, 429, 5xx, time-outs and refused connections, with
+exponential back-off that honours ``Retry-After`` / ``retry-after-ms`` up to two minutes. After them the error is
+one line naming the server: ``ServerUnavailable`` (not reachable, overloaded, rate-limited) or ``ServerRefused``
+(a bad key, an unknown model, a rejected request); both are RuntimeErrors, which the console prints as one line.
 
 ``score`` uses the completions endpoint with ``echo=True`` and ``logprobs``: the server returns the log-probability
 of every prompt token, and those of the continuation (told apart by ``text_offset``) are summed. Servers differ
 here: vLLM takes them from its prompt log-probabilities; llama-cpp-python 0.3.x aligns them one position late for
 models whose tokenizer adds no BOS token (SmolLM2 among them: −63.3 against −2.92 by a forward pass for the same
-6 tokens), so its echoed values are not log p(token | prefix).
+6 tokens), so its echoed values are not log p(token | prefix). A chat-only server cannot score (``ServerRefused``).
 """
 
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Optional
+import re
+import signal
+import sys
+import threading
+import time
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from typing import TYPE_CHECKING, Any, Iterator, Optional
 
 from coderank_evalplus.generation.base import Sample, truncate_at_stop
 
 if TYPE_CHECKING:
     from openai.types.chat import ChatCompletionMessageParam
 
+DEFAULT_CONCURRENCY = 8
+DEFAULT_RETRIES = 5  # the openai client's back-off: 0.5, 1, 2, 4, 8 s (or the server's Retry-After)
+MAX_EMPTY_ROUNDS = 3  # replies without a single choice before a prompt is given up
+
 
 class ServerUnavailable(RuntimeError):
     """The OpenAI-compatible server could not be reached (or kept failing) after the allowed retries."""
+
+
+class ServerRefused(RuntimeError):
+    """The server answered, but no: a bad key (401/403), an unknown model (404), a rejected request (4xx)."""
+
+
+def _server_message(exc: Exception) -> str:
+    """The server's own words from an openai error, on one line (at most 300 characters)."""
+    body = getattr(exc, "body", None)
+    text = None
+    if isinstance(body, dict):
+        err = body.get("error", body)
+        text = err.get("message") if isinstance(err, dict) else err
+    text = str(text or getattr(exc, "message", None) or exc)
+    text = re.sub(r"\s+", " ", text).strip()
+    return text[:300] + ("…" if len(text) > 300 else "")
+
+
+class _DeferredCtrlC:
+    """While requests are in flight, the first Ctrl-C only sets ``pressed`` (the loop then stops sending, waits for
+    the requests in flight and lets the sampling loop write them; a KeyboardInterrupt raised in the middle of that
+    write would tear a prompt's samples); the second one raises at once. Only in the main thread, and only where
+    Ctrl-C has Python's default meaning."""
+
+    def __init__(self) -> None:
+        self.pressed = False
+        self.poll: Optional[float] = None  # seconds between looks at ``pressed`` (None: not installed)
+        self._previous: Any = None
+
+    def install(self) -> None:
+        if threading.current_thread() is not threading.main_thread() or \
+                signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+            return
+        self._previous = signal.signal(signal.SIGINT, self._handler)
+        self.poll = 0.2
+
+    def _handler(self, signum, frame) -> None:
+        self.pressed = True
+        signal.signal(signal.SIGINT, self._previous)  # a second Ctrl-C acts at once
+
+    def restore(self) -> None:
+        if self.poll is not None and signal.getsignal(signal.SIGINT) == self._handler:
+            signal.signal(signal.SIGINT, self._previous)
 
 
 class OpenAIGenerator:
@@ -33,14 +97,19 @@ class OpenAIGenerator:
         model: str,
         base_url: Optional[str] = None,
         api_key: Optional[str] = None,
-        chat: bool = False,
+        chat: Optional[bool] = None,
         timeout: float = 120.0,
-        max_retries: int = 2,
+        max_retries: int = DEFAULT_RETRIES,
         logprobs: bool = False,
         seed: Optional[int] = None,
+        concurrency: int = DEFAULT_CONCURRENCY,
     ) -> None:
         import openai
 
+        if concurrency < 1:
+            raise ValueError(f"--concurrency {concurrency}: must be at least 1")
+        if max_retries < 0:
+            raise ValueError(f"--retries {max_retries}: must be 0 or more")
         self._openai = openai
         self.model = model
         self.base_url = base_url or os.getenv("OPENAI_BASE_URL")
@@ -50,23 +119,114 @@ class OpenAIGenerator:
             timeout=timeout,
             max_retries=max_retries,
         )
-        self.is_chat = bool(chat)
+        self._chat = chat
         self.logprobs = logprobs
         self.seed = seed
+        self.concurrency = concurrency
+        # the sampling loop hands this many problems to one call, so that `concurrency` requests stay in flight
+        self.problems_per_call = 1024
+        self._completions_refusal: Optional[str] = None  # why /v1/completions refused the model (detection)
+        self._chat_logprobs: Optional[bool] = None  # did the chat endpoint return log-probabilities (detection)
+        self._n_honoured: Optional[bool] = None  # does the server return n choices for n? (learned from replies)
+        self._requests = 0
+        self._t0: Optional[float] = None
 
-    # chat prompts are sent as messages; the server applies the model's template
-    def _request(self, prompt, n, temperature, top_p, max_tokens, stop):
+    # ------------------------------------------------------------------ chat or not
+
+    @property
+    def is_chat(self) -> bool:
+        if self._chat is None:
+            self._chat = self._detect_chat()
+        return self._chat
+
+    @is_chat.setter
+    def is_chat(self, value: bool) -> None:
+        self._chat = bool(value)
+
+    @property
+    def where(self) -> str:
+        return f"the server at {self.client.base_url}"
+
+    def _detect_chat(self) -> bool:
+        """Chat when the completions endpoint refuses the model and the chat endpoint takes it; one line says so."""
+        openai = self._openai
+        try:
+            self.client.completions.create(model=self.model, prompt="def", max_tokens=1, temperature=0.0)
+            print(f"openai: {self.where} completes text with model {self.model!r} on /v1/completions: base prompts "
+                  f"(--chat to send chat messages instead)", file=sys.stderr)
+            return False
+        except (openai.AuthenticationError, openai.PermissionDeniedError, openai.RateLimitError) as e:
+            raise self._error(e) from None
+        except openai.APIStatusError as e:
+            if e.status_code >= 500 or e.status_code in (408, 409):
+                raise self._error(e) from None
+            refusal = f"{e.status_code}: {_server_message(e)}"
+        except openai.APIError as e:
+            raise self._error(e) from None
+        try:
+            extra: dict[str, Any] = {"logprobs": True} if self.logprobs else {}
+            r = self.client.chat.completions.create(model=self.model, messages=[{"role": "user", "content": "Hi"}],
+                                                    max_tokens=1, temperature=0.0, **extra)
+        except openai.APIError as e:
+            raise self._error(e) from None
+        self._completions_refusal = refusal
+        if self.logprobs:
+            self._chat_logprobs = any(c.logprobs is not None and c.logprobs.content for c in r.choices)
+        print(f"openai: {self.where} refuses model {self.model!r} on /v1/completions ({refusal}): chat messages "
+              f"on /v1/chat/completions", file=sys.stderr)
+        return True
+
+    # ------------------------------------------------------------------ errors
+
+    def _error(self, exc: Exception, endpoint: str = "") -> RuntimeError:
+        """An openai exception (after the client's retries) as one line naming the server (and, for a 404 from
+        ``/v1/completions``, the endpoint: a chat-only server refuses the model there)."""
+        openai = self._openai
+        retries = self.client.max_retries
+        if isinstance(exc, (openai.APIConnectionError, openai.InternalServerError, openai.RateLimitError)) or (
+                isinstance(exc, openai.APIStatusError) and exc.status_code in (408, 409)):
+            what = (f"{exc.status_code}: {_server_message(exc)}" if isinstance(exc, openai.APIStatusError)
+                    else f"{type(exc).__name__}: {_server_message(exc)}")
+            return ServerUnavailable(f"OpenAI-compatible server at {self.client.base_url} unavailable after "
+                                     f"{retries} retries: {what}; rerun the same command to resume")
+        if isinstance(exc, (openai.AuthenticationError, openai.PermissionDeniedError)):
+            return ServerRefused(f"{self.where} refused the API key ({exc.status_code}: {_server_message(exc)}); "
+                                 f"set OPENAI_API_KEY")
+        if isinstance(exc, openai.NotFoundError) and endpoint == "/v1/completions":
+            return ServerRefused(f"{self.where} refuses model {self.model!r} on /v1/completions (404: "
+                                 f"{_server_message(exc)}){self._served_models()}")
+        if isinstance(exc, openai.NotFoundError):
+            return ServerRefused(f"{self.where} does not serve model {self.model!r} (404: {_server_message(exc)})"
+                                 f"{self._served_models()}")
+        if isinstance(exc, openai.APIStatusError):
+            return ServerRefused(f"{self.where} rejected a request for model {self.model!r} "
+                                 f"({exc.status_code}: {_server_message(exc)})")
+        return ServerUnavailable(f"OpenAI-compatible server at {self.client.base_url}: {type(exc).__name__}: "
+                                 f"{_server_message(exc)}")
+
+    def _served_models(self) -> str:
+        try:
+            ids = [m.id for m in self.client.with_options(max_retries=0).models.list()]
+        except self._openai.APIError:
+            return ""
+        return f"; it serves {', '.join(ids[:10])}" if ids else ""
+
+    # ------------------------------------------------------------------ one request
+
+    def _request(self, prompt, n, temperature, top_p, max_tokens, stop, seed) -> list[Sample]:
         kw = dict(model=self.model, n=n, temperature=temperature, top_p=top_p, max_tokens=max_tokens)
         if stop:
             kw["stop"] = list(stop)[:4] if "api.openai.com" in str(self.client.base_url) else list(stop)
-        if self.seed is not None:
-            kw["seed"] = self.seed
-        openai = self._openai
+        if seed is not None:
+            kw["seed"] = seed
         try:
             if isinstance(prompt, str) and not self.is_chat:
                 if self.logprobs:
                     kw["logprobs"] = 1
-                r = self.client.completions.create(prompt=prompt, **kw)
+                try:
+                    r = self.client.completions.create(prompt=prompt, **kw)
+                except self._openai.APIError as e:
+                    raise self._error(e, "/v1/completions") from None
                 out = []
                 for c in r.choices:
                     lp = n_tok = None
@@ -79,58 +239,168 @@ class OpenAIGenerator:
                 [{"role": "user", "content": prompt}] if isinstance(prompt, str) else list(prompt))
             if self.logprobs:
                 kw["logprobs"] = True
-            r = self.client.chat.completions.create(messages=messages, **kw)
+            rc = self.client.chat.completions.create(messages=messages, **kw)
             out = []
-            for c in r.choices:
+            for ch in rc.choices:
                 lp = n_tok = None
-                if self.logprobs and c.logprobs is not None and c.logprobs.content:
-                    lp, n_tok = float(sum(t.logprob for t in c.logprobs.content)), len(c.logprobs.content)
-                out.append(Sample(truncate_at_stop(c.message.content or "", stop), lp, n_tok))
+                if self.logprobs and ch.logprobs is not None and ch.logprobs.content:
+                    lp, n_tok = float(sum(t.logprob for t in ch.logprobs.content)), len(ch.logprobs.content)
+                out.append(Sample(truncate_at_stop(ch.message.content or "", stop), lp, n_tok))
             return out
-        except (openai.APIConnectionError, openai.APITimeoutError, openai.InternalServerError) as e:
-            raise ServerUnavailable(
-                f"OpenAI-compatible server at {self.client.base_url} unavailable after "
-                f"{self.client.max_retries} retries: {type(e).__name__}: {e}"
-            ) from e
+        except self._openai.APIError as e:
+            raise self._error(e) from None
 
-    def score(self, pairs) -> list[tuple[float, int]]:
-        """log p(continuation | context) from the completions endpoint's echoed prompt log-probabilities."""
-        openai = self._openai
-        out = []
-        for context, continuation in pairs:
-            full = context + continuation
-            try:
-                r = self.client.completions.create(model=self.model, prompt=full, echo=True, logprobs=1, max_tokens=1,
-                                                   temperature=0.0)
-            except (openai.APIConnectionError, openai.APITimeoutError, openai.InternalServerError) as e:
-                raise ServerUnavailable(f"OpenAI-compatible server at {self.client.base_url} unavailable: "
-                                        f"{type(e).__name__}: {e}") from e
-            lp = r.choices[0].logprobs if r.choices else None
-            if lp is None or not lp.token_logprobs or not lp.text_offset:
-                raise ValueError(f"the server at {self.client.base_url} returned no echoed log-probabilities "
-                                 f"(completions endpoint with echo=True and logprobs): it cannot score text")
-            offsets = list(lp.text_offset)
-            total, n_tok = 0.0, 0
-            for i, (off, value) in enumerate(zip(offsets, lp.token_logprobs)):
-                end = offsets[i + 1] if i + 1 < len(offsets) else len(full) + 1
-                # a continuation token ends after the context and starts inside the text (not the generated one)
-                if off < len(full) and end > len(context) and value is not None:
-                    total += float(value)
-                    n_tok += 1
-            out.append((total, n_tok))
-        return out
+    # ------------------------------------------------------------------ many requests
+
+    def generate_iter(self, prompts, n, temperature, top_p, max_tokens, stop) -> Iterator[tuple[int, list[Sample]]]:
+        """``(index, n samples)`` per prompt in the order they complete, ``concurrency`` requests in flight.
+
+        When a request fails (after the client's retries) or the user presses Ctrl-C, no request is started any
+        more; those in flight are waited for and what completes is still yielded (the loop writes it: nothing
+        drawn is lost), then the error (or KeyboardInterrupt) is raised. A second Ctrl-C stops waiting."""
+        if not prompts or n <= 0:
+            yield from ((i, []) for i in range(len(prompts)))
+            return
+        _ = self.is_chat  # decided (and announced) once, before any thread starts
+        got: list[list[Sample]] = [[] for _ in prompts]
+        sent = [0] * len(prompts)  # requests issued per prompt (the seed of each)
+        empty = [0] * len(prompts)
+        inflight = [0] * len(prompts)
+        pending: dict[Future, tuple[int, int]] = {}  # request -> (prompt index, samples asked for)
+        pool = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="openai")
+        if self._t0 is None:
+            self._t0 = time.monotonic()
+        halt: Optional[BaseException] = None  # the first error, or the Ctrl-C: drain, then raise it
+        ctrl_c = _DeferredCtrlC()
+
+        def submit(i: int, k: int) -> None:
+            parts = [1] * k if self._n_honoured is False else [k]
+            for part in parts:
+                seed = None if self.seed is None else self.seed + sent[i]
+                sent[i] += 1
+                inflight[i] += 1
+                future = pool.submit(self._request, prompts[i], part, temperature, top_p, max_tokens, stop, seed)
+                pending[future] = (i, part)
+
+        def drop_queued() -> None:
+            for f in list(pending):
+                if f.cancel():
+                    inflight[pending.pop(f)[0]] -= 1
+
+        def interrupted(e: BaseException) -> None:
+            nonlocal halt
+            halt = e
+            drop_queued()
+            if pending:
+                print(f"interrupted: waiting for {len(pending)} request(s) in flight to write their samples "
+                      f"(Ctrl-C again to drop them)", file=sys.stderr)
+
+        try:
+            ctrl_c.install()
+            for i in range(len(prompts)):
+                submit(i, n)
+            while pending:
+                try:
+                    done, _ = wait(list(pending), timeout=ctrl_c.poll, return_when=FIRST_COMPLETED)
+                except KeyboardInterrupt as e:  # Ctrl-C not deferred (not the main thread)
+                    if isinstance(halt, KeyboardInterrupt):
+                        raise  # the second Ctrl-C: stop waiting
+                    interrupted(e)
+                    continue
+                if ctrl_c.pressed and not isinstance(halt, KeyboardInterrupt):
+                    interrupted(KeyboardInterrupt())
+                ready = []
+                for f in done:
+                    i, asked = pending.pop(f)
+                    inflight[i] -= 1
+                    exc = f.exception()
+                    if exc is not None:
+                        if halt is None:
+                            halt = exc
+                            drop_queued()
+                        continue
+                    self._requests += 1
+                    new = f.result()
+                    if asked > 1 and self._n_honoured is None:
+                        self._n_honoured = len(new) >= asked
+                    empty[i] = 0 if new else empty[i] + 1
+                    got[i].extend(new)
+                    if inflight[i] == 0:
+                        ready.append(i)
+                for i in ready:
+                    if len(got[i]) >= n:
+                        yield i, got[i][:n]
+                    elif halt is None:
+                        if empty[i] >= MAX_EMPTY_ROUNDS:
+                            raise ServerUnavailable(f"OpenAI-compatible server at {self.client.base_url} returned "
+                                                    f"no choices {MAX_EMPTY_ROUNDS} times for one prompt")
+                        submit(i, n - len(got[i]))
+            if halt is not None:
+                raise halt
+        finally:
+            ctrl_c.restore()
+            pool.shutdown(wait=False, cancel_futures=True)
 
     def generate(self, prompts, n, temperature, top_p, max_tokens, stop) -> list[list[Sample]]:
-        results = []
-        for p in prompts:
-            got: list[Sample] = []
-            empty_rounds = 0
-            while len(got) < n:
-                new = self._request(p, n - len(got), temperature, top_p, max_tokens, stop)
-                if not new:
-                    empty_rounds += 1
-                    if empty_rounds >= 3:
-                        raise ServerUnavailable(f"server at {self.client.base_url} returned no choices")
-                got.extend(new)
-            results.append(got[:n])
+        results: list[list[Sample]] = [[] for _ in prompts]
+        for i, samples in self.generate_iter(prompts, n, temperature, top_p, max_tokens, stop):
+            results[i] = samples
         return results
+
+    def progress_note(self) -> str:
+        """Requests completed per second since the first one was sent (the progress bar shows it)."""
+        if self._t0 is None or not self._requests:
+            return ""
+        return f"{self._requests / max(time.monotonic() - self._t0, 1e-9):.2f} req/s"
+
+    # ------------------------------------------------------------------ scoring
+
+    def likelihood_refusal(self, kinds) -> Optional[str]:
+        """Why this server cannot give the likelihood features ``kinds`` (``coder``, ``reviewer``), found out
+        while deciding chat or not; None when it may (a server that fails later says so then)."""
+        if not kinds or not self.is_chat or self._completions_refusal is None:
+            return None
+        if "reviewer" in kinds:
+            return (f"the reviewer likelihood is scored through /v1/completions (echo), which {self.where} refuses "
+                    f"for model {self.model!r} ({self._completions_refusal})")
+        if "coder" in kinds and self._chat_logprobs is False:
+            return (f"{self.where} returns no log-probabilities with model {self.model!r}'s chat replies (chat "
+                    f"`logprobs`), and its /v1/completions refuses the model, so it cannot score them either")
+        return None
+
+    def _score_one(self, pair: tuple[str, str]) -> tuple[float, int]:
+        context, continuation = pair
+        full = context + continuation
+        openai = self._openai
+        try:
+            r = self.client.completions.create(model=self.model, prompt=full, echo=True, logprobs=1, max_tokens=1,
+                                               temperature=0.0)
+        except (openai.NotFoundError, openai.BadRequestError, openai.UnprocessableEntityError) as e:
+            raise ServerRefused(f"{self.where} cannot score text with model {self.model!r}: its completions "
+                                f"endpoint (echo=True, logprobs) refuses it ({e.status_code}: {_server_message(e)}); "
+                                f"the likelihood methods need a server that scores text (vLLM serve, llama.cpp)"
+                                ) from None
+        except openai.APIError as e:
+            raise self._error(e) from None
+        lp = r.choices[0].logprobs if r.choices else None
+        if lp is None or not lp.token_logprobs or not lp.text_offset:
+            raise ServerRefused(f"{self.where} returned no echoed log-probabilities (completions endpoint with "
+                                f"echo=True and logprobs): it cannot score text for the likelihood methods")
+        offsets = list(lp.text_offset)
+        total, n_tok = 0.0, 0
+        for i, (off, value) in enumerate(zip(offsets, lp.token_logprobs)):
+            end = offsets[i + 1] if i + 1 < len(offsets) else len(full) + 1
+            # a continuation token ends after the context and starts inside the text (not the generated one)
+            if off < len(full) and end > len(context) and value is not None:
+                total += float(value)
+                n_tok += 1
+        return total, n_tok
+
+    def score(self, pairs) -> list[tuple[float, int]]:
+        """log p(continuation | context) from the completions endpoint's echoed prompt log-probabilities,
+        ``concurrency`` requests in flight."""
+        pool = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="openai-score")
+        try:
+            return list(pool.map(self._score_one, list(pairs)))
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)

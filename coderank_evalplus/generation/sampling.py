@@ -179,12 +179,20 @@ def _generate(problems: list[Problem], generator: Generator, n_samples: int, n_t
                     else:
                         _append(tf, _test_record(p, samples[:k], generator.is_chat))
                     if bar is not None:
-                        bar.update(1)
+                        _progress(bar, generator)
     if bar is not None:
         bar.close()
     replace_file(swork, spath)
     replace_file(twork, tpath)
     return spath, tpath
+
+
+def _progress(bar, generator: Generator) -> None:
+    """One more prompt done; a server's generator adds its requests per second (``progress_note``)."""
+    note = getattr(generator, "progress_note", None)
+    if note is not None:
+        bar.set_postfix_str(note(), refresh=False)
+    bar.update(1)
 
 
 def _solution_record(p: Problem, s: Sample, is_chat: bool) -> dict[str, Any]:

@@ -1,0 +1,209 @@
+"""A canned-reply OpenAI-compatible CHAT-ONLY server on 127.0.0.1 for tests and bench/openai_throughput.py.
+
+It answers as hosted chat APIs do: ``/v1/completions`` refuses the model (404 "This is a chat model and not
+supported in the v1/completions endpoint"), ``/v1/chat/completions`` replies, ``/v1/models`` lists the model, a
+wrong key gets 401 and an unknown model 404. A reply is picked by the problem prompt found inside the user message:
+each problem's canned replies are served in order, ``n`` per request (or one, with ``honour_n=False``), so that a
+test can tell whether anything was drawn twice. Faults on demand: a 429 with ``Retry-After`` on the first attempt of
+every ``rate_limit_every``-th draw request, a per-request ``delay``, and going away (connections dropped, listener
+closed) after ``fail_after`` answered draws; ``start()`` again brings it back on the same port with its state.
+
+Hand-written on the standard library's ``http.server``: the tests need a server they can break on purpose.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Optional
+
+CHAT_ONLY = ("This is a chat model and not supported in the v1/completions endpoint. "
+             "Did you mean to use v1/chat/completions?")
+
+
+class CannedChatServer:
+    """``replies[task_id]``: the replies to serve; ``prompts[task_id]``: the problem prompt (stripped) that the
+    user message of a request for that problem contains."""
+
+    def __init__(self, replies: dict[str, list[str]], prompts: dict[str, str], model: str = "canned-chat",
+                 api_key: Optional[str] = None, delay: float = 0.0, rate_limit_every: int = 0,
+                 retry_after: float = 1.0, logprobs: bool = True, honour_n: bool = True,
+                 fail_after: Optional[int] = None) -> None:
+        self.replies, self.prompts, self.model, self.api_key = replies, prompts, model, api_key
+        self.delay, self.rate_limit_every, self.retry_after = delay, rate_limit_every, retry_after
+        self.logprobs, self.honour_n, self.fail_after = logprobs, honour_n, fail_after
+        self.lock = threading.Lock()
+        self.cursor: dict[str, int] = {t: 0 for t in replies}  # replies served per problem
+        self.served: list[tuple[str, int]] = []  # (task_id, replies) per answered draw request
+        self.first_attempts = 0  # draw requests seen that were no retry
+        self.limited: dict[str, float] = {}  # request body digest -> when it got its 429
+        self.waited: list[float] = []  # for each retried 429: seconds between the 429 and the retry
+        self.inflight = 0
+        self.max_inflight = 0  # draw requests answered at the same time, at most
+        self.gone = False
+        self.port = 0
+        self._httpd: Optional[ThreadingHTTPServer] = None
+
+    # ------------------------------------------------------------------ life cycle
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def start(self) -> "CannedChatServer":
+        handler = type("Handler", (_Handler,), {"canned": self})
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", self.port), handler)
+        self._httpd.daemon_threads = True
+        self.port = self._httpd.server_address[1]
+        self.gone = False
+        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        """Stop listening; requests on open connections are dropped unanswered."""
+        self.gone = True
+        httpd, self._httpd = self._httpd, None
+        if httpd is not None:
+            httpd.shutdown()
+            httpd.server_close()
+
+    def __enter__(self) -> "CannedChatServer":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    # ------------------------------------------------------------------ answers
+
+    def task_of(self, text: str) -> Optional[str]:
+        return next((t for t, p in self.prompts.items() if p in text), None)
+
+    def draw(self, task_id: str, n: int) -> list[str]:
+        with self.lock:
+            k = self.cursor[task_id]
+            self.cursor[task_id] = k + n
+            self.served.append((task_id, n))
+        pool = self.replies[task_id]
+        return [pool[(k + j) % len(pool)] for j in range(n)]
+
+
+def _tokens(text: str) -> list[str]:
+    """Whitespace-split pieces (with their spaces), standing in for a tokenizer's tokens."""
+    out, cur = [], ""
+    for ch in text:
+        if ch.isspace() and cur and not cur[-1].isspace():
+            out.append(cur)
+            cur = ""
+        cur += ch
+    return out + ([cur] if cur else [])
+
+
+class _Handler(BaseHTTPRequestHandler):
+    canned: CannedChatServer
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format, *args) -> None:  # quiet
+        pass
+
+    def _send(self, code: int, body: dict, headers: Optional[dict] = None) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _error(self, code: int, message: str, kind: str = "invalid_request_error", headers=None) -> None:
+        self._send(code, {"error": {"message": message, "type": kind, "param": None, "code": None}}, headers)
+
+    def _drop(self) -> None:
+        self.close_connection = True
+
+    def _authorised(self) -> bool:
+        key = self.canned.api_key
+        if key is not None and self.headers.get("Authorization") != f"Bearer {key}":
+            self._error(401, "Incorrect API key provided.", "invalid_api_key")
+            return False
+        return True
+
+    def do_GET(self) -> None:
+        if self.canned.gone:
+            return self._drop()
+        if not self._authorised():
+            return
+        if self.path.rstrip("/").endswith("/models"):
+            return self._send(200, {"object": "list", "data": [{"id": self.canned.model, "object": "model",
+                                                                 "owned_by": "tests"}]})
+        self._error(404, f"no route {self.path}")
+
+    def do_POST(self) -> None:
+        c = self.canned
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if c.gone:
+            return self._drop()
+        if not self._authorised():
+            return
+        body = json.loads(raw or b"{}")
+        if body.get("model") != c.model:
+            return self._error(404, f"The model `{body.get('model')}` does not exist or you do not have access "
+                                    f"to it.", "model_not_found")
+        if self.path.endswith("/completions") and not self.path.endswith("/chat/completions"):
+            return self._error(404, CHAT_ONLY)
+        if not self.path.endswith("/chat/completions"):
+            return self._error(404, f"no route {self.path}")
+        messages = body.get("messages") or []
+        user = next((m.get("content", "") for m in reversed(messages) if m.get("role") == "user"), "")
+        if body.get("max_tokens") == 1 and user == "Hi":  # the client's chat-or-not probe: not a draw
+            return self._reply(["Hello"], body)
+        task = c.task_of(user)
+        if task is None:
+            return self._error(400, "no canned reply for this prompt")
+        retry = int(self.headers.get("x-stainless-retry-count") or 0)
+        digest = hashlib.sha256(raw).hexdigest()
+        with c.lock:
+            if retry == 0:
+                c.first_attempts += 1
+                limit = c.rate_limit_every and c.first_attempts % c.rate_limit_every == 0
+            else:
+                limit = False
+                if digest in c.limited:
+                    c.waited.append(time.monotonic() - c.limited.pop(digest))
+            if limit:
+                c.limited[digest] = time.monotonic()
+            going = c.fail_after is not None and len(c.served) >= c.fail_after
+        if limit:
+            return self._error(429, "Rate limit reached; try again later.", "requests",
+                               {"Retry-After": f"{c.retry_after:g}"})
+        if going:  # the server goes away: this connection dropped, the listener closed
+            threading.Thread(target=c.stop, daemon=True).start()
+            return self._drop()
+        with c.lock:
+            c.inflight += 1
+            c.max_inflight = max(c.max_inflight, c.inflight)
+        try:
+            if c.delay:
+                time.sleep(c.delay)
+            n = int(body.get("n") or 1) if c.honour_n else 1
+            texts = c.draw(task, n)
+        finally:
+            with c.lock:
+                c.inflight -= 1
+        self._reply(texts, body)
+
+    def _reply(self, texts: list[str], body: dict) -> None:
+        choices = []
+        for i, text in enumerate(texts):
+            choice: dict = {"index": i, "message": {"role": "assistant", "content": text}, "finish_reason": "stop",
+                            "logprobs": None}
+            if body.get("logprobs") and self.canned.logprobs:  # made-up but fixed values: -0.01 per character
+                choice["logprobs"] = {"content": [{"token": t, "logprob": -0.01 * len(t), "bytes": None,
+                                                   "top_logprobs": []} for t in _tokens(text)]}
+            choices.append(choice)
+        self._send(200, {"id": "chatcmpl-canned", "object": "chat.completion", "created": int(time.time()),
+                         "model": self.canned.model, "choices": choices,
+                         "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
