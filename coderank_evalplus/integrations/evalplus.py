@@ -153,11 +153,12 @@ def patch_namespace(namespace: dict) -> None:
     def main():
         from fire import Fire
 
+        from coderank_evalplus.generation.openai_backend import ServerRefused, ServerUnavailable
         from coderank_evalplus.storage import StorageError
 
         try:
             Fire(namespace["evaluate"])
-        except (RerankError, StorageError) as exc:
+        except (RerankError, StorageError, ServerUnavailable, ServerRefused) as exc:  # one line, no traceback
             print(f"error: {exc}", file=sys.stderr)
             sys.exit(2)
 

@@ -95,3 +95,36 @@ def test_run_task_ids_choose_the_problems():
         run_task_ids(_task_args(task_ids="HumanEval/999"), problems)
     with pytest.raises(ValueError, match="one of them"):
         run_task_ids(_task_args(task_ids="HumanEval/1", limit=3), problems)
+
+
+@pytest.mark.parametrize("backend", ["embedded", "hf", "vllm", "openai"])
+@pytest.mark.parametrize("flag, chat", [([], None), (["--chat"], True), (["--no-chat"], False)])
+def test_chat_flags_reach_every_backend(monkeypatch, backend, flag, chat):
+    """``--chat`` / ``--no-chat`` on run and likelihood become ``chat=`` for the backend; with neither the backend
+    decides (no ``chat=`` given: the embedded engines' own default, the tokenizer's template, the server)."""
+    import coderank_evalplus.generation as generation
+    from coderank_evalplus.cli.console import build_parser
+    from coderank_evalplus.cli.run import model_from_args
+
+    seen = {}
+    monkeypatch.setattr(generation, "make_generator", lambda b, m=None, **kw: seen.update(kw, backend=b))
+    for command in (["run"], ["likelihood", "--samples", "x.jsonl"]):
+        args = build_parser().parse_args([*command, "--backend", backend, "--model", "m", *flag])
+        seen.clear()
+        model_from_args(args)
+        assert seen["backend"] == backend and seen.get("chat", "not given") == ("not given" if chat is None else chat)
+
+
+def test_concurrency_and_retries_are_the_openai_backends(monkeypatch):
+    import coderank_evalplus.generation as generation
+    from coderank_evalplus.cli.console import build_parser
+    from coderank_evalplus.cli.run import model_from_args
+
+    seen = {}
+    monkeypatch.setattr(generation, "make_generator", lambda b, m=None, **kw: seen.update(kw))
+    args = build_parser().parse_args(["run", "--backend", "openai", "--concurrency", "3", "--retries", "0"])
+    model_from_args(args)
+    assert seen["concurrency"] == 3 and seen["max_retries"] == 0
+    args = build_parser().parse_args(["run", "--backend", "hf", "--model", "m", "--concurrency", "3"])
+    with pytest.raises(ValueError, match="--concurrency and --retries apply to --backend openai, not hf"):
+        model_from_args(args)

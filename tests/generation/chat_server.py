@@ -1,12 +1,13 @@
 """A canned-reply OpenAI-compatible CHAT-ONLY server on 127.0.0.1 for tests and bench/openai_throughput.py.
 
-It answers as hosted chat APIs do: ``/v1/completions`` refuses the model (404 "This is a chat model and not
+By default it answers as hosted chat APIs do: ``/v1/completions`` refuses the model (404 "This is a chat model and not
 supported in the v1/completions endpoint"), ``/v1/chat/completions`` replies, ``/v1/models`` lists the model, a
 wrong key gets 401 and an unknown model 404. A reply is picked by the problem prompt found inside the user message:
 each problem's canned replies are served in order, ``n`` per request (or one, with ``honour_n=False``), so that a
 test can tell whether anything was drawn twice. Faults on demand: a 429 with ``Retry-After`` on the first attempt of
 every ``rate_limit_every``-th draw request, a per-request ``delay``, and going away (connections dropped, listener
-closed) after ``fail_after`` answered draws; ``start()`` again brings it back on the same port with its state.
+closed) after ``fail_after`` answered draws; ``start()`` again brings it back on the same port with its state. ``chat_only=False``: its completions endpoint
+answers too (the same replies, for a prompt that contains the problem's).
 
 Hand-written on the standard library's ``http.server``: the tests need a server they can break on purpose.
 """
@@ -31,10 +32,11 @@ class CannedChatServer:
     def __init__(self, replies: dict[str, list[str]], prompts: dict[str, str], model: str = "canned-chat",
                  api_key: Optional[str] = None, delay: float = 0.0, rate_limit_every: int = 0,
                  retry_after: float = 1.0, logprobs: bool = True, honour_n: bool = True,
-                 fail_after: Optional[int] = None) -> None:
+                 fail_after: Optional[int] = None, chat_only: bool = True) -> None:
         self.replies, self.prompts, self.model, self.api_key = replies, prompts, model, api_key
         self.delay, self.rate_limit_every, self.retry_after = delay, rate_limit_every, retry_after
         self.logprobs, self.honour_n, self.fail_after = logprobs, honour_n, fail_after
+        self.chat_only = chat_only  # False: /v1/completions answers too (a base model's server)
         self.lock = threading.Lock()
         self.cursor: dict[str, int] = {t: 0 for t in replies}  # replies served per problem
         self.served: list[tuple[str, int]] = []  # (task_id, replies) per answered draw request
@@ -153,7 +155,18 @@ class _Handler(BaseHTTPRequestHandler):
             return self._error(404, f"The model `{body.get('model')}` does not exist or you do not have access "
                                     f"to it.", "model_not_found")
         if self.path.endswith("/completions") and not self.path.endswith("/chat/completions"):
-            return self._error(404, CHAT_ONLY)
+            if c.chat_only:
+                return self._error(404, CHAT_ONLY)
+            prompt = body.get("prompt") or ""
+            task = c.task_of(prompt)
+            texts = ["("] if task is None and body.get("max_tokens") == 1 else None
+            if texts is None and task is None:
+                return self._error(400, "no canned reply for this prompt")
+            texts = texts or c.draw(str(task), int(body.get("n") or 1) if c.honour_n else 1)
+            return self._send(200, {"id": "cmpl-canned", "object": "text_completion", "created": int(time.time()),
+                                    "model": c.model, "choices": [
+                                        {"index": i, "text": t, "logprobs": None, "finish_reason": "stop"}
+                                        for i, t in enumerate(texts)]})
         if not self.path.endswith("/chat/completions"):
             return self._error(404, f"no route {self.path}")
         messages = body.get("messages") or []

@@ -195,3 +195,18 @@ def test_generator_tops_up_a_server_that_ignores_n_and_keeps_requests_in_flight(
         with pytest.raises(ServerRefused, match=r"refuses model 'canned-chat' on /v1/completions \(404: This is a "
                                                 r"chat model.*it serves canned-chat"):
             base.generate(["def f():"], 1, 0.8, 0.95, 8, [])
+
+
+def test_a_server_that_completes_text_gets_base_prompts_and_says_so(problems, replies, capsys):
+    from coderank_evalplus.generation import make_generator
+    from coderank_evalplus.testgen.prompts import solution_prompt
+
+    tids = TIDS[:2]
+    with _server(problems, replies, tids, chat_only=False) as srv:
+        gen = make_generator("openai", MODEL, base_url=srv.url)
+        assert gen.is_chat is False and gen.is_chat is False  # found out once
+        got = gen.generate([solution_prompt(problems[t]) for t in tids], 3, 0.8, 0.95, 64, [])
+    lines = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("openai:")]
+    assert lines == [f"openai: the server at {srv.url}/ completes text with model 'canned-chat' on /v1/completions: "
+                     f"base prompts (--chat to send chat messages instead)"]
+    assert [[s.text for s in samples] for samples in got] == [replies[t][:3] for t in tids]
