@@ -6,8 +6,9 @@ wrong key gets 401 and an unknown model 404. A reply is picked by the problem pr
 each problem's canned replies are served in order, ``n`` per request (or one, with ``honour_n=False``), so that a
 test can tell whether anything was drawn twice. Faults on demand: a 429 with ``Retry-After`` on the first attempt of
 every ``rate_limit_every``-th draw request, a per-request ``delay``, and going away (connections dropped, listener
-closed) after ``fail_after`` answered draws; ``start()`` again brings it back on the same port with its state. ``chat_only=False``: its completions endpoint
-answers too (the same replies, for a prompt that contains the problem's).
+closed) after ``fail_after`` answered draws; ``start()`` again brings it back on the same port with its state.
+``chat_only=False``: its completions endpoint answers too (the same replies, for a prompt that contains the
+problem's).
 
 Hand-written on the standard library's ``http.server``: the tests need a server they can break on purpose.
 """
