@@ -264,7 +264,7 @@ def _generate_adaptive(problems: list[Problem], generator: Generator, n_samples:
             _append(af, {"task_id": p.task_id, "samples": len(have),
                          "confidence": None if conf != conf else round(conf, 4), "stopped": bool(stopped)})
             if bar is not None:
-                bar.update(1)
+                _progress(bar, generator)
     if bar is not None:
         bar.close()
     replace_file(swork, spath)
