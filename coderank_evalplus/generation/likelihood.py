@@ -90,8 +90,8 @@ def refuse_unscorable(scorer, kinds: Iterable[str]) -> None:
     reason = check(kinds) if check is not None and kinds else None
     if reason:
         fields = ", ".join(f for kind in kinds for f in FIELDS[kind])
-        raise ValueError(f"the likelihood methods need {fields}: {reason}; choose methods without likelihoods "
-                         f"(not ll, coder_reviewer, ll+…) or a server that scores text")
+        raise ValueError(f"cannot get the likelihood features {fields} (for ll, coder_reviewer, ll+… or "
+                         f"`likelihood --features`): {reason}")
 
 
 def _program(rec: dict, problem: Problem) -> Optional[str]:
