@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 
 DEFAULT_CONCURRENCY = 8
 DEFAULT_RETRIES = 5  # the openai client's back-off: 0.5, 1, 2, 4, 8 s (or the server's Retry-After)
+MAX_N = 128  # samples asked for in one request at most (OpenAI's limit on n)
 MAX_EMPTY_ROUNDS = 3  # replies without a single choice before a prompt is given up
 
 
@@ -274,7 +275,7 @@ class OpenAIGenerator:
         ctrl_c = _DeferredCtrlC()
 
         def submit(i: int, k: int) -> None:
-            parts = [1] * k if self._n_honoured is False else [k]
+            parts = [1] * k if self._n_honoured is False else [min(MAX_N, k - j) for j in range(0, k, MAX_N)]
             for part in parts:
                 seed = None if self.seed is None else self.seed + sent[i]
                 sent[i] += 1

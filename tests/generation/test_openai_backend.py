@@ -210,3 +210,15 @@ def test_a_server_that_completes_text_gets_base_prompts_and_says_so(problems, re
     assert lines == [f"openai: the server at {srv.url}/ completes text with model 'canned-chat' on /v1/completions: "
                      f"base prompts (--chat to send chat messages instead)"]
     assert [[s.text for s in samples] for samples in got] == [replies[t][:3] for t in tids]
+
+
+def test_more_samples_than_one_request_may_ask_for_are_split(problems, replies):
+    from coderank_evalplus.generation import make_generator
+    from coderank_evalplus.generation.openai_backend import MAX_N
+    from coderank_evalplus.testgen.prompts import chat_solution_messages
+
+    tid = TIDS[0]
+    with _server(problems, replies, [tid]) as srv:
+        gen = make_generator("openai", MODEL, base_url=srv.url, chat=True)
+        [got] = gen.generate([chat_solution_messages(problems[tid])], MAX_N + 2, 0.8, 0.95, 64, [])
+    assert len(got) == MAX_N + 2 and sorted(srv.served) == sorted([(tid, MAX_N), (tid, 2)])
