@@ -416,6 +416,31 @@ def test_hf_adapter_batches_prompts_of_different_lengths(tmp_path):
         [[s.text for s in r] for r in again.generate(prompts, 3, 1.0, 0.9, 10, [])]
 
 
+def test_gguf_read_once_shares_one_reader_and_one_name_map(tmp_path):
+    """Inside the block a GGUF file is parsed once and gguf's tensor-name map built once; outside, gguf is as it was."""
+    gguf = pytest.importorskip("gguf")
+    pytest.importorskip("torch")
+    import numpy as np
+
+    from coderank_evalplus.generation.hf_backend import gguf_read_once
+
+    path = str(tmp_path / "tiny.gguf")
+    writer = gguf.GGUFWriter(path, "llama")
+    writer.add_block_count(2)
+    writer.add_tensor("token_embd.weight", np.zeros((4, 8), dtype=np.float32))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    reader, name_map = gguf.GGUFReader, gguf.get_tensor_name_map
+    with gguf_read_once():
+        first = gguf.GGUFReader(path)
+        assert gguf.GGUFReader(path) is first and first.tensors[0].name == "token_embd.weight"
+        assert gguf.get_tensor_name_map(gguf.MODEL_ARCH.LLAMA, 2) is gguf.get_tensor_name_map(gguf.MODEL_ARCH.LLAMA, 2)
+    assert (gguf.GGUFReader, gguf.get_tensor_name_map) == (reader, name_map)
+    assert gguf.GGUFReader(path) is not first
+
+
 def test_run_through_the_openai_server_with_likelihoods_and_sd1(llama_server, tmp_path):
     """``coderank-evalplus run --backend openai`` against llama.cpp's server: log-probabilities of the samples
     from the completions endpoint, SD-1 rewrites through the same server. (The reviewer's echo scoring is
