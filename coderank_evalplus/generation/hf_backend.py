@@ -9,10 +9,11 @@ are de-quantized to float32).
 
 from __future__ import annotations
 
+import functools
+import importlib
 import inspect
 import os
 import time
-import functools
 from contextlib import contextmanager, nullcontext
 from typing import Any, Iterator, Optional
 
@@ -48,7 +49,7 @@ def gguf_read_once() -> Iterator[None]:
     the model's modules (397 times for SmolLM2). It imports both from ``gguf`` at each call, so the block hands it
     one reader per file and one map per (arch, layers): measured 21–26 s → 8 s at load 7–8 on 2 cores, the same
     logits. A workaround around the library's own functions, not a re-implementation."""
-    import gguf
+    gguf: Any = importlib.import_module("gguf")  # Any: its attributes are swapped below
 
     reader, name_map = gguf.GGUFReader, gguf.get_tensor_name_map
     readers: dict[tuple, Any] = {}
