@@ -19,7 +19,8 @@ from typing import Any, Iterator, Optional
 
 from coderank_evalplus.generation.base import Sample, truncate_at_stop
 
-MAX_ROWS = 64  # sequences per ``model.generate`` call when memory allows more (on a CPU, 40 already fill the cores)
+# sequences per ``model.generate`` call at most, whatever the memory: every row runs until the call's longest is done
+MAX_ROWS = 64
 
 
 def usable_cores() -> int:
@@ -120,7 +121,6 @@ class HFGenerator:
         self.logprobs = logprobs
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
-        self.tokenizer.padding_side = "left"
 
     def device_is_cpu(self, device: Optional[str]) -> bool:
         return (device or ("cuda" if self.torch.cuda.is_available() else "cpu")) == "cpu"
