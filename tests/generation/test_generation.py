@@ -367,6 +367,80 @@ def test_hf_adapter_tiny_random_model(tmp_path):
     assert n == len(ids) - 1 and total == pytest.approx(-loss * n, rel=1e-4)
 
 
+def test_hf_adapter_batches_prompts_of_different_lengths(tmp_path):
+    """Several prompts × n sequences in one left-padded call (the prompts' shared prefix pass included): each
+    prompt's greedy reply is the one it gets alone, and each sampled reply's log-probability is the forward-pass
+    score of its own tokens after its unpadded prompt."""
+    import torch
+
+    path = _tiny_llama(str(tmp_path / "tiny"))
+    gen = make_generator("hf", path, seed=0)
+    assert gen.problems_per_call >= 4 and gen.max_rows(20, 12) > 9  # the first run's 40 replies: one or two calls
+    prompts = [PROMPT0, PROMPT1, "def f():\n"]  # 3 lengths: the shorter ones are left-padded
+    alone = [gen.generate([p], 1, 0.0, 1.0, 8, [])[0][0] for p in prompts]
+    together = gen.generate(prompts, 2, 0.0, 1.0, 8, [])
+    for a, rows in zip(alone, together):
+        for b in rows:
+            assert b.text == a.text and b.n_tokens == a.n_tokens
+            assert b.logprob == pytest.approx(a.logprob, abs=1e-4)
+
+    calls = []
+    real = gen.model.generate
+
+    def spy(**kw):
+        out = real(**kw)
+        calls.append((kw["input_ids"], kw["attention_mask"], out.sequences))
+        return out
+
+    gen.model.generate = spy
+    drawn = dict(gen.generate_iter(prompts, 3, 1.0, 1.0, 10, ["\ndef"]))
+    assert sorted(drawn) == [0, 1, 2] and len(calls) == 1  # 9 sequences, one call
+    [(ids, mask, seqs)] = calls
+    assert ids.shape[0] == 9 and (mask == 0).any()
+    # rows go longest prompt first: PROMPT0, PROMPT1, "def f():\n", 3 rows each
+    for row, (i, j) in enumerate((i, j) for i in range(3) for j in range(3)):
+        s = drawn[i][j]
+        assert "\ndef" not in s.text and s.n_tokens is not None
+        prompt = ids[row][mask[row].bool()].tolist()
+        reply = seqs[row, ids.shape[1]:][: s.n_tokens].tolist()
+        full = torch.tensor([prompt + reply])
+        with torch.inference_mode():
+            logits = gen.model(input_ids=full).logits[0, len(prompt) - 1 : -1].float()
+        expected = torch.log_softmax(logits, -1).gather(-1, full[0, len(prompt):, None]).sum().item()
+        assert s.logprob == pytest.approx(expected, abs=1e-3)
+    # reproducible: the same seed draws the same samples
+    gen.model.generate = real
+    again = make_generator("hf", path, seed=0)
+    first = make_generator("hf", path, seed=0)
+    assert [[s.text for s in r] for r in first.generate(prompts, 3, 1.0, 0.9, 10, [])] == \
+        [[s.text for s in r] for r in again.generate(prompts, 3, 1.0, 0.9, 10, [])]
+
+
+def test_gguf_read_once_shares_one_reader_and_one_name_map(tmp_path):
+    """Inside the block a GGUF file is parsed once and gguf's tensor-name map built once; outside, gguf is as it was."""
+    gguf = pytest.importorskip("gguf")
+    pytest.importorskip("torch")
+    import numpy as np
+
+    from coderank_evalplus.generation.hf_backend import gguf_read_once
+
+    path = str(tmp_path / "tiny.gguf")
+    writer = gguf.GGUFWriter(path, "llama")
+    writer.add_block_count(2)
+    writer.add_tensor("token_embd.weight", np.zeros((4, 8), dtype=np.float32))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    reader, name_map = gguf.GGUFReader, gguf.get_tensor_name_map
+    with gguf_read_once():
+        first = gguf.GGUFReader(path)
+        assert gguf.GGUFReader(path) is first and first.tensors[0].name == "token_embd.weight"
+        assert gguf.get_tensor_name_map(gguf.MODEL_ARCH.LLAMA, 2) is gguf.get_tensor_name_map(gguf.MODEL_ARCH.LLAMA, 2)
+    assert (gguf.GGUFReader, gguf.get_tensor_name_map) == (reader, name_map)
+    assert gguf.GGUFReader(path) is not first
+
+
 def test_run_through_the_openai_server_with_likelihoods_and_sd1(llama_server, tmp_path):
     """``coderank-evalplus run --backend openai`` against llama.cpp's server: log-probabilities of the samples
     from the completions endpoint, SD-1 rewrites through the same server. (The reviewer's echo scoring is
