@@ -358,10 +358,11 @@ class Picker:
             self._tmp = None
 
     def pick(self, prompt: str, candidates: Sequence[str], entry_point: Optional[str] = None,
-             tests: "str | Sequence[str] | None" = None, raw: bool = False) -> Pick:
+             tests: "str | Sequence[str] | None" = None, raw: bool = False, name: Optional[str] = None) -> Pick:
         """The candidate to keep for ``prompt``. ``candidates``: full programs or completions of the prompt (raw
         chat replies with ``raw=True``, read as ``--raw-field`` reads them); ``entry_point``: the function asked for
-        (default: the last ``def`` of the prompt); ``tests``: assert statements you have (a text or a list)."""
+        (default: the last ``def`` of the prompt); ``tests``: assert statements you have (a text or a list);
+        ``name``: the problem's name, which seeds the grown inputs (default: one made from the prompt's text)."""
         from coderank_evalplus.engine.execution import ProblemWork
         from coderank_evalplus.io.candidates import as_program
         from coderank_evalplus.io.problems import problem_from_prompt
@@ -373,7 +374,7 @@ class Picker:
         t0 = time.monotonic()
         if isinstance(candidates, str) or not candidates:
             raise ValueError("candidates: give a list of at least one program")
-        problem = problem_from_prompt(prompt, entry_point)
+        problem = problem_from_prompt(prompt, entry_point, name)
         programs = [raw_program(c, problem) if raw else as_program(c, problem) for c in candidates]
         given = [assert_body(t.strip()) for t in split_tests(tests)]
         # each test its own sample, kept whole: what you give is never cut at CodeT's five asserts per sample
