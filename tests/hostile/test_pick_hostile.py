@@ -19,7 +19,8 @@ from coderank_evalplus.api import Picker
 from tests.hostile.forgers import ENGINE_FORGERS, GOOD
 from tests.hostile.programs import PROGRAMS
 
-PROMPT = 'def add(a, b):\n    """Add.\n    >>> add(1, 2)\n    3\n    >>> add(2, 2)\n    4\n    >>> add(-1, 1)\n    0\n    """\n'
+PROMPT = ('def add(a, b):\n    """Add.\n    >>> add(1, 2)\n    3\n    >>> add(2, 2)\n    4\n    >>> add(-1, 1)\n'
+          '    0\n    """\n')
 
 
 def _tree(root: Path) -> dict:
