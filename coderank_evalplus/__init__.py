@@ -8,7 +8,7 @@ The package by concern: ``io`` (datasets, sample files, results folders), ``test
 ``engine`` (sandbox, workers, executors, cache, execution, judge), ``rankers``, ``pipeline`` (the rerank stage),
 ``report`` (tables, leaderboard, suites), ``generation`` (model backends), ``doce`` (self-debug),
 ``integrations`` (evalplus, lm-eval) and ``cli``. Dependencies run one way:
-cli → integrations, report, doce → pipeline → engine, rankers, io, testgen → types, storage.
+cli → api, integrations, report, doce → pipeline → engine, rankers, io, testgen → types, storage.
 
 Module paths of the flat layout before 0.2 (``coderank_evalplus.judge``, ``.artifacts``, ``.sandbox.child``…)
 still import, as aliases of their new modules, with a DeprecationWarning; they go in the next release.
