@@ -420,7 +420,7 @@ def _explain(outcome: ProblemOutcome, method: str, entry_point: str, trials: Seq
                 + _input_evidence(ex, rows, pick_row, next_rows, grown))
     conf = dict(outcome.confidence.get(method, {}))
     chosen = Pick(group[0], programs[group[0]], group, conf, method, entry_point, n, len(groups), evidence)
-    chosen.reasons = _reasons(chosen, ex)
+    chosen.reasons = _reasons(chosen)
     return chosen
 
 
@@ -456,7 +456,7 @@ def _input_evidence(ex: Executions, rows: np.ndarray, pick_row: int, next_rows: 
     return out
 
 
-def _reasons(p: Pick, ex: Executions) -> list[str]:
+def _reasons(p: Pick) -> list[str]:
     """A few sentences: the group, the examples, your tests, the inputs, the confidence."""
     out = [f"{p.method} ranked {p.n_candidates} candidates into {p.n_groups} group(s); candidate {p.index} is in "
            f"the top group with {len(p.group) - 1} other(s)"]
