@@ -6,7 +6,9 @@ problem's prompt (entry point found in it, trial tests from its examples, inputs
 prompt's text). The benchmark's tests are used only afterwards: the rerank's verdicts of every candidate score the
 pick's top group (pass@1 = its share that passes, as ranked pass@1 scores a tie). Prints per set both pass@1, their
 difference, the problems where the two top groups differ, and where the entry point found differs from the
-dataset's. Sets run smallest first; ``--sets`` picks some by file name.
+dataset's. Sets run smallest first; ``--sets`` picks some by file name. ``--also-seed 1`` adds how far the rerank
+itself moves when only the seed of its grown inputs changes (the one thing pick does differently: it seeds them
+from the prompt's text, not the task id); ``--same-seed`` gives pick the task id instead.
 
     python bench/pick_parity.py --data-dir ../shared/data --workers 2 [--base-only] [--sets gpt-4,codegen]
 """
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from dataclasses import replace
 from pathlib import Path
 
 
@@ -35,6 +38,8 @@ def main() -> None:
     ap.add_argument("--cache-dir", default="/tmp/coderank_pick_parity", help="execution and verdict cache")
     ap.add_argument("--same-seed", action="store_true",
                     help="give pick the task id (the rerank's seed of the grown inputs) instead of the prompt's")
+    ap.add_argument("--also-seed", type=int, default=None,
+                    help="also rerank with this --seed (other grown inputs): how far rerank moves with the seed alone")
     args = ap.parse_args()
 
     import numpy as np
@@ -52,8 +57,9 @@ def main() -> None:
     sets = [f for f in sample_sets(data_dir) if not wanted or any(w in f.name for w in wanted)]
     splits = ("base",) if args.base_only else ("base", "plus")
     print("| set | problems | samples | split | rerank recommended pass@1 | pick (prompt only) pass@1 | difference |"
-          " top groups differ | entry point differs | rerank s | pick s |")
-    print("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+          " top groups differ | entry point differs | rerank s | pick s |"
+          + (f" rerank seed {args.also_seed} − seed 0 |" if args.also_seed is not None else ""))
+    print("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|" + ("---:|" if args.also_seed is not None else ""))
     for path in sets:
         sols = read_solutions(path, problems, str(data_dir))
         cfg = RerankConfig(methods=["recommended"], mutate=DEFAULT_N, plus=not args.base_only, progress=False,
@@ -65,6 +71,13 @@ def main() -> None:
         finally:
             cache.close()
         rerank_s = time.monotonic() - t0
+        other = None
+        if args.also_seed is not None:
+            cache = ResultCache(Path(args.cache_dir) / "executions.sqlite")
+            try:
+                other = rerank("humaneval", problems, sols, {}, replace(cfg, seed=args.also_seed), cache)
+            finally:
+                cache.close()
         picked: dict[str, list[int]] = {}
         entry_differs = 0
         t0 = time.monotonic()
@@ -88,8 +101,11 @@ def main() -> None:
                 scores.append(float(np.mean(ok)))
             ours = 100.0 * float(np.mean(scores))
             theirs = float(result.methods["recommended"][split]["pass@1"])
+            seeded = (f" {float(other.methods['recommended'][split]['pass@1']) - theirs:+.2f} |"
+                      if other is not None else "")
             print(f"| {path.name} | {result.n_problems} | {n_samples} | {split} | {theirs:.2f} | {ours:.2f} | "
-                  f"{ours - theirs:+.2f} | {differ} | {entry_differs} | {rerank_s:.0f} | {pick_s:.0f} |", flush=True)
+                  f"{ours - theirs:+.2f} | {differ} | {entry_differs} | {rerank_s:.0f} | {pick_s:.0f} |{seeded}",
+                  flush=True)
 
 
 if __name__ == "__main__":
