@@ -159,7 +159,7 @@ def rerank(solutions: str | os.PathLike, tests: "str | os.PathLike | Sequence[st
     own problem file (``.jsonl``). With ``output`` the results folder is written there (its execution cache in
     ``output/cache`` unless ``cache_dir``); without, nothing is written (``cache_dir`` still keeps a cache)."""
     from coderank_evalplus.engine.execution import ResultCache
-    from coderank_evalplus.engine.workers import CANDIDATE_LOG, log_candidates_to
+    from coderank_evalplus.engine.workers import CANDIDATE_LOG, CANDIDATE_LOG_ENV, log_candidates_to
     from coderank_evalplus.generation.likelihood import features_for
     from coderank_evalplus.io.problems import load_problems, select_problems, selection_note
     from coderank_evalplus.io.samples import read_solutions
@@ -206,8 +206,9 @@ def rerank(solutions: str | os.PathLike, tests: "str | os.PathLike | Sequence[st
         print(f"warning: {len(missing)} task(s) have no test samples (they fall back to a random pick): "
               f"{', '.join(missing[:5])}{' …' if len(missing) > 5 else ''}", file=sys.stderr)
     folder = ensure_writable_dir(Path(output)) if output is not None else None  # before any work, not after it
-    if folder is not None:
-        log_candidates_to(folder / CANDIDATE_LOG)
+    log_before = os.environ.get(CANDIDATE_LOG_ENV)
+    if folder is not None:  # what the candidates print goes to the folder's log, for this call only
+        log_candidates_to(folder.resolve() / CANDIDATE_LOG)
     cache_root = Path(cache_dir) if cache_dir is not None else (folder / "cache" if folder is not None else None)
     cache = ResultCache(cache_root / "executions.sqlite") if cache_root is not None else None
     try:
@@ -216,6 +217,10 @@ def rerank(solutions: str | os.PathLike, tests: "str | os.PathLike | Sequence[st
     finally:
         if cache is not None:
             cache.close()
+        if log_before is None:
+            os.environ.pop(CANDIDATE_LOG_ENV, None)
+        else:
+            os.environ[CANDIDATE_LOG_ENV] = log_before
     if tally is not None:
         result.extra["sanitized"] = tally.to_json()
     if folder is not None:

@@ -35,11 +35,13 @@ class StandIn:
 def test_run_on_your_own_problem_file(tmp_path, monkeypatch):
     from coderank_evalplus.cli import run as run_mod
     from coderank_evalplus.cli.console import main
+    from coderank_evalplus.engine.workers import CANDIDATE_LOG_ENV
 
     path = tmp_path / "mine.jsonl"
     path.write_text("".join(json.dumps(p) + "\n" for p in PROBLEMS))
     monkeypatch.setattr(run_mod, "make_model", lambda *a, **k: StandIn())
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv(CANDIDATE_LOG_ENV, str(tmp_path / "before.log"))  # run sets it (relative): put it back after
     rc = main(["run", "--dataset", str(path), "--model", "stand-in", "--limit", "0", "--n-samples", "2",
                "--n-test-samples", "1", "--methods", "recommended", "--workers", "1", "--quiet"])
     assert rc == 0
