@@ -129,7 +129,7 @@ def run_pick(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(chosen.to_json(), indent=2))
         return 0
-    print(f"# candidate {chosen.index} of {chosen.n_candidates} ({args.candidates}), "
+    print(f"# candidate {chosen.index} (counting from 0) of {chosen.n_candidates} in {args.candidates}, "
           f"confidence {chosen.confidence.get('base', float('nan')):.2f}")
     print(chosen.program.rstrip())
     print("\n# why:")

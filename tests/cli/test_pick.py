@@ -22,7 +22,8 @@ def test_pick_prints_the_program_and_the_reasons(tmp_path, capsys):
     prompt, cands = _files(tmp_path)
     assert main(["pick", str(prompt), str(cands), "--workers", "1"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("# candidate 1 of 3") and "    return a + b" in out and "return a - b" not in out
+    assert out.startswith("# candidate 1 (counting from 0) of 3 in ")
+    assert "    return a + b" in out and "return a - b" not in out
     assert "# why:" in out and "examples from the prompt" in out
 
 
