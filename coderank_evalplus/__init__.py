@@ -1,10 +1,14 @@
 """Execution-based reranking of sampled code solutions, as a plugin for EvalPlus and lm-eval.
 
+From Python (``api``, re-exported here and imported on first use, so that ``import coderank_evalplus`` stays
+cheap for the start-up hooks): ``rerank`` (a benchmark's samples, as ``coderank-evalplus rerank``), ``pick`` (the
+candidate to keep for a prompt no benchmark has), ``Picker`` (the same, with workers kept for problem after problem).
+
 The package by concern: ``io`` (datasets, sample files, results folders), ``testgen`` (prompts, test extraction),
 ``engine`` (sandbox, workers, executors, cache, execution, judge), ``rankers``, ``pipeline`` (the rerank stage),
 ``report`` (tables, leaderboard, suites), ``generation`` (model backends), ``doce`` (self-debug),
 ``integrations`` (evalplus, lm-eval) and ``cli``. Dependencies run one way:
-cli → integrations, report, doce → pipeline → engine, rankers, io, testgen → types, storage.
+cli → api, integrations, report, doce → pipeline → engine, rankers, io, testgen → types, storage.
 
 Module paths of the flat layout before 0.2 (``coderank_evalplus.judge``, ``.artifacts``, ``.sandbox.child``…)
 still import, as aliases of their new modules, with a DeprecationWarning; they go in the next release.
@@ -17,6 +21,21 @@ import sys
 import warnings
 
 __version__ = "0.1.0"
+__all__ = ["rerank", "pick", "Picker", "Pick", "RerankOutput", "__version__"]
+_API = frozenset(__all__) - {"__version__"}
+
+
+def __getattr__(name: str):
+    """The public API (``api``), imported when first asked for."""
+    if name in _API:
+        from coderank_evalplus import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | _API)
 
 # old module path (under coderank_evalplus.) -> new one; a package maps its submodules too
 _MOVED = {

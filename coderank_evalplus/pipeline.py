@@ -167,12 +167,7 @@ def _rerank(dataset: str, problems: Mapping[str, Problem], solutions: Mapping[st
     generated = add_mutated_inputs(works, cfg)
     clock.lap("load")
     stats = ExecutionStats()
-    executions = execute(works, cache, limits, cfg.workers, cfg.progress, stats, executor=executor)
-    for w in works:  # the validity rule reads the very execution the rankers read: nothing runs twice
-        gen = generated.get(w.problem.task_id)
-        if gen is not None:
-            executions[w.problem.task_id] = keep_valid_inputs(executions[w.problem.task_id], gen)
-            w.suite = executions[w.problem.task_id].suite
+    executions = execute_works(works, generated, cache, limits, cfg, stats, executor)
     hidden = None
     if any(m.endswith("mbr_exec_hidden") for m in methods):
         hidden = benchmark_outputs(works, cache, limits, cfg.workers, cfg.progress, executor)
@@ -181,19 +176,9 @@ def _rerank(dataset: str, problems: Mapping[str, Problem], solutions: Mapping[st
     outcomes: dict[str, ProblemOutcome] = {}
     for w in works:
         tid = w.problem.task_id
-        ex = executions[tid]
         feats = {k: np.asarray(v, dtype=float) for k, v in (features or {}).get(tid, {}).items()}
-        out = ProblemOutcome(tid, ex.n_candidates, w.suite, executions=ex, canonical=canonical.get(tid),
-                             hidden=hidden.get(tid) if hidden else None, features=feats,
-                             generated=generated[tid].to_json() if tid in generated else None)
-        for m in methods:
-            if m in BASELINES:
-                continue
-            ctx = RankContext(w.problem, ex, seed=cfg.seed, options=dict(feats),
-                              benchmark_outputs=hidden.get(tid) if hidden else None)
-            out.rankings[m] = get_ranker(m)(ctx)
-            out.confidence[m] = confidence(out.rankings[m], ex)
-        outcomes[tid] = out
+        outcomes[tid] = rank_outcome(w, executions[tid], methods, cfg.seed, feats,
+                                     hidden.get(tid) if hidden else None, canonical.get(tid), generated.get(tid))
     clock.lap("rank")
     prejudged, verdicts_from = None, "judge"
     if eval_results is not None:
@@ -223,6 +208,38 @@ def _rerank(dataset: str, problems: Mapping[str, Problem], solutions: Mapping[st
         extra["generated_inputs"] = generated_summary(generated, cfg)
     return RerankResult(dataset, len(works), table, outcomes, config, stats_json,
                         {w.problem.task_id: w.problem for w in works}, extra=extra, timing=timing)
+
+
+def execute_works(works: Sequence[ProblemWork], generated: Mapping[str, GeneratedInputs],
+                  cache: Optional[ResultCache], limits: Limits, cfg: RerankConfig,
+                  stats: Optional[ExecutionStats] = None, executor: Optional[Executor] = None) -> dict[str, Executions]:
+    """Every work's candidates run on its suite (``engine.execution.execute``), then the validity rule of the inputs
+    grown from the examples (``generated``) applied to that very execution: nothing runs twice."""
+    executions = execute(works, cache, limits, cfg.workers, cfg.progress, stats, executor=executor)
+    for w in works:
+        gen = generated.get(w.problem.task_id)
+        if gen is not None:
+            executions[w.problem.task_id] = keep_valid_inputs(executions[w.problem.task_id], gen)
+            w.suite = executions[w.problem.task_id].suite
+    return executions
+
+
+def rank_outcome(work: ProblemWork, ex: Executions, methods: Sequence[str], seed: int = 0,
+                 features: Optional[Mapping[str, np.ndarray]] = None,
+                 hidden: Optional[tuple[np.ndarray, np.ndarray]] = None, canonical: Optional[Executions] = None,
+                 generated: Optional[GeneratedInputs] = None) -> ProblemOutcome:
+    """One problem's rankings by each method (baselines skipped) and the confidence of each method's pick: no
+    verdict is read, so this is also the whole of picking for a problem no benchmark has."""
+    feats = dict(features or {})
+    out = ProblemOutcome(work.problem.task_id, ex.n_candidates, work.suite, executions=ex, canonical=canonical,
+                         hidden=hidden, features=feats, generated=generated.to_json() if generated else None)
+    for m in methods:
+        if m in BASELINES:
+            continue
+        ctx = RankContext(work.problem, ex, seed=seed, options=dict(feats), benchmark_outputs=hidden)
+        out.rankings[m] = get_ranker(m)(ctx)
+        out.confidence[m] = confidence(out.rankings[m], ex)
+    return out
 
 
 def adaptive_stopper(method: str, cfg: RerankConfig, cache: Optional[ResultCache], tau: Optional[float] = None,

@@ -1,11 +1,11 @@
-"""``coderank-evalplus``: rerank existing samples, run the whole pipeline from a model, list methods."""
+"""``coderank-evalplus``: rerank existing samples, pick for one prompt, run the whole pipeline from a model, list
+methods."""
 
 from __future__ import annotations
 
 import argparse
 import logging
 import sys
-import time
 import warnings
 from pathlib import Path
 from typing import Optional, Sequence
@@ -36,6 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_common_options(p)
     add_drop_extra_option(p)
     add_raw_field_option(p)
+    add_pick_parser(sub)
     sub.add_parser("methods", help="list the ranking methods")
     from coderank_evalplus.integrations.evalplus import add_evaluate_parser
 
@@ -68,70 +69,83 @@ def cmd_methods() -> int:
 
 
 def run_rerank(args: argparse.Namespace, solutions_path: str, tests_path: "str | Sequence[str] | None") -> int:
-    from dataclasses import replace
-
-    from coderank_evalplus.engine.execution import ResultCache
-    from coderank_evalplus.engine.workers import CANDIDATE_LOG, log_candidates_to
-    from coderank_evalplus.io.problems import load_problems, select_problems, selection_note
-    from coderank_evalplus.io.samples import read_solutions
-    from coderank_evalplus.io.sanitize import SanitizeTally
-    from coderank_evalplus.pipeline import all_methods, read_tests, rerank, write_results
+    """``rerank``: the Python API's ``rerank`` with the flags' values (one path), then the table."""
+    from coderank_evalplus.api import rerank
     from coderank_evalplus.report import markdown_table, timing_line
     from coderank_evalplus.report.calibration import calibration_markdown, result_calibration
-    from coderank_evalplus.storage import ensure_writable_dir
 
-    cfg = config_from_args(args)
-    all_methods(cfg.methods)  # fail fast on an unknown method, before any work
-    if args.eval_results is not None and not Path(args.eval_results).is_file():
-        raise FileNotFoundError(f"--eval-results {args.eval_results}: no such file")
-    t0 = time.monotonic()
-    problems = load_problems(args.dataset, args.data_dir)
-    drop = getattr(args, "drop_extra_problems", False)
-    raw_field = getattr(args, "raw_field", None)
-    tally = SanitizeTally(raw_field) if raw_field else None
-    solutions = read_solutions(solutions_path, problems, args.data_dir, drop_extra=drop, raw_field=raw_field,
-                               tally=tally)
-    if tally is not None:
-        print(tally.line(), file=sys.stderr)
-    if not tests_path:  # no pool given: the one that needs no model
-        from coderank_evalplus.testgen.mutate import SOURCE, no_pool_note
-
-        print(no_pool_note(), file=sys.stderr)
-        tests_path = [SOURCE]
-    tests, mutate = read_tests([tests_path] if isinstance(tests_path, str) else tests_path, problems, args.data_dir,
-                               drop_extra=drop)
-    cfg = replace(cfg, mutate=mutate)
-    chosen = select_problems(problems, solutions, cfg.limit)  # the dataset's first N, not the file's
-    if not chosen:
-        first = f"the first {cfg.limit} problems" if cfg.limit else "the problems"
-        raise ValueError(f"--limit {cfg.limit}: none of {first} of {args.dataset} has solutions in {solutions_path}")
-    note = selection_note(problems, chosen, cfg.limit, solutions)
-    if note:
-        print(note, file=sys.stderr)
-    solutions = {t: solutions[t] for t in chosen}
-    from coderank_evalplus.generation.likelihood import features_for
-
-    features = features_for(cfg.methods, solutions_path, problems, solutions)
-    missing = [t for t in solutions if t not in tests]
-    if missing and mutate is None:
-        print(f"warning: {len(missing)} task(s) have no test samples (they fall back to a random pick): "
-              f"{', '.join(missing[:5])}{' …' if len(missing) > 5 else ''}", file=sys.stderr)
-    output = ensure_writable_dir(Path(args.output or "coderank_results"))  # before any work, not after it
-    log_candidates_to(output / CANDIDATE_LOG)
-    cache = ResultCache(Path(args.cache_dir or output / "cache") / "executions.sqlite")
-    try:
-        result = rerank(args.dataset, problems, solutions, tests, cfg, cache, features,
-                        eval_results=args.eval_results, load_s=time.monotonic() - t0)
-    finally:
-        cache.close()
-    if tally is not None:
-        result.extra["sanitized"] = tally.to_json()
-    path = write_results(result, output)
+    cfg = config_from_args(args)  # the flags' checks (--ray-address without --executor ray …)
+    out = rerank(solutions_path, tests_path, dataset=args.dataset, methods=cfg.methods, data_dir=args.data_dir,
+                 output=args.output or "coderank_results", cache_dir=args.cache_dir, limit=cfg.limit,
+                 tests_per_sample=cfg.tests_per_sample, time_limit=cfg.cpu_limit, workers=cfg.workers,
+                 executor=cfg.executor, ray_address=cfg.ray_address, base_only=not cfg.plus,
+                 min_time_limit=cfg.min_time_limit, gt_time_limit_factor=cfg.gt_time_limit_factor,
+                 strict=cfg.strict, eval_results=args.eval_results,
+                 drop_extra_problems=getattr(args, "drop_extra_problems", False),
+                 raw_field=getattr(args, "raw_field", None), progress=cfg.progress)
+    result, output = out.result, out.folder
+    assert output is not None  # an output folder was given
     print(markdown_table(result.methods, f"{args.dataset}: {result.n_problems} problems, reranked pass@k (%)"))
     print("\n" + calibration_markdown(result_calibration(result)))
-    print(f"\nwrote {path} and {output / 'verdicts.jsonl'}")
+    print(f"\nwrote {output / 'rerank_results.json'} and {output / 'verdicts.jsonl'}")
     print(timing_line(result.timing))
     return 0
+
+
+def add_pick_parser(sub) -> None:
+    """``pick``: the candidate to keep for one prompt, no benchmark needed."""
+    from coderank_evalplus.testgen.mutate import DEFAULT_N
+
+    p = sub.add_parser("pick", help="pick the candidate to keep for a prompt (no benchmark: nothing is judged)")
+    p.add_argument("prompt", help="a file holding the prompt (a function's signature and docstring)")
+    p.add_argument("candidates", help="candidates: JSON lines with solution|completion (or --raw-field), or a "
+                                      "folder of .py files")
+    p.add_argument("--entry-point", default=None, help="the function asked for (default: the prompt's last def)")
+    p.add_argument("--tests", default=None, help="a file of assert statements you have (optional)")
+    p.add_argument("--method", default="recommended", help="the ranker (default: recommended)")
+    p.add_argument("--mutate", type=int, default=DEFAULT_N,
+                   help=f"inputs grown from the prompt's examples (default: {DEFAULT_N}; 0: none)")
+    p.add_argument("--time-limit", type=float, default=0.1, help="CPU seconds per test (as rerank)")
+    p.add_argument("--workers", type=int, default=None, help="parallel workers (default: all cores)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the grown inputs")
+    p.add_argument("--json", action="store_true", help="print the pick as one JSON object")
+    add_raw_field_option(p)
+
+
+def run_pick(args: argparse.Namespace) -> int:
+    import json
+
+    from coderank_evalplus.api import Picker
+    from coderank_evalplus.io.candidates import read_candidates
+    from coderank_evalplus.io.problems import problem_from_prompt
+
+    prompt = _read_text(args.prompt, "prompt")
+    tests = _read_text(args.tests, "--tests") if args.tests else None
+    problem = problem_from_prompt(prompt, args.entry_point)
+    candidates = read_candidates(args.candidates, problem, args.raw_field)
+    with Picker(args.method, args.mutate, args.seed, args.time_limit, args.workers) as picker:
+        # already full programs: the prompt is not prepended again
+        chosen = picker.pick(prompt, candidates, problem.entry_point, tests)
+    if args.json:
+        print(json.dumps(chosen.to_json(), indent=2))
+        return 0
+    print(f"# candidate {chosen.index} (counting from 0) of {chosen.n_candidates} in {args.candidates}, "
+          f"confidence {chosen.confidence.get('base', float('nan')):.2f}")
+    print(chosen.program.rstrip())
+    print("\n# why:")
+    for line in chosen.reasons:
+        print(f"# - {line}")
+    return 0
+
+
+def _read_text(path: str, what: str) -> str:
+    file = Path(path)
+    if not file.is_file():
+        raise FileNotFoundError(f"{what} {path}: no such file")
+    try:
+        return file.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{what} {path}: not valid UTF-8 (byte {exc.start})") from None
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -146,7 +160,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     # model-written text is compiled and parsed in this process too (samples, asserts, trial tests): its
     # SyntaxWarnings ("is" with a literal, invalid escapes) are the candidates' business, not the user's
     warnings.filterwarnings("ignore", category=SyntaxWarning)
-    if args.command not in ("methods", "leaderboard"):  # these two never reach evalplus
+    if args.command not in ("methods", "leaderboard", "pick"):  # these never reach evalplus
         from coderank_evalplus.integrations.versions import evalplus_too_old
 
         message = evalplus_too_old()
@@ -158,6 +172,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return cmd_methods()
         if args.command == "rerank":
             return run_rerank(args, args.solutions, args.tests)
+        if args.command == "pick":
+            return run_pick(args)
         if args.command == "leaderboard":
             from coderank_evalplus.cli.leaderboard import run_leaderboard
 

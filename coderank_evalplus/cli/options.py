@@ -19,7 +19,8 @@ def add_common_options(p: argparse.ArgumentParser) -> None:
     """Options shared by ``rerank`` and ``run``: data, methods, output, limits, workers, executor."""
     p.add_argument("--dataset", default="humaneval",
                    help="humaneval | humaneval+ | mbpp | mbpp+ | humaneval-original | mbpp-sanitized "
-                        "(humaneval and mbpp mean HumanEval+ / MBPP+ data, judged on base and plus tests)")
+                        "(humaneval and mbpp mean HumanEval+ / MBPP+ data, judged on base and plus tests), or "
+                        "PATH.jsonl: your own problems {task_id, prompt, entry_point, test} (docs/usage.md)")
     p.add_argument("--data-dir", default=None, help="folder with local dataset files (default: $CODERANK_DATA, "
                                                     "then evalplus's cache / download)")
     p.add_argument("--methods", default=",".join(DEFAULT_METHODS),

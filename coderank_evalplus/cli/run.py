@@ -203,7 +203,7 @@ def run_command(args: argparse.Namespace) -> int:
     ids, limit, why = run_task_ids(args, problems)
     cfg = replace(cfg, limit=limit)  # recorded in the results' config
     selected = [problems[t] for t in ids]
-    output = ensure_writable_dir(Path(args.output or f"coderank_runs/{Path(args.model).name}-{dataset}"))
+    output = ensure_writable_dir(Path(args.output or f"coderank_runs/{Path(args.model).name}-{Path(dataset).name}"))
     from coderank_evalplus.engine.workers import CANDIDATE_LOG, log_candidates_to
 
     log_candidates_to(output / CANDIDATE_LOG)

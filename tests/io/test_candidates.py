@@ -1,0 +1,51 @@
+"""Candidates for one prompt (io/candidates.py): JSON lines, a folder of .py files, raw chat replies."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from coderank_evalplus.io.candidates import as_program, read_candidates
+from coderank_evalplus.io.jsonl import SampleFileError
+from coderank_evalplus.io.problems import problem_from_prompt
+
+PROBLEM = problem_from_prompt("def inc(x):\n    \"\"\">>> inc(1)\n    2\n    \"\"\"\n")
+
+
+def test_jsonl_solutions_completions_and_raw_replies(tmp_path):
+    path = tmp_path / "c.jsonl"
+    recs = [{"solution": "def inc(x):\n    return x + 1\n"}, {"task_id": "ignored", "completion": "    return 2\n"},
+            {"raw": "Sure!\n```python\ndef inc(x):\n    return x + 1\n```\nDone."}]
+    path.write_text("\n".join(json.dumps(r) for r in recs[:2]) + "\n")
+    assert read_candidates(path, PROBLEM) == [recs[0]["solution"], PROBLEM.prompt + "    return 2\n"]
+    raw = tmp_path / "raw.jsonl"
+    raw.write_text(json.dumps(recs[2]) + "\n")
+    (program,) = read_candidates(raw, PROBLEM, raw_field="raw")
+    assert "def inc(x):" in program and "Done." not in program
+
+
+def test_a_folder_of_py_files_in_natural_order(tmp_path):
+    for name, body in (("10.py", "    return 10\n"), ("2.py", "def inc(x):\n    return 2\n"), ("a.txt", "no")):
+        (tmp_path / name).write_text(body)
+    assert read_candidates(tmp_path, PROBLEM) == ["def inc(x):\n    return 2\n", PROBLEM.prompt + "    return 10\n"]
+
+
+def test_bad_input_is_one_line_naming_file_and_line(tmp_path):
+    path = tmp_path / "c.jsonl"
+    path.write_text(json.dumps({"solution": "x"}) + "\n" + json.dumps({"code": "x"}) + "\n")
+    with pytest.raises(SampleFileError, match=r"c.jsonl:2: a candidate needs 'solution' or 'completion'"):
+        read_candidates(path, PROBLEM)
+    path.write_text(json.dumps({"solution": 3}) + "\n")
+    with pytest.raises(SampleFileError, match=r"c.jsonl:1: "):
+        read_candidates(path, PROBLEM)
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(SampleFileError, match="no .py file"):
+        read_candidates(tmp_path / "empty", PROBLEM)
+    with pytest.raises(SampleFileError, match="no such file"):
+        read_candidates(tmp_path / "absent.jsonl", PROBLEM)
+
+
+def test_as_program_keeps_full_programs():
+    assert as_program("import os\n\ndef inc(x):\n    return x\n", PROBLEM).startswith("import os")
+    assert as_program("    return x\n", PROBLEM) == PROBLEM.prompt + "    return x\n"
