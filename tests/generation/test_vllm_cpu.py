@@ -5,6 +5,8 @@ log-probabilities; scores from the prompt's log-probabilities equal to the hf ba
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 
 import pytest
 
@@ -73,14 +75,15 @@ def test_scores_equal_the_hf_forward_pass(gen, model_dir):
         assert abs(ours[0][0] - (greedy.logprob or 0.0)) / ours[0][1] < 0.01, (ours[0], greedy.logprob)
 
 
-def test_two_replicas_on_ray_give_the_engines_answers(gen, model_dir, tmp_path):
+def test_two_replicas_on_ray_give_the_engines_answers(gen, model_dir):
     """--dp 2: two engines as Ray actors on this machine's CPU; prompts dealt out in turn, answers put back in
     order: greedy samples and scores equal those of the single engine."""
     ray = pytest.importorskip("ray")
     prompts = [ADD, FIB, ADD + "    # add them\n", FIB + "    if n < 2:\n"]
     one = gen.generate(prompts, 1, 0.0, 1.0, 16, CODET_STOP)
     pairs = [(p, r[0].text) for p, r in zip(prompts, one)]
-    os.environ["RAY_TMPDIR"] = str(tmp_path)
+    tmp = tempfile.mkdtemp(prefix="crk", dir="/tmp")  # short: Ray's socket paths must fit in 107 bytes
+    os.environ["RAY_TMPDIR"] = tmp
     two = make_generator("vllm", model_dir, dtype="float32", max_model_len=1024, seed=0, dp=2)
     try:
         devices = two.devices()
@@ -92,4 +95,5 @@ def test_two_replicas_on_ray_give_the_engines_answers(gen, model_dir, tmp_path):
     finally:
         two.close()
         os.environ.pop("RAY_TMPDIR", None)
+        shutil.rmtree(tmp, ignore_errors=True)
     assert not ray.is_initialized()
