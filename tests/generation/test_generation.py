@@ -135,6 +135,21 @@ def test_vllm_adapter_with_fake_module(monkeypatch):
     assert seen["score_params"]["prompt_logprobs"] == 0 and seen["score_params"]["max_tokens"] == 1
 
 
+@pytest.mark.parametrize("on_cpu", [True, False])
+def test_vllm_replicas_ask_ray_for_gpus_or_nothing_on_the_cpu(monkeypatch, on_cpu):
+    """--dp replicas: on a GPU each asks Ray for its --tp GPUs (and no CPU); on vLLM's CPU platform for nothing, spread
+    over the nodes (the real CPU engine: tests/generation/test_vllm_cpu.py)."""
+    from coderank_evalplus.generation.vllm_backend import _replica_resources
+
+    platforms = types.ModuleType("vllm.platforms")
+    platforms.current_platform = types.SimpleNamespace(is_cpu=lambda: on_cpu)
+    monkeypatch.setitem(sys.modules, "vllm", types.ModuleType("vllm"))
+    monkeypatch.setitem(sys.modules, "vllm.platforms", platforms)
+    expected = ({"num_gpus": 0, "num_cpus": 0, "scheduling_strategy": "SPREAD"} if on_cpu
+                else {"num_gpus": 2, "num_cpus": 0})
+    assert _replica_resources(2) == expected
+
+
 # ---------------------------------------------------------------- sampling loop
 
 
