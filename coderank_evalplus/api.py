@@ -87,20 +87,9 @@ class RerankOutput:
 
     def scores(self, method: str = "recommended", k: int = 1, split: str = "base") -> np.ndarray:
         """Per problem (in ``task_ids`` order), the probability that ``method``'s k picks pass ``split``."""
-        from coderank_evalplus import metrics
+        from coderank_evalplus.pipeline import problem_scores
 
-        out = []
-        for o in self.result.outcomes.values():
-            correct = np.zeros(o.n_candidates, dtype=bool)
-            for c, v in o.verdicts.items():
-                correct[c] = bool(v.base if split == "base" else v.plus)
-            if method == "random":
-                out.append(metrics.pass_at_k(o.n_candidates, int(correct.sum()), k))
-            elif method == "oracle":
-                out.append(metrics.oracle_pass(correct))
-            else:
-                out.append(metrics.ranked_pass_at_k(o.rankings[method], correct, k))
-        return np.asarray(out, dtype=float)
+        return np.asarray(problem_scores(self.result.outcomes, method, k, split), dtype=float)
 
     def uses_prompt_examples(self, method: str = "recommended") -> bool:
         """Whether ``method``'s numbers used the prompt's examples (not CodeT's published setting)."""

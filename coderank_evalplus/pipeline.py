@@ -373,6 +373,21 @@ def _correct(out: ProblemOutcome, split: str) -> np.ndarray:
     return arr
 
 
+def problem_pass_at_k(out: ProblemOutcome, method: str, correct: np.ndarray, k: int) -> float:
+    """One problem's pass@k under ``method`` (``random``, ``oracle`` or a ranker's ranking), given which of its
+    candidates are correct: the per-problem value the metrics table averages."""
+    if method == "random":
+        return metrics.pass_at_k(out.n_candidates, int(correct.sum()), k)
+    if method == "oracle":
+        return metrics.oracle_pass(correct)
+    return metrics.ranked_pass_at_k(out.rankings[method], correct, k)
+
+
+def problem_scores(outcomes: Mapping[str, ProblemOutcome], method: str, k: int, split: str) -> list[float]:
+    """Per problem (in ``outcomes``' order), the probability that ``method``'s k picks pass ``split``."""
+    return [problem_pass_at_k(out, method, _correct(out, split), k) for out in outcomes.values()]
+
+
 def _metrics_table(outcomes: Mapping[str, ProblemOutcome], methods: Sequence[str], cfg: RerankConfig,
                    with_plus: bool) -> dict[str, dict[str, Any]]:
     """{method: {"base": {pass@k: %}, "plus": {…} or None, "uses_prompt_examples": bool}}."""
@@ -384,15 +399,7 @@ def _metrics_table(outcomes: Mapping[str, ProblemOutcome], methods: Sequence[str
         for split in splits:
             per_k: dict[str, float] = {}
             for k in cfg.ks:
-                vals = []
-                for tid, out in outcomes.items():
-                    correct = correct_of[split][tid]
-                    if m == "random":
-                        vals.append(metrics.pass_at_k(out.n_candidates, int(correct.sum()), k))
-                    elif m == "oracle":
-                        vals.append(metrics.oracle_pass(correct))
-                    else:
-                        vals.append(metrics.ranked_pass_at_k(out.rankings[m], correct, k))
+                vals = [problem_pass_at_k(out, m, correct_of[split][tid], k) for tid, out in outcomes.items()]
                 per_k[f"pass@{k}"] = metrics.aggregate_percent(vals)
             table[m][split] = per_k
         if not with_plus:
