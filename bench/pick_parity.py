@@ -90,9 +90,9 @@ def main() -> None:
         pick_s = time.monotonic() - t0
         differ = 0
         for tid, o in result.outcomes.items():
-            from coderank_evalplus.api import top_group
+            from coderank_evalplus.metrics import pick_pool
 
-            differ += top_group(o.rankings["recommended"], o.n_candidates) != picked[tid]
+            differ += pick_pool(o.rankings["recommended"], o.n_candidates) != picked[tid]
         n_samples = sum(o.n_candidates for o in result.outcomes.values())
         for split in splits:
             scores = []

@@ -30,7 +30,7 @@ import numpy as np
 from coderank_evalplus.engine.executors import Executor, WarmExecutor
 from coderank_evalplus.engine.judge import DEFAULT_GT_TIME_LIMIT_FACTOR, DEFAULT_MIN_TIME_LIMIT
 from coderank_evalplus.engine.sandbox import Limits
-from coderank_evalplus.metrics import merged_groups
+from coderank_evalplus.metrics import merged_groups, pick_pool
 from coderank_evalplus.rankers.registry import DEFAULT_METHODS
 from coderank_evalplus.testgen.extract import DEFAULT_TESTS_PER_SAMPLE
 from coderank_evalplus.testgen.mutate import DEFAULT_N
@@ -103,7 +103,7 @@ class RerankOutput:
         """Each problem's pick by ``method``, with its group and confidence."""
         out = {}
         for tid, o in self.result.outcomes.items():
-            group = top_group(o.rankings[method], o.n_candidates)
+            group = pick_pool(o.rankings[method], o.n_candidates)
             out[tid] = ProblemPick(tid, group[0], group, dict(o.confidence.get(method, {})))
         return out
 
@@ -215,16 +215,6 @@ def rerank(solutions: str | os.PathLike, tests: "str | os.PathLike | Sequence[st
     if folder is not None:
         write_results(result, folder)
     return RerankOutput(result, folder)
-
-
-def top_group(ranking: Ranking, n_candidates: int) -> list[int]:
-    """The candidates pass@1 picks among (uniformly), sorted: the ranking's first merged group, else its fallback
-    pool (trial filtering left nobody), else every candidate."""
-    groups = merged_groups(ranking)
-    if groups:
-        return sorted(int(c) for c in groups[0].candidates)
-    pool = [int(c) for c in ranking.info.get("fallback_pool", [])]
-    return sorted(pool) if pool else list(range(n_candidates))
 
 
 # --- pick among candidates for a problem no benchmark has -----------------------------------------------------
@@ -406,7 +396,7 @@ def _explain(outcome: ProblemOutcome, method: str, entry_point: str, trials: Seq
     ranking = outcome.rankings[method]
     n = ex.n_candidates
     groups = merged_groups(ranking)
-    group = top_group(ranking, n)
+    group = pick_pool(ranking, n)
     nxt = sorted(groups[1].candidates) if len(groups) > 1 else []
     rows = np.asarray(ex.program_of_candidate)
     pick_row, next_rows = rows[group[0]], rows[nxt] if nxt else np.zeros(0, dtype=int)

@@ -56,22 +56,34 @@ def choose_counts(n_groups: int, k: int) -> list[int]:
 def ranked_pass_at_k(ranking: Ranking, correct: np.ndarray, k: int) -> float:
     """Probability that k picks guided by ``ranking`` include a correct candidate (CodeT's rule).
 
-    ``correct`` is a bool per candidate. With no ranked group, falls back to the unbiased random pass@k
-    over ``ranking.info['fallback_pool']`` when present (set by trial filtering), else over all candidates.
+    ``correct`` is a bool per candidate. With no ranked group, the unbiased random pass@k over
+    ``pick_pool`` (the trial filter's survivors, else every candidate).
     """
     correct = np.asarray(correct, dtype=bool)
     groups = merged_groups(ranking)
-    if not groups:
-        pool = ranking.info.get("fallback_pool")
-        if pool is None:
-            return pass_at_k(len(correct), int(correct.sum()), k)
-        return pass_at_k(len(pool), int(correct[list(pool)].sum()), k)
+    if not groups:  # no ranked group: a uniform draw from the pick pool
+        pool = pick_pool(ranking, len(correct))
+        return pass_at_k(len(pool), int(correct[pool].sum()), k)
     miss = 1.0
     for group, picks in zip(groups, choose_counts(len(groups), k)):
         n = len(group.candidates)
         c = int(correct[group.candidates].sum())
         miss *= ((n - c) / n) ** picks
     return 1.0 - miss
+
+
+def pick_pool(ranking: Ranking, n_candidates: int) -> list[int]:
+    """The candidates a pick draws from, sorted: the ranking's first merged group; else, when it ranked nothing,
+    its ``info['fallback_pool']`` (the candidates trial filtering kept); else every candidate.
+
+    The one rule for it: pass@1's uniform draw, the pick the API, ``pick``, the harness tasks and self-debug
+    report (the pool's first, lowest index), and the confidence model's features all read this function.
+    """
+    groups = merged_groups(ranking)
+    if groups:
+        return sorted(int(c) for c in groups[0].candidates)
+    pool = sorted(int(c) for c in ranking.info.get("fallback_pool") or ())
+    return pool if pool else list(range(int(n_candidates)))
 
 
 def oracle_pass(correct: np.ndarray) -> float:
@@ -90,13 +102,10 @@ def aggregate_percent(values: Iterable[float]) -> float:
 def needed_candidates(ranking: Ranking, k_max: int, n_candidates: Optional[int] = None) -> list[int]:
     """Candidates whose correctness ranked_pass_at_k needs for every k ≤ k_max (sorted).
 
-    These are the members of the top k_max merged groups. A ranking with no group needs its fallback pool
-    (``info['fallback_pool']``) or, failing that, all ``n_candidates`` candidates (none if not given).
+    These are the members of the top k_max merged groups; a ranking with no group needs its ``pick_pool``
+    (none if ``n_candidates`` is not given and there is no fallback pool).
     """
     groups = merged_groups(ranking)
     if not groups:
-        pool = ranking.info.get("fallback_pool")
-        if pool is not None:
-            return sorted(int(c) for c in pool)
-        return list(range(n_candidates)) if n_candidates is not None else []
+        return pick_pool(ranking, n_candidates or 0)
     return sorted({int(c) for g in groups[:k_max] for c in g.candidates})

@@ -32,6 +32,7 @@ import numpy as np
 from coderank_evalplus.doce.feedback import Probe, feedback_text, probe_all
 from coderank_evalplus.engine.execution import ExecutionStats, ProblemWork, ResultCache, execute
 from coderank_evalplus.engine.sandbox import Limits
+from coderank_evalplus.metrics import pick_pool
 from coderank_evalplus.types import ERROR, FAIL, PASS, TIMEOUT, Problem, ProblemOutcome, TestSuite
 
 MODES = ("sd1", "multi")
@@ -124,16 +125,6 @@ def targets_multi(trial: Mapping[str, Sequence[TrialOutcome]]) -> dict[str, list
     return {t: [c for c, o in enumerate(outs) if o.first_fail is not None] for t, outs in trial.items()}
 
 
-def top_candidates(ranking, n: int) -> list[int]:
-    """What a method's pass@1 picks from: its top merged group (or its fallback pool, or every candidate)."""
-    from coderank_evalplus.metrics import merged_groups
-
-    groups = merged_groups(ranking)
-    if groups:
-        return sorted(int(c) for c in groups[0].candidates)
-    return sorted(int(c) for c in ranking.info.get("fallback_pool", range(n)))
-
-
 def targets_sd1(outcomes: Mapping[str, ProblemOutcome], trial: Mapping[str, Sequence[TrialOutcome]],
                 methods: Sequence[str]) -> dict[str, list[int]]:
     """SD-1: for each method, the candidates of its top group that fail a trial test (union over methods)."""
@@ -143,7 +134,7 @@ def targets_sd1(outcomes: Mapping[str, ProblemOutcome], trial: Mapping[str, Sequ
         chosen: set[int] = set()
         for m in methods:
             if m in o.rankings:
-                chosen.update(c for c in top_candidates(o.rankings[m], o.n_candidates)
+                chosen.update(c for c in pick_pool(o.rankings[m], o.n_candidates)
                               if outs[c].first_fail is not None)
         out[tid] = sorted(chosen)
     return out
@@ -366,7 +357,7 @@ def sd1_table(before, pool_result, debugged: Mapping[tuple[str, int], Debugged],
                     for c, v in o.verdicts.items():
                         correct[c] = bool(v.base if split == "base" else v.plus)
                     after = pool_result.outcomes[tid].verdicts
-                    for c in top_candidates(ranking, o.n_candidates):
+                    for c in pick_pool(ranking, o.n_candidates):
                         if (tid, c) in debugged:
                             v = after[c]
                             correct[c] = bool(v.base if split == "base" else v.plus)

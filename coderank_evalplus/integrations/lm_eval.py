@@ -322,8 +322,8 @@ class CodeRankTask(ConfigurableTask):
         for c, v in outcome.verdicts.items():
             correct[c] = bool(v.plus if self.plus else v.base)
         ranking = outcome.rankings[self.method]
-        top = metrics.merged_groups(ranking)
-        chosen = int(top[0].candidates[0]) if top else None
+        pool = metrics.pick_pool(ranking, n)
+        chosen = pool[0] if pool else None
         suite = outcome.suite
         sol_rec = Record({
             "task_id": tid,
@@ -337,7 +337,7 @@ class CodeRankTask(ConfigurableTask):
             "correct": [int(x) for x in correct],
             "groups": [{"candidates": [int(c) for c in g.candidates], "score": _finite(g.score)}
                        for g in ranking.groups],
-            "top_group": [int(c) for c in top[0].candidates] if top else None,
+            "top_group": pool or None,
             "chosen": chosen,
             "chosen_passed": bool(correct[chosen]) if chosen is not None else None,
             "pass@1": metrics.ranked_pass_at_k(ranking, correct, 1) if n else 0.0,

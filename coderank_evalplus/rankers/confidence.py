@@ -33,7 +33,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from coderank_evalplus.metrics import merged_groups
+from coderank_evalplus.metrics import pick_pool
 from coderank_evalplus.rankers.filtering import trial_passes, trial_survivors
 from coderank_evalplus.rankers.learned import check_digest, model_digest, read_model_json
 from coderank_evalplus.rankers.overlap import behaviour_clusters
@@ -56,13 +56,7 @@ def pick_features(ranking: Ranking, ex: Executions) -> np.ndarray:
     for i, c in enumerate(clusters):
         cluster_of[c] = i
     sizes = np.asarray([len(c) for c in clusters], dtype=float)
-    groups = merged_groups(ranking)
-    if groups:
-        top = np.asarray(groups[0].candidates, dtype=int)
-    else:  # no ranked group: pass@1 falls back to a random pick over the pool (or every candidate)
-        top = np.asarray(ranking.info.get("fallback_pool", range(ex.n_candidates)), dtype=int)
-    if top.size == 0:
-        top = np.arange(ex.n_candidates)
+    top = np.asarray(pick_pool(ranking, ex.n_candidates), dtype=int)
     ids = cluster_of[top]
     share_of = np.where(ids >= 0, sizes[np.maximum(ids, 0)] if sizes.size else 0.0, 0.0) / n
     pick_share = float(share_of.mean()) if top.size else 0.0
