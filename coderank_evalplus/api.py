@@ -34,7 +34,7 @@ from coderank_evalplus.metrics import merged_groups, pick_pool
 from coderank_evalplus.rankers.registry import DEFAULT_METHODS
 from coderank_evalplus.testgen.extract import DEFAULT_TESTS_PER_SAMPLE
 from coderank_evalplus.testgen.mutate import DEFAULT_N
-from coderank_evalplus.types import PASS, Executions, ProblemOutcome, Ranking, RerankResult
+from coderank_evalplus.types import PASS, Executions, ProblemOutcome, RerankResult
 
 __all__ = ["rerank", "RerankOutput", "ProblemPick", "pick", "Picker", "Pick", "Evidence"]
 
