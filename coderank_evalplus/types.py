@@ -11,6 +11,16 @@ import numpy as np
 from coderank_evalplus.engine.outcomes import ERROR, FAIL, OUTCOME_NAMES, PASS, RAISED, RETURNED, TIMED_OUT, TIMEOUT  # noqa: F401
 
 
+class CoderankError(ValueError):
+    """Bad input or usage, found before or during a run: the message names the option, file, line or task and what
+    is accepted there. Every error of the package's own making derives from it (the CLI prints it as one line and
+    exits with status 2); ``except ValueError`` catches it too."""
+
+
+class InputNotFound(CoderankError, FileNotFoundError):
+    """A file, folder or dataset that was named does not exist (also a ``FileNotFoundError``)."""
+
+
 @dataclass(frozen=True)
 class Problem:
     """One benchmark task: prompt, reference solution, hidden inputs and trial tests."""

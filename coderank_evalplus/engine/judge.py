@@ -119,13 +119,6 @@ def evalplus_parent_modules() -> frozenset[str]:
 
 # --- child side ----------------------------------------------------------------------------------------
 
-class _Box:
-    """Stands in for multiprocessing.Value in evalplus's unsafe_execute (we are already in a child)."""
-
-    def __init__(self, value: int) -> None:
-        self.value = value
-
-
 def _install_timeout_handlers() -> None:  # pragma: no cover - runs in the child
     """Once per child: SIGPROF / SIGALRM raise evalplus's TimeoutException (signal.signal is slow per call)."""
     from evalplus.eval.utils import TimeoutException

@@ -34,7 +34,8 @@ def test_base_and_plus_inputs_with_a_reference_solution(tmp_path):
     rec = dict(GOOD, canonical_solution="    return x + 1\n", base_input=[[1], [2]], plus_input=[[10]], atol=0)
     del rec["test"]
     p = load_problem_file(_write(tmp_path / "m.jsonl", rec))["mine/0"]
-    assert p.has_evalplus_inputs and p.has_plus_tests and p.base_input == [[1], [2]] and p.plus_input == [[10]] and p.dataset_hash
+    assert p.has_evalplus_inputs and p.has_plus_tests and p.base_input == [[1], [2]] and p.plus_input == [[10]]
+    assert p.dataset_hash
 
 
 @pytest.mark.parametrize("record, message", [
