@@ -8,7 +8,7 @@ from typing import Any, Optional
 import numpy as np
 
 # Outcome codes live in a dependency-free module (the sandbox workers import it); re-exported here.
-from coderank_evalplus.engine.outcomes import ERROR, FAIL, OUTCOME_NAMES, PASS, RAISED, RETURNED, TIMED_OUT, TIMEOUT  # noqa: F401
+from coderank_evalplus.engine.outcomes import ERROR, FAIL, PASS, RAISED, RETURNED, TIMED_OUT, TIMEOUT  # noqa: F401
 
 
 class CoderankError(ValueError):
@@ -51,15 +51,6 @@ class Problem:
         """True when the problem has plus inputs. The ``plus`` split of a problem without them is its base tests
         (evalplus's definition: plus = base + plus tests), so ``plus`` is defined for every problem."""
         return bool(self.plus_input)
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """One sampled solution: its index in the sample list and the full program text."""
-
-    index: int
-    program: str
-    logprob: Optional[float] = None
 
 
 @dataclass
@@ -141,8 +132,6 @@ class Ranking:
     groups: list[Group] = field(default_factory=list)
     info: dict[str, Any] = field(default_factory=dict)
 
-    def top_candidate_sets(self, k: int) -> list[list[int]]:
-        return [g.candidates for g in self.groups[:k]]
 
 
 # The results folder's format name and version (``io.results_folder``; written into rerank_results.json too).

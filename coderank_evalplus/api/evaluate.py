@@ -15,7 +15,6 @@ import logging
 import os
 import re
 import time
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
@@ -259,11 +258,6 @@ def output_folder(options: RerankOptions, provenance: Mapping[str, Any]) -> Path
 
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._+-]+", "_", text).strip("_")[:120] or "run"
-
-
-def options_json(options: RerankOptions) -> dict:
-    """The options as JSON (for a run's record)."""
-    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(options).items()}
 
 
 def rerank(solutions: "str | os.PathLike", tests: "str | os.PathLike | Sequence[str | os.PathLike] | None" = None,

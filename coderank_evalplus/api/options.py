@@ -445,10 +445,6 @@ class RerankOptions:
             raise OptionError(f"{where}: {exc}" if where else str(exc)) from None
 
 
-def rerank_option_names() -> list[str]:
-    return [f.name for f in fields(RerankOptions)]
-
-
 def names_table() -> str:
     """The names across faces, as the Markdown table docs/names.md holds."""
     head = ("| option | accepts | default | CLI | evalplus.evaluate | lm-eval --metadata | suite file | Python "

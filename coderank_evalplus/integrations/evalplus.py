@@ -50,7 +50,8 @@ class RerankError(CoderankError):
 
 def _our_options() -> dict[str, tuple[Any, str]]:
     """name -> (annotation, help): the options of ours that evalplus.evaluate takes (``api.options``: those whose
-    evalplus name is their own), all defaulting to None; keyword-only, so evalplus's positional order is unchanged."""
+    evalplus name is their own), all defaulting to None, after evalplus's own parameters (so its positional order is
+    unchanged)."""
     from coderank_evalplus.api.options import FLAG
     from coderank_evalplus.api.options import OPTIONS as ALL
 
@@ -87,12 +88,18 @@ Args:
 
 
 def widened_signature(original: Callable) -> inspect.Signature:
-    """evalplus's signature with our options inserted (keyword-only) before its ``**model_kwargs``."""
+    """evalplus's signature with our options inserted after its own parameters, before its ``**model_kwargs``. Not
+    keyword-only: Fire gives a short flag (``-s``) to a first letter that no other flag shares, and counts
+    keyword-only flags apart from the others, so ``--help`` would show ``-s`` for evalplus's ``--samples`` and for
+    our ``--self_debug`` alike while Fire itself refuses ``-s`` as ambiguous; counted together, no short flag is
+    shown twice (issue 52)."""
     sig = inspect.signature(original)
     params = [p for p in sig.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
     var_kw = [p for p in sig.parameters.values() if p.kind is inspect.Parameter.VAR_KEYWORD]
     taken = {p.name for p in params}
-    params += [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=ann)
+    kind = (inspect.Parameter.KEYWORD_ONLY if any(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params)
+            else inspect.Parameter.POSITIONAL_OR_KEYWORD)  # (after a keyword-only one, only keyword-only may follow)
+    params += [inspect.Parameter(name, kind, default=None, annotation=ann)
                for name, (ann, _) in OPTIONS.items() if name not in taken]
     return sig.replace(parameters=params + var_kw)
 
