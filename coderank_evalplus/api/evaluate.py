@@ -26,6 +26,8 @@ log = logging.getLogger("coderank_evalplus")
 
 DEFAULT_ROOT = "coderank_results"  # where a run without an output folder writes its own
 RUN_FILE = "rerank_results.json"
+# how each entry point says "replace another run's results" (evalplus's own flag for "evaluate again")
+OVERWRITE_FLAG = {"python": "overwrite=True", "evalplus": "--i_just_wanna_run"}
 
 
 def stage_config(options: RerankOptions, mutate: Optional[int] = None):
@@ -70,7 +72,7 @@ def run_rerank(options: RerankOptions, *, problems: Optional[Mapping[str, Proble
     sources = list(options.tests or [])
     if test_samples is None:
         if not sources:
-            log.warning(no_pool_note())
+            log.warning(no_pool_note("tests=FILE" if door == "python" else "--tests FILE"))
             sources = [SOURCE]
         test_samples, mutate = read_tests(sources, problems, options.data_dir, drop_extra=options.drop_extra_problems)
     else:
@@ -241,8 +243,11 @@ def output_folder(options: RerankOptions, provenance: Mapping[str, Any]) -> Path
         folder = Path(options.output)
         held = folder_fingerprint(folder)
         if held is not None and held != mine and not options.overwrite:
-            raise CoderankError(f"output {folder}: holds the results of another run (other samples, tests or "
-                                f"dataset); choose another folder, or pass overwrite (--overwrite) to replace them")
+            what = ("results written before 0.2.0, which do not record their inputs" if held == "" else
+                    "the results of another run (other samples, tests or dataset)")
+            flag = OVERWRITE_FLAG.get(str(provenance.get("door")), "--overwrite")
+            raise CoderankError(f"output {folder}: holds {what}; choose another folder, or pass {flag} to replace "
+                                f"them")
         return ensure_writable_dir(folder)
     dataset = Path(options.dataset).name.removesuffix(".gz").removesuffix(".jsonl")
     slug = _slug(f"{provenance['model']}--{dataset}--{provenance['tests']}")

@@ -121,6 +121,13 @@ def _methods(value: Any) -> list[str]:
     return names
 
 
+def _method(value: Any) -> str:
+    names = _methods(value)
+    if len(names) != 1:
+        raise _Explained(f"one ranking method, got {len(names)}")
+    return names[0]
+
+
 def _tests(value: Any) -> list[str]:
     """Test sources: files and at most one ``examples+mutate[:N]`` (on ``run`` also ``model``)."""
     from coderank_evalplus.testgen.mutate import parse_source
@@ -155,6 +162,7 @@ FLAG = Kind("true or false", _flag)
 NAMES = Kind("comma-separated names", _names)
 KS = Kind("comma-separated integers ≥ 1 (e.g. 1,10,100)", _ks)
 METHODS = Kind("comma-separated ranking methods (`coderank-evalplus methods` lists them)", _methods)
+METHOD = Kind("a ranking method (`coderank-evalplus methods` lists them)", _method)
 TESTS = Kind("comma-separated test sources: files of test samples or asserts, examples+mutate[:N]", _tests)
 EXECUTOR = Kind("local or ray", _choice("local", "ray"))
 
@@ -365,7 +373,7 @@ OPTIONS: tuple[Option, ...] = (
     # --- pick
     Option("entry_point", TEXT, None, "the function asked for (default: the prompt's last def)", ("pick",),
            NO_HARNESS),
-    Option("method", METHODS, "recommended", "the ranker of the pick", ("pick",), NO_HARNESS),
+    Option("method", METHOD, "recommended", "the ranker of the pick", ("pick",), NO_HARNESS),
 )
 _BY_NAME = {o.name: o for o in OPTIONS}
 

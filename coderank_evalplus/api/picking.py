@@ -196,9 +196,9 @@ class Picker:
     def __init__(self, method: str = "recommended", mutate: int = GROWN_INPUTS, seed: int = 0,
                  time_limit: float = 0.1, workers: Optional[int] = None,
                  cache_dir: "str | os.PathLike | None" = None) -> None:
-        from coderank_evalplus.api.options import COUNT, METHODS, POSITIVE, POSITIVE_INT, check_value
+        from coderank_evalplus.api.options import COUNT, METHOD, POSITIVE, POSITIVE_INT, check_value
 
-        check_value("method", METHODS, method)
+        method = check_value("method", METHOD, method)
         self.mutate = check_value("mutate", COUNT, mutate)
         self.time_limit = check_value("time_limit", POSITIVE, time_limit)
         self.workers = None if workers is None else check_value("workers", POSITIVE_INT, workers)

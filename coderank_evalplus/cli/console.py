@@ -90,8 +90,7 @@ def run_pick(args: argparse.Namespace) -> int:
     problem = problem_from_prompt(prompt, args.entry_point)
     candidates, names = read_candidates(args.candidates, problem, args.raw_field)
     tests, mutate = read_pick_tests(args.tests)
-    method = args.method[0] if isinstance(args.method, list) else args.method
-    with Picker(method, mutate, args.seed, args.time_limit, args.workers) as picker:
+    with Picker(args.method, mutate, args.seed, args.time_limit, args.workers) as picker:
         # already full programs: the prompt is not prepended again
         chosen = picker.pick(prompt, candidates, problem.entry_point, tests, names=names)
     if args.json is not None:

@@ -32,7 +32,7 @@ class Probe:
     program: str
     test: str
     entry_point: str
-    cpu_limit: float = 1.0
+    time_limit: float = 1.0  # CPU seconds for the call or test (the program's top level gets at least 1)
 
 
 def call_of(test: str, entry_point: str) -> Optional[str]:
@@ -96,16 +96,16 @@ def _probe_child(probe: Probe, workdir: str, mem: Optional[int]) -> bytes:  # pr
             setitimer(real, 0)
 
     try:
-        limited(lambda: exec(compile_program(probe.program), env), max(1.0, probe.cpu_limit))
+        limited(lambda: exec(compile_program(probe.program), env), max(1.0, probe.time_limit))
     except _Timeout:
         return b"import-timeout\n"
     except BaseException as exc:  # noqa: BLE001
         return f"import-error\n{_describe(exc)}".encode("utf-8", "replace")
     try:
         if call is None:
-            limited(lambda: exec("assert " + assert_body(probe.test.strip()), env), probe.cpu_limit)
+            limited(lambda: exec("assert " + assert_body(probe.test.strip()), env), probe.time_limit)
             return b"passed\n"
-        text = limited(lambda: _repr(eval(call, env)), probe.cpu_limit)
+        text = limited(lambda: _repr(eval(call, env)), probe.time_limit)
         return f"returned\n{call}\n{_short(text)}".encode("utf-8", "replace")
     except _Timeout:
         return f"timeout\n{call or ''}".encode("utf-8", "replace")
@@ -132,8 +132,8 @@ def run_probe(probe: Probe, mem: Optional[int] = None) -> tuple[str, ...]:
         workdir = tempfile.mkdtemp(prefix="coderank_probe_")
     try:
         out = run_function_in_child(lambda: _probe_child(probe, workdir, mem),
-                                    wall_timeout=_PROBE_WALL_S + 4 * probe.cpu_limit,
-                                    cpu_budget=int(3 + 2 * probe.cpu_limit), writable_dir=workdir)
+                                    wall_timeout=_PROBE_WALL_S + 4 * probe.time_limit,
+                                    cpu_budget=int(3 + 2 * probe.time_limit), writable_dir=workdir)
     finally:
         with guard_lifted():
             shutil.rmtree(workdir, ignore_errors=True)

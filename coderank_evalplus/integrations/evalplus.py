@@ -109,8 +109,14 @@ def make_evaluate(original: Callable, namespace: dict) -> Callable:
     sig = widened_signature(original)
     var_kw = next((p.name for p in sig.parameters.values() if p.kind is inspect.Parameter.VAR_KEYWORD), None)
 
+    own = [p.name for p in inspect.signature(original).parameters.values()
+           if p.kind is not inspect.Parameter.VAR_KEYWORD]
+
     @functools.wraps(original)
     def evaluate(*args, **kwargs):
+        if len(args) > len(own):  # Fire hands every parameter of the widened signature positionally
+            extra = dict(zip([n for n in sig.parameters if n not in own and n != var_kw], args[len(own):]))
+            args, kwargs = args[: len(own)], {**extra, **kwargs}
         ours = {name: kwargs.pop(name, None) for name in OPTIONS}
         if ours["rerank"] is None or ours["rerank"] is False:
             given = [f"--{n}" for n, v in ours.items() if v is not None and n != "rerank"]

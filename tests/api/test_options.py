@@ -65,7 +65,7 @@ def test_each_nonsense_value_exits_2_with_one_line(command, capsys):
             continue
         bad = BAD.get(o.kind.accepts)
         if o.name in ("methods", "compare_to", "method"):
-            bad = "nosuch"
+            bad = "nosuch" if o.name != "method" else "codet,srank"
         elif o.name == "tests":
             bad = "examples+mutate:x"
         elif o.name == "task_ids":
