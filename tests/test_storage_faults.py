@@ -71,7 +71,7 @@ def _stats(out: Path) -> dict:
 
 
 def _warnings(stderr: str) -> list[str]:
-    return [line for line in stderr.splitlines() if line.startswith("WARNING")]
+    return [line for line in stderr.splitlines() if line.startswith("warning: execution cache")]
 
 
 def _sound(db: Path) -> int:
@@ -95,7 +95,8 @@ def reference(inputs, tmp_path_factory) -> dict:
     db = out / "cache" / "executions.sqlite"
     assert not Path(str(db) + "-wal").exists()
     return {"outputs": _outputs(out), "cache": db.read_bytes(), "executed": _stats(out)["executed_items"],
-            "rows": _sound(db)}
+            "rows": _sound(db),
+            "provenance": json.loads((out / "rerank_results.json").read_text())["provenance"]}
 
 
 def _with_cache(tmp_path: Path, reference: dict) -> tuple[Path, Path]:
@@ -126,7 +127,7 @@ def test_unusable_cache_is_moved_aside_and_the_run_gives_the_same_numbers(inputs
     assert r.returncode == 0, r.stderr
     tag = f"schema-{SCHEMA_VERSION + 1}" if fault == "future" else "damaged"
     (warning,) = _warnings(r.stderr)
-    assert re.fullmatch(rf"WARNING coderank_evalplus\.engine\.cache: execution cache {re.escape(str(db))} .*: "
+    assert re.fullmatch(rf"warning: execution cache {re.escape(str(db))} .*: "
                         rf"moved aside "
                         rf"to executions\.sqlite\.{tag}-\d{{8}}-\d{{6}}; the work it held will be redone "
                         rf"\(deleting a cache is always safe\)", warning), warning
@@ -149,7 +150,7 @@ def test_a_flipped_byte_in_one_record_is_dropped_and_recomputed(inputs, referenc
     db.write_bytes(data)
     r = _run(inputs, out)
     assert r.returncode == 0, r.stderr
-    assert _warnings(r.stderr) == [f"WARNING coderank_evalplus.engine.cache: execution cache {db}: a record failed its "
+    assert _warnings(r.stderr) == [f"warning: execution cache {db}: a record failed its "
                                    f"checksum (damaged on disk); it is dropped and its work redone"]
     assert _outputs(out) == reference["outputs"]
     stats = _stats(out)
@@ -287,7 +288,9 @@ def test_two_runs_open_one_damaged_cache_at_once(inputs, reference, tmp_path):
 
 def test_killed_between_writing_and_renaming_a_result_file(inputs, reference, tmp_path):
     out, _ = _with_cache(tmp_path, reference)
-    (out / "rerank_results.json").write_text('{"older": "complete"}\n')
+    # an earlier, complete run of the same inputs (so the rerun may replace it)
+    (out / "rerank_results.json").write_text(json.dumps({"older": "complete",
+                                                         "provenance": reference["provenance"]}) + "\n")
     code = ("import os, signal, sys\n"
             "real = os.replace\n"
             "def replace(src, dst):\n"

@@ -221,14 +221,14 @@ def _digest(path: Optional[str]) -> Optional[str]:
 
 def folder_fingerprint(folder: Path) -> Optional[str]:
     """The inputs' fingerprint of the run whose results ``folder`` holds ("" for results written before runs
-    recorded one), None when it holds none."""
+    recorded one), None when it holds none (or a summary that does not read)."""
     summary = folder / RUN_FILE
     if not summary.is_file():
         return None
     try:
         data = json.loads(summary.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return ""
+    except (OSError, ValueError):  # not a complete run's summary (the storage rules write it whole or not at all)
+        return None
     return str((data.get("provenance") or {}).get("inputs_fingerprint") or "")
 
 

@@ -430,7 +430,7 @@ class RerankOptions:
         self.methods = list(self.methods)
         self.k = list(self.k)
         if self.ray_address and self.executor != "ray":
-            raise OptionError("ray_address: needs executor 'ray'")
+            raise OptionError("ray_address: needs executor ray")
         if self.task_ids is not None and self.limit:
             raise OptionError("task_ids and limit: give one of them")
         if self.eval_results is not None and not Path(self.eval_results).is_file():

@@ -13,7 +13,16 @@ import argparse
 import sys
 from typing import Any, NoReturn, Optional
 
-from coderank_evalplus.api.options import BOTH, SWITCH, Option, RerankOptions, check_value, command_options, option
+from coderank_evalplus.api.options import (
+    BOTH,
+    SWITCH,
+    Option,
+    OptionError,
+    RerankOptions,
+    check_value,
+    command_options,
+    option,
+)
 
 
 class HelpFormatter(argparse.HelpFormatter):
@@ -98,7 +107,30 @@ def rerank_options(args: argparse.Namespace, command: str) -> RerankOptions:
         values["tests"] = flat_tests(values["tests"])
     if "methods" in values and values["methods"] is None:
         values.pop("methods")
-    return RerankOptions.from_mapping(values)
+    try:
+        return RerankOptions.from_mapping(values)
+    except OptionError as exc:  # the library names options; the CLI says flags
+        raise OptionError(as_flags(str(exc))) from None
+
+
+def as_flags(message: str) -> str:
+    """A library message about options (``ray_address: needs executor ray``) in the CLI's words
+    (``--ray-address: needs --executor ray``): the option it starts with, and the options it names in its first
+    clause, become flags; the rest (a list of methods, a file's name) is left as it is."""
+    import re
+
+    from coderank_evalplus.api.options import OPTIONS
+
+    names = {o.name for o in OPTIONS if o.commands}
+    head, sep, rest = message.partition(":")
+    if head.split(" ")[0] not in names:
+        return message
+    flagged = re.sub(r"\b[a-z][a-z_]*\b", lambda m: option(m.group(0)).flag if m.group(0) in names else m.group(0),
+                     head)
+    if rest.startswith(" needs "):  # "needs executor ray"
+        rest = re.sub(r"(?<= needs )([a-z_]+)", lambda m: option(m.group(1)).flag if m.group(1) in names
+                      else m.group(1), rest)
+    return flagged + sep + rest
 
 
 def fail(message: str) -> NoReturn:

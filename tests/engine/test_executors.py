@@ -77,6 +77,6 @@ def _cli(*args):
 def test_cli_flag_errors(tmp_path):
     r = _cli("rerank", "--solutions", "x.jsonl", "--tests", "y.jsonl", "--ray-address", "127.0.0.1:1",
              "--output", str(tmp_path))
-    assert r.returncode == 2 and "--ray-address needs --executor ray" in r.stderr and "Traceback" not in r.stderr
+    assert r.returncode == 2 and "--ray-address: needs --executor ray" in r.stderr and "Traceback" not in r.stderr
     r = _cli("run", "--backend", "openai", "--tp", "2", "--output", str(tmp_path), "--quiet")
     assert r.returncode == 2 and "--tp and --dp apply to --backend vllm" in r.stderr

@@ -203,4 +203,4 @@ def test_run_checks_its_self_debug_flags():
     assert r.returncode == 2 and "--debug-rounds applies with --self-debug" in r.stderr
     r = subprocess.run([sys.executable, "-m", "coderank_evalplus.cli", "run", "--self-debug", "multi",
                         "--debug-rounds", "0"], capture_output=True, text=True, timeout=120)
-    assert r.returncode == 2 and "at least 1" in r.stderr
+    assert r.returncode == 2 and "expected an integer ≥ 1" in r.stderr

@@ -211,7 +211,7 @@ def test_adaptive_usage_errors(data, wrapped, tmp_path, capsys):
     assert evaluate_main(given + ["--tau", "0.5"]) == 2
     assert capsys.readouterr().err.strip() == "error: --tau applies with --adaptive"
     for bad in (1.5, -0.1, "x"):
-        with pytest.raises(RerankError, match=r"must be a number in \[0, 1\]"):
+        with pytest.raises(RerankError, match=r"--tau: expected a number in \[0, 1\]"):
             evaluate("humaneval", **KW, tau=bad, root=str(tmp_path))
     with pytest.raises(RerankError, match="--adaptive only applies with --rerank"):
         evaluate("humaneval", model="m", backend="hf", adaptive=True)
