@@ -23,10 +23,10 @@ from coderank_evalplus.report.stats import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     TIE_TOLERANCE,
-    correlation_interval,
     has_interval,
     paired_difference,
     resample_indices,
+    tau_interval,
 )
 
 FULL = "full"
@@ -184,8 +184,8 @@ def compare_group(group: Sequence[ModelRow], methods: Sequence[str], split: str,
     ref = "random" if "random" in methods else methods[0]
     for m in methods if n_common else ():
         tau = float(kendall_tau_b(means[ref], means[m]))
-        # Fisher-z normal interval on the bootstrap (stats.correlation_interval): the percentile one put τ on its edge
-        ci = correlation_interval(tau, kendall_tau_b(boots[ref], boots[m]), len(group))
+        # normal bootstrap interval moved out to τ's values (stats.tau_interval): the percentile one ended at τ
+        ci = tau_interval(tau, kendall_tau_b(boots[ref], boots[m]), len(group))
         entries[m]["kendall_tau"] = None if np.isnan(tau) else {
             "tau": round(tau, 3), "ci95": [round(ci[0], 3), round(ci[1], 3)] if has_interval(n_common) else None}
         entries[m]["flips"] = _flips(pairs[ref], pairs[m])

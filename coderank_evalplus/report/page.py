@@ -199,7 +199,8 @@ def _models_section(lb: "Leaderboard", figures: Mapping[str, Path]) -> list[str]
              "smallest samples/problem of the pool's rows; larger rows sub-sampled with the budget curves' seeded "
              "draws) and at each row's full budget. Cells: pass@1 on the problems every model of the pool has, "
              "#rank [95 % bootstrap rank interval]; overlapping intervals: models the data cannot separate. τ's "
-             f"interval: Fisher-z normal interval on the bootstrap. Under {MIN_PROBLEMS} problems (n) no interval or "
+             f"interval: τ ± 1.96 bootstrap standard errors, ends moved out to values τ takes. Under {MIN_PROBLEMS} "
+             "problems (n) no interval or "
              "p-value is given. Click a column to sort.</p>"]
     for block in model_blocks(lb.models):
         first = block[0]

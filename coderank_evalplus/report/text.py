@@ -235,7 +235,8 @@ def models_markdown(models: Sequence[dict], summary: Sequence[dict], methods: Se
     out = ["## Which model wins?", "",
            "Rows with the same dataset and test pool, compared as models. Cells: pass@1 (%) on the n problems every "
            "model of the pool has, then #rank [95 % bootstrap rank interval]. τ: Kendall's τ-b between the "
-           "random-pick order and the method's order [95 % interval, Fisher-z normal interval on the bootstrap]; "
+           "random-pick order and the method's order [95 % interval: τ ± 1.96 bootstrap standard errors, ends moved "
+           "out to values τ takes]; "
            "flips: pairs whose order is significant (p < 0.05) under random and reversed, again with p < 0.05, under "
            f"the method (winner under the method first). Under {MIN_PROBLEMS} problems no interval or p-value is "
            "given.", ""]

@@ -104,9 +104,10 @@ def test_under_the_minimum_the_json_has_no_interval_and_no_p_value_but_says_n():
 def test_tau_interval_holds_the_estimate_where_the_percentile_interval_ends_at_it():
     """Five models; the method keeps random's order but for one pair it reverses by a small, noisy margin: τ = 0.8,
     and every resample gives 0.8 or more (that pair flips back in some), so the percentile interval is [0.8, 1.0]
-    with τ on its edge. The Fisher-z interval, moved out to τ's values, holds 0.8 strictly inside and reaches 1."""
-    from coderank_evalplus.report.models import kendall_tau_b
-    from coderank_evalplus.report.stats import correlation_interval, percentile_interval
+    with τ on its edge. The leaderboard's interval holds 0.8 strictly inside and reaches 1."""
+    from coderank_evalplus.report.models import compare_group, kendall_tau_b
+    from coderank_evalplus.report.stats import percentile_interval, tau_interval
+    from tests.report.test_models import _row
 
     rng = np.random.default_rng(7)
     n = 40
@@ -119,18 +120,20 @@ def test_tau_interval_holds_the_estimate_where_the_percentile_interval_ends_at_i
     boot = kendall_tau_b(random[:, idx].mean(axis=2).T, method[:, idx].mean(axis=2).T)
     assert tau == pytest.approx(0.8) and (boot >= tau - 1e-12).all() and (boot > tau).any()
     assert percentile_interval(boot)[0] == pytest.approx(tau)  # the percentile interval fails: τ on its edge
-    lo, hi = correlation_interval(tau, boot, 5)
-    assert lo < tau < hi and hi == 1.0 and -1.0 <= lo
-    # without the models' count: the plain Fisher-z interval, strictly inside (-1, 1)
-    lo, hi = correlation_interval(tau, boot)
-    assert -1.0 < lo < tau < hi < 1.0
+    lo, hi = tau_interval(tau, boot, 5)
+    assert lo < tau < hi and hi == 1.0 and lo == pytest.approx(0.6)
+    lo, hi = tau_interval(tau, boot)  # without the models' count: τ ± 1.96 sd, unmoved
+    assert lo < tau < hi < 1.0 and hi - tau == pytest.approx(tau - lo)
+    # the same through the model comparison, as the leaderboard prints it
+    rows = [_row(f"m{k}", {"random": random[k], "codet": method[k]}) for k in range(5)]
+    codet = compare_group(rows, ["random", "codet"], "base", "full", 2000, 0)[1]["kendall_tau"]
+    assert codet["ci95"][0] < codet["tau"] == 0.8 < codet["ci95"][1]
 
 
 def test_tau_interval_at_the_bound_and_without_spread():
-    from coderank_evalplus.report.stats import correlation_interval
+    from coderank_evalplus.report.stats import tau_interval
 
-    assert correlation_interval(1.0, np.array([1.0, 0.6, 1.0, 0.8] * 50), 5) == (pytest.approx(0.6), 1.0)
-    assert correlation_interval(-1.0, np.array([-1.0, -0.6] * 50), 5) == (-1.0, pytest.approx(-0.6))
-    assert correlation_interval(0.4, np.full(100, 0.4), 5) == (0.4, 0.4)
-    lo, hi = correlation_interval(0.4, np.array([0.2, 0.4, 0.6] * 100))
-    assert lo < 0.4 < hi and hi - 0.4 < 0.4 - lo  # Fisher's z: longer towards 0
+    assert tau_interval(1.0, np.array([1.0, 0.6, 1.0, 0.8] * 50), 5) == (pytest.approx(0.6), 1.0)
+    assert tau_interval(-1.0, np.array([-1.0, -0.6] * 50), 5) == (-1.0, pytest.approx(-0.6))
+    assert tau_interval(0.4, np.full(100, 0.4), 5) == (0.4, 0.4)
+    assert np.isnan(tau_interval(0.4, np.full(10, np.nan))[0])
