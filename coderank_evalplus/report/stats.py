@@ -26,9 +26,9 @@ CI_LEVEL = 95.0
 TIE_TOLERANCE = 1e-9
 # Below this many problems no interval, p-value, rank interval or τ interval is reported (JSON null; the tables say
 # "n = 3 < 20: no interval or p-value"): over so few problems the percentile bootstrap's 95 % interval covers far
-# less than 95 % and its p-value reads p<0.001 where an exact paired test cannot go below 2 / 2^n. Measured on
-# real per-problem pass@1 by bench/bootstrap_coverage.py; docs/leaderboard.md, "How many problems an interval
-# needs". The one place this rule is decided (``has_interval``).
+# less than 95 % (69 % at n = 3, 93 % at n = 20 on real per-problem pass@1) and its p-value reads p<0.001 where an
+# exact paired test cannot go below 2 / 2^n (0.25 at n = 3). bench/bootstrap_coverage.py; docs/leaderboard.md,
+# "How many problems an interval needs". The one place this rule is decided (``has_interval``).
 MIN_PROBLEMS = 20
 
 
@@ -62,10 +62,10 @@ def tau_interval(estimate: float, boot: np.ndarray, n_items: Optional[int] = Non
 
     The percentile interval fails here: τ of a few models takes few values and resampled orders are noisier than
     the observed one, so the replicates often all lie on one side of the estimate and the interval ends at it
-    (held strictly inside in 52–89 % of replications at n = 20–50, bench/bootstrap_coverage.py). This one holds
+    (held strictly inside in 51–93 % of replications at n = 20–50, bench/bootstrap_coverage.py). This one holds
     the estimate strictly inside whenever the replicates vary and |estimate| < 1; moving the ends to τ's values
     lets it cover a true τ of ±1, the common case of two orders that agree (at n ≥ 20 it covered the true τ in
-    97–100 % of replications, against 85–95 % unmoved; docs/leaderboard.md). Replicates all equal to the estimate
+    98–100 % of replications, against 89–97 % unmoved; docs/leaderboard.md). Replicates all equal to the estimate
     give [estimate, estimate]. Written here because scipy's bootstrap intervals are percentile-based (BCa too:
     none can leave the replicates' range)."""
     boot = np.asarray(boot, dtype=float)

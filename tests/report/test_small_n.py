@@ -9,7 +9,6 @@ import html
 import io
 import re
 
-import numpy as np
 import pytest
 
 from coderank_evalplus.report import page
@@ -106,3 +105,11 @@ def test_the_figures_draw_with_and_without_intervals(n, tmp_path):
     figs = figures.make_all(lb, tmp_path)
     assert {"pass1_base", "ranks_humaneval_pool_base_n10", "pairs_humaneval_pool_base_n10"} <= set(figs)
     assert all(p.stat().st_size > 0 for p in figs.values())
+
+
+def test_the_minimum_is_one_constant_that_the_docs_state():
+    from pathlib import Path
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "leaderboard.md").read_text()
+    assert f"`MIN_PROBLEMS = {MIN_PROBLEMS}`" in docs
+    assert MIN_PROBLEMS >= 6  # under 6 paired problems not even an exact test can reach p < 0.05 (2 / 2^n)
