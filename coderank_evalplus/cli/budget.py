@@ -55,7 +55,7 @@ def budget_report(args: argparse.Namespace) -> dict:
 
 
 def print_report(rep: dict) -> None:
-    from coderank_evalplus.report.text import CONFIDENCE_LEGEND
+    from coderank_evalplus.report.text import CONFIDENCE_LEGEND, fmt_estimate
 
     head = rep.get("header") or {}
     if head:
@@ -69,11 +69,11 @@ def print_report(rep: dict) -> None:
             print(f"| {f['n']} | " + " | ".join(f"{f[s]:.2f}" for s in splits) + " |")
         if r["adaptive"]:
             print(f"\n{m}: adaptive (stop once the pick's confidence ≥ τ; recorded τ = {r['tau']})")
-            print("| τ | mean samples | " + " | ".join(f"{s} [95 %]" for s in splits) + " |\n|---:|---:|"
-                  + "---:|" * len(splits))
-            for a in r["adaptive"]:
-                print(f"| {a['tau']} | {a['mean_samples']:.2f} | " + " | ".join(
-                    f"{a[s]:.2f} [{a[s + '_ci95'][0]:.2f}, {a[s + '_ci95'][1]:.2f}]" for s in splits) + " |")
+            print("| τ | mean samples | " + " | ".join(f"{s} [95 %, n = {r['n_problems']}]" for s in splits)
+                  + " |\n|---:|---:|" + "---:|" * len(splits))
+            for a in r["adaptive"]:  # the interval cell: report.text.fmt_estimate (none under MIN_PROBLEMS)
+                print(f"| {a['tau']} | {a['mean_samples']:.2f} | " + " | ".join(fmt_estimate(
+                    {"pass@1": a[s], "ci95": a[s + "_ci95"], "n_problems": r["n_problems"]}) for s in splits) + " |")
             t = r["at_tau"]
             print(f"at τ = {r['tau']}: {t['mean_samples']:.2f} samples per problem, "
                   + ", ".join(f"{s} {t[s]:.2f}" for s in splits))

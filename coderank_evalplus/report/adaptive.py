@@ -135,7 +135,7 @@ def fixed(table: RoundTable) -> list[dict]:
 def sweep(table: RoundTable, conf: np.ndarray, taus: Sequence[float] = TAUS, n_resamples: int = 1000,
           seed: int = 0) -> list[dict]:
     """The rule at each τ: mean samples per problem and pass@1 (%) per split with its 95 % bootstrap interval
-    over problems."""
+    over problems (None under ``stats.MIN_PROBLEMS`` problems)."""
     idx = resample_indices(table.passed.shape[0], n_resamples, seed)
     rows = []
     for tau in taus:
@@ -206,7 +206,7 @@ def method_report(table: RoundTable, model: dict, tau: float, final_conf: dict[s
     rows = sweep(table, conf, n_resamples=n_resamples)
     sim = simulate(table, conf, tau)
     cal = summary(final_conf, final_pass)
-    return {"fixed": fixed(table), "adaptive": rows, "tau": tau,
+    return {"n_problems": int(table.passed.shape[0]), "fixed": fixed(table), "adaptive": rows, "tau": tau,
             "at_tau": {"mean_samples": round(float(sim["samples"].mean()), 3),
                        **{s: round(100.0 * float(sim[s].mean()), 2) for s in table.splits}},
             "calibration": cal["calibration"], "selective": cal["selective"], "no_abstention": cal["all"]}

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from coderank_evalplus.report.text import block_key, model_blocks, splits_in
+from coderank_evalplus.report.stats import MIN_PROBLEMS, has_interval
+from coderank_evalplus.report.text import block_key, model_blocks, splits_in, too_few
 
 if TYPE_CHECKING:
     from coderank_evalplus.report.board import Leaderboard
@@ -63,11 +64,12 @@ def pass1_figure(lb: "Leaderboard", split: str, path: Path) -> Path:
             if not e:
                 continue
             y = base_y + len(methods) - 1 - j
-            v, (lo, hi) = e["pass@1"], e["ci95"]
-            ax.errorbar(v, y, xerr=[[v - lo], [hi - v]], fmt="o", color=colors[m], capsize=3, ms=4,
-                        label=m if i == 0 else None)
+            v, ci = e["pass@1"], e["ci95"]  # no interval under MIN_PROBLEMS problems: the point alone
+            ax.errorbar(v, y, xerr=None if ci is None else [[v - ci[0]], [ci[1] - v]], fmt="o", color=colors[m],
+                        capsize=3, ms=4, label=m if i == 0 else None)
     ax.set_yticks([t for t, _ in ticks], [label for _, label in ticks], fontsize=8)
-    ax.set_xlabel(f"pass@1 on {split} tests (%), 95 % bootstrap interval over problems")
+    ax.set_xlabel(f"pass@1 on {split} tests (%), 95 % bootstrap interval over problems (none under "
+                  f"{MIN_PROBLEMS} problems)")
     ax.grid(axis="x", alpha=0.3)
     ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=min(6, len(methods)), fontsize=8, frameon=False)
     return _save(fig, path)
@@ -171,8 +173,9 @@ def adaptive_figure(lb: "Leaderboard", split: str, path: Path) -> Path | None:
         sweep = sorted(a["adaptive"], key=lambda r: r["mean_samples"])
         ax.plot([r["mean_samples"] for r in sweep], [r[split] for r in sweep], marker="s", ms=3, color="#d62728",
                 label="adaptive (τ sweep)")
-        ax.fill_between([r["mean_samples"] for r in sweep], [r[f"{split}_ci95"][0] for r in sweep],
-                        [r[f"{split}_ci95"][1] for r in sweep], color="#d62728", alpha=0.1)
+        if all(r[f"{split}_ci95"] is not None for r in sweep):  # none under MIN_PROBLEMS problems
+            ax.fill_between([r["mean_samples"] for r in sweep], [r[f"{split}_ci95"][0] for r in sweep],
+                            [r[f"{split}_ci95"][1] for r in sweep], color="#d62728", alpha=0.1)
         ax.plot([a["at_tau"]["mean_samples"]], [a["at_tau"][split]], marker="*", ms=10, color="#d62728",
                 label=f"recorded τ = {a['tau']}")
         ax.set_xscale("log")
@@ -242,8 +245,9 @@ def rank_figure(block: list[dict], path: Path) -> Path:
         by_name = {r["name"]: r for r in e["ranking"]}
         for y, name in enumerate(reversed(order)):
             r = by_name[name]
-            lo, hi = r["rank_ci95"]
-            ax.plot([lo, hi], [y, y], color="#1f77b4", lw=5, alpha=0.35, solid_capstyle="round")
+            if r["rank_ci95"] is not None:  # none under MIN_PROBLEMS problems
+                lo, hi = r["rank_ci95"]
+                ax.plot([lo, hi], [y, y], color="#1f77b4", lw=5, alpha=0.35, solid_capstyle="round")
             ax.plot([r["rank"]], [y], "o", color="#1f77b4", ms=5)
         ax.set_yticks(range(m), list(reversed(order)), fontsize=7)
         ax.set_xticks(range(1, m + 1))
@@ -252,8 +256,10 @@ def rank_figure(block: list[dict], path: Path) -> Path:
         ax.set_title(e["method"], fontsize=9)
         ax.grid(axis="x", alpha=0.3)
     first = block[0]
+    n = first["n_problems"]
+    what = f"95 % bootstrap rank interval, n = {n}" if has_interval(n) else too_few(n, "rank interval")
     fig.suptitle(f"{first['dataset']} · {first['pool']} · {first['split']} tests · N = {first['budget']}: rank "
-                 f"(1 = best) and 95 % bootstrap rank interval", fontsize=9)
+                 f"(1 = best) and {what}", fontsize=9)
     return _save(fig, path)
 
 
@@ -271,7 +277,7 @@ def pairs_figure(block: list[dict], path: Path) -> Path:
         for p in e["pairs"]:
             i, j = pos[p["a"]], pos[p["b"]]
             diff[i, j], diff[j, i] = p["diff"], -p["diff"]
-            star = "*" if p["p_value"] < 0.05 else ""
+            star = "*" if p["p_value"] is not None and p["p_value"] < 0.05 else ""
             marks[i, j] = f"{p['diff']:+.1f}{star}"
             marks[j, i] = f"{-p['diff']:+.1f}{star}"
         image = ax.imshow(diff, cmap="RdBu", vmin=-lim, vmax=lim)
@@ -284,8 +290,10 @@ def pairs_figure(block: list[dict], path: Path) -> Path:
         ax.set_yticks(range(m), short, fontsize=6)
         ax.set_title(e["method"], fontsize=9)
     first = block[0]
+    n = first["n_problems"]
+    what = f"* p < 0.05 (paired bootstrap, n = {n})" if has_interval(n) else too_few(n, "p-value")
     fig.suptitle(f"{first['dataset']} · {first['pool']} · {first['split']} tests · N = {first['budget']}: row − "
-                 f"column pass@1 (points), * p < 0.05 (paired bootstrap)", fontsize=9)
+                 f"column pass@1 (points), {what}", fontsize=9)
     if image is not None:
         fig.colorbar(image, ax=axes, shrink=0.6, label="points")
     return _save(fig, path)

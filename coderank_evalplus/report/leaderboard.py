@@ -24,9 +24,17 @@ from coderank_evalplus.report import models as models_mod
 from coderank_evalplus.report.board import DEFAULT_COMPARE_TO, Entry, Leaderboard, LeaderboardConfig  # noqa: F401
 from coderank_evalplus.report.calibration import folder_calibration
 from coderank_evalplus.report.scores import BASELINES, leaderboard_methods, problem_scores, splits_of
-from coderank_evalplus.report.stats import CI_LEVEL, mean_estimate, paired_difference, resample_indices
+from coderank_evalplus.report.stats import CI_LEVEL, MIN_PROBLEMS, mean_estimate, paired_difference, resample_indices
 from coderank_evalplus.report.test_quality import run_quality
-from coderank_evalplus.report.text import SETTING_NOTE, fmt_p, method_headers, models_markdown, splits_in, tests_cell
+from coderank_evalplus.report.text import (
+    SETTING_NOTE,
+    fmt_diff,
+    fmt_estimate,
+    method_headers,
+    models_markdown,
+    splits_in,
+    tests_cell,
+)
 
 
 def _samples_per_problem(run: StoredRun) -> int | dict:
@@ -65,7 +73,8 @@ def build(entries: Sequence[Entry], cfg: LeaderboardConfig) -> Leaderboard:
     """Load every folder, score every method, compare, and (unless switched off) compute the curves."""
     methods = leaderboard_methods([*cfg.methods, *[m for m in cfg.compare_to if m != "random"]])
     lb = Leaderboard(config={"methods": methods, "compare_to": list(cfg.compare_to), "n_resamples": cfg.n_resamples,
-                             "seed": cfg.seed, "ci_level": CI_LEVEL, "draws": cfg.draws,
+                             "seed": cfg.seed, "ci_level": CI_LEVEL, "min_problems": MIN_PROBLEMS,
+                             "draws": cfg.draws,
                              "metric": "pass@1 (%), mean over problems; intervals: percentile bootstrap over "
                                        "problems, paired across methods"})
     t_load = t_score = t_curves = 0.0
@@ -174,7 +183,8 @@ def _adaptive(run: StoredRun, row: dict, cfg: LeaderboardConfig, label: str) -> 
     path = None
     if cfg.cache_dir is not None:
         h = curves_mod.folder_hash(run.path)
-        h.update(json.dumps([method, cfg.draws, cfg.seed, model.get("digest"), curves_mod.CACHE_VERSION]).encode())
+        h.update(json.dumps([method, cfg.draws, cfg.seed, model.get("digest"), curves_mod.CACHE_VERSION,
+                             MIN_PROBLEMS]).encode())  # the sweep's intervals are null under MIN_PROBLEMS
         path = Path(cfg.cache_dir) / "report" / f"adaptive-{h.hexdigest()[:32]}.json"
         try:
             return json.loads(path.read_text())
@@ -208,18 +218,6 @@ def _samples_text(row: dict) -> str:
     return str(s) if isinstance(s, int) else f"{s['min']}–{s['max']}"
 
 
-def _fmt_estimate(e: Optional[dict]) -> str:
-    if not e:
-        return "–"
-    return f"{e['pass@1']:.2f} [{e['ci95'][0]:.1f}, {e['ci95'][1]:.1f}]"
-
-
-def _fmt_diff(d: Optional[dict]) -> str:
-    if not d:
-        return "–"
-    return f"{d['diff']:+.2f} [{d['ci95'][0]:+.1f}, {d['ci95'][1]:+.1f}] {fmt_p(d['p_value'])}"
-
-
 def datasets_in(rows: Sequence[dict]) -> list[str]:
     return list(dict.fromkeys(r["dataset"] for r in rows))
 
@@ -230,11 +228,12 @@ def to_markdown(lb: Leaderboard) -> str:
     out = ["# Leaderboard: reranked pass@1", "",
            f"pass@1 in %, mean over problems; [95 % bootstrap interval over problems, {lb.config['n_resamples']} "
            f"resamples, seed {lb.config['seed']}]. Differences are paired (same problems, same resamples); "
-           f"p: two-sided bootstrap p-value.", ""]
+           f"p: two-sided bootstrap p-value. n: the problems each interval and p-value rests on; under "
+           f"{MIN_PROBLEMS} problems none is given (too few for the bootstrap to be meaningful).", ""]
     models = models_markdown(lb.models, lb.models_summary, methods)
     if models:
         out += [models, ""]
-    head = ["model", "tests", "dataset", "problems", "samples"]
+    head = ["model", "tests", "dataset", "problems (n)", "samples"]
     several = len(datasets_in(lb.rows)) > 1
     for dataset in datasets_in(lb.rows):
         rows = [r for r in lb.rows if r["dataset"] == dataset]
@@ -245,7 +244,7 @@ def to_markdown(lb: Leaderboard) -> str:
             for r in rows:
                 name = r["name"] + (f" (⚠ {r['suspicious']} suspicious)" if r.get("suspicious") else "")
                 cells = [name, tests_cell(r), r["dataset"], str(r["n_problems"]), _samples_text(r)]
-                cells += [_fmt_estimate((r["methods"][m] or {}).get(split)) for m in methods]
+                cells += [fmt_estimate((r["methods"][m] or {}).get(split)) for m in methods]
                 out.append("| " + " | ".join(cells) + " |")
             out.append("")
             if any(uses_prompt_examples(m) for m in methods) or any(r.get("tests_from_examples") for r in rows):
@@ -257,12 +256,12 @@ def to_markdown(lb: Leaderboard) -> str:
                 others = [m for m in methods if m != base and not (base == "random" and m == "oracle")]
                 title = "gain over random" if base == "random" else f"difference to {base}"
                 out += [f"### {title} on {split} tests{on} (points)", "",
-                        "| " + " | ".join(["model", "tests"] + method_headers(others)) + " |",
-                        "|" + "|".join(["---"] * 2 + ["---:"] * len(others)) + "|"]
+                        "| " + " | ".join(["model", "tests", "n"] + method_headers(others)) + " |",
+                        "|" + "|".join(["---"] * 2 + ["---:"] * (1 + len(others))) + "|"]
                 for r in rows:
                     cmp = r["comparisons"].get(base, {})
-                    out.append("| " + " | ".join([r["name"], r["tests_label"] or "–"] +
-                                                 [_fmt_diff(cmp.get(m, {}).get(split)) for m in others]) + " |")
+                    out.append("| " + " | ".join([r["name"], r["tests_label"] or "–", str(r["n_problems"])] +
+                                                 [fmt_diff(cmp.get(m, {}).get(split)) for m in others]) + " |")
                 out.append("")
     return "\n".join(out)
 
@@ -299,11 +298,14 @@ def to_csv(lb: Leaderboard) -> str:
         for m, per_split in r["methods"].items():
             for split in r["splits"]:
                 e = per_split[split]
+                ci = e["ci95"] or ["", ""]  # empty under MIN_PROBLEMS problems
                 line = [r["name"], r["tests_label"], r["dataset"], r["n_problems"], _samples_text(r), m,
-                        bool(per_split.get("uses_prompt_examples")), split, e["pass@1"], e["ci95"][0], e["ci95"][1]]
+                        bool(per_split.get("uses_prompt_examples")), split, e["pass@1"], ci[0], ci[1]]
                 for base in compare:
                     d = r["comparisons"].get(base, {}).get(m, {}).get(split)
-                    line += [d["diff"], d["ci95"][0], d["ci95"][1], d["p_value"]] if d else ["", "", "", ""]
+                    dci = (d or {}).get("ci95") or ["", ""]
+                    line += [d["diff"], dci[0], dci[1], "" if d["p_value"] is None else d["p_value"]] if d else \
+                        ["", "", "", ""]
                 w.writerow(line)
     return buf.getvalue()
 

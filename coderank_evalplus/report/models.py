@@ -5,7 +5,8 @@ split and each method, at two budgets — the group's matched budget N (the smal
 rows; larger rows sub-sampled to N candidates per problem with the budget curves' seeded draws, nothing executed
 again) and each row's full budget — this module gives every pair's paired difference (``stats.paired_difference``),
 the ranking of models with a 95 % bootstrap rank interval, and the agreement between the random-pick order and
-the method's order (Kendall's τ with its interval, and the pairs whose significant order flips).
+the method's order (Kendall's τ with its interval, and the pairs whose significant order flips). Below
+``stats.MIN_PROBLEMS`` problems the intervals and p-values are null and nothing flips.
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ from coderank_evalplus.report.stats import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     TIE_TOLERANCE,
+    has_interval,
     paired_difference,
-    percentile_interval,
     resample_indices,
+    tau_interval,
 )
 
 FULL = "full"
@@ -107,14 +109,17 @@ def _ranks(means: np.ndarray) -> np.ndarray:
 
 
 def _ranking(names: list[str], matrix: np.ndarray, idx: np.ndarray) -> tuple[list[dict], np.ndarray, np.ndarray]:
-    """The ranking entries, the point means and the resampled means (resamples × models) of one method."""
+    """The ranking entries, the point means and the resampled means (resamples × models) of one method; rank
+    intervals null below ``MIN_PROBLEMS`` problems."""
     means = 100.0 * matrix.mean(axis=1)
     boot = 100.0 * matrix[:, idx].mean(axis=2).T  # resamples × models
     point, boot_ranks = _ranks(means), _ranks(boot)
     lo = np.percentile(boot_ranks, 2.5, axis=0, method="lower")
     hi = np.percentile(boot_ranks, 97.5, axis=0, method="higher")
+    shown = has_interval(matrix.shape[1])
     out: list[dict[str, Any]] = [{"name": n, "pass@1": round(float(means[k]), 2), "rank": int(point[k]),
-                                  "rank_ci95": [int(lo[k]), int(hi[k])]} for k, n in enumerate(names)]
+                                  "rank_ci95": [int(lo[k]), int(hi[k])] if shown else None}
+                                 for k, n in enumerate(names)]
     out.sort(key=lambda e: (e["rank"], -e["pass@1"], e["name"]))
     return out, means, boot
 
@@ -131,16 +136,17 @@ def _pairs(group: Sequence[ModelRow], names: list[str], method: str, split: str,
         sb = rb.scores_at(budget)[method][split][[pos_b[t] for t in common]]
         d = paired_difference(sa, sb, resample_indices(len(common), n_resamples, seed)).to_json()
         out.append({"a": a, "b": b, "a_pass@1": round(100.0 * float(sa.mean()), 2) if common else None,
-                    "b_pass@1": round(100.0 * float(sb.mean()), 2) if common else None, **d,
-                    "n_problems": len(common)})
+                    "b_pass@1": round(100.0 * float(sb.mean()), 2) if common else None, **d})
     return out
 
 
 def _flips(random_pairs: list[dict], method_pairs: list[dict]) -> list[list[str]]:
     """[winner under the method, winner under random] for each pair whose order is significant (p < ALPHA) both
-    under random and under the method, and opposite."""
+    under random and under the method, and opposite (no p-value below ``MIN_PROBLEMS`` problems: no flip)."""
     out = []
     for r, m in zip(random_pairs, method_pairs):
+        if r["p_value"] is None or m["p_value"] is None:
+            continue
         if r["p_value"] < ALPHA and m["p_value"] < ALPHA and np.sign(r["diff"]) * np.sign(m["diff"]) < 0:
             out.append([m["a"], m["b"]] if m["diff"] > 0 else [m["b"], m["a"]])
     return out
@@ -178,11 +184,10 @@ def compare_group(group: Sequence[ModelRow], methods: Sequence[str], split: str,
     ref = "random" if "random" in methods else methods[0]
     for m in methods if n_common else ():
         tau = float(kendall_tau_b(means[ref], means[m]))
-        boot_tau = kendall_tau_b(boots[ref], boots[m])
-        boot_tau = boot_tau[~np.isnan(boot_tau)]
-        ci = percentile_interval(boot_tau) if boot_tau.size else (float("nan"), float("nan"))
+        # normal bootstrap interval moved out to τ's values (stats.tau_interval): the percentile one ended at τ
+        ci = tau_interval(tau, kendall_tau_b(boots[ref], boots[m]), len(group))
         entries[m]["kendall_tau"] = None if np.isnan(tau) else {
-            "tau": round(tau, 3), "ci95": [round(ci[0], 3), round(ci[1], 3)]}
+            "tau": round(tau, 3), "ci95": [round(ci[0], 3), round(ci[1], 3)] if has_interval(n_common) else None}
         entries[m]["flips"] = _flips(pairs[ref], pairs[m])
     return [entries[m] for m in methods]
 

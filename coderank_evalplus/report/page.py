@@ -7,16 +7,21 @@ import html
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
+from coderank_evalplus.report.stats import MIN_PROBLEMS
 from coderank_evalplus.report.text import (
     SETTING_NOTE,
     block_key,
+    block_note,
+    flips_text,
     fmt_p,
     fmt_rank,
     method_headers,
     model_blocks,
     splits_in,
     summary_pools,
+    taus_text,
     tests_cell,
+    too_few,
 )
 
 if TYPE_CHECKING:
@@ -67,6 +72,9 @@ def _estimate_cell(e: dict | None, best: bool) -> str:
     if not e:
         return '<td class="num">–</td>'
     cls = ' class="num best"' if best else ' class="num"'
+    if e.get("ci95") is None:  # under MIN_PROBLEMS problems
+        few = _e(too_few(e.get("n_problems", 0), "interval"))
+        return f'<td{cls}>{e["pass@1"]:.2f}<span class="ci few">{few}</span></td>'
     return (f"<td{cls}>{e['pass@1']:.2f}<span class=\"ci\">[{e['ci95'][0]:.1f}, {e['ci95'][1]:.1f}]</span></td>")
 
 
@@ -74,13 +82,17 @@ def _diff_cell(d: dict | None) -> str:
 
     if not d:
         return '<td class="num">–</td>'
+    if d.get("ci95") is None or d.get("p_value") is None:  # under MIN_PROBLEMS problems
+        return (f'<td class="num">{d["diff"]:+.2f}<span class="ci few">{_e(too_few(d.get("n_problems", 0)))}'
+                f"</span></td>")
     return (f"<td class=\"num\">{d['diff']:+.2f}<span class=\"ci\">[{d['ci95'][0]:+.1f}, {d['ci95'][1]:+.1f}]"
             f"</span><span class=\"p\">{_e(fmt_p(d['p_value']))}</span></td>")
 
 
 def _pass_table(lb: "Leaderboard", split: str, dataset: str) -> str:
     methods = lb.config["methods"]
-    head = "".join(f"<th>{_e(h)}</th>" for h in ["model", "tests", "problems", "samples", *method_headers(methods)])
+    head = "".join(f"<th>{_e(h)}</th>" for h in ["model", "tests", "problems (n)", "samples",
+                                                   *method_headers(methods)])
     body = []
     for r in lb.rows:
         if split not in r["splits"] or r["dataset"] != dataset:
@@ -101,13 +113,14 @@ def _pass_table(lb: "Leaderboard", split: str, dataset: str) -> str:
 
 def _diff_table(lb: "Leaderboard", base: str, split: str, dataset: str) -> str:
     methods = [m for m in lb.config["methods"] if m != base and not (base == "random" and m == "oracle")]
-    head = "".join(f"<th>{_e(h)}</th>" for h in ["model", "tests", *method_headers(methods)])
+    head = "".join(f"<th>{_e(h)}</th>" for h in ["model", "tests", "n", *method_headers(methods)])
     body = []
     for r in lb.rows:
         if split not in r["splits"] or r["dataset"] != dataset:
             continue
         cmp = r["comparisons"].get(base, {})
-        cells = [f"<td>{_e(r['name'])}</td>", f"<td>{_e(r['tests_label'] or '–')}</td>"]
+        cells = [f"<td>{_e(r['name'])}</td>", f"<td>{_e(r['tests_label'] or '–')}</td>",
+                 f'<td class="num">{r["n_problems"]}</td>']
         cells += [_diff_cell(cmp.get(m, {}).get(split)) for m in methods]
         body.append(f"<tr>{''.join(cells)}</tr>")
     return f'<div class="scroll"><table class="comparison"><thead><tr>{head}</tr></thead>' \
@@ -151,13 +164,8 @@ def _models_table(block: list[dict]) -> str:
 
 
 def _agreement_note(block: list[dict]) -> str:
-    taus = "; ".join(f"{e['method']} {e['kendall_tau']['tau']:+.2f} [{e['kendall_tau']['ci95'][0]:+.2f}, "
-                     f"{e['kendall_tau']['ci95'][1]:+.2f}]" for e in block
-                     if e["method"] != "random" and e["kendall_tau"])
-    flips = "; ".join(f"{e['method']}: " + ", ".join(f"{a} over {b}" for a, b in e["flips"])
-                      for e in block if e["flips"]) or "none"
-    return (f'<p class="note">Kendall\'s τ with the random-pick order: {_e(taus or "–")}. '
-            f'Significant flips: {_e(flips)}.</p>')
+    return (f'<p class="note">Kendall\'s τ with the random-pick order: {_e(taus_text(block))}. '
+            f"Significant flips: {_e(flips_text(block))}.</p>")
 
 
 def _summary_table(lb: "Leaderboard") -> str:
@@ -190,16 +198,23 @@ def _models_section(lb: "Leaderboard", figures: Mapping[str, Path]) -> list[str]
              '<p class="note">Rows with the same dataset and test pool, compared as models, at the matched budget (the '
              "smallest samples/problem of the pool's rows; larger rows sub-sampled with the budget curves' seeded "
              "draws) and at each row's full budget. Cells: pass@1 on the problems every model of the pool has, "
-             "#rank [95 % bootstrap rank interval]; overlapping intervals: models the data cannot separate. Click a "
-             "column to sort.</p>"]
+             "#rank [95 % bootstrap rank interval]; overlapping intervals: models the data cannot separate. τ's "
+             f"interval: τ ± 1.96 bootstrap standard errors, ends moved out to values τ takes. Under {MIN_PROBLEMS} "
+             "problems (n) no interval or "
+             "p-value is given. Click a column to sort.</p>"]
     for block in model_blocks(lb.models):
         first = block[0]
         budget = "each row's full budget" if first["budget"] == "full" else f"N = {first['budget']}"
-        parts += [f"<h3>{_e(first['dataset'])} · {_e(first['pool'])} · {_e(first['split'])} tests · {_e(budget)} "
-                  f"({first['n_problems']} problems)</h3>", _models_table(block), _agreement_note(block)]
+        parts.append(f"<h3>{_e(first['dataset'])} · {_e(first['pool'])} · {_e(first['split'])} tests · {_e(budget)} "
+                     f"(n = {first['n_problems']} problems)</h3>")
+        if block_note(first):
+            parts.append(f'<p class="note few">{_e(block_note(first))}</p>')
+        parts += [_models_table(block), _agreement_note(block)]
         key = block_key(first)
+        pairs = (f"Pairwise differences, row − column (points); * p < 0.05 (paired bootstrap over the problems both "
+                 f"rows have; no p-value under {MIN_PROBLEMS}).")
         for kind, caption in (("ranks", "Rank and 95 % bootstrap rank interval per method (1 = best)."),
-                              ("pairs", "Pairwise differences, row − column (points); * p < 0.05.")):
+                              ("pairs", pairs)):
             if f"{kind}_{key}" in figures:
                 parts.append(_img(figures[f"{kind}_{key}"], f"{kind} {key}", caption))
     parts += ["<h3>Models summary</h3>", _summary_table(lb)]
@@ -252,7 +267,9 @@ def render(lb: "Leaderboard", figures: Mapping[str, Path]) -> str:
              "<h1>Leaderboard: reranked pass@1</h1>",
              f'<p class="note">pass@1 in %, mean over problems; in brackets the 95 % percentile-bootstrap interval '
              f"over problems ({cfg['n_resamples']} resamples, seed {cfg['seed']}). Differences are paired: the same "
-             f"problems and resamples for every method of a row. Bold: the best ranked method of the row.</p>"]
+             f"problems and resamples for every method of a row. n: the problems an interval or p-value rests on; "
+             f"under {MIN_PROBLEMS} none is given (too few for the bootstrap to be meaningful). Bold: the best ranked "
+             f"method of the row.</p>"]
     parts += _models_section(lb, figures)
     datasets = list(dict.fromkeys(r["dataset"] for r in lb.rows))
     for dataset in datasets:
@@ -271,7 +288,8 @@ def render(lb: "Leaderboard", figures: Mapping[str, Path]) -> str:
     parts.append("<h2>Budget curves</h2>")
     parts.append(f'<p class="note">pass@1 when each problem keeps only N of its candidates (or M of its test '
                  f"samples), drawn without replacement; lines: mean of {cfg['draws']} seeded draws, bands: 2.5–97.5 % "
-                 f"of the draws. Computed from the stored matrices, nothing executed again.</p>")
+                 f"of the draws — the spread of the draws on the row's problems (n in the tables above), not an "
+                 f"interval over problems. Computed from the stored matrices, nothing executed again.</p>")
     for key, caption in (("budget_candidates", "pass@1 against the number of candidates N"),
                          ("budget_tests", "pass@1 against the number of test samples M")):
         for split in splits_in(lb.rows):

@@ -15,6 +15,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from coderank_evalplus.io.results_folder import StoredProblem, StoredRun
+from coderank_evalplus.report.stats import has_interval
 from coderank_evalplus.types import PASS
 
 ACCURACY_BINS = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -70,7 +71,8 @@ def run_quality(run: StoredRun, scores: Mapping[str, Mapping[str, np.ndarray]], 
         rho = p = None
         if ok.sum() >= 3 and np.ptp(acc[ok]) > 0 and np.ptp(gain[ok]) > 0:
             res = spearmanr(acc[ok], gain[ok])
-            rho, p = round(float(res.statistic), 3), round(float(res.pvalue), 4)
+            rho = round(float(res.statistic), 3)
+            p = round(float(res.pvalue), 4) if has_interval(int(ok.sum())) else None  # none under MIN_PROBLEMS
         bins = []
         for lo, hi in zip(ACCURACY_BINS[:-1], ACCURACY_BINS[1:]):
             inside = ok & (acc >= lo) & ((acc < hi) if hi < 1.0 else (acc <= hi))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Mapping, Optional, Sequence
 
 from coderank_evalplus.rankers import uses_prompt_examples
+from coderank_evalplus.report.stats import MIN_PROBLEMS, has_interval
 
 EXAMPLES_MARK = "†"  # marks a method that ranks with the prompt's own examples (``uses_prompt_examples``)
 EXAMPLES_NOTE = (f"{EXAMPLES_MARK} uses the prompt's own examples (trial tests, or a pool grown from them): the "
@@ -143,6 +144,57 @@ def fmt_p(p: float) -> str:
     return "p<0.001" if p < 0.001 else f"p={p:.3f}"
 
 
+def too_few(n_problems: int, what: str = "interval or p-value") -> str:
+    """What a table prints instead of an interval / p-value over fewer than ``stats.MIN_PROBLEMS`` problems."""
+    return f"n = {n_problems} < {MIN_PROBLEMS}: no {what}"
+
+
+def fmt_estimate(e: Optional[Mapping]) -> str:
+    """``37.85 [31.1, 44.7]``; below the minimum ``37.85 (n = 3 < 20: no interval)``."""
+    if not e:
+        return "–"
+    if e.get("ci95") is None:
+        return f"{e['pass@1']:.2f} ({too_few(e.get('n_problems', 0), 'interval')})"
+    return f"{e['pass@1']:.2f} [{e['ci95'][0]:.1f}, {e['ci95'][1]:.1f}]"
+
+
+def fmt_diff(d: Optional[Mapping]) -> str:
+    """``+15.62 [+9.8, +21.5] p<0.001``; below the minimum ``+56.48 (n = 3 < 20: no interval or p-value)``."""
+    if not d:
+        return "–"
+    if d.get("ci95") is None or d.get("p_value") is None:
+        return f"{d['diff']:+.2f} ({too_few(d.get('n_problems', 0))})"
+    return f"{d['diff']:+.2f} [{d['ci95'][0]:+.1f}, {d['ci95'][1]:+.1f}] {fmt_p(d['p_value'])}"
+
+
+def fmt_tau(entry: Mapping) -> str:
+    """A method's Kendall τ with random: ``codet +0.80 [+0.45, +0.95]``, or without interval below the minimum."""
+    t = entry["kendall_tau"]
+    if t["ci95"] is None:
+        return f"{entry['method']} {t['tau']:+.2f} ({too_few(entry['n_problems'], 'interval')})"
+    return f"{entry['method']} {t['tau']:+.2f} [{t['ci95'][0]:+.2f}, {t['ci95'][1]:+.2f}]"
+
+
+def taus_text(block: Sequence[Mapping]) -> str:
+    """Kendall τ of every method but random in one model-comparison block."""
+    return "; ".join(fmt_tau(e) for e in block if e["method"] != "random" and e["kendall_tau"]) or "–"
+
+
+def flips_text(block: Sequence[Mapping]) -> str:
+    """The block's significant flips, "none", or why there can be none (no p-value below the minimum)."""
+    if block and not has_interval(block[0]["n_problems"]):
+        return f"– ({too_few(block[0]['n_problems'], 'p-value')})"
+    return "; ".join(f"{e['method']}: " + ", ".join(f"{a} over {b}" for a, b in e["flips"])
+                     for e in block if e["flips"]) or "none"
+
+
+def block_note(entry: Mapping) -> str:
+    """The line a model-comparison block carries when it rests on too few problems for intervals."""
+    n = entry["n_problems"]
+    return "" if has_interval(n) else (f"{too_few(n, 'rank interval, τ interval or p-value')}: too few problems "
+                                         f"for the bootstrap to be meaningful (docs/leaderboard.md).")
+
+
 def splits_in(rows: Sequence[dict]) -> list[str]:
     return [s for s in ("base", "plus") if any(s in r["splits"] for r in rows)]
 
@@ -168,6 +220,9 @@ def model_blocks(models: Sequence[dict]) -> list[list[dict]]:
 
 
 def fmt_rank(r: Mapping) -> str:
+    """``#2 [1–4]``; ``#2`` where the rank interval is not reported (too few problems)."""
+    if r.get("rank_ci95") is None:
+        return f"#{r['rank']}"
     lo, hi = r["rank_ci95"]
     return f"#{r['rank']} [{lo}–{hi}]" if lo != hi else f"#{r['rank']} [{lo}]"
 
@@ -178,17 +233,21 @@ def models_markdown(models: Sequence[dict], summary: Sequence[dict], methods: Se
     if not models:
         return ""
     out = ["## Which model wins?", "",
-           "Rows with the same dataset and test pool, compared as models. Cells: pass@1 (%) on the problems every "
+           "Rows with the same dataset and test pool, compared as models. Cells: pass@1 (%) on the n problems every "
            "model of the pool has, then #rank [95 % bootstrap rank interval]. τ: Kendall's τ-b between the "
-           "random-pick order and the method's order [95 % interval]; flips: pairs whose order is significant "
-           "(p < 0.05) under random and reversed, again with p < 0.05, under the method (winner under the method "
-           "first).", ""]
+           "random-pick order and the method's order [95 % interval: τ ± 1.96 bootstrap standard errors, ends moved "
+           "out to values τ takes]; "
+           "flips: pairs whose order is significant (p < 0.05) under random and reversed, again with p < 0.05, under "
+           f"the method (winner under the method first). Under {MIN_PROBLEMS} problems no interval or p-value is "
+           "given.", ""]
     for block in model_blocks(models):
         first = block[0]
         names = [r["name"] for r in next((e for e in block if e["method"] == "random"), first)["ranking"]]
         out += [f"### {first['dataset']} · {first['pool']} · {first['split']} tests · {_budget_title(first['budget'])}"
-                f" ({first['n_problems']} problems)", "",
-                "| model | samples | " + " | ".join(method_headers([e["method"] for e in block])) + " |",
+                f" (n = {first['n_problems']} problems)", ""]
+        if block_note(first):
+            out += [block_note(first), ""]
+        out += ["| model | samples | " + " | ".join(method_headers([e["method"] for e in block])) + " |",
                 "|---|---:|" + "---:|" * len(block)]
         for n in names:
             cells = []
@@ -197,20 +256,14 @@ def models_markdown(models: Sequence[dict], summary: Sequence[dict], methods: Se
                 cells.append(f"{r['pass@1']:.2f} {fmt_rank(r)}")
             s = first["samples"][n]
             out.append(f"| {n} | {s if isinstance(s, int) else '–'.join(map(str, s))} | " + " | ".join(cells) + " |")
-        taus = "; ".join(f"{e['method']} {e['kendall_tau']['tau']:+.2f} [{e['kendall_tau']['ci95'][0]:+.2f}, "
-                         f"{e['kendall_tau']['ci95'][1]:+.2f}]" for e in block
-                         if e["method"] != "random" and e["kendall_tau"])
-        flips = "; ".join(f"{e['method']}: " + ", ".join(f"{a} over {b}" for a, b in e["flips"])
-                          for e in block if e["flips"]) or "none"
         marked = any(uses_prompt_examples(e["method"]) for e in block)
-        out += ["", f"τ with random: {taus or '–'}. Flips: {flips}." + (f" {EXAMPLES_MARK} uses the prompt's own "
-                                                                           f"examples." if marked else ""), "",
-                "| a − b (points) | " + " | ".join(method_headers([e["method"] for e in block])) + " |",
-                "|---|" + "---:|" * len(block)]
+        out += ["", f"τ with random: {taus_text(block)}. Flips: {flips_text(block)}."
+                + (f" {EXAMPLES_MARK} uses the prompt's own examples." if marked else ""), "",
+                "| a − b (points) | n | " + " | ".join(method_headers([e["method"] for e in block])) + " |",
+                "|---|---:|" + "---:|" * len(block)]
         for k, p in enumerate(first["pairs"]):
-            cells = [f"{d['diff']:+.2f} [{d['ci95'][0]:+.1f}, {d['ci95'][1]:+.1f}] {fmt_p(d['p_value'])}"
-                     for d in (e["pairs"][k] for e in block)]
-            out.append(f"| {p['a']} − {p['b']} | " + " | ".join(cells) + " |")
+            cells = [fmt_diff(e["pairs"][k]) for e in block]
+            out.append(f"| {p['a']} − {p['b']} | {p['n_problems']} | " + " | ".join(cells) + " |")
         out.append("")
     out += summary_markdown(summary, methods)
     return "\n".join(out)

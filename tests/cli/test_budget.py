@@ -53,3 +53,13 @@ def test_report_says_what_it_is_about_and_what_its_columns_mean(monkeypatch, mod
     head = out.splitlines()[0]
     assert "problems" in head and "samples per problem" in head and "random pick" in head
     assert "AUROC None" not in out and "ECE: expected calibration error" in out
+
+
+def test_the_adaptive_table_carries_n_and_gives_no_interval_under_the_minimum(monkeypatch, model_file, capsys):
+    from coderank_evalplus.report.stats import MIN_PROBLEMS
+
+    monkeypatch.setattr("coderank_evalplus.io.results_folder.load_folder", lambda folder: _run())  # 10 problems
+    assert main(["budget", "x", "--adaptive", "--methods", "codet", "--confidence-model", str(model_file),
+                 "--draws", "2", "--workers", "1", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "base [95 %, n = 10]" in out and f"(n = 10 < {MIN_PROBLEMS}: no interval)" in out

@@ -5,6 +5,7 @@ import json
 import shutil
 from pathlib import Path
 
+from coderank_evalplus.report.stats import MIN_PROBLEMS
 from tests.conftest import needs_data
 from tests.report.conftest import leaderboard_cmd, run_cli
 
@@ -29,6 +30,10 @@ def test_example_leaderboard_reranks_with_its_pools(real_leaderboard, tmp_path):
     proc = run_cli(leaderboard_cmd("--example", "--limit", "3", "--no-curves", "--quiet", "--output", str(out),
                                    "--cache-dir", str(cache)), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
+    # three problems: the gains are printed with the count and no interval or p-value (issue 51: "+56.48 [+31.4,
+    # +98.0] p<0.001" from 3 problems)
+    assert f"n = 3 < {MIN_PROBLEMS}: no interval or p-value" in proc.stdout
+    assert "p<0." not in proc.stdout and "p=" not in proc.stdout
     rows = json.loads((out / "leaderboard.json").read_text())["rows"]
     assert [r["tests_label"] for r in rows] == ["own tests", "gpt-4 tests"]
     for r in rows:

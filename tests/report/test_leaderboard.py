@@ -29,16 +29,18 @@ def test_json_has_every_method_with_intervals_and_equals_rerank(real_leaderboard
             for split in ("base", "plus"):
                 e = row["methods"][m][split]
                 assert e["pass@1"] == rerank["methods"][m][split]["pass@1"]
-                assert e["ci95"][0] <= e["pass@1"] <= e["ci95"][1]
+                # LIMIT problems are under the minimum: no interval, the count instead
+                assert e["ci95"] is None and e["n_problems"] == LIMIT < lb["config"]["min_problems"]
         for base in ("random", "codet"):
             cmp = row["comparisons"][base]
             assert base not in cmp and set(cmp) == set(lb["config"]["methods"]) - {base}
             for m, per_split in cmp.items():
                 d = per_split["base"]
                 expected = row["methods"][m]["base"]["pass@1"] - row["methods"][base]["base"]["pass@1"]
-                assert abs(d["diff"] - expected) < 0.02 and 0.0 <= d["p_value"] <= 1.0
+                assert abs(d["diff"] - expected) < 0.02 and d["p_value"] is None and d["n_problems"] == LIMIT
     md = (real_leaderboard["out"] / "leaderboard.md").read_text()
     assert "gain over random" in md and "own tests" in md and "gpt-4 tests" in md
+    assert f"n = {LIMIT} < {lb['config']['min_problems']}: no interval or p-value" in md and "p<0." not in md
     csv_lines = (real_leaderboard["out"] / "leaderboard.csv").read_text().splitlines()
     assert len(csv_lines) == 1 + 2 * len(lb["config"]["methods"]) * 2
 
@@ -112,7 +114,8 @@ def test_suite_errors_name_the_file_and_entry(tmp_path, monkeypatch, capsys, tex
 
 def test_models_compare_rows_of_one_pool_and_identical_models_tie(models_leaderboard):
     """Two pools (the "(own)" label joins the other), each with the same samples under two names: every pair
-    differs by exactly 0 with p = 1, both models share rank 1 in every resample, and the figures are there."""
+    differs by exactly 0, both models share rank 1 (no interval or p-value on LIMIT problems), and the figures are
+    there."""
     out = models_leaderboard["out"]
     lb = json.loads((out / "leaderboard.json").read_text())
     assert [r["pool"] for r in lb["rows"]] == ["codegen-16B tests", "gpt-4 tests"] * 2
@@ -123,9 +126,9 @@ def test_models_compare_rows_of_one_pool_and_identical_models_tie(models_leaderb
     for e in models:
         assert e["dataset"] == "humaneval" and e["tests_label"] == e["pool"] and e["n_problems"] == LIMIT
         assert [p["a"] for p in e["pairs"]] == ["codegen-16B"] and [p["b"] for p in e["pairs"]] == ["codegen-16B-copy"]
-        p = e["pairs"][0]
-        assert p["diff"] == 0.0 and p["ci95"] == [0.0, 0.0] and p["p_value"] == 1.0 and p["n_problems"] == LIMIT
-        assert [(r["rank"], r["rank_ci95"]) for r in e["ranking"]] == [(1, [1, 1])] * 2
+        p = e["pairs"][0]  # LIMIT problems: under the minimum, no interval or p-value
+        assert p["diff"] == 0.0 and p["ci95"] is None and p["p_value"] is None and p["n_problems"] == LIMIT
+        assert [(r["rank"], r["rank_ci95"]) for r in e["ranking"]] == [(1, None)] * 2
         assert e["flips"] == []
     # at the full budget pass@1 is the row's (every row has every problem)
     row = next(r for r in lb["rows"] if r["pool"] == "gpt-4 tests")

@@ -3,6 +3,7 @@ there, the figures decode, nothing needs sideways scrolling, and the screenshot 
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import shutil
@@ -137,3 +138,30 @@ def test_models_section_leads_the_real_page(models_leaderboard, tmp_path):
     assert (sorted(f.removeprefix("fig-") for f in probe["figures"])
             == sorted(p.stem for p in (out / "figures").glob("*.png")))
     assert probe["decoded"] == len(probe["figures"]) and probe["scrollWidth"] <= probe["innerWidth"]
+
+
+# Reports the page's visible text, as the browser laid it out.
+TEXT_PROBE = """<script>
+window.addEventListener('load', () => {
+  const out = {text: document.body.innerText};
+  const pre = document.createElement('pre'); pre.id = 'probe'; pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+});
+</script>"""
+
+
+@pytest.mark.parametrize("n", [3, 25])
+def test_a_small_comparison_reads_not_meaningful_in_the_browser(n, tmp_path):
+    """What a reader sees: at 3 problems the wording and no p-value; at 25 the p-values and the count."""
+    from coderank_evalplus.report import page
+    from coderank_evalplus.report.stats import MIN_PROBLEMS
+    from tests.report.test_small_n import P_VALUE, _leaderboard
+
+    lb, _ = _leaderboard(n)
+    text = html.unescape(_probe(page.render(lb, {}), TEXT_PROBE, tmp_path)["text"])  # the dump escapes < as &lt;
+    if n < MIN_PROBLEMS:
+        assert f"n = {n} < {MIN_PROBLEMS}: no interval or p-value" in text
+        assert f"n = {n} < {MIN_PROBLEMS}: no rank interval, τ interval or p-value" in text
+        assert not P_VALUE.search(text)
+    else:
+        assert P_VALUE.search(text) and f"(n = {n} problems)" in text and f"< {MIN_PROBLEMS}: no" not in text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from coderank_evalplus.report.stats import mean_estimate, paired_difference, resample_indices
 
@@ -81,3 +82,58 @@ def test_resampled_sums_that_cancel_up_to_rounding_count_as_zero():
     b = np.array([0.0, 0.1, 0.2])
     d = paired_difference(a, b, np.array([[0, 1, 2]] * 1000))
     assert d.diff == 0.0 and d.p_value == 1.0
+
+
+def test_under_the_minimum_the_json_has_no_interval_and_no_p_value_but_says_n():
+    from coderank_evalplus.report.stats import MIN_PROBLEMS
+
+    for n in (3, MIN_PROBLEMS - 1):
+        a = np.r_[np.ones(n - 1), 0.0]
+        e = mean_estimate(a, resample_indices(n, 1000)).to_json()
+        d = paired_difference(a, np.zeros(n), resample_indices(n, 1000)).to_json()
+        assert e["ci95"] is None and e["n_problems"] == n and e["pass@1"] == round(100 * (n - 1) / n, 2)
+        assert d["ci95"] is None and d["p_value"] is None and d["n_problems"] == n and d["diff"] > 0
+    n = MIN_PROBLEMS
+    a = np.r_[np.ones(n - 1), 0.0]
+    e = mean_estimate(a, resample_indices(n, 1000)).to_json()
+    d = paired_difference(a, np.zeros(n), resample_indices(n, 1000)).to_json()
+    assert e["ci95"][0] < e["pass@1"] <= e["ci95"][1] and e["n_problems"] == n
+    assert d["p_value"] == 0.0 and d["ci95"][0] > 0 and d["n_problems"] == n
+
+
+def test_tau_interval_holds_the_estimate_where_the_percentile_interval_ends_at_it():
+    """Five models; the method keeps random's order but for one pair it reverses by a small, noisy margin: τ = 0.8,
+    and every resample gives 0.8 or more (that pair flips back in some), so the percentile interval is [0.8, 1.0]
+    with τ on its edge. The leaderboard's interval holds 0.8 strictly inside and reaches 1."""
+    from coderank_evalplus.report.models import compare_group, kendall_tau_b
+    from coderank_evalplus.report.stats import percentile_interval, tau_interval
+    from tests.report.test_models import _row
+
+    rng = np.random.default_rng(7)
+    n = 40
+    base = rng.random(n) * 0.2
+    random = np.stack([base + 0.15 * (4 - k) for k in range(5)])  # models 0 > 1 > 2 > 3 > 4 on every problem
+    method = random.copy()
+    method[4] = method[3] + np.r_[[0.4, -0.3, 0.35, -0.3, 0.3, -0.3], np.zeros(n - 6)]  # 4 passes 3, barely
+    idx = resample_indices(n, 2000)
+    tau = float(kendall_tau_b(random.mean(axis=1), method.mean(axis=1)))
+    boot = kendall_tau_b(random[:, idx].mean(axis=2).T, method[:, idx].mean(axis=2).T)
+    assert tau == pytest.approx(0.8) and (boot >= tau - 1e-12).all() and (boot > tau).any()
+    assert percentile_interval(boot)[0] == pytest.approx(tau)  # the percentile interval fails: τ on its edge
+    lo, hi = tau_interval(tau, boot, 5)
+    assert lo < tau < hi and hi == 1.0 and lo == pytest.approx(0.6)
+    lo, hi = tau_interval(tau, boot)  # without the models' count: τ ± 1.96 sd, unmoved
+    assert lo < tau < hi < 1.0 and hi - tau == pytest.approx(tau - lo)
+    # the same through the model comparison, as the leaderboard prints it
+    rows = [_row(f"m{k}", {"random": random[k], "codet": method[k]}) for k in range(5)]
+    codet = compare_group(rows, ["random", "codet"], "base", "full", 2000, 0)[1]["kendall_tau"]
+    assert codet["ci95"][0] < codet["tau"] == 0.8 < codet["ci95"][1]
+
+
+def test_tau_interval_at_the_bound_and_without_spread():
+    from coderank_evalplus.report.stats import tau_interval
+
+    assert tau_interval(1.0, np.array([1.0, 0.6, 1.0, 0.8] * 50), 5) == (pytest.approx(0.6), 1.0)
+    assert tau_interval(-1.0, np.array([-1.0, -0.6] * 50), 5) == (-1.0, pytest.approx(-0.6))
+    assert tau_interval(0.4, np.full(100, 0.4), 5) == (0.4, 0.4)
+    assert np.isnan(tau_interval(0.4, np.full(10, np.nan))[0])
