@@ -80,7 +80,8 @@ def run_rerank(options: RerankOptions, *, problems: Optional[Mapping[str, Proble
     chosen = select_problems(problems, solutions, options.limit, options.task_ids)
     if not chosen:
         what = f"the first {options.limit} problems" if options.limit else "the problems asked for"
-        raise CoderankError(f"none of {what} of {options.dataset} has solutions"
+        raise CoderankError((f"limit {options.limit}: " if options.limit else "")
+                            + f"none of {what} of {options.dataset} has solutions"
                             + (f" in {options.solutions}" if options.solutions else ""))
     note = selection_note(problems, chosen, options.limit, solutions)
     if note:

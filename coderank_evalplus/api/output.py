@@ -83,10 +83,13 @@ class RerankOutput:
     def interval(self, method: str = "recommended", k: int = 1, split: str = "base",
                  resamples: int = 2000, seed: int = 0) -> tuple[float, float]:
         """95 % bootstrap interval (percent) of ``pass_at(method, k, split)`` over problems (``report.stats``,
-        the leaderboard's intervals)."""
-        from coderank_evalplus.report.stats import mean_estimate, resample_indices
+        the leaderboard's intervals); CoderankError below ``report.stats.MIN_PROBLEMS`` (20) problems."""
+        from coderank_evalplus.report.stats import MIN_PROBLEMS, has_interval, mean_estimate, resample_indices
 
         scores = self.scores(method, k, split)
+        if not has_interval(len(scores)):
+            raise CoderankError(f"n = {len(scores)} < {MIN_PROBLEMS} problems: no interval (below {MIN_PROBLEMS} "
+                                f"a bootstrap interval covers far less than it claims: docs/leaderboard.md)")
         lo, hi = mean_estimate(scores, resample_indices(len(scores), resamples, seed)).ci95
         return round(lo, 2), round(hi, 2)
 
@@ -118,10 +121,14 @@ class RerankOutput:
         return out
 
     def summary(self) -> dict:
-        """{method: {split: {"pass@k": value, "pass@k_ci95": [lo, hi]}, "uses_prompt_examples": bool}}."""
+        """{method: {split: {"pass@k": value, "pass@k_ci95": [lo, hi] (None below 20 problems)},
+        "uses_prompt_examples": bool, "n_problems": n}}."""
+        from coderank_evalplus.report.stats import has_interval
+
+        with_intervals = has_interval(len(self.result.outcomes))
         out: dict[str, Any] = {}
         for m, row in self.result.methods.items():
-            out[m] = {"uses_prompt_examples": row["uses_prompt_examples"]}
+            out[m] = {"uses_prompt_examples": row["uses_prompt_examples"], "n_problems": len(self.result.outcomes)}
             for split in SPLITS:
                 if row.get(split) is None:
                     out[m][split] = None
@@ -129,7 +136,8 @@ class RerankOutput:
                 out[m][split] = {}
                 for key, value in row[split].items():
                     out[m][split][key] = value
-                    out[m][split][f"{key}_ci95"] = list(self.interval(m, int(key.split("@")[1]), split))
+                    out[m][split][f"{key}_ci95"] = (list(self.interval(m, int(key.split("@")[1]), split))
+                                                    if with_intervals else None)
         return out
 
     def write(self, folder: str | os.PathLike) -> Path:

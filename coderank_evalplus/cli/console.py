@@ -128,7 +128,9 @@ class _Lines(logging.Formatter):
     """The library's log records as the CLI prints them: the message alone (warnings marked as such)."""
 
     def format(self, record: logging.LogRecord) -> str:
-        text = record.getMessage()
+        from coderank_evalplus.cli.options import as_flags
+
+        text = as_flags(record.getMessage())  # the library names options; here they are flags
         return f"warning: {text}" if record.levelno >= logging.WARNING else text
 
 
@@ -195,7 +197,12 @@ def _main(argv: list[str]) -> int:
             return 2
     try:
         return _dispatch(args)
-    except (CoderankError, ValueError, FileNotFoundError, StorageError, ServerUnavailable, ServerRefused,
+    except CoderankError as exc:  # the library names options; here they are flags
+        from coderank_evalplus.cli.options import as_flags
+
+        print(f"error: {as_flags(str(exc))}", file=sys.stderr)
+        return 2
+    except (ValueError, FileNotFoundError, StorageError, ServerUnavailable, ServerRefused,
             RuntimeError) as exc:  # (the last two: a check of a dependency that fails in one line)
         print(f"error: {exc}", file=sys.stderr)
         return 2

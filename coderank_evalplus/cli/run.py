@@ -149,7 +149,8 @@ def run_command(args: argparse.Namespace) -> int:
     ids, limit, why = run_task_ids(args, problems)
     selected = [problems[t] for t in ids]
     chosen = {p.task_id: p for p in selected}
-    options = replace(rerank_options(args, "run"), dataset=dataset, limit=None, task_ids=ids, model=args.model,
+    options = replace(rerank_options(args, "run"), dataset=dataset, limit=limit,
+                      task_ids=None if limit else ids, model=args.model,
                       tests_label="model's own tests" if model_tests else None)
     output = ensure_writable_dir(Path(args.output or f"coderank_runs/{Path(args.model).name}-{Path(dataset).name}"))
     refuse_other_run(output, args, dataset)

@@ -456,14 +456,15 @@ def describe_selection(task_ids: Sequence[str], problems: Mapping[str, Problem])
 
 def selection_note(problems: Mapping[str, Problem], task_ids: Sequence[str], limit: Optional[int],
                    present: Optional[Iterable[str]] = None) -> Optional[str]:
-    """One line saying which problems ``--limit`` took (None when it took every problem at hand)."""
+    """One line saying which problems ``limit`` took (None when it took every problem at hand); the CLI shows it as
+    ``--limit``."""
     if not limit:
         return None
     have = list(problems) if present is None else [t for t in problems if t in set(present)]
     if len(task_ids) == len(have):
         return None
     missing = [t for t in list(problems)[:limit] if t not in set(task_ids)]
-    note = (f"--limit {limit}: {len(task_ids)} of {len(have)} problems, the dataset's first "
+    note = (f"limit {limit}: {len(task_ids)} of {len(have)} problems, the dataset's first "
             f"({describe_selection(list(task_ids), problems)})")
     if missing:
         note += f"; without solutions: {describe_selection(missing, problems)}"

@@ -199,11 +199,6 @@ def load_suite(path: str | Path) -> Suite:
         e = SuiteEntry(name=_typed(where, "name", raw["name"], str))
         no_pool = "tests" not in raw and "results" not in raw
         e.tests_label = _typed(where, "tests_label", raw.get("tests_label", SOURCE if no_pool else ""), str)
-        if not e.tests_label and "tests" in raw:  # named after its files: two pools are never one by accident
-            from coderank_evalplus.api.evaluate import tests_label
-
-            e.tests_label = tests_label([str(t) for t in (raw["tests"] if isinstance(raw["tests"], list)
-                                                          else [raw["tests"]])], None)
         e.pool = _typed(where, "pool", raw.get("pool", default_pool(e.tests_label)), str)
         e.drop_extra_problems = _typed(where, "drop_extra_problems",
                                        raw.get("drop_extra_problems", data.get("drop_extra_problems", False)), bool)
@@ -235,6 +230,14 @@ def load_suite(path: str | Path) -> Suite:
                 defaulted.append(i)
             e.test_sources = _test_sources(base, where, raw.get("tests", SOURCE), e.data_dir)
             e.tests = next((t for t in e.test_sources if isinstance(t, Path)), None)
+            if not e.tests_label:  # named after its files: two pools are never one by accident
+                from coderank_evalplus.api.evaluate import tests_label
+
+                spec = next((t for t in e.test_sources if isinstance(t, str)), None)
+                e.tests_label = tests_label([str(t) for t in e.test_sources],
+                                            int(spec.split(":")[1]) if spec else None)
+                if "pool" not in raw:
+                    e.pool = default_pool(e.tests_label)
         row_key = (e.name, e.tests_label)
         if row_key in seen:
             raise SuiteError(f"{where}: same name and tests_label as entry {seen[row_key]}; rows must differ")

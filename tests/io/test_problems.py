@@ -58,7 +58,7 @@ def test_select_problems_follows_the_dataset_order(humaneval_problems):
         "HumanEval/0 … HumanEval/11"
     assert describe_selection(["HumanEval/0", "HumanEval/2"], humaneval_problems) == "HumanEval/0, HumanEval/2"
     note = selection_note(humaneval_problems, select_problems(humaneval_problems, file_order, 5), 5, file_order)
-    assert note == ("--limit 5: 4 of 6 problems, the dataset's first (HumanEval/0 … HumanEval/3); "
+    assert note == ("limit 5: 4 of 6 problems, the dataset's first (HumanEval/0 … HumanEval/3); "
                     "without solutions: HumanEval/4")
     assert selection_note(humaneval_problems, file_order, None, file_order) is None
 
