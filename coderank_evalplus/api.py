@@ -34,7 +34,7 @@ from coderank_evalplus.metrics import merged_groups, pick_pool
 from coderank_evalplus.rankers.registry import DEFAULT_METHODS
 from coderank_evalplus.testgen.extract import DEFAULT_TESTS_PER_SAMPLE
 from coderank_evalplus.testgen.mutate import DEFAULT_N
-from coderank_evalplus.types import PASS, Executions, ProblemOutcome, Ranking, RerankResult
+from coderank_evalplus.types import PASS, Executions, ProblemOutcome, RerankResult
 
 __all__ = ["rerank", "RerankOutput", "ProblemPick", "pick", "Picker", "Pick", "Evidence"]
 
@@ -362,7 +362,7 @@ class Picker:
         programs = [raw_program(c, problem) if raw else as_program(c, problem) for c in candidates]
         given = [assert_body(t.strip()) for t in split_tests(tests)]
         # each test its own sample, kept whole: what you give is never cut at CodeT's five asserts per sample
-        work = ProblemWork(problem, programs, build_suite(given, problem.entry_point, None))
+        work = ProblemWork(problem, programs, build_suite(given, problem.callee, None))
         cfg = RerankConfig(methods=[self.method], cpu_limit=self.time_limit, workers=self.workers,
                            seed=self.seed, progress=False, mutate=self.mutate or None)
         executor, cache = self._start()

@@ -89,7 +89,7 @@ def build_works(problems: Mapping[str, Problem], solutions: Mapping[str, Sequenc
     works = []
     for tid in select_problems(problems, solutions):
         prob = problems[tid]
-        suite = build_suite(test_samples.get(tid, []), prob.entry_point, tests_per_sample)
+        suite = build_suite(test_samples.get(tid, []), prob.callee, tests_per_sample)
         works.append(ProblemWork(prob, list(solutions[tid]), suite))
     return works
 

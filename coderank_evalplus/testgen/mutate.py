@@ -26,7 +26,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from coderank_evalplus.testgen.extract import assert_body, suite_from_asserts
+from coderank_evalplus.testgen.extract import assert_body, is_callee, suite_from_asserts
 from coderank_evalplus.types import RETURNED, Executions, Problem, TestSuite
 
 SOURCE = "examples+mutate"
@@ -86,8 +86,8 @@ def split_sources(sources: Sequence[str]) -> tuple[list[str], Optional[MutateSpe
 # --- seeds ---------------------------------------------------------------------------------------------------
 
 def _entry_call(tree: ast.AST, entry_point: str) -> Optional[ast.Call]:
-    for node in ast.walk(tree):  # breadth first: the outermost call of the entry point
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == entry_point:
+    for node in ast.walk(tree):  # breadth first: the outermost call of the entry point (or a method's callee)
+        if isinstance(node, ast.Call) and is_callee(node.func, entry_point):
             return node
     return None
 
@@ -117,10 +117,10 @@ def seeds_of(problem: Problem) -> list[list]:
     """Distinct argument lists of the problem's visible examples, in order."""
     seen, out = set(), []
     for t in problem.trial_tests:
-        args = seed_args(t, problem.entry_point)
+        args = seed_args(t, problem.callee)
         if args is None:
             continue
-        key = call_text(problem.entry_point, args)
+        key = call_text(problem.callee, args)
         if key is not None and key not in seen:
             seen.add(key)
             out.append(args)
@@ -264,16 +264,16 @@ def add_generated_inputs(suite: TestSuite, problem: Problem, spec: MutateSpec, s
         for t in problem.trial_tests:
             body = assert_body(t.strip())
             counted[body] = counted.get(body, 0) + 1
-    out = suite_from_asserts(counted, problem.entry_point) if with_examples else copy.deepcopy(suite)
+    out = suite_from_asserts(counted, problem.callee) if with_examples else copy.deepcopy(suite)
     out.sample_asserts = suite.sample_asserts
     seeds = seeds_of(problem)
     rng_seed = f"{seed}:{problem.task_id}"
-    grown = mutate_inputs(seeds, spec.n, problem.entry_point, rng_seed)
+    grown = mutate_inputs(seeds, spec.n, problem.callee, rng_seed)
     have = {c: i for i, c in enumerate(out.inputs)}
     calls: list[str] = []
     columns: list[int] = []
     for args in grown:
-        call = call_text(problem.entry_point, args)
+        call = call_text(problem.callee, args)
         if call is None or call in have:  # None: never (mutate_inputs keeps only inputs with a call text)
             continue
         have[call] = len(out.inputs)
@@ -281,7 +281,7 @@ def add_generated_inputs(suite: TestSuite, problem: Problem, spec: MutateSpec, s
         out.inputs.append(call)
         calls.append(call)
     # seeds_of keeps only seeds that have a call text: the filter drops nothing
-    seed_calls = [c for c in (call_text(problem.entry_point, s) for s in seeds) if c is not None]
+    seed_calls = [c for c in (call_text(problem.callee, s) for s in seeds) if c is not None]
     return out, GeneratedInputs(rng_seed, spec.n, seed_calls, calls, columns)
 
 
