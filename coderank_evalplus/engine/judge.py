@@ -409,6 +409,15 @@ def worker_judge(job: dict) -> list[tuple[bool, Optional[bool], Optional[str]]]:
 
     if job["mode"] == "fails":  # tests that cannot be split (the driver warned): no candidate passes them
         return [(False, None, None) for _ in job["programs"]]
+    if job["mode"] == "lcb":  # LiveCodeBench's tests and rules (engine/lcb_judge.py)
+        from coderank_evalplus.engine import lcb_judge
+
+        referee()  # forked before this worker reads the task's file (which holds no expected output either)
+        data = _task_data(job["data"])
+        for prog in job["programs"]:
+            ok, why = lcb_judge.check_program(prog, shared_path(job["expected"]), data)
+            out.append((ok, None, f"base: {why}" if ok and why else None))
+        return out
     if job["mode"] == "original":
         referee()  # forked before this worker holds any of the task's tests
         from coderank_evalplus.engine.sandbox.verdicts import compile_probes
@@ -478,6 +487,10 @@ class Judge:
         self._tmp: Optional[tempfile.TemporaryDirectory] = None
 
     def _config(self, problem: Problem, split: str) -> str:
+        if problem.io_tests:  # LiveCodeBench's tests and rules (engine/lcb_judge.py)
+            from coderank_evalplus.engine import lcb_judge
+
+            return lcb_judge.config(problem)
         if not problem.has_plus:
             # sem=3: split into probes the candidate's child reports and asserts its referee decides (issue 33)
             return f"original|{content_key(problem.original_test).hex()}|cpu={ORIGINAL_TEST_CPU_LIMIT}|sem=3"
@@ -567,6 +580,17 @@ class Judge:
 
     def _job(self, prob: Problem, programs: list[str], want_plus: bool) -> dict:
         job = {"task_id": prob.task_id, "programs": programs, "plus": want_plus}
+        if prob.io_tests:
+            from coderank_evalplus.engine import lcb_judge
+
+            key = ("lcb", prob.task_id, lcb_judge.config(prob))
+            if key not in self._files:
+                if self._tmp is None:
+                    self._tmp = tempfile.TemporaryDirectory(prefix="coderank_judge_data_")
+                self._files[key] = lcb_judge.write_task_files(prob, self._tmp.name, f"{len(self._files)}.lcb")
+            job.update(mode="lcb", data=self.executor.share_file(self._files[key]),
+                       expected=self.executor.share_file(self._files[key] + ".expected"))
+            return job
         if not prob.has_plus:
             plan, path = self._original_plan(prob)
             if plan.fails is not None:

@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping, Optional, Sequence
 
+from coderank_evalplus.io import livecodebench
 from coderank_evalplus.types import Problem
 
 DATASETS = ("humaneval", "humaneval+", "mbpp", "mbpp+", "humaneval-original", "mbpp-sanitized")
@@ -203,6 +204,8 @@ def load_problems_or_original(dataset: str, data_dir: Optional[str] = None) -> t
     tests only, no download) when HumanEval+ is neither local nor downloadable. Returns (dataset used, problems)."""
     if is_problem_file(dataset):
         return dataset, load_problem_file(dataset)
+    if livecodebench.is_hub_name(dataset):
+        return dataset, livecodebench.load(dataset)
     try:
         return canonical_dataset(dataset), load_problems(dataset, data_dir)
     except DataNotFoundError:
@@ -221,6 +224,8 @@ def load_problems(dataset: str, data_dir: Optional[str] = None) -> dict[str, Pro
     """
     if is_problem_file(dataset):
         return load_problem_file(dataset)
+    if livecodebench.is_hub_name(dataset):
+        return livecodebench.load(dataset)
     ds = canonical_dataset(dataset)
     if ds == "humaneval-original":
         return load_original_humaneval()
@@ -299,8 +304,9 @@ _IDENTIFIER = re.compile(r"^[A-Za-z_]\w*$")
 
 
 def is_problem_file(dataset: str) -> bool:
-    """Whether a ``--dataset`` value names a problem file of your own (``.jsonl`` or ``.jsonl.gz``)."""
-    return str(dataset).endswith((".jsonl", ".jsonl.gz"))
+    """Whether a ``--dataset`` value names a problem file of your own (``.jsonl`` or ``.jsonl.gz``; LiveCodeBench's
+    records also as a ``.json`` list, with filters after ``?``: ``io/livecodebench.py``)."""
+    return str(dataset).split("?")[0].endswith((".jsonl", ".jsonl.gz", ".json"))
 
 
 def find_entry_point(prompt: str) -> str:
@@ -335,9 +341,12 @@ def load_problem_file(path: str | os.PathLike) -> dict[str, Problem]:
     A malformed line raises SampleFileError naming the file, the line and the field."""
     from coderank_evalplus.io.jsonl import SampleFileError, read_jsonl
 
+    name = str(path).split("?")[0]
+    if not Path(name).is_file():
+        raise DataNotFoundError(f"--dataset {name}: no such problem file")
+    if "?" in str(path) or name.endswith(".json") or livecodebench.file_holds_records(name):
+        return livecodebench.load(str(path))  # LiveCodeBench's records (code_generation_lite), filtered
     path = Path(path)
-    if not path.is_file():
-        raise DataNotFoundError(f"--dataset {path}: no such problem file")
     digest = hashlib.md5(path.read_bytes()).hexdigest()
     out: dict[str, Problem] = {}
     for lineno, rec in read_jsonl(path):
