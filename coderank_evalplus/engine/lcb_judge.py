@@ -23,7 +23,7 @@ import os
 import pickle
 import tempfile
 import time
-from typing import Optional
+from typing import Any, Optional
 
 from coderank_evalplus.engine.execution import content_key
 from coderank_evalplus.types import METHOD, Problem
@@ -122,6 +122,7 @@ def check_program(program: str, expected_file: str, data: dict) -> tuple[bool, O
     text = lcb.method_module(program) if data["shape"] == METHOD else lcb.stdin_module(program)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        code: Any
         try:
             code = compile(text, "<string>", "exec", dont_inherit=True)
         except SyntaxError:
@@ -148,7 +149,8 @@ def referee_check(request: dict, rfd: int, wfd: int) -> tuple[bool, Optional[str
     outputs = secret["outputs"]
     functional = secret["shape"] == METHOD
     reader = FrameReader()
-    nxt, pending, odd = 0, None, []
+    nxt, pending = 0, None
+    odd: list[str] = []
     while nxt < len(outputs):
         chunk = os.read(rfd, 1 << 16)
         if not chunk:

@@ -140,7 +140,7 @@ def make_problem(rec: dict, where: str, dataset_hash: str = "") -> Problem:
         raise SampleFileError(f"{where}: field 'contest_date': not an ISO date ({rec['contest_date']!r})") from None
     tests = tuple(IOTest(t["input"], t["output"]) for t in public + private)
     shape = METHOD if functional else STDIN
-    entry = func if functional else STDIN_CALLEE
+    entry = str(func) if functional else STDIN_CALLEE
     callee = f"Solution().{entry}" if functional else STDIN_CALLEE
     trials = tuple(t for t in (trial_test(shape, callee, x) for x in tests[:len(public)]) if t is not None)
     info = {k: rec.get(k) for k in ("question_title", "question_content", "platform", "contest_id", "difficulty")}
@@ -193,8 +193,9 @@ def split_spec(spec: str) -> tuple[str, Filters]:
                 raise ValueError(f"--dataset {spec}: {key} must be YYYY-MM-DD, got {values[0]!r}") from None
         else:
             raise ValueError(f"--dataset {spec}: unknown filter {key!r} (platform, start_date, end_date, difficulty)")
-    return name, Filters(tuple(opts.get("platform", ())), (opts.get("start_date") or [None])[0],
-                         (opts.get("end_date") or [None])[0], tuple(opts.get("difficulty", ())))
+    start, end = opts.get("start_date"), opts.get("end_date")
+    return name, Filters(tuple(opts.get("platform", ())), start[0] if start else None, end[0] if end else None,
+                         tuple(opts.get("difficulty", ())))
 
 
 # --- reading -----------------------------------------------------------------------------------------------------
