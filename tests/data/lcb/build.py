@@ -11,6 +11,8 @@ iterating ``sys.stdin``, ``open(0)``, ``from sys import stdin``, ``sys.stdin.buf
 last statement, a top-level function instead of a method, a tuple, a float printed for an integer) or ``hostile``
 (attacks the sandbox; never graded by LCB).
 ``code_list.json``: the non-hostile candidates as lcb_runner's custom output file (``question_id`` + ``code_list``).
+``replies.jsonl``: two candidates per problem as a chat model's raw reply (``reply``: prose around the fenced
+program, once after another fenced block), with the program it stands for (``solution``).
 """
 
 from __future__ import annotations
@@ -311,7 +313,7 @@ def hostile_source(p: dict) -> str:
 
 
 def main() -> None:
-    problems, samples, code_list = [], [], []
+    problems, samples, code_list, replies = [], [], [], []
     for k, p in enumerate(PROBLEMS):
         private = json.dumps(tests_of(p, p["private"]))
         if k % 3 == 1:  # LiveCodeBench's compressed form
@@ -332,9 +334,15 @@ def main() -> None:
             if kind != "hostile":
                 kept.append(src)
         code_list.append({"question_id": p["qid"], "code_list": kept})
+        for j, (kind, src) in enumerate(kinds_sources[:2]):
+            example = "Example:\n```\n" + (p["public"][0] if not p["func"] else "...") + "\n```\n" if j else ""
+            replies.append({"task_id": p["qid"], "kind": kind, "solution": src,
+                            "reply": f"{example}Here is my solution.\n\n```python\n{src}```\n\nThis reads the "
+                                     f"input, computes the answer and prints it."})
     (HERE / "problems.jsonl").write_text("".join(json.dumps(r) + "\n" for r in problems))
     (HERE / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in samples))
     (HERE / "code_list.json").write_text(json.dumps(code_list, indent=1) + "\n")
+    (HERE / "replies.jsonl").write_text("".join(json.dumps(r) + "\n" for r in replies))
     print(f"{len(problems)} problems, {len(samples)} samples")
 
 
