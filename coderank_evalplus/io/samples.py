@@ -3,8 +3,8 @@
 Formats (each read by the module beside this one): evalplus records or an evalplus sample folder
 (``evalplus_samples``), CodeT's ``{"prompt", "samples"}`` files (``codet``), bigcode-evaluation-harness
 ``generations_<task>.json`` (``bigcode``), lcb_runner's output (``lcb_output``: ``question_id`` + ``code_list``) and
-the lm-eval ``--log_samples`` file or output folder of one of our tasks (``lm_eval_log``). ``detect_format`` looks at the path (folder or JSON document); inside a .jsonl file each
-record says what it is. Every reader raises ``SampleFileError`` naming the file and the line.
+the lm-eval ``--log_samples`` file or output folder of one of our tasks (``lm_eval_log``). ``detect_format`` looks
+at the path (folder or JSON document); inside a .jsonl file each record says what it is. Every reader raises ``SampleFileError`` naming the file and the line.
 """
 
 from __future__ import annotations
@@ -168,7 +168,8 @@ def read_test_samples(path: str | os.PathLike, problems: Mapping[str, Problem],
         raise SampleFileError(f"{path}: is a folder with no lm-eval {lm_eval_log.SAMPLES_GLOB} file; "
                               f"expected a .jsonl file")
     if kind in (BIGCODE, LCB_OUTPUT):
-        raise SampleFileError(f"{path}: a JSON list ({kind}) holds solutions, not test samples")
+        what = "bigcode-evaluation-harness generations?" if kind == BIGCODE else "lcb_runner's output?"
+        raise SampleFileError(f"{path}: a JSON list ({what}) holds solutions, not test samples")
     out: dict[str, list[str]] = defaultdict(list)
     unmatched: list[str] = []
     index: Optional[dict[str, str]] = None
