@@ -1,7 +1,7 @@
 """lcb_runner's output file: a JSON list of ``{"question_id", "code_list", …}`` per problem, as
-``lcb_runner.runner.main`` writes it (``output_list`` holds the raw replies, ``code_list`` the programs it extracted from them; its
-``_eval_all.json`` adds ``graded_list``) and as its ``custom_evaluator`` reads a custom one. The programs are read
-from ``code_list`` as they are, so they are the very programs LiveCodeBench grades."""
+``lcb_runner.runner.main`` writes it (``output_list`` holds the raw replies, ``code_list`` the programs it extracted
+from them; its ``_eval_all.json`` adds ``graded_list``) and as its ``custom_evaluator`` reads a custom one. The
+programs are read from ``code_list`` as they are, so they are the very programs LiveCodeBench grades."""
 
 from __future__ import annotations
 

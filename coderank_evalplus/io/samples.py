@@ -4,7 +4,8 @@ Formats (each read by the module beside this one): evalplus records or an evalpl
 (``evalplus_samples``), CodeT's ``{"prompt", "samples"}`` files (``codet``), bigcode-evaluation-harness
 ``generations_<task>.json`` (``bigcode``), lcb_runner's output (``lcb_output``: ``question_id`` + ``code_list``) and
 the lm-eval ``--log_samples`` file or output folder of one of our tasks (``lm_eval_log``). ``detect_format`` looks
-at the path (folder or JSON document); inside a .jsonl file each record says what it is. Every reader raises ``SampleFileError`` naming the file and the line.
+at the path (folder or JSON document); inside a .jsonl file each record says what it is. Every reader raises
+``SampleFileError`` naming the file and the line.
 """
 
 from __future__ import annotations
