@@ -1,7 +1,9 @@
 """A test source that needs no model: inputs grown from the prompt's own examples (``examples+mutate[:N]``).
 
 - seeds: the argument values of the problem's visible examples (``Problem.trial_tests``: HumanEval's docstring
-  examples, MBPP+'s example assert, sanitized MBPP's listed asserts), read with ``ast.literal_eval``;
+  examples, MBPP+'s example assert, sanitized MBPP's listed asserts, LiveCodeBench's public tests), read with
+  ``ast.literal_eval``; a LeetCode method's arguments are grown as a function's, a stdin program's input text by its
+  tokens (``stdin_inputs``);
 - growth: evalplus's type-aware mutation operators (``evalplus.gen.type_mut.TypedMutGen.typed_mutate``, the
   operators that grew HumanEval+), applied to one argument at a time so that the arity stays the seed's. Only the
   operators are reused: TypedMutGen's own ``generate`` keeps an input when the canonical solution with the
@@ -26,8 +28,9 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
+from coderank_evalplus.testgen import stdin_inputs
 from coderank_evalplus.testgen.extract import assert_body, is_callee, suite_from_asserts
-from coderank_evalplus.types import RETURNED, Executions, Problem, TestSuite
+from coderank_evalplus.types import FUNCTION, RETURNED, STDIN, Executions, Problem, TestSuite
 
 SOURCE = "examples+mutate"
 # Default inputs per problem, chosen on a budget curve over CodeGen-16B's first 40 HumanEval problems
@@ -195,14 +198,18 @@ def _mutate_value(gen, value: Any) -> Any:
     return gen.typed_mutate(value)
 
 
-def mutate_inputs(seeds: list[list], n: int, entry_point: str, rng_seed: str) -> list[list]:
+def mutate_inputs(seeds: list[list], n: int, entry_point: str, rng_seed: str, shape: str = FUNCTION) -> list[list]:
     """Up to ``n`` new distinct argument lists grown from ``seeds`` (none when there are no seeds).
 
     Each new input starts from a random member of the pool (seeds, then the inputs grown so far, as in
     TypedMutGen.generate) and gets 1..MAX_STEPS of evalplus's typed mutations, each on one argument. The module
-    ``random``'s state (what evalplus's operators draw from) is seeded with ``rng_seed`` and restored afterwards."""
+    ``random``'s state (what evalplus's operators draw from) is seeded with ``rng_seed`` and restored afterwards.
+    A stdin program's input (one string argument) grows by its tokens instead (``stdin_inputs.grow``)."""
     if n <= 0 or not seeds or not any(seeds):
         return []
+    if shape == STDIN:
+        texts = [s[0] for s in seeds if len(s) == 1 and isinstance(s[0], str)]
+        return [[t] for t in stdin_inputs.grow(texts, n, random.Random(rng_seed))]
     gen = _mutator(seeds, entry_point)
     state = random.getstate()
     random.seed(rng_seed)
@@ -268,7 +275,7 @@ def add_generated_inputs(suite: TestSuite, problem: Problem, spec: MutateSpec, s
     out.sample_asserts = suite.sample_asserts
     seeds = seeds_of(problem)
     rng_seed = f"{seed}:{problem.task_id}"
-    grown = mutate_inputs(seeds, spec.n, problem.callee, rng_seed)
+    grown = mutate_inputs(seeds, spec.n, problem.callee, rng_seed, problem.shape)
     have = {c: i for i, c in enumerate(out.inputs)}
     calls: list[str] = []
     columns: list[int] = []
