@@ -353,7 +353,8 @@ class Picker:
         from coderank_evalplus.io.sanitize import raw_program
         from coderank_evalplus.pipeline import RerankConfig, add_mutated_inputs, execute_works, rank_outcome
         from coderank_evalplus.rankers import uses_prompt_examples
-        from coderank_evalplus.testgen.extract import assert_body, build_suite
+        from coderank_evalplus.testgen.extract import assert_body
+        from coderank_evalplus.testgen.io_tests import suite_for
 
         t0 = time.monotonic()
         if isinstance(candidates, str) or not candidates:
@@ -362,7 +363,7 @@ class Picker:
         programs = [raw_program(c, problem) if raw else as_program(c, problem) for c in candidates]
         given = [assert_body(t.strip()) for t in split_tests(tests)]
         # each test its own sample, kept whole: what you give is never cut at CodeT's five asserts per sample
-        work = ProblemWork(problem, programs, build_suite(given, problem.callee, None))
+        work = ProblemWork(problem, programs, suite_for(problem, given, None))
         cfg = RerankConfig(methods=[self.method], cpu_limit=self.time_limit, workers=self.workers,
                            seed=self.seed, progress=False, mutate=self.mutate or None)
         executor, cache = self._start()
