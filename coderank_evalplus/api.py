@@ -34,7 +34,7 @@ from coderank_evalplus.metrics import merged_groups, pick_pool
 from coderank_evalplus.rankers.registry import DEFAULT_METHODS
 from coderank_evalplus.testgen.extract import DEFAULT_TESTS_PER_SAMPLE
 from coderank_evalplus.testgen.mutate import DEFAULT_N
-from coderank_evalplus.types import PASS, Executions, ProblemOutcome, RerankResult
+from coderank_evalplus.types import PASS, Executions, Problem, ProblemOutcome, RerankResult
 
 __all__ = ["rerank", "RerankOutput", "ProblemPick", "pick", "Picker", "Pick", "Evidence"]
 
@@ -341,15 +341,15 @@ class Picker:
             self._tmp.cleanup()
             self._tmp = None
 
-    def pick(self, prompt: str, candidates: Sequence[str], entry_point: Optional[str] = None,
+    def pick(self, prompt: "str | Problem | dict", candidates: Sequence[str], entry_point: Optional[str] = None,
              tests: "str | Sequence[str] | None" = None, raw: bool = False, name: Optional[str] = None) -> Pick:
-        """The candidate to keep for ``prompt``. ``candidates``: full programs or completions of the prompt (raw
+        """The candidate to keep for ``prompt`` (a prompt's text; or a ``Problem``, or a LiveCodeBench record: then
+        its public tests are the trial tests). ``candidates``: full programs or completions of the prompt (raw
         chat replies with ``raw=True``, read as ``--raw-field`` reads them); ``entry_point``: the function asked for
         (default: the last ``def`` of the prompt); ``tests``: assert statements you have (a text or a list);
         ``name``: the problem's name, which seeds the grown inputs (default: one made from the prompt's text)."""
         from coderank_evalplus.engine.execution import ProblemWork
         from coderank_evalplus.io.candidates import as_program
-        from coderank_evalplus.io.problems import problem_from_prompt
         from coderank_evalplus.io.sanitize import raw_program
         from coderank_evalplus.pipeline import RerankConfig, add_mutated_inputs, execute_works, rank_outcome
         from coderank_evalplus.rankers import uses_prompt_examples
@@ -359,7 +359,7 @@ class Picker:
         t0 = time.monotonic()
         if isinstance(candidates, str) or not candidates:
             raise ValueError("candidates: give a list of at least one program")
-        problem = problem_from_prompt(prompt, entry_point, name)
+        problem = _problem_of(prompt, entry_point, name)
         programs = [raw_program(c, problem) if raw else as_program(c, problem) for c in candidates]
         given = [assert_body(t.strip()) for t in split_tests(tests)]
         # each test its own sample, kept whole: what you give is never cut at CodeT's five asserts per sample
@@ -379,7 +379,21 @@ class Picker:
         return chosen
 
 
-def pick(prompt: str, candidates: Sequence[str], entry_point: Optional[str] = None,
+def _problem_of(prompt: "str | Problem | dict", entry_point: Optional[str], name: Optional[str]) -> Problem:
+    """What ``pick`` is given, as a Problem: one already, a LiveCodeBench record, or a prompt's text."""
+    from coderank_evalplus.io import livecodebench
+    from coderank_evalplus.io.problems import problem_from_prompt
+
+    if isinstance(prompt, Problem):
+        return prompt
+    if isinstance(prompt, dict):
+        if not livecodebench.is_record(prompt):
+            raise ValueError("pick: a dict must be a LiveCodeBench problem record (question_id, public_test_cases, …)")
+        return livecodebench.make_problem(prompt, f"record {prompt.get('question_id')!r}")
+    return problem_from_prompt(prompt, entry_point, name)
+
+
+def pick(prompt: "str | Problem | dict", candidates: Sequence[str], entry_point: Optional[str] = None,
          tests: "str | Sequence[str] | None" = None, *, raw: bool = False, method: str = "recommended",
          mutate: int = DEFAULT_N, seed: int = 0, time_limit: float = 0.1, workers: Optional[int] = None) -> Pick:
     """The candidate to keep for one problem given as a prompt (``Picker.pick`` with workers of its own, started

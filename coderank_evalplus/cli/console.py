@@ -97,9 +97,13 @@ def add_pick_parser(sub) -> None:
     from coderank_evalplus.testgen.mutate import DEFAULT_N
 
     p = sub.add_parser("pick", help="pick the candidate to keep for a prompt (no benchmark: nothing is judged)")
-    p.add_argument("prompt", help="a file holding the prompt (a function's signature and docstring)")
-    p.add_argument("candidates", help="candidates: JSON lines with solution|completion (or --raw-field), or a "
-                                      "folder of .py files")
+    p.add_argument("prompt", help="a file holding the prompt (a function's signature and docstring, or a class with "
+                                  "a method); with --dataset and --task-id, leave it out")
+    p.add_argument("candidates", nargs="?", help="candidates: JSON lines with solution|completion (or --raw-field), "
+                                                 "or a folder of .py files")
+    # shapes (issue 53): a problem of a problem file (LiveCodeBench's records: its public tests are the trial tests)
+    p.add_argument("--dataset", default=None, help="a problem file (e.g. LiveCodeBench's records); with --task-id")
+    p.add_argument("--task-id", default=None, help="the problem of --dataset to pick for (its question_id)")
     p.add_argument("--entry-point", default=None, help="the function asked for (default: the prompt's last def)")
     p.add_argument("--tests", default=None, help="a file of assert statements you have (optional)")
     p.add_argument("--method", default="recommended", help="the ranker (default: recommended)")
@@ -119,13 +123,24 @@ def run_pick(args: argparse.Namespace) -> int:
     from coderank_evalplus.io.candidates import read_candidates
     from coderank_evalplus.io.problems import problem_from_prompt
 
-    prompt = _read_text(args.prompt, "prompt")
     tests = _read_text(args.tests, "--tests") if args.tests else None
-    problem = problem_from_prompt(prompt, args.entry_point)
+    if args.dataset or args.task_id:  # shapes (issue 53): a problem of a problem file; one positional: candidates
+        from coderank_evalplus.io.problems import load_problems
+
+        if not (args.dataset and args.task_id) or args.candidates is not None:
+            raise ValueError("pick --dataset PATH --task-id ID CANDIDATES: give both, and the candidates only")
+        problems = load_problems(args.dataset)
+        if args.task_id not in problems:
+            raise ValueError(f"--task-id {args.task_id}: not in {args.dataset}")
+        problem, args.candidates = problems[args.task_id], args.prompt
+    else:
+        if args.candidates is None:
+            raise ValueError("pick PROMPT CANDIDATES: give the candidates too")
+        problem = problem_from_prompt(_read_text(args.prompt, "prompt"), args.entry_point)
     candidates = read_candidates(args.candidates, problem, args.raw_field)
     with Picker(args.method, args.mutate, args.seed, args.time_limit, args.workers) as picker:
         # already full programs: the prompt is not prepended again
-        chosen = picker.pick(prompt, candidates, problem.entry_point, tests)
+        chosen = picker.pick(problem, candidates, problem.entry_point, tests)
     if args.json:
         print(json.dumps(chosen.to_json(), indent=2))
         return 0

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Iterable, Iterator, Mapping, Optional, Sequence
 
 from coderank_evalplus.io import livecodebench
-from coderank_evalplus.types import Problem
+from coderank_evalplus.types import METHOD, Problem
 
 DATASETS = ("humaneval", "humaneval+", "mbpp", "mbpp+", "humaneval-original", "mbpp-sanitized")
 HUMANEVAL_PLUS_VERSION = "v0.1.10"
@@ -323,13 +323,22 @@ def find_entry_point(prompt: str) -> str:
 
 def problem_from_prompt(prompt: str, entry_point: Optional[str] = None, task_id: Optional[str] = None,
                         test: str = "") -> Problem:
-    """A problem no benchmark has: its prompt (the entry point found there when not given), trial tests from its
+    """A problem no benchmark has: its prompt (the entry point found there when not given; a class with a method and
+    no top-level function: that method, called on an instance, ``testgen/leetcode.py``), trial tests from its
     examples, and a task id made from its text (``prompt/<digest>``: it seeds the inputs grown from the examples,
     so the same prompt grows the same inputs)."""
-    entry = entry_point or find_entry_point(prompt)
+    from coderank_evalplus.testgen import leetcode
+
+    method = leetcode.method_of(prompt, entry_point)
+    entry = method[1] if method else (entry_point or find_entry_point(prompt))
     if not _IDENTIFIER.match(entry):
         raise ValueError(f"entry point {entry!r} is not a Python name")
     tid = task_id or "prompt/" + hashlib.sha256(f"{entry}\0{prompt}".encode()).hexdigest()[:12]
+    if method:  # a LeetCode-style prompt: a class's method, called on an instance (``Solution().f``)
+        cls, name, params, doc = method
+        return Problem(task_id=tid, dataset="humaneval", prompt=prompt, entry_point=name, shape=METHOD,
+                       class_name=cls, trial_tests=tuple(leetcode.trial_tests(doc, cls, name, params)),
+                       test_prompt_body=prompt, original_test=test)
     return _make_problem({"task_id": tid, "prompt": prompt, "entry_point": entry, "test": test}, "humaneval")
 
 
