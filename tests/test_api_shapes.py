@@ -12,8 +12,8 @@ from coderank_evalplus.types import METHOD
 
 LEETCODE_PROMPT = '''class Solution:
     def twoSum(self, nums: List[int], target: int) -> List[int]:
-        """Given an array of integers nums and an integer target, return the indices i < j of the two numbers
-        that add up to target.
+        """Given an array of integers nums and an integer target, return the indices i < j of the two
+        numbers that add up to target.
 
         Example 1:
         Input: nums = [2,7,11,15], target = 9
@@ -24,8 +24,9 @@ LEETCODE_PROMPT = '''class Solution:
         Output: [1,2]
         """
 '''
-RIGHT = ("class Solution:\n    def twoSum(self, nums, target):\n        seen = {}\n        for i, x in enumerate(nums):\n"
-         "            if target - x in seen:\n                return [seen[target - x], i]\n            seen[x] = i\n")
+RIGHT = ("class Solution:\n    def twoSum(self, nums, target):\n        seen = {}\n"
+         "        for i, x in enumerate(nums):\n            if target - x in seen:\n"
+         "                return [seen[target - x], i]\n            seen[x] = i\n")
 RIGHT_TOO = ("class Solution:\n    def twoSum(self, nums, target):\n        for i in range(len(nums)):\n"
              "            for j in range(i + 1, len(nums)):\n                if nums[i] + nums[j] == target:\n"
              "                    return [i, j]\n")

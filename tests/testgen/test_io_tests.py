@@ -17,7 +17,8 @@ from coderank_evalplus.types import FAIL, PASS, Problem
 DATA = Path(__file__).parents[1] / "data" / "lcb"
 REPLY = """Here are some tests.
 ```json
-[{"input": "2\\n3 4\\n", "output": "7\\n"}, {"input": "1\\n-5\\n", "output": "-5"}, {"input": "3\\n1 1 1\\n", "output": "4"}]
+[{"input": "2\\n3 4\\n", "output": "7\\n"}, {"input": "1\\n-5\\n", "output": "-5"},
+ {"input": "3\\n1 1 1\\n", "output": "4"}]
 ```"""
 
 
