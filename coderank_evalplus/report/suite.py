@@ -167,8 +167,9 @@ def load_suite(path: str | Path) -> Suite:
         e.drop_extra_problems = _typed(where, "drop_extra_problems",
                                        raw.get("drop_extra_problems", data.get("drop_extra_problems", False)), bool)
         e.dataset = _typed(where, "dataset", raw.get("dataset", "humaneval"), str)
-        if is_problem_file(e.dataset):  # your own problems: a path, relative to this file
-            e.dataset = str(_path(base, where, "dataset", e.dataset))
+        if is_problem_file(e.dataset):  # your own problems: a path, relative to this file (LCB's filters after ?)
+            name, sep, query = e.dataset.partition("?")
+            e.dataset = str(_path(base, where, "dataset", name)) + sep + query
         e.raw_field = _typed(where, "raw_field", raw.get("raw_field"), (str, type(None)))
         e.limit = _typed(where, "limit", raw.get("limit", data.get("limit")), (int, type(None)))
         e.time_limit = float(_typed(where, "time_limit", raw.get("time_limit", data.get("time_limit", 0.1)),
@@ -256,7 +257,8 @@ def fingerprint(e: SuiteEntry, methods: list[str], base_only: bool, strict: bool
 
     tests = [_file_digest(t) if isinstance(t, Path) else t for t in e.test_sources]
     parts = {"solutions": _file_digest(e.solutions_file), "tests": tests[0] if len(tests) == 1 else tests,
-             "dataset": [e.dataset, _file_digest(Path(e.dataset))] if is_problem_file(e.dataset) else e.dataset,
+             "dataset": ([e.dataset, _file_digest(Path(e.dataset.split("?")[0]))] if is_problem_file(e.dataset)
+                         else e.dataset),
              "limit": e.limit, "time_limit": e.time_limit, "tests_per_sample": e.tests_per_sample,
              "data_dir": e.data_dir, "methods": sorted(methods), "base_only": base_only, "layout": LAYOUT}
     if e.drop_extra_problems:  # only when set: the folders of suites written before the key stay valid

@@ -45,3 +45,7 @@ def test_rerank_a_livecodebench_file(tmp_path, capsys):
         ours = [v["base"] for v in verdicts if v["task_id"] == tid]
         assert [b for b, k in zip(ours, kinds) if k != "hostile"] == expected[tid]
         assert all(v["plus"] is None for v in verdicts)
+    from coderank_evalplus.io.results_folder import load_folder
+
+    stored = load_folder(out)  # the results folder keeps each problem's shape
+    assert [(p.problem.shape, p.problem.callee) for p in stored.problems][:1] == [("method", "Solution().twoSum")]
