@@ -91,6 +91,14 @@ def oracle_pass(correct: np.ndarray) -> float:
     return float(np.asarray(correct, dtype=bool).any())
 
 
+def reportable_ks(ks: Iterable[int], n_candidates: Iterable[int]) -> list[int]:
+    """The k's a pass@k may be reported for: those no larger than every problem's number of candidates (evalplus's
+    rule, ``if total.min() >= k``), ascending. pass@k from fewer than k candidates is not an estimate of anything."""
+    counts = [int(n) for n in n_candidates]
+    fewest = min(counts) if counts else 0
+    return [k for k in sorted({int(k) for k in ks}) if k <= fewest]
+
+
 def aggregate_percent(values: Iterable[float]) -> float:
     """Mean of per-problem values as a percentage rounded to two decimals (nan if there are none)."""
     vals = [float(v) for v in values]

@@ -52,7 +52,7 @@ from coderank_evalplus.types import (  # noqa: F401
 )
 
 BASELINES = ("random", "oracle")  # always reported; computed from verdicts, not through a ranker
-DEFAULT_KS = (1, 2, 10)
+DEFAULT_KS = (1, 10, 100)  # evalplus's; each reported only where every problem has at least k candidates
 
 
 @dataclass
@@ -193,7 +193,7 @@ def _rerank(dataset: str, problems: Mapping[str, Problem], solutions: Mapping[st
     judged, judged_programs, judge_cached = _judge_needed(works, executions, outcomes, problems, methods, cfg, cache,
                                                           executor, prejudged, suspicious)
     clock.lap("judge")
-    table = _metrics_table(outcomes, methods, cfg, any(p.has_plus for p in problems.values()) and cfg.plus)
+    table = _metrics_table(outcomes, methods, cfg, any(p.has_plus_tests for p in problems.values()) and cfg.plus)
     clock.lap("metrics")
     config = {k: v for k, v in asdict(cfg).items() if k not in ("progress", "workers", "executor", "ray_address")}
     config["methods"] = methods
@@ -336,7 +336,7 @@ def _judge_needed(works: Sequence[ProblemWork], executions: Mapping[str, Executi
     how many distinct programs they are (samples with the same program text share one verdict) and how many of
     those verdicts came from the cache;
     the samples that passed only through their own ``==`` go into ``suspicious`` ({task_id, sample, why})."""
-    k_max = max(cfg.ks)
+    k_max = max(metrics.reportable_ks(cfg.ks, (len(w.programs) for w in works)), default=1)
     need_all = any(m in BASELINES for m in methods)
     to_judge: dict[str, list[str]] = {}
     needed_idx: dict[str, list[int]] = {}
@@ -367,7 +367,9 @@ def _judge_needed(works: Sequence[ProblemWork], executions: Mapping[str, Executi
     return sum(len(idx) for idx in needed_idx.values()), judge.checked + judge.cached, judge.cached
 
 
-def _correct(out: ProblemOutcome, split: str) -> np.ndarray:
+def correct_array(out: ProblemOutcome, split: str) -> np.ndarray:
+    """Which of a problem's candidates pass ``split`` ("base" or "plus"), as far as they were judged (a candidate
+    not judged counts as failing; the judge judges every candidate a reported metric reads)."""
     arr = np.zeros(out.n_candidates, dtype=bool)
     for c, v in out.verdicts.items():
         arr[c] = bool(v.base if split == "base" else v.plus)
@@ -386,20 +388,21 @@ def problem_pass_at_k(out: ProblemOutcome, method: str, correct: np.ndarray, k: 
 
 def problem_scores(outcomes: Mapping[str, ProblemOutcome], method: str, k: int, split: str) -> list[float]:
     """Per problem (in ``outcomes``' order), the probability that ``method``'s k picks pass ``split``."""
-    return [problem_pass_at_k(out, method, _correct(out, split), k) for out in outcomes.values()]
+    return [problem_pass_at_k(out, method, correct_array(out, split), k) for out in outcomes.values()]
 
 
 def _metrics_table(outcomes: Mapping[str, ProblemOutcome], methods: Sequence[str], cfg: RerankConfig,
                    with_plus: bool) -> dict[str, dict[str, Any]]:
     """{method: {"base": {pass@k: %}, "plus": {…} or None, "uses_prompt_examples": bool}}."""
     splits = ("base", "plus") if with_plus else ("base",)
-    correct_of = {split: {tid: _correct(out, split) for tid, out in outcomes.items()} for split in splits}
+    correct_of = {split: {tid: correct_array(out, split) for tid, out in outcomes.items()} for split in splits}
+    ks = metrics.reportable_ks(cfg.ks, (out.n_candidates for out in outcomes.values()))
     table: dict[str, dict[str, Any]] = {}
     for m in methods:
         table[m] = {}
         for split in splits:
             per_k: dict[str, float] = {}
-            for k in cfg.ks:
+            for k in ks:
                 vals = [problem_pass_at_k(out, m, correct_of[split][tid], k) for tid, out in outcomes.items()]
                 per_k[f"pass@{k}"] = metrics.aggregate_percent(vals)
             table[m][split] = per_k

@@ -55,9 +55,16 @@ class Problem:
     metadata: dict = field(default_factory=dict, repr=False, hash=False, compare=False)  # platform, date, difficulty
 
     @property
-    def has_plus(self) -> bool:
-        """True when the problem carries evalplus base/plus inputs (HumanEval+ / MBPP+)."""
+    def has_evalplus_inputs(self) -> bool:
+        """True when the problem carries evalplus inputs (HumanEval+ / MBPP+ style: judged by running the
+        reference solution's outputs against the candidate's); False: judged by its original test code."""
         return bool(self.base_input)
+
+    @property
+    def has_plus_tests(self) -> bool:
+        """True when the problem has plus inputs. The ``plus`` split of a problem without them is its base tests
+        (evalplus's definition: plus = base + plus tests), so ``plus`` is defined for every problem."""
+        return bool(self.plus_input)
 
     @property
     def callee(self) -> str:

@@ -29,6 +29,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
 
+from coderank_evalplus import metrics
 from coderank_evalplus.doce.feedback import Probe, feedback_text, probe_all
 from coderank_evalplus.engine.execution import ExecutionStats, ProblemWork, ResultCache, execute
 from coderank_evalplus.engine.sandbox import Limits
@@ -341,7 +342,7 @@ def sd1_table(before, pool_result, debugged: Mapping[tuple[str, int], Debugged],
               with_plus: bool) -> dict[str, dict[str, Any]]:
     """Each method's pass@k after SD-1: its original ranking, its top candidates replaced by their debugged
     versions (judged in ``pool_result``)."""
-    from coderank_evalplus import metrics
+    from coderank_evalplus.pipeline import correct_array
 
     splits = ("base", "plus") if with_plus else ("base",)
     table: dict[str, dict[str, Any]] = {}
@@ -353,9 +354,7 @@ def sd1_table(before, pool_result, debugged: Mapping[tuple[str, int], Debugged],
                 vals = []
                 for tid, o in before.outcomes.items():
                     ranking = o.rankings[m]
-                    correct = np.zeros(o.n_candidates, dtype=bool)
-                    for c, v in o.verdicts.items():
-                        correct[c] = bool(v.base if split == "base" else v.plus)
+                    correct = correct_array(o, split)
                     after = pool_result.outcomes[tid].verdicts
                     for c in pick_pool(ranking, o.n_candidates):
                         if (tid, c) in debugged:
@@ -410,7 +409,8 @@ def run_self_debug(dataset: str, problems: Mapping[str, Problem], solutions: Map
     table = dict(after.methods)
     if mode == "sd1":
         with_plus = any(v.get("plus") for v in before.methods.values())
-        rows = sd1_table(before, after, debugged, methods, cfg.ks, with_plus)
+        ks = metrics.reportable_ks(cfg.ks, (o.n_candidates for o in before.outcomes.values()))
+        rows = sd1_table(before, after, debugged, methods, ks, with_plus)
         table = {"random": table["random"], **rows, "oracle": table["oracle"]}
     # the rewrites were driven by the prompt's examples (trial-test feedback): every pick after them used them
     table = {m: {**per, "uses_prompt_examples": True} for m, per in table.items()}

@@ -459,6 +459,14 @@ def worker_judge(job: dict) -> list[tuple[bool, Optional[bool], Optional[str]]]:
     return out
 
 
+def plus_defined(verdict: Verdict, problem: Problem, plus: bool) -> Verdict:
+    """The ``plus`` split for every problem (evalplus's definition: base + plus tests): a problem without plus
+    inputs passes ``plus`` exactly when it passes its base tests. Left None when plus was not asked for."""
+    if plus and not problem.has_plus_tests and verdict.plus is None:
+        return Verdict(verdict.base, verdict.base)
+    return verdict
+
+
 # --- orchestration -----------------------------------------------------------------------------------
 
 class Judge:
@@ -491,7 +499,7 @@ class Judge:
             from coderank_evalplus.engine import lcb_judge
 
             return lcb_judge.config(problem)
-        if not problem.has_plus:
+        if not problem.has_evalplus_inputs:
             # sem=3: split into probes the candidate's child reports and asserts its referee decides (issue 33)
             return f"original|{content_key(problem.original_test).hex()}|cpu={ORIGINAL_TEST_CPU_LIMIT}|sem=3"
         # ref=1: decided by the referee (verdicts of the judge before it could be forged by the candidate)
@@ -508,7 +516,7 @@ class Judge:
         last: list[dict] = []
         for tid, progs in programs.items():
             prob = problems[tid]
-            want_plus = plus and prob.has_plus
+            want_plus = plus and prob.has_plus_tests
             base_cfg, plus_cfg = self._config(prob, "base"), self._config(prob, "plus")
             todo = []
             for prog in dict.fromkeys(progs):
@@ -529,7 +537,7 @@ class Judge:
             self.checked += len(todo)
             heavy: list[str] = []
             light = todo
-            if todo and prob.has_plus:
+            if todo and prob.has_evalplus_inputs:
                 # checks of programs that import a module evalplus's own judge has loaded and a worker has not go
                 # last: the worker loads evalplus.evaluate for them (_offer_evalplus_modules), which makes every
                 # later fork dearer; the rest first, from a worker that stays small
@@ -569,7 +577,8 @@ class Judge:
                 bar.close()
                 if self.cache is not None:
                     self.cache.commit()
-        return {tid: [results[tid][p] for p in progs] for tid, progs in programs.items()}
+        return {tid: [plus_defined(results[tid][p], problems[tid], plus) for p in progs]
+                for tid, progs in programs.items()}
 
     def _verdict(self, base: bool, plus: Optional[bool], odd: Sequence[str]) -> Verdict:
         """evalplus's verdict; with ``strict``, a split passed only through the candidate's own == fails."""
@@ -591,7 +600,7 @@ class Judge:
             job.update(mode="lcb", data=self.executor.share_file(self._files[key]),
                        expected=self.executor.share_file(self._files[key] + ".expected"))
             return job
-        if not prob.has_plus:
+        if not prob.has_evalplus_inputs:
             plan, path = self._original_plan(prob)
             if plan.fails is not None:
                 job.update(mode="fails")

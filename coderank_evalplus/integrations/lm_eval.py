@@ -312,15 +312,12 @@ class CodeRankTask(ConfigurableTask):
 
     def _record(self, tid: str, completions: list[str], raw_tests: list[str], outcome,
                 chat: bool = False) -> tuple[dict, dict]:
-        import numpy as np
-
         from coderank_evalplus import metrics
+        from coderank_evalplus.pipeline import correct_array
         from coderank_evalplus.rankers import uses_prompt_examples
 
         n = outcome.n_candidates
-        correct = np.zeros(n, dtype=bool)
-        for c, v in outcome.verdicts.items():
-            correct[c] = bool(v.plus if self.plus else v.base)
+        correct = correct_array(outcome, "plus" if self.plus else "base")
         ranking = outcome.rankings[self.method]
         pool = metrics.pick_pool(ranking, n)
         chosen = pool[0] if pool else None

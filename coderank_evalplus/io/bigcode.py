@@ -96,7 +96,7 @@ def layouts(problems: Mapping[str, Problem]) -> list[tuple[str, list[str]]]:
     if not any(tid.startswith("Mbpp/") for tid in problems):
         return []
     out = [("mbpp (MBPP test split, task ids 11-510)", [f"Mbpp/{n}" for n in MBPP_TEST_IDS])]
-    if all(p.has_plus for p in problems.values()):  # MBPP+ (sanitized MBPP has no plus inputs)
+    if all(p.has_evalplus_inputs for p in problems.values()):  # MBPP+ (sanitized MBPP has no plus inputs)
         v020 = set(problems) - MBPP_PLUS_REMOVED_IN_V020
         out.append(("mbppplus (MBPP+ v0.2.0)", sorted(v020, key=_number)))
         out.append(("mbppplus (MBPP+ v0.1.0)", sorted(v020 | MBPP_PLUS_REMOVED_IN_V020, key=_number)))

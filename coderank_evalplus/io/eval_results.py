@@ -54,7 +54,7 @@ def read_verdicts(path: str | os.PathLike, problems: Mapping[str, Problem], solu
     if not file_hash or not all(file_hash in k for k in known):
         ours = ", ".join(sorted({problems[t].dataset_hash or "none" for t in solutions}))
         return None, f"{path}: judged on dataset {file_hash!r}, these samples are for dataset {ours}"
-    want_plus = plus and any(problems[t].has_plus for t in solutions)
+    want_plus = plus and any(problems[t].has_evalplus_inputs for t in solutions)
     out: dict[str, list[Verdict]] = {}
     for tid, programs in solutions.items():
         recs = records.get(tid) if isinstance(records, dict) else None

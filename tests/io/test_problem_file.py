@@ -25,7 +25,7 @@ def test_asserts_and_check_functions_as_humaneval_writes_them(tmp_path):
     assert list(probs) == ["mine/0", "mine/1"]
     assert probs["mine/0"].original_test == GOOD["test"]
     assert probs["mine/1"].original_test.rstrip().endswith("check(inc)")  # the harness's call, as HumanEval's
-    assert probs["mine/0"].trial_tests == ("assert inc(1) == 2",) and not probs["mine/0"].has_plus
+    assert probs["mine/0"].trial_tests == ("assert inc(1) == 2",) and not probs["mine/0"].has_evalplus_inputs
     called = dict(check, test=check["test"] + "check(inc)\n")
     assert load_problem_file(_write(tmp_path / "c.jsonl", called))["mine/1"].original_test == called["test"]
 
@@ -34,7 +34,8 @@ def test_base_and_plus_inputs_with_a_reference_solution(tmp_path):
     rec = dict(GOOD, canonical_solution="    return x + 1\n", base_input=[[1], [2]], plus_input=[[10]], atol=0)
     del rec["test"]
     p = load_problem_file(_write(tmp_path / "m.jsonl", rec))["mine/0"]
-    assert p.has_plus and p.base_input == [[1], [2]] and p.plus_input == [[10]] and p.dataset_hash
+    assert p.has_evalplus_inputs and p.has_plus_tests and p.base_input == [[1], [2]] and p.plus_input == [[10]]
+    assert p.dataset_hash
 
 
 @pytest.mark.parametrize("record, message", [

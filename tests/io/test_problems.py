@@ -15,7 +15,7 @@ def test_dataset_names():
 def test_humaneval_plus_from_data_dir(humaneval_problems):
     assert len(humaneval_problems) == 164
     p = humaneval_problems["HumanEval/0"]
-    assert p.entry_point == "has_close_elements" and p.has_plus and p.base_input and p.plus_input
+    assert p.entry_point == "has_close_elements" and p.has_evalplus_inputs and p.base_input and p.plus_input
     assert p.trial_tests and all(t.startswith("assert has_close_elements(") for t in p.trial_tests)
     assert ">>>" not in p.test_prompt_body and "def has_close_elements" in p.test_prompt_body
 
