@@ -38,6 +38,8 @@ def test_a_leetcode_prompt_is_a_method_with_its_examples():
     assert (p.shape, p.entry_point, p.callee) == (METHOD, "twoSum", "Solution().twoSum")
     assert p.trial_tests == ("assert Solution().twoSum([2, 7, 11, 15], 9) == [0, 1]",
                              "assert Solution().twoSum([3, 2, 4], 6) == [1, 2]")
+    assert problem_from_prompt(LEETCODE_PROMPT, "Solution").callee == "Solution().twoSum"  # the class named
+    assert problem_from_prompt(LEETCODE_PROMPT, "twoSum").callee == "Solution().twoSum"
 
 
 def test_pick_on_a_leetcode_prompt_picks_right_over_hard_coded():

@@ -13,17 +13,19 @@ reads it -- and the worker's referee, which alone holds the expected outputs, co
 Limits are CPU seconds (LiveCodeBench's ``signal.alarm`` counts wall seconds: on a busy machine ours flip nothing),
 with a wall-clock watchdog for programs that sleep. A value the report cannot carry (a numpy array…) is compared in
 the child with the candidate's ``==``, as LiveCodeBench compares it; the referee lists that pass as suspicious.
+
+Here: the verdict cache's key (``config``), the task's files (``write_task_files``), the child's side (``observe``)
+and the referee's (``referee_check``); a judge worker forks the child (``judge._run_lcb``), its referee reads it.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import os
 import pickle
 import tempfile
 import time
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from coderank_evalplus.engine.execution import content_key
 from coderank_evalplus.types import METHOD, Problem
@@ -49,12 +51,17 @@ def write_task_files(problem: Problem, folder: str, name: str) -> str:
     return path
 
 
-def _observe(data: dict, code, has_solution: bool, workdir: str, rep: int, ans: int) -> None:  # pragma: no cover
+def observe(data: dict, code, has_solution: bool, workdir: str, rep: int, ans: int) -> None:  # pragma: no cover
     """In the check child: run the program's tests in order and report each result; stop at the first that raised
     or timed out (the referee stops reading at the first wrong one)."""
     import evalplus.eval as ev
 
-    from coderank_evalplus.engine.judge import _cpu_time_limit, _install_timeout_handlers, _memory_cap, _report_channel
+    from coderank_evalplus.engine.check_child import (
+        _cpu_time_limit,
+        _install_timeout_handlers,
+        _memory_cap,
+        _report_channel,
+    )
     from coderank_evalplus.engine.sandbox.report import COMPARED, NEED, VALUE, encode_value, frame
     from coderank_evalplus.types import STDIN_CALLEE
 
@@ -112,40 +119,13 @@ def _observe(data: dict, code, has_solution: bool, workdir: str, rep: int, ans: 
             flush()
 
 
-def check_program(program: str, expected_file: str, data: dict) -> tuple[bool, Optional[str]]:
-    """One candidate on one LiveCodeBench problem, in a check child refereed by this worker's referee."""
-    import warnings
-
-    from coderank_evalplus.engine import lcb, referee
-    from coderank_evalplus.engine.sandbox.runner import _kill_group, run_reported
-
-    text = lcb.method_module(program) if data["shape"] == METHOD else lcb.stdin_module(program)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        code: Any
-        try:
-            code = compile(text, "<string>", "exec", dont_inherit=True)
-        except SyntaxError:
-            return False, None  # exec raises it in LiveCodeBench's compile_code: every test fails
-        except BaseException:  # noqa: BLE001 - MemoryError, RecursionError, NUL bytes: the child meets it
-            code = text
-    n = len(data["inputs"])
-    budget = float(data["time_limit"]) * (n + 1) + 1
-    referee.referee()
-    return run_reported(
-        lambda wd, rep, ans: _observe(data, code, "class Solution" in text, wd, rep, ans),
-        lambda pid, rfd, wfd, deadline: referee.ask({"mode": "lcb", "expected": expected_file}, rfd, wfd,
-                                                   pid, deadline, _kill_group),
-        wall_timeout=3 * budget + 5, cpu_budget=int(math.ceil(budget)))
-
-
-def referee_check(request: dict, rfd: int, wfd: int) -> tuple[bool, Optional[str]]:  # pragma: no cover - referee
-    """The referee's side: read the child's reports in order; every test's result must match its expected output."""
+def referee_check(secret: dict, rfd: int, answer: Callable[[Any], None]
+                  ) -> tuple[bool, Optional[str]]:  # pragma: no cover - runs in the referee
+    """The referee's side: read the child's reports in order; every test's result must match its expected output.
+    ``secret``: the task's ``.expected`` file; ``answer(value)`` sends the child an expected output it asked for."""
     from coderank_evalplus.engine import lcb
-    from coderank_evalplus.engine.referee import _LEN, _expected, _write_all
     from coderank_evalplus.engine.sandbox.report import COMPARED, NEED, VALUE, FrameReader, ReportError, decode_value
 
-    secret = _expected(request["expected"])
     outputs = secret["outputs"]
     functional = secret["shape"] == METHOD
     reader = FrameReader()
@@ -174,10 +154,10 @@ def referee_check(request: dict, rfd: int, wfd: int) -> tuple[bool, Optional[str
                 elif kind == NEED and pending is None and functional:
                     pending = payload.decode("utf-8", "replace")[:200]
                     try:
-                        msg = pickle.dumps(json.loads(outputs[index]), protocol=pickle.HIGHEST_PROTOCOL)
+                        expected = json.loads(outputs[index])
                     except ValueError:
                         return False, None
-                    _write_all(wfd, _LEN.pack(len(msg)) + msg)
+                    answer(expected)
                 elif kind == COMPARED and pending is not None:
                     if payload != b"\x01":
                         return False, None

@@ -44,6 +44,10 @@ DIFFICULTIES = ("easy", "medium", "hard")
 MAX_TESTS_BYTES = 1 << 30  # a compressed private-test field may expand to this much text, no more
 
 
+class HubUnavailable(FileNotFoundError):
+    """The hub could not give the dataset (offline, no ``datasets``); ``io.problems`` raises it as DataNotFoundError."""
+
+
 class _StringOnly(pickle.Unpickler):
     """Unpickles a plain ``str`` and nothing else: no class is ever looked up (no code can run), and whatever the
     pickle builds must be a string."""
@@ -254,9 +258,7 @@ def load_hub(version: str = "release_latest", filters: Filters = Filters()) -> d
 
         data = load_dataset(HUB_NAME, split="test", version_tag=version, trust_remote_code=True)
     except Exception as exc:  # noqa: BLE001 - offline, no datasets, a refused script: one line with the way out
-        from coderank_evalplus.io.problems import DataNotFoundError
-
-        raise DataNotFoundError(
+        raise HubUnavailable(
             f"cannot load {HUB_NAME} ({version}) from the hub ({type(exc).__name__}: {str(exc)[:100]}); download its "
             f"test*.jsonl files and give --dataset PATH.jsonl instead") from None
     digest = hashlib.md5(f"{HUB_NAME}:{version}:{getattr(data, '_fingerprint', '')}".encode()).hexdigest()

@@ -205,7 +205,7 @@ def load_problems_or_original(dataset: str, data_dir: Optional[str] = None) -> t
     if is_problem_file(dataset):
         return dataset, load_problem_file(dataset)
     if livecodebench.is_hub_name(dataset):
-        return dataset, livecodebench.load(dataset)
+        return dataset, _livecodebench_hub(dataset)
     try:
         return canonical_dataset(dataset), load_problems(dataset, data_dir)
     except DataNotFoundError:
@@ -225,7 +225,7 @@ def load_problems(dataset: str, data_dir: Optional[str] = None) -> dict[str, Pro
     if is_problem_file(dataset):
         return load_problem_file(dataset)
     if livecodebench.is_hub_name(dataset):
-        return livecodebench.load(dataset)
+        return _livecodebench_hub(dataset)
     ds = canonical_dataset(dataset)
     if ds == "humaneval-original":
         return load_original_humaneval()
@@ -234,6 +234,14 @@ def load_problems(dataset: str, data_dir: Optional[str] = None) -> dict[str, Pro
     fam = family(ds)
     path = humaneval_plus_path(data_dir) if fam == "humaneval" else mbpp_plus_path(data_dir)
     return load_evalplus_problems(fam, path)
+
+
+def _livecodebench_hub(spec: str) -> dict[str, Problem]:
+    """``livecodebench[:release_vN][?filters]`` from the hub (``io/livecodebench.py``); DataNotFoundError offline."""
+    try:
+        return livecodebench.load(spec)
+    except livecodebench.HubUnavailable as exc:
+        raise DataNotFoundError(str(exc)) from None
 
 
 def load_evalplus_problems(dataset: str, path: Optional[Path] = None) -> dict[str, Problem]:

@@ -32,15 +32,18 @@ def _parse(prompt: str) -> Optional[ast.Module]:
 
 def method_of(prompt: str, name: Optional[str] = None) -> Optional[tuple[str, str, list[str], str]]:
     """(class name, method name, parameter names without ``self``, docstring) of the prompt's class method: the one
-    named ``name``, else the last public method of the last class; None when the prompt has a top-level function
-    of that name, or no class with such a method."""
+    named ``name`` (or, when ``name`` is a class, that class's last public method), else the last public method of
+    the last class; None when the prompt has a top-level function of that name, or no class with such a method."""
     tree = _parse(prompt)
     if tree is None:
         return None
     if any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and (name is None or n.name == name)
            for n in tree.body):
         return None
-    for cls in reversed([n for n in tree.body if isinstance(n, ast.ClassDef)]):
+    classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
+    if name and any(c.name == name for c in classes):  # the class named as the entry point: its method
+        classes, name = [c for c in classes if c.name == name], None
+    for cls in reversed(classes):
         methods = [n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                    and (n.name == name if name else not n.name.startswith("_"))]
         if methods:
