@@ -44,7 +44,7 @@ def main() -> None:
     from coderank_evalplus.engine.execution import ResultCache
     from coderank_evalplus.io.problems import load_problems
     from coderank_evalplus.io.samples import read_solutions
-    from coderank_evalplus.pipeline import RerankConfig, rerank, write_results
+    from coderank_evalplus.pipeline import RerankConfig, rank_and_judge, write_results
     from coderank_evalplus.rankers import RankContext, get_ranker
     from coderank_evalplus.testgen.mutate import first_inputs
 
@@ -56,7 +56,7 @@ def main() -> None:
                        progress=False)
     cache = ResultCache(Path(args.cache_dir) / "executions.sqlite")
     try:
-        result = rerank(args.dataset, problems, sols, {}, cfg, cache)
+        result = rank_and_judge(args.dataset, problems, sols, {}, cfg, cache)
     finally:
         cache.close()
     if args.output:

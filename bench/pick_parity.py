@@ -48,8 +48,8 @@ def main() -> None:
     from coderank_evalplus.engine.execution import ResultCache
     from coderank_evalplus.io.problems import load_problems
     from coderank_evalplus.io.samples import read_solutions
-    from coderank_evalplus.pipeline import RerankConfig, rerank
-    from coderank_evalplus.testgen.mutate import DEFAULT_N
+    from coderank_evalplus.pipeline import RerankConfig, rank_and_judge
+    from coderank_evalplus.testgen.mutate import GROWN_INPUTS
 
     data_dir = Path(args.data_dir)
     problems = load_problems("humaneval", str(data_dir))
@@ -62,12 +62,12 @@ def main() -> None:
     print("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|" + ("---:|" if args.also_seed is not None else ""))
     for path in sets:
         sols = read_solutions(path, problems, str(data_dir))
-        cfg = RerankConfig(methods=["recommended"], mutate=DEFAULT_N, plus=not args.base_only, progress=False,
+        cfg = RerankConfig(methods=["recommended"], mutate=GROWN_INPUTS, plus=not args.base_only, progress=False,
                            workers=args.workers)
         cache = ResultCache(Path(args.cache_dir) / "executions.sqlite")
         t0 = time.monotonic()
         try:
-            result = rerank("humaneval", problems, sols, {}, cfg, cache)
+            result = rank_and_judge("humaneval", problems, sols, {}, cfg, cache)
         finally:
             cache.close()
         rerank_s = time.monotonic() - t0
@@ -75,7 +75,7 @@ def main() -> None:
         if args.also_seed is not None:
             cache = ResultCache(Path(args.cache_dir) / "executions.sqlite")
             try:
-                other = rerank("humaneval", problems, sols, {}, replace(cfg, seed=args.also_seed), cache)
+                other = rank_and_judge("humaneval", problems, sols, {}, replace(cfg, seed=args.also_seed), cache)
             finally:
                 cache.close()
         picked: dict[str, list[int]] = {}

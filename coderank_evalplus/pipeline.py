@@ -1,6 +1,7 @@
 """The rerank stage end to end: extract → execute → rank → judge → metrics, as plain functions.
 
-Both harness integrations and the CLI call ``rerank``; none of them re-implements a stage.
+``rank_and_judge`` is the stage on loaded inputs; every entry point reaches it through the one path
+(``api.evaluate.run_rerank``), which loads, selects and writes; none of them re-implements a stage.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from coderank_evalplus.engine.executors import Executor
 from coderank_evalplus.engine.judge import DEFAULT_GT_TIME_LIMIT_FACTOR, DEFAULT_MIN_TIME_LIMIT, Judge
 from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.io.eval_results import read_verdicts
-from coderank_evalplus.io.problems import select_problems
 from coderank_evalplus.io.results_folder import write_folder
 from coderank_evalplus.io.samples import read_test_samples
 from coderank_evalplus.rankers import RankContext, get_ranker, uses_prompt_examples, validate_methods
@@ -62,7 +62,7 @@ class RerankConfig:
     methods: Sequence[str] = DEFAULT_METHODS
     ks: Sequence[int] = DEFAULT_KS
     tests_per_sample: Optional[int] = DEFAULT_TESTS_PER_SAMPLE
-    cpu_limit: float = 0.1
+    time_limit: float = 0.1  # CPU seconds per generated test
     workers: Optional[int] = None
     plus: bool = True
     seed: int = 0
@@ -88,7 +88,7 @@ def build_works(problems: Mapping[str, Problem], solutions: Mapping[str, Sequenc
     """One ProblemWork per task that has solutions, in the dataset's order; tasks without test samples get an
     empty suite."""
     works = []
-    for tid in select_problems(problems, solutions):
+    for tid in (t for t in problems if t in solutions):
         prob = problems[tid]
         suite = suite_for(prob, test_samples.get(tid, []), tests_per_sample)
         works.append(ProblemWork(prob, list(solutions[tid]), suite))
@@ -99,10 +99,20 @@ def read_tests(sources: Sequence[str], problems: Mapping[str, Problem], data_dir
                drop_extra: bool = False) -> tuple[dict[str, list[str]], Optional[int]]:
     """Test sources as ``--tests`` / a suite's ``tests`` give them: files of test samples (their samples are
     pooled per task) and at most one ``examples+mutate[:N]``. Returns (raw test samples per task, N or None)."""
+    from coderank_evalplus.io.jsonl import SampleFileError
+    from coderank_evalplus.testgen.extract import extract_asserts
+
     files, spec = split_sources(sources)
     pooled: dict[str, list[str]] = {}
     for f in files:
-        for tid, samples in read_test_samples(f, problems, data_dir, drop_extra=drop_extra).items():
+        if str(f).endswith(".py"):
+            raise SampleFileError(f"tests {f}: a .py of asserts tests one prompt (coderank-evalplus pick); for a "
+                                  f"benchmark give test samples as jsonl ({{task_id, samples|asserts}})")
+        found = read_test_samples(f, problems, data_dir, drop_extra=drop_extra)
+        if not any(extract_asserts(s, problems[tid].entry_point) for tid, ss in found.items() for s in ss):
+            raise SampleFileError(f"tests {f}: no usable test in it (a test is an assert that calls the problem's "
+                                  f"function, e.g. assert {next(iter(problems.values())).entry_point}(…) == …)")
+        for tid, samples in found.items():
             pooled.setdefault(tid, []).extend(samples)
     return pooled, (spec.n if spec is not None else None)
 
@@ -134,12 +144,12 @@ def benchmark_outputs(works: Sequence[ProblemWork], cache: Optional[ResultCache]
     return {tid: (e.output_matrix, e.output_kind) for tid, e in ex.items()}
 
 
-def rerank(dataset: str, problems: Mapping[str, Problem], solutions: Mapping[str, Sequence[str]],
-           test_samples: Mapping[str, Sequence[str]], cfg: RerankConfig,
-           cache: Optional[ResultCache] = None,
-           features: Optional[Mapping[str, Mapping[str, Sequence[float]]]] = None,
-           executor: Optional[Executor] = None, eval_results: Optional[str | PathLike] = None,
-           load_s: float = 0.0) -> RerankResult:
+def rank_and_judge(dataset: str, problems: Mapping[str, Problem], solutions: Mapping[str, Sequence[str]],
+                   test_samples: Mapping[str, Sequence[str]], cfg: RerankConfig,
+                   cache: Optional[ResultCache] = None,
+                   features: Optional[Mapping[str, Mapping[str, Sequence[float]]]] = None,
+                   executor: Optional[Executor] = None, eval_results: Optional[str | PathLike] = None,
+                   load_s: float = 0.0) -> RerankResult:
     """Rerank every task's candidates with each method and measure ranked pass@k on base (and plus) tests.
 
     Tasks are taken in the dataset's order; ``cfg.limit`` keeps the dataset's first N problems. ``features``: per
@@ -162,9 +172,8 @@ def _rerank(dataset: str, problems: Mapping[str, Problem], solutions: Mapping[st
             test_samples: Mapping[str, Sequence[str]], cfg: RerankConfig, cache: Optional[ResultCache],
             features: Optional[Mapping[str, Mapping[str, Sequence[float]]]], executor: Executor,
             methods: list[str], eval_results: Optional[str | PathLike], clock: "_Phases") -> RerankResult:
-    limits = Limits(cpu=cfg.cpu_limit)
-    chosen = select_problems(problems, solutions, cfg.limit)
-    works = build_works(problems, {t: solutions[t] for t in chosen}, test_samples, cfg.tests_per_sample)
+    limits = Limits(cpu=cfg.time_limit)
+    works = build_works(problems, solutions, test_samples, cfg.tests_per_sample)
     generated = add_mutated_inputs(works, cfg)
     clock.lap("load")
     stats = ExecutionStats()
@@ -207,6 +216,9 @@ def _rerank(dataset: str, problems: Mapping[str, Problem], solutions: Mapping[st
     extra = {"suspicious": suspicious, "confidence": confidence_block({t: o.confidence for t, o in outcomes.items()})}
     if cfg.mutate is not None:
         extra["generated_inputs"] = generated_summary(generated, cfg)
+    if table and next(iter(table.values())).get("plus") is not None:
+        extra["splits"] = {"plus": {"problems_with_plus_tests": sum(w.problem.has_plus_tests for w in works),
+                                    "problems": len(works)}}
     return RerankResult(dataset, len(works), table, outcomes, config, stats_json,
                         {w.problem.task_id: w.problem for w in works}, extra=extra, timing=timing)
 
@@ -250,7 +262,7 @@ def adaptive_stopper(method: str, cfg: RerankConfig, cache: Optional[ResultCache
     reaches ``tau`` (default: the confidence model's recorded τ)."""
     model = model or default_confidence_model()
     threshold = adaptive_tau(tau, model)
-    limits = Limits(cpu=cfg.cpu_limit)
+    limits = Limits(cpu=cfg.time_limit)
 
     def stop(problem: Problem, solutions: list[str], raw_tests: list[str]) -> tuple[bool, float]:
         tid = problem.task_id

@@ -52,10 +52,6 @@ def free_bytes(folder: str | os.PathLike) -> Optional[int]:
         return None
 
 
-def is_storage_errno(code: Optional[int]) -> bool:
-    return code in NO_ROOM or code in NO_WRITE
-
-
 def storage_error(folder: str | os.PathLike, reason: str, what: str = "files", needed: Optional[int] = None,
                   no_room: bool = True) -> StorageError:
     """The one-line error for a write that ``folder`` could not take."""

@@ -8,7 +8,17 @@ from typing import Any, Optional
 import numpy as np
 
 # Outcome codes live in a dependency-free module (the sandbox workers import it); re-exported here.
-from coderank_evalplus.engine.outcomes import ERROR, FAIL, OUTCOME_NAMES, PASS, RAISED, RETURNED, TIMED_OUT, TIMEOUT  # noqa: F401
+from coderank_evalplus.engine.outcomes import ERROR, FAIL, PASS, RAISED, RETURNED, TIMED_OUT, TIMEOUT  # noqa: F401
+
+
+class CoderankError(ValueError):
+    """Bad input or usage, found before or during a run: the message names the option, file, line or task and what
+    is accepted there. Every error of the package's own making derives from it (the CLI prints it as one line and
+    exits with status 2); ``except ValueError`` catches it too."""
+
+
+class InputNotFound(CoderankError, FileNotFoundError):
+    """A file, folder or dataset that was named does not exist (also a ``FileNotFoundError``)."""
 
 # Call shapes: how a problem's tests call a candidate. A function (HumanEval, MBPP: ``f(*args)``), a method of a
 # class (LeetCode: ``Solution().f(*args)``), or a whole program reading stdin and writing stdout (AtCoder,
@@ -74,15 +84,6 @@ class Problem:
         if self.shape == STDIN:
             return STDIN_CALLEE
         return self.entry_point
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """One sampled solution: its index in the sample list and the full program text."""
-
-    index: int
-    program: str
-    logprob: Optional[float] = None
 
 
 @dataclass
@@ -164,8 +165,6 @@ class Ranking:
     groups: list[Group] = field(default_factory=list)
     info: dict[str, Any] = field(default_factory=dict)
 
-    def top_candidate_sets(self, k: int) -> list[list[int]]:
-        return [g.candidates for g in self.groups[:k]]
 
 
 # The results folder's format name and version (``io.results_folder``; written into rerank_results.json too).

@@ -41,19 +41,24 @@ def test_every_subpackage_has_a_docstring():
         assert doc and len(doc) > 80, init
 
 
-def test_old_module_paths_still_import_with_a_warning():
-    code = ("import warnings; warnings.simplefilter('error')\n"
-            "try:\n    import coderank_evalplus.judge\nexcept DeprecationWarning as w:\n    print('warned', w)\n"
-            "warnings.simplefilter('ignore')\n"
-            "from coderank_evalplus.sandbox.child import compile_program\n"
-            "from coderank_evalplus.artifacts import read_solutions\n"
-            "import coderank_evalplus.engine.judge as j\n"
-            "print(compile_program.__module__, read_solutions.__module__, j.__name__)\n")
+def test_the_flat_layout_aliases_are_gone():
+    """0.2.0 removed the module paths of the flat layout before it (CHANGELOG.md)."""
+    code = "import coderank_evalplus.judge\n"
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
-    assert r.returncode == 0, r.stderr
-    assert "warned coderank_evalplus.judge moved to coderank_evalplus.engine.judge" in r.stdout
-    assert ("coderank_evalplus.engine.sandbox.child coderank_evalplus.io.samples coderank_evalplus.engine.judge"
-            in r.stdout)
+    assert r.returncode == 1 and "No module named 'coderank_evalplus.judge'" in r.stderr
+
+
+def test_the_version_is_one_number_everywhere():
+    import re
+
+    import coderank_evalplus
+
+    pyproject = (REPO / "pyproject.toml").read_text()
+    assert re.search(r'(?m)^version = "([^"]+)"', pyproject).group(1) == coderank_evalplus.__version__
+    assert f"## {coderank_evalplus.__version__}" in (REPO / "CHANGELOG.md").read_text()
+    r = subprocess.run([sys.executable, "-m", "coderank_evalplus.cli", "--version"], capture_output=True, text=True,
+                       cwd=REPO)
+    assert r.returncode == 0 and r.stdout.strip() == f"coderank-evalplus {coderank_evalplus.__version__}"
 
 
 def test_nothing_in_the_library_imports_the_studies():

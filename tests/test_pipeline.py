@@ -3,7 +3,7 @@
 import json
 
 from coderank_evalplus.engine.execution import ResultCache
-from coderank_evalplus.pipeline import RerankConfig, rerank
+from coderank_evalplus.pipeline import RerankConfig, rank_and_judge
 from coderank_evalplus.types import Problem
 
 PROB = Problem(task_id="T/0", dataset="humaneval", prompt="def add(a, b):\n", entry_point="add",
@@ -26,7 +26,7 @@ def test_verdicts_come_from_evalplus_results_when_they_match(tmp_path):
     # deliberately not the true verdicts (sample 1 is wrong but marked pass): they can only come from the file
     path = _evalplus_file(tmp_path / "s_eval_results.json",
                           [("pass", "pass"), ("pass", "pass"), ("fail", "fail"), ("fail", "pass")])
-    res = rerank("humaneval", {"T/0": PROB}, SOLUTIONS, TESTS, CFG, ResultCache(tmp_path / "c.sqlite"),
+    res = rank_and_judge("humaneval", {"T/0": PROB}, SOLUTIONS, TESTS, CFG, ResultCache(tmp_path / "c.sqlite"),
                  eval_results=path)
     out = res.outcomes["T/0"]
     assert [(out.verdicts[c].base, out.verdicts[c].plus) for c in range(4)] == [
@@ -40,7 +40,7 @@ def test_stale_results_are_not_used_and_the_samples_are_judged(tmp_path, capsys)
     stale = json.loads(path.read_text())
     stale["eval"]["T/0"][1]["solution"] = "def add(a, b):\n    return 0\n"  # results of other samples
     path.write_text(json.dumps(stale))
-    res = rerank("humaneval", {"T/0": PROB}, SOLUTIONS, TESTS, CFG, ResultCache(tmp_path / "c.sqlite"),
+    res = rank_and_judge("humaneval", {"T/0": PROB}, SOLUTIONS, TESTS, CFG, ResultCache(tmp_path / "c.sqlite"),
                  eval_results=path)
     assert "judging the samples instead" in capsys.readouterr().err
     out = res.outcomes["T/0"]
@@ -49,7 +49,8 @@ def test_stale_results_are_not_used_and_the_samples_are_judged(tmp_path, capsys)
 
 
 def test_timing_block_accounts_for_the_run(tmp_path):
-    res = rerank("humaneval", {"T/0": PROB}, SOLUTIONS, TESTS, CFG, ResultCache(tmp_path / "c.sqlite"), load_s=1.5)
+    res = rank_and_judge("humaneval", {"T/0": PROB}, SOLUTIONS, TESTS, CFG, ResultCache(tmp_path / "c.sqlite"),
+                         load_s=1.5)
     t = res.to_json()["timing"]
     phases = ("load_s", "execute_s", "rank_s", "judge_s", "metrics_s")
     assert all(t[p] >= 0 for p in phases) and t["load_s"] >= 1.5
@@ -57,6 +58,6 @@ def test_timing_block_accounts_for_the_run(tmp_path):
     assert (t["programs"], t["cached_items"], t["judged_samples"]) == (2, 0, 4)
     assert (t["judged_programs"], t["judge_cached"]) == (2, 0)  # 4 samples, 2 distinct programs: 2 verdicts
     assert t["items"] == t["executed_items"] > 0
-    again = rerank("humaneval", {"T/0": PROB}, SOLUTIONS, TESTS, CFG, ResultCache(tmp_path / "c.sqlite")).timing
+    again = rank_and_judge("humaneval", {"T/0": PROB}, SOLUTIONS, TESTS, CFG, ResultCache(tmp_path / "c.sqlite")).timing
     assert again["cached_items"] == t["items"] and again["executed_items"] == 0
     assert (again["judged_samples"], again["judged_programs"], again["judge_cached"]) == (4, 2, 2)

@@ -10,27 +10,14 @@ import json
 import sys
 from pathlib import Path
 
-DEFAULT_METHOD = "recommended"
-
 
 def add_budget_parser(sub) -> None:
+    from coderank_evalplus.cli.options import add_options
+
     p = sub.add_parser("budget", help="pass@1 against samples per problem on a results folder: the fixed-N curve, "
                                       "the pick's confidence and (--adaptive) the adaptive stopping rule")
     p.add_argument("results", help="a results folder written by rerank / run / a leaderboard entry")
-    p.add_argument("--methods", default=DEFAULT_METHOD, help=f"comma-separated methods (default: {DEFAULT_METHOD})")
-    p.add_argument("--adaptive", action="store_true",
-                   help="simulate the adaptive rule (stop a problem once the pick's confidence reaches τ) for a "
-                        "sweep of τ, beside the fixed-N curve")
-    p.add_argument("--json", default=None, help="write {\"methods\": {M: {fixed, adaptive, tau, at_tau, calibration, "
-                                                "selective}}} here")
-    p.add_argument("--draws", type=int, default=None, help="seeded draws per budget (default: the curves' 20)")
-    p.add_argument("--seed", type=int, default=0, help="sub-sampling seed (default 0, as the curves')")
-    p.add_argument("--confidence-model", default=None,
-                   help="a confidence model JSON (default: the shipped rankers/confidence_model.json)")
-    p.add_argument("--tau", type=float, default=None, help="τ to report at (default: the model's recorded τ)")
-    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples for the intervals (default 1000)")
-    p.add_argument("--workers", type=int, default=None, help="parallel workers (default: all cores)")
-    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    add_options(p, "budget")
 
 
 def budget_report(args: argparse.Namespace) -> dict:
@@ -38,26 +25,23 @@ def budget_report(args: argparse.Namespace) -> dict:
     import numpy as np
 
     from coderank_evalplus.io.results_folder import load_folder
-    from coderank_evalplus.rankers import validate_methods
     from coderank_evalplus.rankers.confidence import load_model, predict
     from coderank_evalplus.report.adaptive import method_report, round_tables
     from coderank_evalplus.report.calibration import final_picks
     from coderank_evalplus.report.curves import DEFAULT_DRAWS
     from coderank_evalplus.report.scores import splits_of
 
-    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
-    validate_methods(methods)
+    methods = [m for m in args.methods if m not in ("random", "oracle")]
     model = load_model(args.confidence_model)
     tau = float(args.tau if args.tau is not None else model.get("tau", 1.0))
-    if not 0.0 <= tau <= 1.0:
-        raise ValueError(f"--tau {tau}: must lie in [0, 1]")
     run = load_folder(args.results)
     if not run.problems:
         raise ValueError(f"{args.results}: no problem in this results folder")
     splits = splits_of(run)
     tables = round_tables(run, methods, args.draws or DEFAULT_DRAWS, args.seed, workers=args.workers,
-                          progress=not args.quiet, label=Path(args.results).name)
-    out: dict = {"folder": str(args.results), "draws": args.draws or DEFAULT_DRAWS, "seed": args.seed,
+                          progress=args.progress, label=Path(args.results).name)
+    out: dict = {"header": header(run), "folder": str(args.results), "draws": args.draws or DEFAULT_DRAWS,
+                 "seed": args.seed,
                  "confidence_model": model.get("digest", "")[:12], "methods": {}}
     for m in methods:
         X, y = final_picks(run, m)
@@ -71,6 +55,12 @@ def budget_report(args: argparse.Namespace) -> dict:
 
 
 def print_report(rep: dict) -> None:
+    from coderank_evalplus.report.text import CONFIDENCE_LEGEND
+
+    head = rep.get("header") or {}
+    if head:
+        print(f"{head['folder']}: {head['dataset']}, {head['problems']} problems, {head['samples']} samples per "
+              f"problem; random pick (all samples): " + ", ".join(f"{s} {v:.2f}" for s, v in head["random"].items()))
     for m, r in rep["methods"].items():
         splits = [s for s in ("base", "plus") if s in r["fixed"][0]]
         print(f"\n{m}: fixed N (pass@1 %, mean of {rep['draws']} seeded draws per N)")
@@ -90,14 +80,40 @@ def print_report(rep: dict) -> None:
         print(f"\n{m}: confidence of the pick (full folder)")
         for s in splits:
             c = r["calibration"][s]
-            print(f"  {s}: ECE {c['ece']}, Brier {c['brier']}, AUROC {c['auroc']}; pass@1 {r['no_abstention'][s]} "
-                  "with no abstention, " + ", ".join(f"{x[s]} at {int(100 * x['coverage'])} %" for x in r["selective"]))
+            print(f"  {s}: ECE {_shown(c['ece'])}, Brier {_shown(c['brier'])}, AUROC {_shown(c['auroc'])}; pass@1 "
+                  f"{r['no_abstention'][s]} with no abstention, "
+                  + ", ".join(f"{x[s]} at {int(100 * x['coverage'])} %" for x in r["selective"]))
+    print(f"\n{CONFIDENCE_LEGEND}")
+
+
+def _shown(value) -> str:
+    """A metric, or "–" where it is not defined (AUROC when every pick is right, or every one wrong)."""
+    return "–" if value is None else str(value)
+
+
+def header(run) -> dict:
+    """What the report is about: the folder, its dataset, problems, samples per problem and the random baseline
+    (pass@1 of a uniform pick among all samples, from the folder's verdicts)."""
+    from coderank_evalplus.metrics import aggregate_percent, pass_at_k
+    from coderank_evalplus.report.scores import splits_of
+
+    counts = [p.executions.n_candidates for p in run.problems]
+    random = {s: aggregate_percent(pass_at_k(len(p.correct(s)), int(p.correct(s).sum()), 1) for p in run.problems)
+              for s in splits_of(run)}
+    return {"folder": str(run.path), "dataset": run.dataset or "?", "problems": len(run.problems),
+            "samples": (min(counts) if min(counts) == max(counts) else f"{min(counts)}–{max(counts)}"),
+            "random": random}
 
 
 def run_budget(args: argparse.Namespace) -> int:
     rep = budget_report(args)
+    if args.json == "-":
+        print(json.dumps(rep, indent=1))
+        return 0
     print_report(rep)
     if args.json:
-        Path(args.json).write_text(json.dumps(rep, indent=1) + "\n")
+        from coderank_evalplus.storage import atomic_write_text
+
+        atomic_write_text(args.json, json.dumps(rep, indent=1) + "\n")
         print(f"\nwrote {args.json}", file=sys.stderr)
     return 0

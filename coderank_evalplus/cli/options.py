@@ -1,76 +1,110 @@
-"""Command-line options shared by ``coderank-evalplus rerank`` and ``run``, and the RerankConfig they describe.
+"""The CLI's flags, built from the one table of options (``api.options.OPTIONS``), and the parser that answers a
+bad value in one line.
 
-Its own module so that ``console`` (which adds the ``run`` parser) and ``run`` (which runs it) both
-import it without importing each other.
+Every subcommand gets its flags from ``add_options(parser, command)``: the same flag has the same name, type,
+default, meaning and check on every subcommand that has it (a subcommand whose default differs says why in the
+help, and ``Option.defaults`` records it). ``rerank_options(args, command)`` turns the parsed flags into
+``RerankOptions``, the object every entry point hands to the one path.
 """
 
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+import sys
+from typing import Any, NoReturn, Optional
 
-from coderank_evalplus.rankers.registry import DEFAULT_METHODS
-
-if TYPE_CHECKING:
-    from coderank_evalplus.pipeline import RerankConfig
+from coderank_evalplus.api.options import BOTH, SWITCH, Option, RerankOptions, check_value, command_options, option
 
 
-def add_common_options(p: argparse.ArgumentParser) -> None:
-    """Options shared by ``rerank`` and ``run``: data, methods, output, limits, workers, executor."""
-    p.add_argument("--dataset", default="humaneval",
-                   help="humaneval | humaneval+ | mbpp | mbpp+ | humaneval-original | mbpp-sanitized "
-                        "(humaneval and mbpp mean HumanEval+ / MBPP+ data, judged on base and plus tests), or "
-                        "PATH.jsonl: your own problems {task_id, prompt, entry_point, test} (docs/usage.md)")
-    p.add_argument("--data-dir", default=None, help="folder with local dataset files (default: $CODERANK_DATA, "
-                                                    "then evalplus's cache / download)")
-    p.add_argument("--methods", default=",".join(DEFAULT_METHODS),
-                   help="comma-separated ranking methods; `coderank-evalplus methods` lists them (default: "
-                        "recommended — the default pick, which uses the prompt's examples — beside CodeT, SRank and "
-                        "MBR-exec in their published setting)")
-    p.add_argument("--output", default=None, help="results folder (rerank_results.json, verdicts.jsonl, cache)")
-    p.add_argument("--tests-per-sample", type=int, default=5, help="asserts kept per test sample (CodeT: 5; 0: all)")
-    p.add_argument("--time-limit", type=float, default=0.1, help="CPU seconds per generated test (CodeT: 0.1)")
-    p.add_argument("--workers", type=int, default=None,
-                   help="parallel workers (default: all cores; with --executor ray: per node, default its CPUs)")
-    p.add_argument("--executor", choices=("local", "ray"), default="local",
-                   help="where programs run: this machine's worker pool, or a Ray cluster (pip install '.[ray]')")
-    p.add_argument("--ray-address", default=None,
-                   help="--executor ray: the cluster's address (default: join the one `ray start` began on this "
-                        "machine, or start a local one)")
-    p.add_argument("--base-only", action="store_true", help="judge on base tests only")
-    p.add_argument("--limit", type=int, default=None,
-                   help="the dataset's first N problems (HumanEval/0 … N-1; 0: all), whatever the input files' order")
-    p.add_argument("--cache-dir", default=None, help="execution cache folder (default: <output>/cache)")
-    p.add_argument("--min-time-limit", type=float, default=1.0, help="judge: evalplus's --min_time_limit")
-    p.add_argument("--gt-time-limit-factor", type=float, default=4.0, help="judge: evalplus's factor")
-    p.add_argument("--quiet", action="store_true", help="no progress bars")
-    p.add_argument("--strict", action="store_true",
-                   help="judge: a sample that passed only through its own == (listed as suspicious) fails")
+class HelpFormatter(argparse.HelpFormatter):
+    """Shows each flag's default after its help, where it has one worth showing."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        default = action.default
+        if (default in (None, False, True, argparse.SUPPRESS) or "default:" in text or not action.option_strings
+                or isinstance(action, (argparse._StoreTrueAction, argparse._StoreFalseAction))):
+            return text
+        shown = ",".join(map(str, default)) if isinstance(default, (list, tuple)) else default
+        return f"{text} (default: {shown})"
 
 
-def add_drop_extra_option(p: argparse.ArgumentParser) -> None:
-    """``rerank``'s input files may cover more problems than the dataset (sanitized MBPP's 427 against MBPP+'s 378)."""
-    p.add_argument("--drop-extra-problems", action="store_true",
-                   help="keep the dataset's problems and drop the input files' records of others, with one warning "
-                        "that counts them (default: such records are an error)")
+class Parser(argparse.ArgumentParser):
+    """argparse, with errors in one line (``coderank-evalplus rerank: error: argument --workers: expected an
+    integer ≥ 1, got '-3'``) and exit status 2, and defaults shown in ``--help``."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n")
 
 
-def add_raw_field_option(p: argparse.ArgumentParser) -> None:
-    """``rerank``'s samples may be a chat model's raw replies (prose around a fenced block)."""
-    p.add_argument("--raw-field", default=None, metavar="FIELD",
-                   help="the samples' records hold a chat model's raw reply in FIELD (e.g. raw, solution): each is "
-                        "read as evalplus.sanitize would (the code, with the prompt's imports); the results count "
-                        "them")
+def _argparse_type(opt: Option):
+    def parse(text: str) -> Any:
+        try:
+            return check_value(opt.name, opt.kind, text, opt.flag)
+        except ValueError as exc:
+            # argparse prefixes "argument --flag: "; the message then says what the flag accepts
+            raise argparse.ArgumentTypeError(str(exc).split(": ", 1)[-1]) from None
+    parse.__name__ = opt.name
+    return parse
 
 
-def config_from_args(args: argparse.Namespace) -> "RerankConfig":
-    """The RerankConfig that ``add_common_options``'s flags describe."""
-    from coderank_evalplus.pipeline import RerankConfig
+def add_options(p: argparse.ArgumentParser, command: str, skip: tuple[str, ...] = ()) -> None:
+    """Add every option of ``command`` (``Option.commands``) as a flag, less ``skip``."""
+    for opt in command_options(command):
+        if opt.name in skip:
+            continue
+        add_option(p, opt, command)
 
-    if args.ray_address and args.executor != "ray" and getattr(args, "dp", 1) == 1:
-        raise ValueError("--ray-address needs --executor ray (or --dp with --backend vllm)")
-    return RerankConfig(methods=args.methods.split(","), tests_per_sample=args.tests_per_sample or None,
-                        cpu_limit=args.time_limit, workers=args.workers, plus=not args.base_only,
-                        min_time_limit=args.min_time_limit, gt_time_limit_factor=args.gt_time_limit_factor,
-                        progress=not args.quiet, executor=args.executor, ray_address=args.ray_address,
-                        limit=args.limit or None, strict=getattr(args, "strict", False))
+
+def add_option(p: argparse.ArgumentParser, opt: Option, command: str) -> None:
+    default = opt.default_for(command)
+    if opt.name == "progress":
+        p.add_argument("--quiet", dest="progress", action="store_false", help="no progress bars")
+        return
+    if opt.name == "solutions":
+        p.add_argument("--solutions", "--samples", dest="solutions", required=command == "rerank",
+                       help=opt.help)
+        return
+    if opt.cli == SWITCH:
+        p.add_argument(opt.flag, action="store_true", help=opt.help)
+        return
+    if opt.cli == BOTH:
+        p.add_argument(opt.flag, action=argparse.BooleanOptionalAction, default=None, help=opt.help)
+        return
+    if opt.name == "tests":  # comma-separated, or repeated: the lists are joined
+        p.add_argument("--tests", action="append", type=_argparse_type(opt), default=None, help=opt.help)
+        return
+    p.add_argument(opt.flag, type=_argparse_type(opt), default=default, metavar=opt.metavar, help=opt.help)
+
+
+def flat_tests(value: Optional[list]) -> Optional[list[str]]:
+    """``--tests`` as parsed (a list per occurrence) → one list of sources."""
+    if value is None:
+        return None
+    return [s for item in value for s in (item if isinstance(item, list) else [item])]
+
+
+def rerank_options(args: argparse.Namespace, command: str) -> RerankOptions:
+    """The ``RerankOptions`` the parsed flags of ``command`` describe (options it lacks keep their defaults)."""
+    values = {}
+    for name in RerankOptions.__dataclass_fields__:
+        if hasattr(args, name):
+            values[name] = getattr(args, name)
+    if "tests" in values:
+        values["tests"] = flat_tests(values["tests"])
+    if "methods" in values and values["methods"] is None:
+        values.pop("methods")
+    return RerankOptions.from_mapping(values)
+
+
+def fail(message: str) -> NoReturn:
+    """One line on stderr and exit status 2 (a usage error found after parsing)."""
+    print(f"error: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+__all__ = ["Parser", "add_options", "add_option", "rerank_options", "flat_tests", "fail", "option"]

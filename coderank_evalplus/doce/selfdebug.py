@@ -385,12 +385,12 @@ def run_self_debug(dataset: str, problems: Mapping[str, Problem], solutions: Map
     ``self_debug_<mode>.jsonl``, ``samples_<mode>.jsonl`` and ``self_debug_<mode>/`` into ``out_dir``."""
     from coderank_evalplus.generation.sampling import _read_jsonl_repair
     from coderank_evalplus.io.samples import write_jsonl
-    from coderank_evalplus.pipeline import BASELINES, _json_default, rerank, write_results
+    from coderank_evalplus.pipeline import BASELINES, _json_default, rank_and_judge, write_results
     from coderank_evalplus.rankers.likelihood import features_needed
 
     out_dir = Path(out_dir)
     mode = settings.mode
-    limits = Limits(cpu=cfg.cpu_limit)
+    limits = Limits(cpu=cfg.time_limit)
     methods = [m for m in before.config["methods"] if m not in BASELINES]
     chosen = {t: problems[t] for t in solutions}
     trial = trial_outcomes(chosen, solutions, cache, limits, cfg.workers, cfg.progress)
@@ -404,7 +404,7 @@ def run_self_debug(dataset: str, problems: Mapping[str, Problem], solutions: Map
     feats = pool_features(features, chosen, pool, debugged, kinds, generator, known)
     write_jsonl(pool_path, _pool_records(pool, debugged, features, feats))
     after_cfg = replace(cfg, methods=methods if mode == "multi" else ())
-    after = rerank(dataset, chosen, pool, test_samples, after_cfg, cache, feats)
+    after = rank_and_judge(dataset, chosen, pool, test_samples, after_cfg, cache, feats)
     write_results(after, out_dir / f"self_debug_{mode}")
     table = dict(after.methods)
     if mode == "sd1":

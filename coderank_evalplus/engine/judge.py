@@ -125,11 +125,6 @@ def evalplus_parent_modules() -> frozenset[str]:
 
 # --- child side ----------------------------------------------------------------------------------------
 
-class _Box:
-    """Stands in for multiprocessing.Value in evalplus's unsafe_execute (we are already in a child)."""
-
-    def __init__(self, value: int) -> None:
-        self.value = value
 
 
 def _evalplus_observe(dataset: str, entry_point: str, code, inputs: list, time_limits: list, workdir: str, rep: int,

@@ -2,7 +2,6 @@
 
 # Outcome of one (program, test) execution, as stored in pass matrices.
 PASS, FAIL, ERROR, TIMEOUT = 0, 1, 2, 3
-OUTCOME_NAMES = ("pass", "fail", "error", "timeout")
 
 # Kind of one call's result, as stored beside the output matrix.
 RETURNED, RAISED, TIMED_OUT = 0, 1, 2

@@ -10,13 +10,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
+from coderank_evalplus.rankers.registry import DEFAULT_METHODS
 from coderank_evalplus.report.suite import Suite, SuiteEntry
 
 HERE = Path(__file__).resolve().parent
 SOLUTIONS = HERE / "codegen16b_humaneval_solutions.jsonl.gz"
 OWN_TESTS = HERE / "codegen16b_humaneval_tests.jsonl.gz"
 GPT4_TESTS = HERE / "gpt4_humaneval_tests.jsonl.gz"
-DEFAULT_LIMIT = 20
+EXAMPLE_LIMIT = 20
 
 
 def example_dataset(data_dir: Optional[str] = None) -> str:
@@ -31,9 +32,9 @@ def example_dataset(data_dir: Optional[str] = None) -> str:
 def example_suite(limit: Optional[int] = None, data_dir: Optional[str] = None) -> Suite:
     """CodeGen-16B × {its own tests, GPT-4's tests} on the first ``limit`` HumanEval problems (0: all 164)."""
     dataset = example_dataset(data_dir)
-    n = DEFAULT_LIMIT if limit is None else limit
+    n = EXAMPLE_LIMIT if limit is None else limit
     entries = [SuiteEntry(name="codegen-16B", dataset=dataset, solutions=SOLUTIONS, tests=tests, tests_label=label,
                           limit=n or None, data_dir=data_dir)
                for tests, label in ((OWN_TESTS, "own tests"), (GPT4_TESTS, "gpt-4 tests"))]
     # the default pick (it uses the prompt's examples, marked as such) beside the published rankers
-    return Suite(path=None, entries=entries, methods=["recommended", "codet", "srank", "mbr_exec"])
+    return Suite(path=None, entries=entries, methods=list(DEFAULT_METHODS))

@@ -36,50 +36,44 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
 
+from coderank_evalplus.types import CoderankError
+
 if TYPE_CHECKING:
     from coderank_evalplus.generation.base import Generator
 
 __all__ = ["RerankError", "patch_namespace", "evaluate_main", "add_evaluate_parser", "rerank_paths", "OPTIONS"]
 
 
-class RerankError(ValueError):
+class RerankError(CoderankError):
     """Bad ``--rerank`` usage or input; the CLI prints the message and exits with status 2."""
 
 
-# name -> (annotation, help). All default to None; keyword-only so evalplus's positional order is unchanged.
-OPTIONS: dict[str, tuple[Any, str]] = {
-    "rerank": (Optional[str],
-               "ranking method(s), comma-separated, e.g. recommended or codet,srank,mbr_exec (`coderank-evalplus "
-               "methods` lists them; a bare --rerank means recommended,codet,srank,mbr_exec). After evalplus's "
-               "evaluation, "
-               "writes <samples>_rerank_results.json and prints reranked pass@1 (base, plus) vs random and oracle."),
-    "tests": (Optional[str],
-              "test samples for --rerank: jsonl of {task_id, samples|asserts} or CodeT's {prompt, samples}; or "
-              "examples+mutate[:N] (no test model: N inputs per problem grown from the prompt's examples), alone or "
-              "after a file and a comma. Without "
-              "it, the --model/--backend that generate the solutions also generate the tests (saved as "
-              "<samples>_tests.jsonl and reused on a rerun); without either, examples+mutate."),
-    "n_test_samples": (Optional[int],
-                       "test samples to generate per problem with --rerank and --model (default: --n_samples)."),
-    "tests_per_sample": (Optional[int], "asserts kept from each test sample (default: 5, as CodeT)."),
-    "self_debug": (Optional[str],
-                   "sd1 or multi, with --rerank and --model: after reranking, the model debugs candidates that fail a "
-                   "trial test, shown the test and what they returned (sd1: each method's top pick, up to "
-                   "--debug_rounds rounds; multi: every failing candidate, then the pool is reranked). "
-                   "*_rerank_results.json gets a self_debug block with every method after debugging."),
-    "debug_rounds": (Optional[int], "self-debug rounds per candidate (default: 3 for sd1, 1 for multi)."),
-    "adaptive": (Optional[bool],
-                 "with --rerank and --model: instead of evalplus's codegen, draw each problem's solutions in rounds "
-                 "(1, 2, … 10, 15, 20, … up to --n_samples) and stop once the pick's confidence reaches --tau; the "
-                 "samples go to the file evalplus's codegen would write and evalplus evaluates them; samples used "
-                 "per problem in <samples>_rerank/adaptive.jsonl (test samples: --n_test_samples, as configured)."),
-    "tau": (Optional[float], "with --adaptive: the confidence to stop at, in [0, 1] (default: the one recorded in "
-                             "the confidence model)."),
-    "raw_field": (Optional[str],
-                  "with --rerank: the samples' field holding a chat model's raw reply (e.g. raw); the reranker "
-                  "reads each as evalplus.sanitize would (the code, with the prompt's imports) and counts them in "
-                  "*_rerank_results.json (evalplus itself evaluates the samples as they are)."),
-}
+def _our_options() -> dict[str, tuple[Any, str]]:
+    """name -> (annotation, help): the options of ours that evalplus.evaluate takes (``api.options``: those whose
+    evalplus name is their own), all defaulting to None, after evalplus's own parameters (so its positional order is
+    unchanged)."""
+    from coderank_evalplus.api.options import FLAG
+    from coderank_evalplus.api.options import OPTIONS as ALL
+
+    out: dict[str, tuple[Any, str]] = {
+        "rerank": (Optional[str], "ranking method(s), comma-separated, e.g. recommended or codet,srank,mbr_exec "
+                                  "(`coderank-evalplus methods` lists them; a bare --rerank means "
+                                  "recommended,codet,srank,mbr_exec). After evalplus's evaluation, writes "
+                                  "<samples>_rerank_results.json and prints reranked pass@1 (base, plus) beside random "
+                                  "and oracle."),
+    }
+    for o in ALL:
+        if o.face_name("evalplus") == f"--{o.name}":
+            annotation = Optional[bool] if o.kind is FLAG else Optional[str]
+            out[o.name] = (annotation, o.help)
+    out["limit"] = (Optional[int], "the dataset's first N problems: evalplus evaluates (and we rerank) the samples "
+                                   "of those only, written to <samples>_limit<N>.jsonl (its results beside it)")
+    out["task_ids"] = (Optional[str], "comma-separated task ids instead of --limit (their samples are written to "
+                                      "<samples>_tasks<K>.jsonl, evaluated and reranked there)")
+    return out
+
+
+OPTIONS: dict[str, tuple[Any, str]] = _our_options()
 DEBUG_MAX_TOKENS = 512  # tokens per self-debug rewrite (a whole solution)
 
 _DOC = """EvalPlus evaluation; with --rerank, the samples are reranked on model-generated tests (coderank_evalplus).
@@ -94,12 +88,18 @@ Args:
 
 
 def widened_signature(original: Callable) -> inspect.Signature:
-    """evalplus's signature with our options inserted (keyword-only) before its ``**model_kwargs``."""
+    """evalplus's signature with our options inserted after its own parameters, before its ``**model_kwargs``. Not
+    keyword-only: Fire gives a short flag (``-s``) to a first letter that no other flag shares, and counts
+    keyword-only flags apart from the others, so ``--help`` would show ``-s`` for evalplus's ``--samples`` and for
+    our ``--self_debug`` alike while Fire itself refuses ``-s`` as ambiguous; counted together, no short flag is
+    shown twice (issue 52)."""
     sig = inspect.signature(original)
     params = [p for p in sig.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
     var_kw = [p for p in sig.parameters.values() if p.kind is inspect.Parameter.VAR_KEYWORD]
     taken = {p.name for p in params}
-    params += [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=ann)
+    kind = (inspect.Parameter.KEYWORD_ONLY if any(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params)
+            else inspect.Parameter.POSITIONAL_OR_KEYWORD)  # (after a keyword-only one, only keyword-only may follow)
+    params += [inspect.Parameter(name, kind, default=None, annotation=ann)
                for name, (ann, _) in OPTIONS.items() if name not in taken]
     return sig.replace(parameters=params + var_kw)
 
@@ -109,8 +109,14 @@ def make_evaluate(original: Callable, namespace: dict) -> Callable:
     sig = widened_signature(original)
     var_kw = next((p.name for p in sig.parameters.values() if p.kind is inspect.Parameter.VAR_KEYWORD), None)
 
+    own = [p.name for p in inspect.signature(original).parameters.values()
+           if p.kind is not inspect.Parameter.VAR_KEYWORD]
+
     @functools.wraps(original)
     def evaluate(*args, **kwargs):
+        if len(args) > len(own):  # Fire hands every parameter of the widened signature positionally
+            extra = dict(zip([n for n in sig.parameters if n not in own and n != var_kw], args[len(own):]))
+            args, kwargs = args[: len(own)], {**extra, **kwargs}
         ours = {name: kwargs.pop(name, None) for name in OPTIONS}
         if ours["rerank"] is None or ours["rerank"] is False:
             given = [f"--{n}" for n, v in ours.items() if v is not None and n != "rerank"]
@@ -231,14 +237,6 @@ def parse_methods(value: Any) -> list[str]:
     return names
 
 
-def _positive_int(name: str, value: Any) -> Optional[int]:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise RerankError(f"--{name} must be a positive integer, got {value!r}")
-    return value
-
-
 def check_request(params: dict, model_kwargs: dict, ours: dict) -> list[str]:
     """Validate everything that can be checked before evalplus runs; returns the full method list."""
     from coderank_evalplus.pipeline import all_methods
@@ -249,12 +247,15 @@ def check_request(params: dict, model_kwargs: dict, ours: dict) -> list[str]:
         raise
     except ValueError as exc:
         raise RerankError(str(exc)) from None
-    _positive_int("n_test_samples", ours["n_test_samples"])
-    _positive_int("tests_per_sample", ours["tests_per_sample"])
-    _positive_int("debug_rounds", ours["debug_rounds"])
+    from coderank_evalplus.api.options import check_value, option
+
+    for name, value in ours.items():  # each value checked as the option is everywhere (api.options)
+        if name != "rerank" and value is not None:
+            try:
+                ours[name] = check_value(name, option(name).kind, value, f"--{name}")
+            except ValueError as exc:
+                raise RerankError(str(exc)) from None
     if ours["self_debug"] is not None:
-        if ours["self_debug"] not in ("sd1", "multi"):
-            raise RerankError(f"--self_debug must be sd1 or multi, not {ours['self_debug']!r}")
         if "model" not in model_kwargs:
             raise RerankError("--self_debug needs the model: give --model and --backend")
     elif ours["debug_rounds"] is not None:
@@ -273,9 +274,12 @@ def check_request(params: dict, model_kwargs: dict, ours: dict) -> list[str]:
         unsupported.append("--version")
     if unsupported:
         raise RerankError(f"--rerank judges on the full default HumanEval+/MBPP+ tests; drop {', '.join(unsupported)}")
-    if "limit" in model_kwargs:  # evalplus's own flags have none: it would reach run_codegen as a model flag
-        raise RerankError("evalplus.evaluate has no --limit: it scores every problem of --samples; for the "
-                          "dataset's first N problems rerank the same files with `coderank-evalplus rerank --limit N`")
+    if ours.get("limit") is not None or ours.get("task_ids") is not None:
+        if "model" in model_kwargs:
+            raise RerankError("--limit / --task_ids apply to given --samples (evalplus's codegen samples every "
+                              "problem); rerank a subset of generated samples with them afterwards")
+        if ours.get("limit") is not None and ours.get("task_ids") is not None:
+            raise RerankError("--limit and --task_ids: give one of them")
     if "model" not in model_kwargs:
         if model_kwargs:  # they would reach evalplus's run_codegen, which needs --model
             raise RerankError(f"flags not known to evalplus.evaluate: {', '.join('--' + k for k in model_kwargs)} "
@@ -331,6 +335,9 @@ def evaluate_and_rerank(original: Callable, namespace: dict, params: dict, model
         # hashed by evalplus's function: its verdicts are then recognised as being about these problems
         source = file_for_evalplus(dataset)
         problems = load_evalplus_problems(dataset, source)
+        if ours.get("limit") is not None or ours.get("task_ids") is not None:
+            source, params["samples"] = cut_subset(dataset, source, params["samples"], problems, ours)
+            problems = load_evalplus_problems(dataset, source)
         files, mutate = test_sources(ours["tests"])
         test_samples = read_tests(files, problems)[0] if files or mutate is not None else None
         if "model" not in model_kwargs:  # likelihood methods on given samples: their fields must be there already
@@ -375,9 +382,11 @@ def evaluate_and_rerank(original: Callable, namespace: dict, params: dict, model
                                    tally=tally)
         if tally is not None:
             print(tally.line(), file=sys.stderr)
-        if test_samples is None:
+        generated = test_samples is None
+        if generated:
             tests_path = model_tests(problems, list(solutions), model_kwargs, ours, paths, model)
             test_samples = read_test_samples(tests_path, problems)
+            ours["tests"] = [str(tests_path)] + ([f"examples+mutate:{mutate}"] if mutate is not None else [])
         features = likelihood_features(methods, samples, problems, solutions, model)
     except (SampleFileError, ValueError) as exc:
         raise RerankError(str(exc)) from None
@@ -385,9 +394,58 @@ def evaluate_and_rerank(original: Callable, namespace: dict, params: dict, model
     load_s += time.monotonic() - t0
 
     # 3. rerank and report (then self-debug); the verdicts are those evalplus has just written (judged once)
-    run_rerank(dataset, problems, solutions, test_samples, methods, params, ours, paths, features, model,
-               eval_results=evalplus_results_path(samples), load_s=load_s, mutate=mutate,
-               sanitized=tally.to_json() if tally is not None else None, adaptive=adaptive)
+    rerank_evaluated(dataset, problems, solutions, test_samples, methods, params, ours, paths, features, model,
+                     eval_results=evalplus_results_path(samples),
+                     sanitized=tally.to_json() if tally is not None else None, adaptive=adaptive,
+                     generated_tests=generated, load_s=load_s)
+
+
+def cut_subset(dataset: str, source: Optional[Path], samples: str, problems: dict,
+               ours: dict) -> tuple[Path, str]:
+    """``--limit N`` / ``--task_ids``: evalplus evaluates every problem of its dataset file and wants samples for
+    each, so the subset gets files of its own: the dataset file's records of those problems
+    (``<samples>_<tag>_rerank/<dataset>-<tag>.jsonl``, which evalplus then reads; its hash keys evalplus's
+    expected outputs and our verdicts alike) and their samples (``<samples>_<tag>.jsonl``, where evalplus writes
+    its results). Returns (the dataset file, the samples file)."""
+    import gzip
+    import hashlib
+    import json
+
+    from coderank_evalplus.io.problems import evalplus_own_file, select_problems
+
+    limit, task_ids = ours.get("limit"), ours.get("task_ids")
+    if not str(samples).endswith(".jsonl") or not os.path.isfile(samples):
+        raise RerankError(f"--limit / --task_ids need a .jsonl --samples file (got {samples})")
+    with open(samples, encoding="utf-8") as fh:
+        records = [(line, json.loads(line).get("task_id")) for line in fh if line.strip()]
+    try:  # the dataset's first N problems that have samples (as `rerank --limit`)
+        ids = select_problems(problems, {t for _, t in records}, limit, task_ids)
+    except ValueError as exc:
+        raise RerankError(str(exc)) from None
+    if not ids:
+        raise RerankError(f"--samples {samples}: no sample of the problems asked for")
+    tag = f"limit{limit}" if task_ids is None else \
+        f"tasks{len(ids)}-{hashlib.sha256(','.join(ids).encode()).hexdigest()[:8]}"
+    src = source or evalplus_own_file(dataset)
+    if src is None:
+        raise RerankError("--limit / --task_ids: evalplus's dataset file was not found")
+    wanted = set(ids)
+    stem = str(samples)[: -len(".jsonl")]
+    cut_samples = f"{stem}_{tag}.jsonl"
+    workdir = Path(f"{stem}_{tag}_rerank")
+    workdir.mkdir(parents=True, exist_ok=True)
+    cut_data = workdir / f"{Path(str(src)).name.split('.')[0]}-{tag}.jsonl"
+    opener = gzip.open if str(src).endswith(".gz") else open
+    with opener(src, "rt", encoding="utf-8") as fh:
+        kept = [line for line in fh if line.strip() and json.loads(line)["task_id"] in wanted]
+    from coderank_evalplus.storage import atomic_write_text
+
+    if not cut_data.is_file() or cut_data.read_text(encoding="utf-8") != "".join(kept):
+        atomic_write_text(cut_data, "".join(kept))  # rewritten only when it changed: its hash keys caches
+    atomic_write_text(cut_samples, "".join(line for line, tid in records if tid in wanted))
+    print(f"--{'limit' if task_ids is None else 'task_ids'}: {len(ids)} problems; their samples in {cut_samples}, "
+          f"the dataset's records in {cut_data}", file=sys.stderr)
+    return cut_data, cut_samples
 
 
 class LazyModel:
@@ -469,78 +527,85 @@ def generator_kwargs(backend: str, model_kwargs: dict) -> dict:
     return kw
 
 
-def run_rerank(dataset: str, problems: dict, solutions: dict, test_samples: dict, methods: list[str], params: dict,
-               ours: dict, paths: RerankPaths, features: Optional[dict] = None,
-               model: Optional[LazyModel] = None, eval_results: Optional[Path] = None, load_s: float = 0.0,
-               mutate: Optional[int] = None, sanitized: Optional[dict] = None,
-               adaptive: Optional[dict] = None) -> Path:
+def rerank_options(params: dict, ours: dict, methods: list[str], samples: Optional[str] = None,
+                   model_kwargs: Optional[dict] = None):
+    """The ``RerankOptions`` evalplus's flags and ours describe (``api.options``; one path for every face)."""
+    from coderank_evalplus.api.options import RerankOptions
+
+    tests = ours.get("tests")
+    return RerankOptions(
+        solutions=samples, tests=list(tests) if isinstance(tests, (list, tuple)) else tests, dataset=params["dataset"],
+        methods=methods, k=ours.get("k") or (1, 10, 100),
+        tests_per_sample=5 if ours.get("tests_per_sample") is None else ours["tests_per_sample"],
+        time_limit=ours.get("time_limit") or 0.1, seed=ours.get("seed") or 0, workers=params.get("parallel"),
+        base_only=bool(params.get("base_only", False)), strict=bool(ours.get("strict")),
+        min_time_limit=params["min_time_limit"], gt_time_limit_factor=params["gt_time_limit_factor"],
+        raw_field=ours.get("raw_field"), model=(model_kwargs or {}).get("model"), tests_label=ours.get("tests_label"))
+
+
+def rerank_evaluated(dataset: str, problems: dict, solutions: dict, test_samples: Optional[dict],
+                     methods: list[str], params: dict, ours: dict, paths: RerankPaths,
+                     features: Optional[dict] = None, model: Optional[LazyModel] = None,
+                     eval_results: Optional[Path] = None, sanitized: Optional[dict] = None,
+                     adaptive: Optional[dict] = None, generated_tests: bool = False, load_s: float = 0.0) -> Path:
+    """The one path (``api.evaluate.run_rerank``) on what evalplus evaluated: its verdicts reused, the folder at
+    ``<samples>_rerank/`` (a rerun on other tests is refused unless ``--i_just_wanna_run``), the summary also at
+    ``<samples>_rerank_results.json``; then self-debug when asked, and the tables in evalplus's own style."""
+    from dataclasses import replace
+
+    from coderank_evalplus.api.evaluate import run_rerank as door
     from coderank_evalplus.engine.execution import ResultCache
-    from coderank_evalplus.pipeline import _json_default, rerank, write_results
-    from coderank_evalplus.report import markdown_table, timing_line
-    from coderank_evalplus.report.calibration import calibration_markdown, result_calibration
+    from coderank_evalplus.pipeline import _json_default
     from coderank_evalplus.storage import atomic_write_json, ensure_writable_dir
 
-    missing = [t for t in solutions if t not in test_samples]
-    if missing and mutate is None:
-        print(f"warning: {len(missing)} task(s) have no test samples (they fall back to a random pick): "
-              f"{', '.join(missing[:5])}{' …' if len(missing) > 5 else ''}", file=sys.stderr)
-    cfg = rerank_config(params, ours, methods, mutate)
+    options = rerank_options(params, ours, methods, params["samples"], model.model_kwargs if model else None)
+    if generated_tests and options.tests_label is None:
+        options = replace(options, tests_label="model's own tests")
+    options = replace(options, output=str(paths.workdir), cache_dir=str(paths.workdir),
+                      overwrite=bool(params.get("i_just_wanna_run")),
+                      eval_results=str(eval_results) if eval_results is not None and eval_results.is_file() else None)
     ensure_writable_dir(paths.results.parent)
     cache = ResultCache(ensure_writable_dir(paths.workdir) / "executions.sqlite")
-    from coderank_evalplus.engine.workers import CANDIDATE_LOG, log_candidates_to
-
-    log_candidates_to(paths.workdir / CANDIDATE_LOG)
+    extra = {k: v for k, v in (("sanitized", sanitized), ("adaptive", adaptive)) if v is not None}
     debug = None
     try:
-        result = rerank(dataset, problems, solutions, test_samples, cfg, cache, features, eval_results=eval_results,
-                        load_s=load_s)
-        if sanitized is not None:
-            result.extra["sanitized"] = sanitized
-        if adaptive is not None:
-            result.extra["adaptive"] = adaptive
-        write_results(result, paths.workdir)
+        out = door(options, problems=problems, solutions=solutions, test_samples=test_samples, features=features,
+                   cache=cache, door="evalplus", extra=extra, load_s=load_s)
+        result = out.result
         atomic_write_json(paths.results, result.to_json(), indent=2, default=_json_default)
         if ours.get("self_debug"):
             if model is None:  # check_request refuses --self_debug without --model
                 raise RerankError("--self_debug needs the model: give --model and --backend")
+            from coderank_evalplus.api.evaluate import stage_config
             from coderank_evalplus.doce.selfdebug import DebugSettings, add_to_results, run_self_debug
 
             settings = DebugSettings(ours["self_debug"], ours.get("debug_rounds"), max_tokens=DEBUG_MAX_TOKENS)
-            debug = run_self_debug(dataset, problems, solutions, test_samples, cfg, cache, result, model.get(),
+            cfg = stage_config(options, result.config.get("mutate"))
+            debug = run_self_debug(dataset, problems, solutions, test_samples or {}, cfg, cache, result, model.get(),
                                    settings, paths.workdir, features).block
             add_to_results(paths.results, paths.workdir)
     finally:
         cache.close()
+    from coderank_evalplus.report.text import evalplus_style_lines
+
     print()
-    print(markdown_table(_pass1(result.methods), f"{dataset}: {result.n_problems} problems, reranked pass@1 (%)"))
-    print("\n" + calibration_markdown(result_calibration(result)))
+    print("\n".join(evalplus_style_lines(result, f"{dataset}: {result.n_problems} problems, reranked")))
     if debug is not None:
         print()
-        print(markdown_table(_pass1(debug["methods"]),
-                             f"after self-debug ({debug['mode']}, up to {debug['rounds']} round(s)): "
-                             f"{debug['candidates_debugged']} candidates debugged, pass@1 (%)"))
+        print("\n".join(evalplus_style_lines(result, f"after self-debug ({debug['mode']}, up to {debug['rounds']} "
+                                                     f"round(s)): {debug['candidates_debugged']} candidates debugged",
+                                            methods=debug["methods"])))
         print(f"Self-debug rounds saved to {paths.workdir / ('self_debug_' + debug['mode'] + '.jsonl')}")
     print(f"Rerank results saved to {paths.results}")
-    print(timing_line(result.timing))
     return paths.results
 
 
 def rerank_config(params: dict, ours: dict, methods: list[str], mutate: Optional[int]):
     """The rerank's settings from evalplus's flags and ours (also the adaptive stopper's, so that its executions
     are the rerank's, cached)."""
-    from coderank_evalplus.pipeline import RerankConfig
-    from coderank_evalplus.testgen.extract import DEFAULT_TESTS_PER_SAMPLE
+    from coderank_evalplus.api.evaluate import stage_config
 
-    return RerankConfig(methods=methods, tests_per_sample=ours["tests_per_sample"] or DEFAULT_TESTS_PER_SAMPLE,
-                        workers=params.get("parallel"), plus=not params.get("base_only", False),
-                        min_time_limit=params["min_time_limit"], gt_time_limit_factor=params["gt_time_limit_factor"],
-                        mutate=mutate)
-
-
-def _pass1(methods: dict) -> dict:
-    """The pass@1 column of each method's splits; its other keys (``uses_prompt_examples``) as they are."""
-    return {m: {s: ({"pass@1": v["pass@1"]} if v else None) if s in ("base", "plus") else v for s, v in per.items()}
-            for m, per in methods.items()}
+    return stage_config(rerank_options(params, ours, methods).check(), mutate)
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 from coderank_evalplus.generation.base import Generator
-from coderank_evalplus.types import Problem
+from coderank_evalplus.types import CoderankError, Problem
 
 __all__ = ["AdaptiveError", "check_adaptive", "codegen_target", "adaptive_codegen"]
 
@@ -29,7 +29,7 @@ MAX_TOKENS = 300  # per sample, solutions and tests (as `run`; evalplus.model_te
 BACKENDS = ("vllm", "hf", "openai")  # those our generator serves with evalplus's model flags (generator_kwargs)
 
 
-class AdaptiveError(ValueError):
+class AdaptiveError(CoderankError):
     """Bad ``--adaptive`` usage; the evalplus wrapper reports it as a ``RerankError`` (one line, exit status 2)."""
 
 

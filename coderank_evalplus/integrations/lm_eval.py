@@ -4,7 +4,8 @@ The YAML files in ``coderank_evalplus/lm_eval_tasks/`` (``humaneval_codet``, ``m
 ``coderank``) all name the class :class:`CodeRankTask` (through ``lm_eval_tasks/coderank_task.py``, which every
 lm-eval 0.4.x resolves). For each problem it issues two ``generate_until`` requests:
 
-* the solution prompt (``prompts.solution_prompt``), repeated ``n_solutions`` times (default 100);
+* the solution prompt (``prompts.solution_prompt``), repeated ``n_samples`` times (default 100; the task's
+  ``repeats`` in lm-eval's printed config says the same);
 * CodeT's test-generation prompt (``prompts.test_generation_prompt``, ends with ``assert ``), repeated
   ``n_test_samples`` times (default 100),
 
@@ -23,15 +24,21 @@ metrics, averaged over problems:
 model's tests pooled with inputs grown from the examples (``examples_mutate: true`` in the YAML's ``coderank:``
 block, as ``--tests FILE --tests examples+mutate``); every record says ``uses_prompt_examples``.
 
-Overrides (``--metadata '{"n_solutions": 10, ...}'``): ``n_solutions``, ``n_test_samples``, ``tests_per_sample``
-(asserts kept per test sample, 5), ``time_limit`` (CPU seconds per generated test, 0.1), ``workers``,
-``rank_seed`` (rankers' tie-breaking seed; not ``seed``, which lm-eval's model arguments also put in the metadata),
-``data_dir`` (else ``CODERANK_DATA``, else evalplus's cache / download), ``cache_dir`` (execution cache; default
-``lm_eval/`` in ``$CODERANK_CACHE`` or ``$XDG_CACHE_HOME/coderank_evalplus``; ``"none"`` disables it),
-``results_dir`` (where each task's results folder goes — matrices and verdicts that ``coderank-evalplus
-leaderboard`` reads; default ``coderank_results/lm_eval/<task>`` in the working directory; ``"none"``: not written),
-``progress``,
-``min_time_limit`` and ``gt_time_limit_factor`` (evalplus's judge limits). Sampling: ``--gen_kwargs``.
+Overrides (``--metadata '{"n_samples": 10, ...}'``; the names and checks of ``coderank-evalplus run``'s flags,
+``api.options``, docs/names.md): ``n_samples``, ``n_test_samples``, ``tests_per_sample`` (asserts kept per test
+sample, 5), ``time_limit`` (CPU seconds per generated test, 0.1), ``workers``, ``rank_seed`` (rankers' tie-breaking
+seed: the option ``seed``, which lm-eval's model arguments also put in the metadata), ``data_dir`` (else
+``CODERANK_DATA``, else evalplus's cache / download), ``cache_dir`` (execution cache; default ``lm_eval/`` in
+``$CODERANK_CACHE`` or ``$XDG_CACHE_HOME/coderank_evalplus``; ``"none"`` disables it), ``results_dir`` (where the
+results folders go instead of beside lm-eval's results), ``progress``, ``min_time_limit`` and
+``gt_time_limit_factor`` (evalplus's judge limits). A bad value stops the task with a message naming the key.
+Sampling: ``--gen_kwargs``.
+
+Results folders (the layout ``coderank-evalplus leaderboard`` reads, with the model, the dataset, the test pool and
+the setting recorded): written when lm-eval writes its own results (``--output_path``), beside them, per model and
+run: ``<output_path>/<model>/coderank_<task>_<date>/``, the date being lm-eval's own results file's; with
+``results_dir``: ``<results_dir>/<model>/coderank_<task>/`` (another run's results there are refused). Without
+either, none is written (one log line says so).
 
 With ``--log_samples`` each sample's ``resps`` holds the raw generations and ``filtered_resps`` two JSON strings:
 the problem's rerank record (the candidates, i.e. completions cut at the stop sequences, program = prompt +
@@ -66,7 +73,7 @@ from lm_eval.api.task import ConfigurableTask
 from lm_eval.filters import build_filter_ensemble
 
 from coderank_evalplus.io.lm_eval_log import read_answers
-from coderank_evalplus.testgen.mutate import DEFAULT_N as DEFAULT_MUTATE_N
+from coderank_evalplus.testgen.mutate import GROWN_INPUTS as DEFAULT_MUTATE_N
 
 log = logging.getLogger("lm_eval.coderank_evalplus")  # lm-eval formats and levels its own loggers
 
@@ -74,7 +81,7 @@ METRICS = ("pass@1", "pass@1_random", "pass@1_oracle")
 FILTER_KEY = "none"
 SOLUTION_IDX, TEST_IDX = 0, 1
 DEFAULTS: dict[str, Any] = {
-    "n_solutions": 100,
+    "n_samples": 100,
     "n_test_samples": 100,
     "tests_per_sample": 5,
     "time_limit": 0.1,
@@ -146,6 +153,12 @@ class CodeRankTask(ConfigurableTask):
         meta["coderank"] = {"dataset": self.dataset_name, "method": self.method, "plus": self.plus,
                             "examples_mutate": self.mutate is not None}
         config["metadata"] = meta
+        if "n_solutions" in meta:
+            raise ValueError(f"task {config.get('task')!r}: metadata n_solutions is now n_samples (the name of "
+                             f"`coderank-evalplus run --n-samples` and evalplus's --n_samples)")
+        self._options = checked_metadata(meta, str(config.get("task")))
+        config["repeats"] = self._options["n_samples"]  # what lm-eval prints as the task's samples per problem
+        install_results_writer()
         # Metrics are computed here, not by lm-eval's registry (its code_eval needs the hub): a process_results
         # callable makes ConfigurableTask skip the metric lookup.
         config["process_results"] = process_results
@@ -161,17 +174,8 @@ class CodeRankTask(ConfigurableTask):
 
     # ------------------------------------------------------------------ options
     def option(self, key: str) -> Any:
-        meta = self.config.metadata or {}
-        value = meta.get(key, DEFAULTS[key])
-        if value is None or value == "":
-            return DEFAULTS[key]
-        if key in ("n_solutions", "n_test_samples", "tests_per_sample", "rank_seed", "workers"):
-            return int(value)
-        if key in ("time_limit", "min_time_limit", "gt_time_limit_factor"):
-            return float(value)
-        if key == "progress":
-            return value if isinstance(value, bool) else str(value).lower() not in ("0", "false", "no")
-        return value
+        """A metadata option's value, checked when the task was made (``checked_metadata``)."""
+        return self._options[key]
 
     # ------------------------------------------------------------------ data
     def download(self, dataset_kwargs: Optional[dict] = None, **kwargs) -> None:
@@ -212,9 +216,7 @@ class CodeRankTask(ConfigurableTask):
         chat = bool(kwargs.pop("apply_chat_template", False))
         chat_template = kwargs.pop("chat_template", None)
         task, doc_id, _ = kwargs.pop("metadata", (self.config.task, None, 1))
-        n_sol, n_tests = self.option("n_solutions"), self.option("n_test_samples")
-        if n_sol < 1:
-            raise ValueError(f"{self.config.task}: n_solutions must be at least 1 (got {n_sol})")
+        n_sol, n_tests = self.option("n_samples"), self.option("n_test_samples")
         gen = self.config.generation_kwargs or {}
         if chat:
             gen = chat_generation_kwargs(gen)
@@ -260,7 +262,8 @@ class CodeRankTask(ConfigurableTask):
         return None
 
     def _score(self, by_doc: dict, key: str) -> dict[Any, tuple[dict, dict]]:
-        from coderank_evalplus.pipeline import RerankConfig, rerank
+        from coderank_evalplus.api.evaluate import run_rerank
+        from coderank_evalplus.api.options import RerankOptions
 
         completions: dict[str, list[str]] = {}
         programs: dict[str, list[str]] = {}
@@ -277,19 +280,23 @@ class CodeRankTask(ConfigurableTask):
             tests = _texts(reqs[TEST_IDX].filtered_resps.get(key)) if TEST_IDX in reqs else []
             completions[tid], programs[tid], raw_tests[tid] = read_answers(self._problems[tid], doc["prompt"],
                                                                            answers, tests, chat_doc)
-        cfg = RerankConfig(methods=[self.method], ks=(1,), tests_per_sample=self.option("tests_per_sample"),
-                           cpu_limit=self.option("time_limit"), workers=self.option("workers"), plus=self.plus,
-                           seed=self.option("rank_seed"), min_time_limit=self.option("min_time_limit"),
-                           gt_time_limit_factor=self.option("gt_time_limit_factor"),
-                           progress=self.option("progress"), mutate=self.mutate)
+        options = RerankOptions(
+            tests=["model"] + (["examples+mutate"] if self.mutate is not None else []), dataset=self.dataset_name,
+            methods=[self.method], k=[1], tests_per_sample=self.option("tests_per_sample"),
+            time_limit=self.option("time_limit"), workers=self.option("workers"), base_only=not self.plus,
+            seed=self.option("rank_seed"), min_time_limit=self.option("min_time_limit"),
+            gt_time_limit_factor=self.option("gt_time_limit_factor"), progress=self.option("progress"),
+            model=self._model_name(), tests_label="model's own tests" + (" + examples+mutate" if self.mutate
+                                                                         is not None else ""))
         problems = {tid: self._problems[tid] for tid in programs}
         cache = self._open_cache()
         try:
-            result = rerank(self.dataset_name, problems, programs, raw_tests, cfg, cache)
+            result = run_rerank(options, problems=problems, solutions=programs, test_samples=raw_tests, cache=cache,
+                                door="lm-eval", write=False).result
         finally:
             if cache is not None:
                 cache.close()
-        self._write_results_folder(result, key)
+        self._keep_results_folder(result, key)
         records = {}
         empty_solutions, no_tests = [], []
         for doc_id, tid in tid_of.items():
@@ -310,6 +317,14 @@ class CodeRankTask(ConfigurableTask):
                         self.method)
         return records
 
+    def _model_name(self) -> str:
+        """The model, as lm-eval's model arguments name it (``pretrained=…``, ``model=…``), for the results."""
+        meta = self.config.metadata or {}
+        for k in ("pretrained", "model", "model_name", "engine"):
+            if isinstance(meta.get(k), str) and meta[k]:
+                return meta[k]
+        return "lm-eval model"
+
     def _record(self, tid: str, completions: list[str], raw_tests: list[str], outcome,
                 chat: bool = False) -> tuple[dict, dict]:
         from coderank_evalplus import metrics
@@ -327,7 +342,7 @@ class CodeRankTask(ConfigurableTask):
             "method": self.method,
             "uses_prompt_examples": uses_prompt_examples(self.method, self.mutate is not None),
             "tests": "model" + (" + examples+mutate" if self.mutate is not None else ""),
-            "judged_on": "base+plus" if self.plus else "base",
+            "split": "plus" if self.plus else "base",  # plus: base + plus tests (evalplus's "plus")
             "n_candidates": n,
             "n_empty": sum(1 for c in completions if not c.strip()),
             "candidates": completions,
@@ -352,22 +367,18 @@ class CodeRankTask(ConfigurableTask):
             sol_rec["chat"] = test_rec["chat"] = True
         return sol_rec, test_rec
 
-    def _write_results_folder(self, result, key: str) -> None:
-        """The task's results folder (the layout `leaderboard` reads), unless ``results_dir`` is "none"."""
-        from coderank_evalplus.pipeline import write_results
-
+    def _keep_results_folder(self, result, key: str) -> None:
+        """The task's results folder: written now under ``results_dir`` when the metadata names one, else when
+        lm-eval writes its own results (``--output_path``), beside them (``install_results_writer``)."""
+        name = self.config.task + ("" if key == FILTER_KEY else f"--{key}")
         where = self.option("results_dir")
         if isinstance(where, str) and where.lower() in ("none", "off", "false", "0"):
             return
-        folder = Path(where).expanduser() if where else Path("coderank_results") / "lm_eval" / self.config.task
-        if key != FILTER_KEY:
-            folder = folder.with_name(f"{folder.name}--{key}")
-        result.extra["entry"] = {"name": self.config.task, "tests_label": "model's own tests"}
-        try:
-            write_results(result, folder)
-            log.info("%s: results folder (for coderank-evalplus leaderboard) written to %s", self.config.task, folder)
-        except OSError as exc:  # a read-only working directory must not lose the evaluation
-            log.warning("%s: could not write the results folder %s (%s)", self.config.task, folder, exc)
+        if where:
+            folder = Path(where).expanduser() / _sanitized(self._model_name()) / f"coderank_{name}"
+            _write_folder(result, folder, name)
+            return
+        PENDING.append((name, result))
 
     def _open_cache(self):
         from coderank_evalplus.engine.execution import ResultCache
@@ -387,6 +398,88 @@ class CodeRankTask(ConfigurableTask):
         if "bypass" in self._metric_fn_list:
             return {"bypass": None}
         return process_results(doc, results)
+
+
+# results of this process's tasks, waiting for lm-eval to write its own (then written beside them)
+PENDING: list[tuple[str, Any]] = []
+_WRITER_MARK = "__coderank_results_writer__"
+
+
+def checked_metadata(meta: dict, task: str) -> dict[str, Any]:
+    """Our metadata options (``DEFAULTS``' keys) with their defaults, each value checked as the option of the same
+    name is everywhere (``api.options``: ``rank_seed`` is ``seed``); a bad one raises ValueError naming the key."""
+    from coderank_evalplus.api.options import FLAG, TEXT, check_value, option
+
+    out: dict[str, Any] = {}
+    for key, default in DEFAULTS.items():
+        value = meta.get(key)
+        if value is None or value == "":
+            out[key] = default
+            continue
+        name = "seed" if key == "rank_seed" else key
+        kind = FLAG if key == "progress" else TEXT if key == "results_dir" else option(name).kind
+        out[key] = check_value(key, kind, value, f"task {task}: metadata {key}")
+    return out
+
+
+def install_results_writer() -> None:
+    """Wrap lm-eval's ``EvaluationTracker.save_results_aggregated`` (once) so that, after it writes lm-eval's
+    results, the tasks' pending results folders go beside them: ``<output_path>/<model>/coderank_<task>_<date>``."""
+    import functools
+
+    try:
+        from lm_eval.loggers.evaluation_tracker import EvaluationTracker
+    except ImportError:  # an lm-eval without it: the folders need results_dir
+        return
+    original = EvaluationTracker.save_results_aggregated
+    if getattr(original, _WRITER_MARK, False):
+        return
+
+    @functools.wraps(original)
+    def save_results_aggregated(self, *args, **kwargs):
+        out = original(self, *args, **kwargs)
+        if getattr(self, "output_path", None) and PENDING:
+            path = Path(self.output_path)
+            root = path.parent if path.suffix == ".json" else path / str(
+                self.general_config_tracker.model_name_sanitized)
+            date = getattr(self, "date_id", "") or "run"
+            while PENDING:
+                name, result = PENDING.pop(0)
+                _write_folder(result, root / f"coderank_{name}_{date}", name)
+        return out
+
+    setattr(save_results_aggregated, _WRITER_MARK, True)
+    EvaluationTracker.save_results_aggregated = save_results_aggregated
+
+
+def _write_folder(result, folder: Path, name: str) -> None:
+    """One task's results folder; another run's results there are refused (logged, the evaluation goes on)."""
+    from coderank_evalplus.api.evaluate import folder_fingerprint
+    from coderank_evalplus.pipeline import write_results
+
+    mine = (result.extra.get("provenance") or {}).get("inputs_fingerprint")
+    held = folder_fingerprint(folder)
+    if held is not None and held != mine:
+        log.warning("%s: %s holds another run's results; not replaced (give another results_dir)", name, folder)
+        return
+    result.extra["entry"] = {"name": (result.extra.get("provenance") or {}).get("model", name),
+                             "tests_label": (result.extra.get("provenance") or {}).get("tests", "model's own tests")}
+    try:
+        write_results(result, folder)
+        log.info("%s: results folder (for coderank-evalplus leaderboard) written to %s", name, folder)
+    except OSError as exc:  # a read-only folder must not lose the evaluation
+        log.warning("%s: could not write the results folder %s (%s)", name, folder, exc)
+
+
+def _sanitized(model: str) -> str:
+    """A model name as a folder name, as lm-eval names its own results folders."""
+    try:
+        from lm_eval.utils import sanitize_model_name
+    except ImportError:  # an lm-eval that keeps it elsewhere: its rule
+        import re
+
+        return re.sub(r"[\"<>:/|\\?*\[\]]+", "__", model)
+    return sanitize_model_name(model)
 
 
 def test_context(ctx, doc: dict):

@@ -28,10 +28,6 @@ _WHY = {
 }
 
 
-class HarnessVersionError(RuntimeError):
-    """An installed harness is older than this package supports; ``str()`` is the one-line message."""
-
-
 def parse_version(text: str) -> tuple[int, ...]:
     """The leading release numbers of a version (``"0.4.9.2"`` → (0, 4, 9, 2), ``"0.3.1.dev2"`` → (0, 3, 1))."""
     m = re.match(r"\s*v?(\d+(?:\.\d+)*)", text)
@@ -72,8 +68,3 @@ def lm_eval_too_old(version: Optional[str] = None) -> Optional[str]:
     return too_old("lm-eval", LM_EVAL_MIN, version)
 
 
-def require_evalplus() -> None:
-    """Raise :class:`HarnessVersionError` when the installed evalplus is too old."""
-    message = evalplus_too_old()
-    if message:
-        raise HarnessVersionError(message)

@@ -16,7 +16,7 @@ from typing import Optional
 from coderank_evalplus.io.evalplus_samples import program_of
 from coderank_evalplus.io.jsonl import SampleFileError, read_jsonl, str_field
 from coderank_evalplus.io.sanitize import raw_program
-from coderank_evalplus.types import METHOD, STDIN, Problem
+from coderank_evalplus.types import METHOD, STDIN, InputNotFound, Problem
 
 
 def as_program(candidate: str, problem: Problem) -> str:
@@ -36,9 +36,11 @@ def _natural_key(path: Path) -> tuple:
     return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", path.name))
 
 
-def read_candidates(path: str | os.PathLike, problem: Problem, raw_field: Optional[str] = None) -> list[str]:
+def read_candidates(path: str | os.PathLike, problem: Problem,
+                    raw_field: Optional[str] = None) -> tuple[list[str], list[str]]:
     """Full programs of the candidates in ``path``, in file order (a folder's ``*.py`` files in natural order:
-    ``2.py`` before ``10.py``)."""
+    ``2.py`` before ``10.py``), and their names: a folder's file names, a file's ``name`` field or
+    ``line N``."""
     path = Path(path)
     if path.is_dir():
         if raw_field is not None:
@@ -47,8 +49,11 @@ def read_candidates(path: str | os.PathLike, problem: Problem, raw_field: Option
         files = sorted(path.glob("*.py"), key=_natural_key)
         if not files:
             raise SampleFileError(f"{path}: a folder with no .py file")
-        return [as_program(f.read_text(encoding="utf-8", errors="replace"), problem) for f in files]
-    out = []
+        return [as_program(f.read_text(encoding="utf-8", errors="replace"), problem) for f in files], \
+            [f.name for f in files]
+    if not path.is_file():
+        raise InputNotFound(f"candidates {path}: no such file or folder")
+    out, names = [], []
     for lineno, rec in read_jsonl(path):
         if raw_field is not None:
             out.append(raw_program(str_field(rec, raw_field, path, lineno), problem))
@@ -57,6 +62,7 @@ def read_candidates(path: str | os.PathLike, problem: Problem, raw_field: Option
         else:
             raise SampleFileError(f"{path}:{lineno}: a candidate needs 'solution' or 'completion' (or --raw-field) "
                                   f"(keys: {sorted(map(str, rec))[:8]})")
+        names.append(str(rec["name"]) if isinstance(rec.get("name"), str) else f"line {lineno}")
     if not out:
         raise SampleFileError(f"{path}: no candidates (empty file)")
-    return out
+    return out, names

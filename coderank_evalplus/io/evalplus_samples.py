@@ -11,11 +11,6 @@ from coderank_evalplus.io.jsonl import SampleFileError, check_unmatched, read_js
 from coderank_evalplus.types import Problem
 
 
-def is_evalplus_record(rec: dict) -> bool:
-    """A record evalplus writes: a task id with a solution or a completion."""
-    return "task_id" in rec and ("solution" in rec or "completion" in rec)
-
-
 def program_of(rec: dict, problem: Problem, path: Path, lineno: int) -> str:
     """The full program of one record: its solution, or the prompt followed by its completion."""
     if "solution" in rec:

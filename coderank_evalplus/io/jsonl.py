@@ -12,8 +12,10 @@ import zlib
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Optional
 
+from coderank_evalplus.types import CoderankError
 
-class SampleFileError(ValueError):
+
+class SampleFileError(CoderankError):
     """A samples or tests file is malformed; the message names the file and line."""
 
 

@@ -3,7 +3,7 @@
 lm-eval (0.4.x, ``EvaluationTracker.save_results_samples``) writes
 ``<output_path>/<model>/samples_<task>_<date>.jsonl``, one JSON object per document and filter: ``doc`` (our task's
 document: ``task_id``, ``prompt`` — the solution prompt —, ``test_prompt``…), ``resps`` (one list of raw
-generations per request: the solution request's ``n_solutions`` answers, then, when the task asked for tests, the
+generations per request: the solution request's ``n_samples`` answers, then, when the task asked for tests, the
 test request's ``n_test_samples`` answers), ``filtered_resps``, ``filter``, ``arguments``, metrics and hashes.
 
 From such a record, as :class:`~coderank_evalplus.integrations.lm_eval.CodeRankTask` builds them: the programs are

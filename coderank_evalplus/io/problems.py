@@ -23,14 +23,14 @@ from pathlib import Path
 from typing import Iterable, Iterator, Mapping, Optional, Sequence
 
 from coderank_evalplus.io import livecodebench
-from coderank_evalplus.types import METHOD, Problem
+from coderank_evalplus.types import METHOD, CoderankError, InputNotFound, Problem
 
 DATASETS = ("humaneval", "humaneval+", "mbpp", "mbpp+", "humaneval-original", "mbpp-sanitized")
 HUMANEVAL_PLUS_VERSION = "v0.1.10"
 MBPP_PLUS_VERSION = "v0.2.0"
 
 
-class DataNotFoundError(FileNotFoundError):
+class DataNotFoundError(InputNotFound):
     """A dataset file could not be found locally nor downloaded."""
 
 
@@ -423,20 +423,48 @@ def _problem_record(rec: dict, where: str) -> dict:
 
 
 def select_problems(problems: Mapping[str, Problem], present: Optional[Iterable[str]] = None,
-                    limit: Optional[int] = None) -> list[str]:
-    """The task ids to work on, in the dataset's order: the dataset's first ``limit`` problems (None or 0: all of
-    them), less those missing from ``present`` (e.g. the tasks of a solutions file; None: all are present).
+                    limit: Optional[int] = None, task_ids: Optional[Sequence[str]] = None) -> list[str]:
+    """The task ids to work on, in the dataset's order: ``task_ids`` when given (each must be in the dataset), else
+    the dataset's first ``limit`` problems (None or 0: all of them); less those missing from ``present`` (e.g. the
+    tasks of a solutions file; None: all are present).
 
     ``--limit N`` means the dataset's first N problems whatever the order of an input file, as in evalplus and
     lm-eval, so that two files with the same problems in different orders give the same subset, and every model
-    of a leaderboard is scored on the same problems. Raises ValueError for a negative limit."""
+    of a leaderboard is scored on the same problems. Raises CoderankError for a negative limit, for both a limit and
+    task ids, and for a task id the dataset lacks."""
     if limit is not None and limit < 0:
-        raise ValueError(f"--limit must be 0 (all problems) or a positive number, got {limit}")
-    ids = list(problems)[: limit or None]
+        raise CoderankError(f"limit: expected an integer ≥ 0 (0: all problems), got {limit}")
+    if task_ids is not None:
+        if limit:
+            raise CoderankError("task_ids and limit: give one of them")
+        unknown = [t for t in task_ids if t not in problems]
+        if unknown or not task_ids:
+            raise CoderankError(f"task_ids: {', '.join(unknown) or 'none given'} not in the dataset (its ids look "
+                                f"like {next(iter(problems), '?')})")
+        wanted = set(task_ids)
+        ids = [t for t in problems if t in wanted]
+    else:
+        ids = list(problems)[: limit or None]
     if present is None:
         return ids
     have = set(present)
     return [t for t in ids if t in have]
+
+
+def dataset_version(dataset: str, problem: Problem) -> Optional[str]:
+    """The version of a named dataset's release (evalplus's HumanEval+ / MBPP+), None for others (a problem file
+    is known by its hash)."""
+    if is_problem_file(dataset):
+        return None
+    try:
+        ds = canonical_dataset(dataset)
+    except ValueError:
+        return None
+    if ds in ("humaneval", "humaneval+"):
+        return HUMANEVAL_PLUS_VERSION if problem.has_evalplus_inputs else None
+    if ds in ("mbpp", "mbpp+"):
+        return MBPP_PLUS_VERSION if problem.has_evalplus_inputs else None
+    return None
 
 
 def describe_selection(task_ids: Sequence[str], problems: Mapping[str, Problem]) -> str:

@@ -37,7 +37,7 @@ import numpy as np
 
 from coderank_evalplus.storage import atomic_open as _atomic
 from coderank_evalplus.storage import atomic_write_text  # noqa: F401 - the one atomic writer, re-exported
-from coderank_evalplus.types import FUNCTION, LAYOUT, Executions, Problem, RerankResult, TestSuite  # noqa: F401 (LAYOUT re-exported)
+from coderank_evalplus.types import FUNCTION, LAYOUT, CoderankError, Executions, Problem, RerankResult, TestSuite  # noqa: F401 (LAYOUT re-exported)
 
 PROBLEMS_FILE = "problems.jsonl"
 MATRICES_FILE = "matrices.npz"
@@ -45,7 +45,7 @@ RESULTS_FILE = "rerank_results.json"
 _SUITE_FIELDS = ("asserts", "counts", "inputs", "assert_input", "expected", "comparisons", "sample_asserts")
 
 
-class ResultsFolderError(ValueError):
+class ResultsFolderError(CoderankError):
     """A results folder is missing, incomplete or of an unknown layout; the message names it."""
 
 

@@ -23,7 +23,6 @@ from coderank_evalplus.rankers.registry import register_ranker
 from coderank_evalplus.types import Ranking
 
 # Feature arrays a ranker may find in ctx.options (one value per candidate).
-FEATURE_OPTIONS = ("logprob", "logprob_tokens", "reviewer_logprob", "reviewer_logprob_tokens")
 # What each feature ranker needs from the model: "coder" (logprob) and/or "reviewer" (reviewer_logprob).
 NEEDS = {"ll": ("coder",), "coder_reviewer": ("coder", "reviewer")}
 

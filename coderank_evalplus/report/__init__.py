@@ -7,6 +7,6 @@ May import the pipeline, the rankers, the engine (through the pipeline and the s
 only the CLI and the integrations import it.
 """
 
-from coderank_evalplus.report.text import markdown_table, timing_line
+from coderank_evalplus.report.text import markdown_table, print_result, result_lines, timing_line
 
-__all__ = ["markdown_table", "timing_line"]
+__all__ = ["markdown_table", "print_result", "result_lines", "timing_line"]

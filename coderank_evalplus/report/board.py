@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
 
+from coderank_evalplus.rankers.registry import DEFAULT_METHODS
 from coderank_evalplus.report.curves import DEFAULT_DRAWS
 from coderank_evalplus.report.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 
@@ -37,7 +38,7 @@ class Entry:
 
 @dataclass
 class LeaderboardConfig:
-    methods: Sequence[str] = ("codet", "srank", "mbr_exec")
+    methods: Sequence[str] = DEFAULT_METHODS
     compare_to: Sequence[str] = DEFAULT_COMPARE_TO
     n_resamples: int = DEFAULT_RESAMPLES
     seed: int = DEFAULT_SEED

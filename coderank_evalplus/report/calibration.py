@@ -119,6 +119,7 @@ def result_calibration(result: "RerankResult") -> dict[str, dict]:
     """{method: ``summary``} of a rerank run in memory: each problem's recorded confidence against its pick's
     expected pass (the judged verdicts)."""
     from coderank_evalplus import metrics
+    from coderank_evalplus.pipeline import correct_array
 
     splits = ("base", "plus") if any((t or {}).get("plus") for t in result.methods.values()) else ("base",)
     methods = list(dict.fromkeys(m for o in result.outcomes.values() for m in o.confidence))
@@ -130,9 +131,7 @@ def result_calibration(result: "RerankResult") -> dict[str, dict]:
             if m not in o.confidence:
                 continue
             for s in splits:
-                correct = np.zeros(o.n_candidates, dtype=bool)
-                for c, v in o.verdicts.items():
-                    correct[c] = bool(v.base if s == "base" else v.plus)
+                correct = correct_array(o, s)
                 conf[s].append(o.confidence[m][s])
                 y[s].append(metrics.ranked_pass_at_k(o.rankings[m], correct, 1))
         out[m] = summary({s: np.asarray(v) for s, v in conf.items()}, {s: np.asarray(v) for s, v in y.items()})

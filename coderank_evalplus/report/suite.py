@@ -40,17 +40,20 @@ from typing import Any, Optional
 
 from coderank_evalplus.io.problems import is_problem_file
 from coderank_evalplus.io.results_folder import ResultsFolderError, read_summary
+from coderank_evalplus.rankers.registry import DEFAULT_METHODS
 from coderank_evalplus.report.board import default_pool
 from coderank_evalplus.testgen.mutate import SOURCE, no_pool_note
+from coderank_evalplus.types import CoderankError
 
-_TOP_KEYS = {"methods", "compare_to", "limit", "data_dir", "time_limit", "tests_per_sample", "n_resamples", "seed",
-             "draws", "entry", "base_only", "drop_extra_problems", "strict"}
-_ENTRY_KEYS = {"name", "dataset", "solutions", "tests", "tests_label", "results", "limit", "time_limit",
+_TOP_KEYS = {"methods", "compare_to", "limit", "task_ids", "data_dir", "time_limit", "tests_per_sample", "resamples",
+             "seed", "draws", "entry", "base_only", "drop_extra_problems", "strict"}
+_ENTRY_KEYS = {"name", "dataset", "solutions", "tests", "tests_label", "results", "limit", "task_ids", "time_limit",
                "tests_per_sample", "data_dir", "pool", "drop_extra_problems", "raw_field"}
+_RENAMED = {"n_resamples": "resamples"}  # keys of suites written before 0.2.0
 
 
 
-class SuiteError(ValueError):
+class SuiteError(CoderankError):
     """A suite file is malformed; the message names the file and the entry."""
 
 
@@ -64,6 +67,7 @@ class SuiteEntry:
     tests_label: str = ""
     results: Optional[Path] = None
     limit: Optional[int] = None
+    task_ids: Optional[list[str]] = None
     time_limit: float = 0.1
     tests_per_sample: Optional[int] = 5
     data_dir: Optional[str] = None
@@ -88,7 +92,7 @@ class SuiteEntry:
 class Suite:
     path: Optional[Path]
     entries: list[SuiteEntry] = field(default_factory=list)
-    methods: list[str] = field(default_factory=lambda: ["codet", "srank", "mbr_exec"])
+    methods: list[str] = field(default_factory=lambda: list(DEFAULT_METHODS))
     compare_to: list[str] = field(default_factory=lambda: ["random", "codet"])
     n_resamples: int = 2000
     seed: int = 0
@@ -118,18 +122,49 @@ def _typed(where: str, key: str, value: Any, kind: type | tuple) -> Any:
     return value
 
 
-def _path(base: Path, where: str, key: str, value: Any, must_exist: bool = True) -> Path:
-    p = Path(_typed(where, key, value, str)).expanduser()
+DATA_DIR = "{data_dir}"  # in a path: the suite's data_dir, else $CODERANK_DATA
+
+
+def _expand_data_dir(text: str, where: str, data_dir: Optional[str]) -> str:
+    """``{data_dir}/x`` → the suite's ``data_dir`` (else ``CODERANK_DATA``) + ``/x``."""
+    if DATA_DIR not in text:
+        return text
+    import os
+
+    root = data_dir or os.environ.get("CODERANK_DATA")  # (a relative CODERANK_DATA is the working folder's)
+    if not root:
+        raise SuiteError(f"{where}: {text!r} names a file under {DATA_DIR}: set CODERANK_DATA (or the suite's "
+                         f"data_dir) to the folder that holds the data")
+    return text.replace(DATA_DIR, str(Path(root).expanduser().resolve()))
+
+
+def _path(base: Path, where: str, key: str, value: Any, must_exist: bool = True,
+          data_dir: Optional[str] = None) -> Path:
+    p = Path(_expand_data_dir(_typed(where, key, value, str), where, data_dir)).expanduser()
     p = p if p.is_absolute() else (base / p)
     if must_exist and not p.exists():
         raise SuiteError(f"{where}: {key} = {value!r}: {p} does not exist")
     return p.resolve()
 
 
+def _opt(where: str, key: str, value: Any) -> Any:
+    """A value checked as the option of the same name is everywhere (``api.options``), or a SuiteError."""
+    from coderank_evalplus.api.options import check_value, option
+
+    try:
+        return check_value(key, option(key).kind, value)
+    except ValueError as exc:
+        raise SuiteError(f"{where}: {exc}") from None
+
+
 def load_suite(path: str | Path) -> Suite:
     """Parse and check a suite file; every error names the file and the entry (number and name)."""
     path = Path(path)
     data = _load_toml(path)
+    renamed = [k for k in data if k in _RENAMED]
+    if renamed:
+        raise SuiteError(f"{path}: {renamed[0]!r} is now {_RENAMED[renamed[0]]!r} (as the CLI's --"
+                         f"{_RENAMED[renamed[0]]})")
     unknown = set(data) - _TOP_KEYS
     if unknown:
         raise SuiteError(f"{path}: unknown key(s) {', '.join(sorted(unknown))} (known: {', '.join(sorted(_TOP_KEYS))})")
@@ -137,10 +172,10 @@ def load_suite(path: str | Path) -> Suite:
     for key in ("methods", "compare_to"):
         if key in data:
             vals = _typed(str(path), key, data[key], list)
-            setattr(suite, key, [_typed(str(path), key, v, str) for v in vals])
-    for key in ("n_resamples", "seed", "draws"):
+            setattr(suite, key, _opt(str(path), key, [_typed(str(path), key, v, str) for v in vals]))
+    for key, attr in (("resamples", "n_resamples"), ("seed", "seed"), ("draws", "draws")):
         if key in data:
-            setattr(suite, key, _typed(str(path), key, data[key], int))
+            setattr(suite, attr, _opt(str(path), key, _typed(str(path), key, data[key], int)))
     if "base_only" in data:
         suite.base_only = _typed(str(path), "base_only", data["base_only"], bool)
     if "strict" in data:
@@ -149,6 +184,7 @@ def load_suite(path: str | Path) -> Suite:
     if not isinstance(entries, list) or not entries:
         raise SuiteError(f"{path}: no [[entry]] tables (each needs name, dataset, solutions and tests, or results)")
     base = path.resolve().parent
+    top_data = str(_path(base, str(path), "data_dir", data["data_dir"])) if "data_dir" in data else None
     seen: dict[tuple[str, str], int] = {}
     pools: dict[tuple[str, str, str], int] = {}
     defaulted: list[int] = []
@@ -163,32 +199,42 @@ def load_suite(path: str | Path) -> Suite:
         e = SuiteEntry(name=_typed(where, "name", raw["name"], str))
         no_pool = "tests" not in raw and "results" not in raw
         e.tests_label = _typed(where, "tests_label", raw.get("tests_label", SOURCE if no_pool else ""), str)
+        if not e.tests_label and "tests" in raw:  # named after its files: two pools are never one by accident
+            from coderank_evalplus.api.evaluate import tests_label
+
+            e.tests_label = tests_label([str(t) for t in (raw["tests"] if isinstance(raw["tests"], list)
+                                                          else [raw["tests"]])], None)
         e.pool = _typed(where, "pool", raw.get("pool", default_pool(e.tests_label)), str)
         e.drop_extra_problems = _typed(where, "drop_extra_problems",
                                        raw.get("drop_extra_problems", data.get("drop_extra_problems", False)), bool)
         e.dataset = _typed(where, "dataset", raw.get("dataset", "humaneval"), str)
         if is_problem_file(e.dataset):  # your own problems: a path, relative to this file (LCB's filters after ?)
             name, sep, query = e.dataset.partition("?")
-            e.dataset = str(_path(base, where, "dataset", name)) + sep + query
+            e.dataset = str(_path(base, where, "dataset", name, data_dir=top_data)) + sep + query
         e.raw_field = _typed(where, "raw_field", raw.get("raw_field"), (str, type(None)))
-        e.limit = _typed(where, "limit", raw.get("limit", data.get("limit")), (int, type(None)))
-        e.time_limit = float(_typed(where, "time_limit", raw.get("time_limit", data.get("time_limit", 0.1)),
-                                    (int, float)))
-        e.tests_per_sample = _typed(where, "tests_per_sample",
-                                    raw.get("tests_per_sample", data.get("tests_per_sample", 5)), int) or None
-        dd = raw.get("data_dir", data.get("data_dir"))
-        e.data_dir = str(_path(base, where, "data_dir", dd)) if dd is not None else None
+        limit = raw.get("limit", data.get("limit"))
+        e.limit = None if limit is None else _opt(where, "limit", _typed(where, "limit", limit, int))
+        task_ids = raw.get("task_ids", data.get("task_ids"))
+        e.task_ids = None if task_ids is None else _opt(where, "task_ids", _typed(where, "task_ids", task_ids, list))
+        if e.limit and e.task_ids:
+            raise SuiteError(f"{where}: limit and task_ids: give one of them")
+        e.time_limit = _opt(where, "time_limit", _typed(where, "time_limit",
+                                                        raw.get("time_limit", data.get("time_limit", 0.1)),
+                                                        (int, float)))
+        e.tests_per_sample = _opt(where, "tests_per_sample", _typed(where, "tests_per_sample", raw.get(
+            "tests_per_sample", data.get("tests_per_sample", 5)), int)) or None
+        e.data_dir = str(_path(base, where, "data_dir", raw["data_dir"])) if "data_dir" in raw else top_data
         if "results" in raw:
             if "solutions" in raw or "tests" in raw:
                 raise SuiteError(f"{where}: give either 'results' or 'solutions' + 'tests', not both")
-            e.results = _path(base, where, "results", raw["results"])
+            e.results = _path(base, where, "results", raw["results"], data_dir=e.data_dir)
         else:
             if "solutions" not in raw:
                 raise SuiteError(f"{where}: missing 'solutions' (or give 'results', an existing results folder)")
-            e.solutions = _path(base, where, "solutions", raw["solutions"])
+            e.solutions = _path(base, where, "solutions", raw["solutions"], data_dir=e.data_dir)
             if "tests" not in raw:  # no pool: the one that needs no model (say so once per suite, below)
                 defaulted.append(i)
-            e.test_sources = _test_sources(base, where, raw.get("tests", SOURCE))
+            e.test_sources = _test_sources(base, where, raw.get("tests", SOURCE), e.data_dir)
             e.tests = next((t for t in e.test_sources if isinstance(t, Path)), None)
         row_key = (e.name, e.tests_label)
         if row_key in seen:
@@ -208,7 +254,7 @@ def load_suite(path: str | Path) -> Suite:
     return suite
 
 
-def _test_sources(base: Path, where: str, value: Any) -> list:
+def _test_sources(base: Path, where: str, value: Any, data_dir: Optional[str] = None) -> list:
     """``tests`` as a list of sources: a path (resolved, must exist) or an ``examples+mutate[:N]`` spec string."""
     from coderank_evalplus.testgen.mutate import parse_source
 
@@ -221,7 +267,7 @@ def _test_sources(base: Path, where: str, value: Any) -> list:
             spec = parse_source(_typed(where, "tests", v, str))
         except ValueError as exc:
             raise SuiteError(f"{where}: {exc}") from None
-        out.append(spec.label() if spec is not None else _path(base, where, "tests", v))
+        out.append(spec.label() if spec is not None else _path(base, where, "tests", v, data_dir=data_dir))
     if sum(isinstance(t, str) for t in out) > 1:
         raise SuiteError(f"{where}: 'tests' names examples+mutate more than once")
     return out
@@ -260,6 +306,7 @@ def fingerprint(e: SuiteEntry, methods: list[str], base_only: bool, strict: bool
              "dataset": ([e.dataset, _file_digest(Path(e.dataset.split("?")[0]))] if is_problem_file(e.dataset)
                          else e.dataset),
              "limit": e.limit, "time_limit": e.time_limit, "tests_per_sample": e.tests_per_sample,
+             **({"task_ids": e.task_ids} if e.task_ids else {}),
              "data_dir": e.data_dir, "methods": sorted(methods), "base_only": base_only, "layout": LAYOUT}
     if e.drop_extra_problems:  # only when set: the folders of suites written before the key stay valid
         parts["drop_extra_problems"] = True
@@ -325,30 +372,15 @@ def ensure_results(suite: Suite, output: Path, cache_dir: Optional[Path], worker
 
 
 def rerank_entry(e: SuiteEntry, suite: Suite, cache, workers: Optional[int], progress: bool, executor=None):
-    """`rerank` of one entry's files (as the `rerank` command does)."""
-    from coderank_evalplus.io.problems import load_problems, select_problems, selection_note
-    from coderank_evalplus.io.samples import read_solutions
-    from coderank_evalplus.io.sanitize import SanitizeTally
-    from coderank_evalplus.pipeline import RerankConfig, read_tests, rerank
+    """One entry through the one path (``api.evaluate.run_rerank``), as the `rerank` command runs it; the suite
+    writes the folder (its own name and fingerprint)."""
+    from coderank_evalplus.api.evaluate import run_rerank
+    from coderank_evalplus.api.options import RerankOptions
 
-    problems = load_problems(e.dataset, e.data_dir)
-    tally = SanitizeTally(e.raw_field) if e.raw_field else None
-    solutions = read_solutions(e.solutions_file, problems, e.data_dir, drop_extra=e.drop_extra_problems,
-                               raw_field=e.raw_field, tally=tally)
-    if tally is not None:
-        print(f"  {tally.line()}", file=sys.stderr, flush=True)
-    tests, mutate = read_tests([str(t) for t in e.test_sources], problems, e.data_dir,
-                               drop_extra=e.drop_extra_problems)
-    # the dataset's first N problems, whatever the file's order: every model is scored on the same problems
-    chosen = select_problems(problems, solutions, e.limit)
-    note = selection_note(problems, chosen, e.limit, solutions)
-    if note:
-        print(f"  {note}", file=sys.stderr, flush=True)
-    solutions = {t: solutions[t] for t in chosen}
-    cfg = RerankConfig(methods=suite.methods, tests_per_sample=e.tests_per_sample, cpu_limit=e.time_limit,
-                       workers=workers, plus=not suite.base_only, progress=progress, limit=e.limit or None,
-                       mutate=mutate, strict=suite.strict)
-    result = rerank(e.dataset, problems, solutions, tests, cfg, cache, executor=executor)
-    if tally is not None:
-        result.extra["sanitized"] = tally.to_json()
-    return result
+    options = RerankOptions(solutions=str(e.solutions_file), tests=[str(t) for t in e.test_sources],
+                            dataset=e.dataset, data_dir=e.data_dir, limit=e.limit, task_ids=e.task_ids,
+                            raw_field=e.raw_field, drop_extra_problems=e.drop_extra_problems,
+                            methods=list(suite.methods), tests_per_sample=e.tests_per_sample or 0,
+                            time_limit=e.time_limit, workers=workers, base_only=suite.base_only, strict=suite.strict,
+                            progress=progress, model=e.name, tests_label=e.tests_label or None)
+    return run_rerank(options, cache=cache, executor=executor, door="suite", write=False).result

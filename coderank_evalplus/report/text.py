@@ -58,6 +58,61 @@ def markdown_table(methods: Mapping[str, Mapping[str, object]], title: str = "")
     return "\n".join(lines)
 
 
+PLUS_NOTE = ("plus: base tests + evalplus's plus tests (evalplus's \"plus\"); a problem without plus inputs is "
+             "judged on its base tests there")
+CONFIDENCE_LEGEND = ("ECE: expected calibration error of the confidence (0 is perfect); Brier: its mean squared "
+                     "error; AUROC: how well it ranks right picks above wrong ones (0.5: chance; – when every pick "
+                     "is right or every one wrong); at 90 %: pass@1 of the 90 % of problems whose picks are the "
+                     "most confident (abstaining on the rest)")
+
+
+def result_lines(result, title: str) -> list[str]:
+    """What a run prints: the pass@k table (with what "plus" means and how many problems it rests on), the
+    confidence table with its legend, and the timing line."""
+    from coderank_evalplus.report.calibration import calibration_markdown, result_calibration
+
+    n = result.n_problems
+    lines = [markdown_table(result.methods, f"{title}: {n} problem{'s' if n != 1 else ''}, reranked pass@k (%)")]
+    plus = (result.extra.get("splits") or {}).get("plus")
+    if plus:
+        lines.append(f"{PLUS_NOTE} ({plus['problems_with_plus_tests']} of {plus['problems']} problems have plus "
+                     f"inputs)")
+    cal = calibration_markdown(result_calibration(result))
+    if cal:
+        lines += ["", cal, "", CONFIDENCE_LEGEND]
+    lines += ["", timing_line(result.timing)]
+    return lines
+
+
+def evalplus_style_lines(result, title: str, methods: Optional[Mapping] = None) -> list[str]:
+    """The reranked pass@1 as ``evalplus.evaluate`` prints its own (fractions, three decimals, base then base +
+    extra tests), one line per method, then the confidence table with its legend."""
+    from coderank_evalplus.report.calibration import calibration_markdown, result_calibration
+
+    methods = methods if methods is not None else result.methods
+    name = str(result.dataset)
+    lines = [f"{title} (coderank_evalplus; † uses the prompt's own examples)"]
+    width = max(len(method_label(m, row)) for m, row in methods.items())
+    for split, heading in (("base", f"{name} (base tests)"), ("plus", f"{name}+ (base + extra tests)")):
+        if not any(row.get(split) for row in methods.values()):
+            continue
+        lines.append(heading)
+        for m, row in methods.items():
+            value = (row.get(split) or {}).get("pass@1")
+            shown = "–" if value is None else f"{value / 100:.3f}"
+            lines.append(f"  {method_label(m, row):<{width}}  pass@1:\t{shown}")
+    cal = calibration_markdown(result_calibration(result))
+    if cal and methods is result.methods:
+        lines += ["", cal, "", CONFIDENCE_LEGEND]
+    lines += ["", timing_line(result.timing)]
+    return lines
+
+
+def print_result(result, title: str) -> None:
+    """Print ``result_lines``."""
+    print("\n".join(result_lines(result, title)))
+
+
 def _split_table(entry: Mapping[str, object], split: str) -> Mapping[str, float]:
     table = entry.get(split)
     return table if isinstance(table, Mapping) else {}

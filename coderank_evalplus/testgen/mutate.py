@@ -36,7 +36,7 @@ SOURCE = "examples+mutate"
 # Default inputs per problem, chosen on a budget curve over CodeGen-16B's first 40 HumanEval problems
 # (bench/mutate_budget.py: the smallest N within 0.5 points of the best mean pass@1 of five rankers, base and plus,
 # over N in 0, 5, 10, 20, 50, 100; docs/results.md), problems that the headline comparison then leaves out.
-DEFAULT_N = 10
+GROWN_INPUTS = 10
 MAX_STEPS = 5  # mutations per new input: 1..MAX_STEPS, as TypedMutGen.generate's MAX_MULTI_STEP_SIZE
 MAX_CALL_CHARS = 2000  # a new input whose call text is longer is not kept (mutation can grow strings/lists)
 VALID_SHARE = 0.5  # an input is valid when MORE than this share of the runnable candidates returned on it
@@ -47,7 +47,7 @@ _SPEC = re.compile(r"^examples\+mutate(?::(\d+))?$")
 class MutateSpec:
     """``examples+mutate[:N]``: N new inputs per problem."""
 
-    n: int = DEFAULT_N
+    n: int = GROWN_INPUTS
 
     def label(self) -> str:
         return f"{SOURCE}:{self.n}"
@@ -66,7 +66,7 @@ def parse_source(text: str) -> Optional[MutateSpec]:
         if text.strip().startswith(SOURCE):
             raise ValueError(f"test source {text!r}: write {SOURCE} or {SOURCE}:N (N new inputs per problem)")
         return None
-    n = DEFAULT_N if m.group(1) is None else int(m.group(1))
+    n = GROWN_INPUTS if m.group(1) is None else int(m.group(1))
     if n < 0:
         raise ValueError(f"test source {text!r}: N must be >= 0")
     return MutateSpec(n)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 
 import pytest
@@ -41,6 +40,16 @@ def test_without_adaptive_no_sweep_and_a_bad_tau_is_refused(monkeypatch, model_f
                                       "--workers", "1", "--quiet"])
     rep = budget_cli.budget_report(args)
     assert rep["methods"]["recommended"]["adaptive"] == [] and rep["methods"]["recommended"]["at_tau"] is None
-    bad = argparse.Namespace(**{**vars(args), "tau": 1.5})
-    with pytest.raises(ValueError, match="tau"):
-        budget_cli.budget_report(bad)
+    with pytest.raises(SystemExit) as exit_:
+        build_parser().parse_args(["budget", "x", "--tau", "1.5"])
+    assert exit_.value.code == 2
+
+
+def test_report_says_what_it_is_about_and_what_its_columns_mean(monkeypatch, model_file, capsys):
+    monkeypatch.setattr("coderank_evalplus.io.results_folder.load_folder", lambda folder: _run())
+    assert main(["budget", "x", "--methods", "recommended", "--confidence-model", str(model_file), "--draws", "2",
+                 "--workers", "1", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    head = out.splitlines()[0]
+    assert "problems" in head and "samples per problem" in head and "random pick" in head
+    assert "AUROC None" not in out and "ECE: expected calibration error" in out

@@ -19,7 +19,7 @@ def test_pick_a_problem_of_a_problem_file(tmp_path, capsys):
     recs = [r for r in _samples("cf2001_b") if r["kind"] != "hostile"]
     cands = tmp_path / "cands.jsonl"
     cands.write_text("".join(json.dumps({"solution": r["solution"]}) + "\n" for r in recs))
-    assert main(["pick", "--dataset", str(DATA / "problems.jsonl"), "--task-id", "cf2001_b", str(cands), "--json",
+    assert main(["pick", "--dataset", str(DATA / "problems.jsonl"), "--task-id", "cf2001_b", str(cands), "--json", "-",
                  "--workers", "1"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert recs[out["index"]]["kind"] == "right" and out["entry_point"] == "run_stdin"

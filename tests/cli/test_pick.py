@@ -22,16 +22,16 @@ def test_pick_prints_the_program_and_the_reasons(tmp_path, capsys):
     prompt, cands = _files(tmp_path)
     assert main(["pick", str(prompt), str(cands), "--workers", "1"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("# candidate 1 (counting from 0) of 3 in ")
+    assert out.startswith("# line 2 (candidate 1 of 3, counting from 0) from ")
     assert "    return a + b" in out and "return a - b" not in out
-    assert "# why:" in out and "examples from the prompt" in out
+    assert "# why:" in out and "examples of the prompt" in out
 
 
 def test_pick_json_and_tests_file(tmp_path, capsys):
     prompt, cands = _files(tmp_path)
     tests = tmp_path / "tests.py"
     tests.write_text("assert add(2, 2) == 4\n")
-    assert main(["pick", str(prompt), str(cands), "--tests", str(tests), "--json", "--workers", "1"]) == 0
+    assert main(["pick", str(prompt), str(cands), "--tests", str(tests), "--json", "-", "--workers", "1"]) == 0
     res = json.loads(capsys.readouterr().out)
     assert res["index"] == 1 and res["group"] == [1, 2] and res["entry_point"] == "add"
     assert {"kind": "test", "text": "assert add(2, 2) == 4", "pick_passes": True, "agree": 2, "separates": True} \
@@ -47,6 +47,13 @@ def test_bad_input_is_one_line(tmp_path, capsys):
                                               "enclosed in double quotes, column 2): '{oops'"
     assert main(["pick", str(tmp_path / "nope.py"), str(cands)]) == 2
     assert capsys.readouterr().err.strip() == f"error: prompt {tmp_path / 'nope.py'}: no such file"
+    prose = tmp_path / "prose.jsonl"
+    prose.write_text(json.dumps({"completion": "Use the plus sign."}) + "\n")
+    assert main(["pick", str(prompt), str(prose)]) == 2
+    assert capsys.readouterr().err.startswith("error: no candidate defines add (line 1: ")
+    _, good = _files(tmp_path)
+    assert main(["pick", str(prompt), str(good), "--tests", str(prose)]) == 2
+    assert "a test record needs 'samples' or 'asserts'" in capsys.readouterr().err
     prompt.write_text("no function here\n")
     assert main(["pick", str(prompt), str(cands)]) == 2
     assert "defines no function" in capsys.readouterr().err

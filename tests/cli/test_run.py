@@ -79,22 +79,22 @@ def _task_args(**kw):
 
 def test_run_task_ids_choose_the_problems():
     """--task-ids picks problems in the dataset's order; --limit the first N; the embedded model on HumanEval
-    defaults to its screened set (EMBEDDED_TASKS), any other model to the first DEFAULT_LIMIT; bad ids are named."""
-    from coderank_evalplus.cli.run import DEFAULT_LIMIT, EMBEDDED_TASKS, run_task_ids
+    defaults to its screened set (EMBEDDED_TASKS), any other model to the first RUN_LIMIT; bad ids are named."""
+    from coderank_evalplus.cli.run import EMBEDDED_TASKS, RUN_LIMIT, run_task_ids
 
     problems = {f"HumanEval/{i}": None for i in range(164)}
-    assert run_task_ids(_task_args(task_ids="HumanEval/7, HumanEval/3"), problems) == (["HumanEval/3", "HumanEval/7"],
-                                                                                      None, "")
+    assert run_task_ids(_task_args(task_ids=["HumanEval/7", "HumanEval/3"]), problems) == (
+        ["HumanEval/3", "HumanEval/7"], None, "")
     assert run_task_ids(_task_args(limit=2), problems) == (["HumanEval/0", "HumanEval/1"], 2, "")
     ids, limit, why = run_task_ids(_task_args(), problems)
     assert set(ids) == set(EMBEDDED_TASKS) and limit is None and why
-    assert run_task_ids(_task_args(model="org/model"), problems)[0] == list(problems)[:DEFAULT_LIMIT]
+    assert run_task_ids(_task_args(model="org/model"), problems)[0] == list(problems)[:RUN_LIMIT]
     assert run_task_ids(_task_args(dataset="mbpp"), {f"Mbpp/{i}": None for i in range(2, 9)})[0] == [
-        f"Mbpp/{i}" for i in range(2, 2 + DEFAULT_LIMIT)]
+        f"Mbpp/{i}" for i in range(2, 2 + RUN_LIMIT)]
     with pytest.raises(ValueError, match="HumanEval/999"):
-        run_task_ids(_task_args(task_ids="HumanEval/999"), problems)
+        run_task_ids(_task_args(task_ids=["HumanEval/999"]), problems)
     with pytest.raises(ValueError, match="one of them"):
-        run_task_ids(_task_args(task_ids="HumanEval/1", limit=3), problems)
+        run_task_ids(_task_args(task_ids=["HumanEval/1"], limit=3), problems)
 
 
 @pytest.mark.parametrize("backend", ["embedded", "hf", "vllm", "openai"])

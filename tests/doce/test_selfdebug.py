@@ -13,7 +13,7 @@ from coderank_evalplus.doce.selfdebug import DebugSettings, run_self_debug, tria
 from coderank_evalplus.engine.execution import ExecutionStats, ResultCache
 from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.generation import Sample
-from coderank_evalplus.pipeline import RerankConfig, rerank
+from coderank_evalplus.pipeline import RerankConfig, rank_and_judge
 from coderank_evalplus.testgen.prompts import make_test_prompt_body, trial_tests_from_prompt
 from coderank_evalplus.types import Problem
 
@@ -55,7 +55,7 @@ def _setup(tmp_path, bodies, methods):
     solutions = {"T/0": [PROMPT + b for b in bodies]}
     cfg = RerankConfig(methods=methods, workers=2, progress=False)
     cache = ResultCache(tmp_path / "cache" / "executions.sqlite")
-    before = rerank("humaneval", PROBLEMS, solutions, TESTS, cfg, cache)
+    before = rank_and_judge("humaneval", PROBLEMS, solutions, TESTS, cfg, cache)
     return solutions, cfg, cache, before
 
 
@@ -93,7 +93,7 @@ def test_probes_tell_what_the_candidate_returned_or_raised():
 def test_trial_outcomes_come_from_the_cache(tmp_path):
     solutions, cfg, cache, _ = _setup(tmp_path, [RIGHT, MINUS, BOOM, BROKEN], ["mbr_exec"])
     stats = ExecutionStats()
-    outs = trial_outcomes(PROBLEMS, solutions, cache, Limits(cpu=cfg.cpu_limit), 2, False, stats)["T/0"]
+    outs = trial_outcomes(PROBLEMS, solutions, cache, Limits(cpu=cfg.time_limit), 2, False, stats)["T/0"]
     assert stats.executed_pairs == 0 and stats.cached_pairs > 0  # rerank executed them already
     assert [(o.first_fail, o.status) for o in outs] == [(None, "pass"), (0, "fail"), (0, "error"), (0, "import")]
     cache.close()

@@ -20,7 +20,7 @@ import pytest
 from coderank_evalplus.engine.execution import ResultCache, execute
 from coderank_evalplus.engine.executors import LocalExecutor
 from coderank_evalplus.engine.sandbox import Limits
-from coderank_evalplus.pipeline import RerankConfig, build_works, rerank
+from coderank_evalplus.pipeline import RerankConfig, build_works, rank_and_judge
 from tests.conftest import REPO, needs_data
 
 ray = pytest.importorskip("ray")
@@ -134,9 +134,9 @@ def _everything(problems, samples, executor, tmp_path, name):
     cache = ResultCache(tmp_path / f"{name}.sqlite")
     try:
         cfg = RerankConfig(methods=METHODS, progress=False)
-        ex = execute(build_works(problems, sols, tests, cfg.tests_per_sample), cache, Limits(cpu=cfg.cpu_limit),
+        ex = execute(build_works(problems, sols, tests, cfg.tests_per_sample), cache, Limits(cpu=cfg.time_limit),
                      progress=False, executor=executor)
-        result = rerank("humaneval", problems, sols, tests, cfg, cache, executor=executor)
+        result = rank_and_judge("humaneval", problems, sols, tests, cfg, cache, executor=executor)
     finally:
         cache.close()
     return ex, result

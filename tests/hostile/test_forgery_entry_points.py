@@ -1,7 +1,7 @@
 """Forgers through the entry points that judge (issue 25): ``coderank-evalplus rerank`` (``--strict`` too), the
 leaderboard's rows read from its results folder and ``leaderboard --strict`` (``--executor ray``:
 test_forgery_ray.py). The engine's forgers are in the pool too: none may lift itself into CodeT's pick. ``run``,
-``evalplus.evaluate --rerank`` and the lm-eval tasks reach the judge through the same ``pipeline.rerank``."""
+``evalplus.evaluate --rerank`` and the lm-eval tasks reach the judge through the same ``pipeline.rank_and_judge``."""
 
 from __future__ import annotations
 

@@ -64,7 +64,7 @@ def forgers_run(tmp_path_factory):
     out = tmp / "out"
     _lm_eval(["run", "--model", "coderank-replay", "--model_args", f"codet_dir={codet}",
               "--tasks", ",".join([PLUS_TASK, *names]), "--include_path", str(tasks), "--limit", "1",
-              "--metadata", json.dumps({"n_solutions": len(BODIES), "n_test_samples": len(BODIES), "progress": False}),
+              "--metadata", json.dumps({"n_samples": len(BODIES), "n_test_samples": len(BODIES), "progress": False}),
               "--confirm_run_unsafe_code", "--log_samples", "--output_path", str(out)], tmp)
     return {"tmp": tmp, "results": _results(out)["results"], "original_tasks": names}
 
@@ -73,7 +73,7 @@ def forgers_run(tmp_path_factory):
 def test_lm_eval_task_scores_a_pool_of_forgers_zero(forgers_run):
     metrics = forgers_run["results"][PLUS_TASK]
     assert metrics["pass@1_oracle,none"] == 0.0 and metrics["pass@1,none"] == 0.0
-    folder = forgers_run["tmp"] / "coderank_results" / "lm_eval" / PLUS_TASK
+    (folder,) = (forgers_run["tmp"] / "out").glob(f"*/coderank_{PLUS_TASK}_*")
     res = json.loads((folder / "rerank_results.json").read_text())
     assert res["task_ids"] == ["HumanEval/0"] and res["suspicious"] == []
 

@@ -149,12 +149,16 @@ def test_rerank_run_writes_results_next_to_evalplus(runs):
     # (how long the judge took, on nothing, depends on the load: not asserted)
     assert re.search(r"judge \d+\.\d s \(0 programs judged; verdicts from samples_eval_results\.json\)", stdout)
     assert "total" in stdout.splitlines()[-1]
-    # evalplus's report first, then our table of reranked pass@1 (base, plus) vs random and oracle
-    assert stdout.index("humaneval+ (base + extra tests)") < stdout.index("reranked pass@1")
-    table = stdout[stdout.index("reranked pass@1"):]
-    assert "| method | pass@1 (base) | pass@1 (plus) |" in table
+    # evalplus's report first, then ours in evalplus's own style: pass@1 as a fraction, base then base + extra
+    assert stdout.index("humaneval+ (base + extra tests)") < stdout.index("reranked (coderank_evalplus")
+    table = stdout[stdout.index("reranked (coderank_evalplus"):]
+    plus_at = table.index("humaneval+ (base + extra tests)")
     for m in ("random", "codet", "srank", "mbr_exec", "oracle"):
-        assert f"| {m} |" in table
+        for part, split in ((table[:plus_at], "base"), (table[plus_at:], "plus")):
+            want = f"{res['methods'][m][split]['pass@1'] / 100:.3f}"
+            assert re.search(rf"(?m)^  {re.escape(m)}\s+pass@1:\t{re.escape(want)}$", part), (m, split)
+    assert res["provenance"]["door"] == "evalplus" and res["provenance"]["model"] == "samples"
+    assert res["provenance"]["tests"] == "tests_codet"
 
 
 def test_rerank_run_leaves_a_results_folder_for_the_leaderboard(runs):
@@ -397,22 +401,40 @@ def test_evaluate_main_same_flags(data, in_process_env, capsys):
     assert "--n_samples" in capsys.readouterr().err
 
 
-def test_evaluate_limit_is_a_clear_error(data, in_process_env, capsys):
-    """evalplus.evaluate has no --limit (issue 17): one line pointing at ``rerank --limit``, before any work."""
+def test_evaluate_limit_takes_the_first_problems(data, in_process_env, capsys, tmp_path):
+    """``--limit N`` (issue 52): evalplus evaluates the samples of the dataset's first N problems only, from files of
+    their own beside the samples; the full set's results are untouched."""
+    import shutil
+
     from coderank_evalplus.integrations.evalplus import evaluate_main
 
-    common = ["humaneval", "--samples", str(data / "samples.jsonl"), "--rerank", "codet",
+    shutil.copy(data / "samples.jsonl", tmp_path / "samples.jsonl")
+    common = ["humaneval", "--samples", str(tmp_path / "samples.jsonl"), "--rerank", "codet",
               "--tests", str(data / "tests_codet.jsonl")]
-    assert evaluate_main(common + ["--limit", "2"]) == 2
-    err = capsys.readouterr().err
-    assert err.strip().splitlines() == ["error: evalplus.evaluate has no --limit: it scores every problem of "
-                                        "--samples; for the dataset's first N problems rerank the same files with "
-                                        "`coderank-evalplus rerank --limit N`"]
+    # the dataset's first 3 problems that have samples: HumanEval/0 and HumanEval/2
+    assert evaluate_main(common + ["--limit", "3"]) == 0, capsys.readouterr().err
+    res = json.loads((tmp_path / "samples_limit3_rerank_results.json").read_text())
+    assert res["n_problems"] == 2 and res["task_ids"] == list(TASKS[:2])
+    assert (tmp_path / "samples_limit3_eval_results.json").is_file()
+    assert not (tmp_path / "samples_eval_results.json").exists()
+    assert evaluate_main(common + ["--limit", "-1"]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == "error: --limit: expected an integer ≥ 0, got -1"
     assert evaluate_main(common + ["--temperature", "0.2"]) == 2
     assert capsys.readouterr().err.strip().splitlines() == [
         "error: flags not known to evalplus.evaluate: --temperature (model flags apply only with --model and "
         "--backend)"]
-    assert not list(data.glob("*_eval_results.json"))  # failed before evalplus ran
+
+
+def test_leaderboard_names_evalplus_folders_by_model_and_keeps_their_pools_apart(runs, tmp_path, capsys):
+    """Two evalplus runs of one model on two test pools: one row each, named after the model, never compared as
+    two models (issue 51)."""
+    from coderank_evalplus.cli.leaderboard import _entries_from_folders
+
+    entries = _entries_from_folders([str(runs["with"][0] / "samples_rerank"),
+                                     str(runs["mutate"][0] / "samples_rerank")])
+    assert [(e.name, e.tests_label) for e in entries] == [("samples", "tests_codet"),
+                                                          ("samples", "examples+mutate:10")]
+    assert entries[0].pool != entries[1].pool
 
 
 def test_from_model_with_likelihood_methods_and_self_debug(data, in_process_env, tmp_path, monkeypatch, capsys):

@@ -126,7 +126,7 @@ def test_chat_requests_prompt_as_lm_evals_instruct_task(tmp_path):
     from coderank_evalplus.io.problems import load_problems
     from coderank_evalplus.testgen.prompts import CODET_STOP, chat_test_messages
 
-    task = _task(tmp_path, n_solutions=3, n_test_samples=2)
+    task = _task(tmp_path, n_samples=3, n_test_samples=2)
     reqs = _build(task, TIDS[:2], chat=True)
     instruct = _instruct_yaml()
     problems = load_problems("humaneval", str(DATA))
@@ -167,7 +167,7 @@ def test_requests_without_the_flag_are_unchanged(tmp_path):
 
     from coderank_evalplus.testgen.prompts import CODET_STOP
 
-    task = _task(tmp_path, n_solutions=3, n_test_samples=2)
+    task = _task(tmp_path, n_samples=3, n_test_samples=2)
     reqs = _build(task, TIDS[:2], chat=False)
     for sol, test in zip(reqs[::2], reqs[1::2]):
         doc = sol.doc
@@ -192,7 +192,7 @@ def chat_run(tmp_path_factory):
     solutions, tests = chat_replies(), _test_replies()
     n, m = len(MODELS) * 10, 3
     assert all(len(v) == n for v in solutions.values())
-    task = _task(tmp, n_solutions=n, n_test_samples=m)
+    task = _task(tmp, n_samples=n, n_test_samples=m)
     records = _answer_and_score(task, _build(task, TIDS, chat=True), solutions, tests)
     with open(tmp / "replies.jsonl", "w", encoding="utf-8") as fh:
         for tid in TIDS:
@@ -265,7 +265,7 @@ def test_scoring_without_the_flag_is_unchanged(tmp_path):
     tids = TIDS[:2]
     solutions = {tid: chat_replies()[tid][::6] for tid in tids}  # 5 replies, from each model
     tests = {tid: ["x) == 1\nassert " + tid, "candidate"] for tid in tids}
-    task = _task(tmp_path, n_solutions=5, n_test_samples=2)
+    task = _task(tmp_path, n_samples=5, n_test_samples=2)
     records = _answer_and_score(task, _build(task, tids, chat=False), solutions, tests)
     for tid in tids:
         record, test_record = records[tid]

@@ -205,7 +205,7 @@ def test_task_yamls_cover_every_dataset_and_method():
         assert cfg["unsafe_code"] is True
         gen = cfg["generation_kwargs"]
         assert gen["until"] == CODET_STOP and gen["temperature"] == 0.8 and gen["top_p"] == 0.95
-        assert cfg["metadata"]["n_solutions"] == 100 and cfg["metadata"]["n_test_samples"] == 100
+        assert cfg["metadata"]["n_samples"] == 100 and cfg["metadata"]["n_test_samples"] == 100
         assert cfg["coderank"]["method"] == name.split("_", 2 if "_plus_" in name else 1)[-1]
         assert cfg["coderank"]["plus"] is ("_plus_" in name)
         assert cfg["coderank"]["dataset"] == ("mbpp" if name.startswith("mbpp") else "humaneval") + (
@@ -334,7 +334,7 @@ def test_task_issues_solution_and_test_requests():
                                                                   (1, 100, "generate_until")]
     assert reqs[0].args[0] == doc["prompt"] and reqs[1].args[0].endswith("assert ")
     assert reqs[0].args[1]["temperature"] == 0.8 and reqs[0].args[1]["max_gen_toks"] == 300
-    cfg["metadata"] = {**cfg["metadata"], "n_solutions": "7", "n_test_samples": 0}
+    cfg["metadata"] = {**cfg["metadata"], "n_samples": "7", "n_test_samples": 0}
     reqs = CodeRankTask(config=cfg).construct_requests(doc, doc["prompt"], metadata=("t", 0, 1))
     assert [(r.idx, r.repeats) for r in reqs] == [(0, 7)]  # no test samples: no test request
 
@@ -390,7 +390,7 @@ def test_hf_tiny_model_end_to_end(tmp_path):
     _lm_eval(["run", "--model", "hf", "--model_args", f"pretrained={model},dtype=float32", "--device", "cpu",
               "--batch_size", "4", "--tasks", "humaneval_plus_codet", "--limit", "2",
               "--gen_kwargs", "max_gen_toks=16",
-              "--metadata", json.dumps({"n_solutions": 2, "n_test_samples": 2, "progress": False}),
+              "--metadata", json.dumps({"n_samples": 2, "n_test_samples": 2, "progress": False}),
               "--confirm_run_unsafe_code", "--log_samples", "--output_path", str(out)], tmp_path)
     res = _results(out)
     metrics = res["results"]["humaneval_plus_codet"]
@@ -405,7 +405,13 @@ def test_hf_tiny_model_end_to_end(tmp_path):
         assert [len(r) for r in s["resps"]] == [2, 2]  # N solutions, M test samples
         assert s["arguments"]["gen_args_1"]["arg_0"].endswith("assert ")
         record = json.loads(s["filtered_resps"][0])
-        assert record["n_candidates"] == 2 and record["judged_on"] == "base+plus"
+        assert record["n_candidates"] == 2 and record["split"] == "plus"
+
+
+def coderank_folder(out: Path, task: str) -> Path:
+    """The task's results folder, written beside lm-eval's own results: ``<output_path>/<model>/coderank_<task>_*``."""
+    (folder,) = out.glob(f"*/coderank_{task}_*")
+    return folder
 
 
 @pytest.fixture(scope="module")
@@ -421,7 +427,7 @@ def replay_run(tmp_path_factory):
                      "--model_args", f"codet_dir={CODET},empty_tasks=mbpp_codet",
                      "--tasks", "humaneval_codet,humaneval_srank,humaneval_mbr_exec,humaneval_plus_codet,mbpp_codet,"
                                 "humaneval_recommended",
-                     "--limit", str(limit), "--metadata", json.dumps({"n_solutions": n, "n_test_samples": n,
+                     "--limit", str(limit), "--metadata", json.dumps({"n_samples": n, "n_test_samples": n,
                                                                       "progress": False}),
                      "--confirm_run_unsafe_code", "--log_samples", "--output_path", str(out)], tmp)
     # the same candidates and tests, through the CLI
@@ -554,10 +560,33 @@ def test_task_writes_a_results_folder_the_leaderboard_reads(replay_run):
     from coderank_evalplus.io.results_folder import load_folder
     from coderank_evalplus.report.scores import problem_scores
 
-    run = load_folder(replay_run["tmp"] / "coderank_results" / "lm_eval" / "humaneval_plus_codet")
+    run = load_folder(coderank_folder(replay_run["out"], "humaneval_plus_codet"))
     assert [p.problem.task_id for p in run.problems] == replay_run["tids"]
     assert all(p.executions.n_candidates == replay_run["n"] for p in run.problems)
     scores = problem_scores(run, ["random", "codet", "oracle"])
     metrics = _results(replay_run["out"])["results"]["humaneval_plus_codet"]
     for method, key in (("codet", "pass@1,none"), ("random", "pass@1_random,none"), ("oracle", "pass@1_oracle,none")):
         assert round(100 * scores[method]["plus"].mean(), 2) == round(100 * metrics[key], 2)
+
+
+@needs_data
+def test_two_models_get_folders_of_their_own_that_the_leaderboard_names(tmp_path):
+    """The same task run for two models writes two folders under --output_path, one per model; the leaderboard
+    names the rows after the models, on one pool (issue 51: the task's folder was keyed by task, so the next
+    model's run replaced the first)."""
+    from coderank_evalplus.cli.leaderboard import _entries_from_folders
+
+    out = tmp_path / "out"
+    for model in ("model-a", "model-b"):
+        proc = _lm_eval(["run", "--model", "coderank-replay", "--model_args", f"codet_dir={CODET},pretrained={model}",
+                         "--tasks", "humaneval_plus_codet", "--limit", "1",
+                         "--metadata", json.dumps({"n_samples": 3, "n_test_samples": 3, "progress": False}),
+                         "--confirm_run_unsafe_code", "--output_path", str(out)], tmp_path)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+    folders = sorted(out.glob("*/coderank_humaneval_plus_codet_*"))
+    assert [f.parent.name for f in folders] == ["model-a", "model-b"]
+    entries = _entries_from_folders([str(f) for f in folders])
+    assert [e.name for e in entries] == ["model-a", "model-b"]
+    assert entries[0].pool == entries[1].pool == "model's own tests"
+    prov = json.loads((folders[0] / "rerank_results.json").read_text())["provenance"]
+    assert prov["door"] == "lm-eval" and prov["dataset"]["name"] == "humaneval+"

@@ -140,6 +140,6 @@ def test_lm_eval_before_0_4_12_hands_the_metadata_to_our_tasks(monkeypatch, vers
             return {}
 
     hook.patch_task_manager(types.SimpleNamespace(TaskManager=TaskManager))
-    TaskManager(metadata={"n_solutions": 7}).load_task_or_group(["humaneval_codet"])
-    assert seen == [{"n_solutions": 7} if relayed else {}]
+    TaskManager(metadata={"n_samples": 7}).load_task_or_group(["humaneval_codet"])
+    assert seen == [{"n_samples": 7} if relayed else {}]
     assert hook.manager_metadata() == {}  # only while loading

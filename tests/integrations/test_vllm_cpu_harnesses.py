@@ -63,7 +63,7 @@ def test_lm_eval_vllm_humaneval_srank(model_dir, tmp_path, chat):
     out = tmp_path / "out"
     args = [BIN / "lm-eval", "run", "--model", "vllm",
             "--model_args", f"pretrained={model_dir},max_model_len=2048,dtype=float32",
-            "--tasks", "humaneval_srank", "--limit", "2", "--metadata", '{"n_solutions": 3, "n_test_samples": 3}',
+            "--tasks", "humaneval_srank", "--limit", "2", "--metadata", '{"n_samples": 3, "n_test_samples": 3}',
             "--gen_kwargs", f"max_gen_toks={256 if chat else 128}", "--confirm_run_unsafe_code", "--log_samples",
             "--output_path", out]
     if chat:
@@ -78,7 +78,7 @@ def test_lm_eval_vllm_humaneval_srank(model_dir, tmp_path, chat):
     records = _jsonl(log)
     assert [r["doc"]["task_id"] for r in records] == ["HumanEval/0", "HumanEval/1"]  # lm-eval's --limit: the first
     for r in records:
-        assert [len(replies) for replies in r["resps"]] == [3, 3]  # n_solutions, n_test_samples replies
+        assert [len(replies) for replies in r["resps"]] == [3, 3]  # n_samples, n_test_samples replies
         rec = json.loads(r["filtered_resps"][0])  # the task's record of the problem: candidates, groups, pick
         assert rec["task_id"] == r["doc"]["task_id"] and rec["n_candidates"] == 3
         assert bool(rec.get("chat")) is chat

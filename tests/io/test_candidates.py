@@ -18,17 +18,19 @@ def test_jsonl_solutions_completions_and_raw_replies(tmp_path):
     recs = [{"solution": "def inc(x):\n    return x + 1\n"}, {"task_id": "ignored", "completion": "    return 2\n"},
             {"raw": "Sure!\n```python\ndef inc(x):\n    return x + 1\n```\nDone."}]
     path.write_text("\n".join(json.dumps(r) for r in recs[:2]) + "\n")
-    assert read_candidates(path, PROBLEM) == [recs[0]["solution"], PROBLEM.prompt + "    return 2\n"]
+    assert read_candidates(path, PROBLEM) == ([recs[0]["solution"], PROBLEM.prompt + "    return 2\n"],
+                                              ["line 1", "line 2"])
     raw = tmp_path / "raw.jsonl"
     raw.write_text(json.dumps(recs[2]) + "\n")
-    (program,) = read_candidates(raw, PROBLEM, raw_field="raw")
+    (program,), _ = read_candidates(raw, PROBLEM, raw_field="raw")
     assert "def inc(x):" in program and "Done." not in program
 
 
 def test_a_folder_of_py_files_in_natural_order(tmp_path):
     for name, body in (("10.py", "    return 10\n"), ("2.py", "def inc(x):\n    return 2\n"), ("a.txt", "no")):
         (tmp_path / name).write_text(body)
-    assert read_candidates(tmp_path, PROBLEM) == ["def inc(x):\n    return 2\n", PROBLEM.prompt + "    return 10\n"]
+    assert read_candidates(tmp_path, PROBLEM) == (["def inc(x):\n    return 2\n", PROBLEM.prompt + "    return 10\n"],
+                                                  ["2.py", "10.py"])
 
 
 def test_bad_input_is_one_line_naming_file_and_line(tmp_path):
@@ -42,7 +44,7 @@ def test_bad_input_is_one_line_naming_file_and_line(tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(SampleFileError, match="no .py file"):
         read_candidates(tmp_path / "empty", PROBLEM)
-    with pytest.raises(SampleFileError, match="no such file"):
+    with pytest.raises(FileNotFoundError, match="no such file"):
         read_candidates(tmp_path / "absent.jsonl", PROBLEM)
 
 

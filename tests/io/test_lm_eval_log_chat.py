@@ -133,7 +133,7 @@ def test_the_tasks_own_chat_records_read_back(tmp_path, problems, replies):
     tids = TIDS[:3]
     sols = {tid: replies[tid][::6] for tid in tids}  # 5 replies, from each model
     tests = {tid: _test_replies(problems[tid]) for tid in tids}
-    task = _task(tmp_path, n_solutions=5, n_test_samples=3)
+    task = _task(tmp_path, n_samples=5, n_test_samples=3)
     instances = _build(task, tids, chat=True)
     records = _answer_and_score(task, instances, sols, tests)
     docs = {inst.doc["task_id"]: inst.doc for inst in instances}

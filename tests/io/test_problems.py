@@ -52,7 +52,7 @@ def test_select_problems_follows_the_dataset_order(humaneval_problems):
     assert select_problems(humaneval_problems, file_order, 0) == [f"HumanEval/{i}" for i in (0, 1, 2, 3, 10, 100)]
     assert select_problems(humaneval_problems, None, 12) == [f"HumanEval/{i}" for i in range(12)]
     assert len(select_problems(humaneval_problems)) == 164
-    with pytest.raises(ValueError, match="--limit"):
+    with pytest.raises(ValueError, match="limit: expected an integer ≥ 0"):
         select_problems(humaneval_problems, None, -1)
     assert describe_selection([f"HumanEval/{i}" for i in range(12)], humaneval_problems) == \
         "HumanEval/0 … HumanEval/11"

@@ -172,7 +172,7 @@ def test_sub_sampled_real_row_equals_its_curve_point_and_is_cached(real_leaderbo
 
 def test_suite_tests_may_be_examples_mutate_or_a_list(tmp_path):
     from coderank_evalplus.report.suite import SuiteError, fingerprint, load_suite
-    from coderank_evalplus.testgen.mutate import DEFAULT_N
+    from coderank_evalplus.testgen.mutate import GROWN_INPUTS
 
     (tmp_path / "s.jsonl").write_text("")
     (tmp_path / "t.jsonl").write_text("")
@@ -181,7 +181,7 @@ def test_suite_tests_may_be_examples_mutate_or_a_list(tmp_path):
         '[[entry]]\nname = "m"\ntests_label = "both"\nsolutions = "s.jsonl"\n'
         'tests = ["t.jsonl", "examples+mutate:9"]\n')
     a, b = load_suite(tmp_path / "suite.toml").entries
-    assert a.tests is None and a.test_sources == [f"examples+mutate:{DEFAULT_N}"]
+    assert a.tests is None and a.test_sources == [f"examples+mutate:{GROWN_INPUTS}"]
     assert b.tests == (tmp_path / "t.jsonl").resolve() and b.test_sources == [b.tests, "examples+mutate:9"]
     assert fingerprint(a, ["srank"], False) != fingerprint(b, ["srank"], False)
     (tmp_path / "bad.toml").write_text('[[entry]]\nname = "m"\nsolutions = "s.jsonl"\ntests = "examples+mutate:-"\n')

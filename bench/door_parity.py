@@ -1,0 +1,219 @@
+"""Do the entry points give the same numbers as before the one-door change (issue 51)? Runs every face — `rerank`
+(a model's pool, and the pool with examples+mutate), `evalplus.evaluate --rerank`, the lm-eval tasks (a replay
+model answering with the samples and the pool, chat mode) and `cr.rerank` — on two shared sets, for one checkout of
+the package given by ``--code`` (put first on PYTHONPATH), and writes pass@1 per face, method and split as JSON.
+``--compare OLD.json NEW.json`` prints the table of both and their differences.
+
+The sets: HumanEval+ with GPT-4's samples (164 × 10) and GPT-4's pool (Reflexion's asserts); MBPP+ with
+DeepSeek-Coder-6.7B's samples (378 × 10) and its own asserts. The same command lines work for both versions: what
+changed between them (a repeated ``--tests``, lm-eval's ``n_solutions``, now ``n_samples``) is chosen by the
+checkout's ``__version__``.
+
+    python bench/door_parity.py --code /path/to/old-checkout --out runs/parity/old --json old.json   # ~1.5 h
+    python bench/door_parity.py --code . --out runs/parity/new --json new.json
+    python bench/door_parity.py --compare old.json new.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+SETS = {
+    "humaneval": ("extra_humaneval/samples/gpt-4_n10_t0.2.jsonl.gz", "extra_humaneval/tests/gpt-4_reflexion.jsonl",
+                  "solution", "humaneval"),
+    "mbpp": ("extra_mbpp/samples/deepseek-coder-6.7b-instruct-q5_mbpp+_n10_t0.6.jsonl.gz",
+             "extra_mbpp/tests/deepseek-coder-6.7b-instruct-q5_incidental.jsonl", "raw", "mbpp"),
+}
+METHODS = ("recommended", "codet", "srank", "mbr_exec")
+REPLAY = '''
+import gzip, json, os, sys
+from collections import defaultdict
+from lm_eval.api.model import LM
+from lm_eval.api.registry import register_model
+
+
+def _jsonl(path):
+    with (gzip.open if path.endswith(".gz") else open)(path, "rt", encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+@register_model("replay-files")
+class ReplayFiles(LM):
+    """Answers each problem's solution requests with its samples (one field, in order) and its test requests with
+    its pool's records (asserts joined)."""
+
+    def __init__(self, samples, tests, field="raw", **_ignored):
+        super().__init__()
+        self.sol, self.tst, self.served = defaultdict(list), defaultdict(list), defaultdict(int)
+        for r in _jsonl(samples):
+            self.sol[r["task_id"]].append(r[field])
+        for r in _jsonl(tests):
+            self.tst[r["task_id"]].append("\\n".join(r["asserts"]) if "asserts" in r else r["samples"])
+
+    @classmethod
+    def create_from_arg_string(cls, arg_string, additional_config=None):
+        return cls(**dict(kv.split("=", 1) for kv in arg_string.split(",") if kv))
+
+    @property
+    def tokenizer_name(self):
+        return "replay"
+
+    def apply_chat_template(self, chat_history, add_generation_prompt=True):
+        return "\\n".join(m["content"] for m in chat_history)
+
+    def generate_until(self, requests, disable_tqdm=False):
+        out = []
+        for r in requests:
+            tid = r.doc["task_id"]
+            pool = self.tst[tid] if r.idx == 1 else self.sol[tid]
+            key = (r.task_name, tid, r.idx)
+            out.append(pool[self.served[key] % len(pool)] if pool else "")
+            self.served[key] += 1
+        return out
+
+    def loglikelihood(self, requests, disable_tqdm=False):
+        raise NotImplementedError
+
+    def loglikelihood_rolling(self, requests, disable_tqdm=False):
+        raise NotImplementedError
+
+
+if __name__ == "__main__":
+    from coderank_evalplus._lm_eval_hook import install_lm_eval_hook
+
+    install_lm_eval_hook()
+    from lm_eval.__main__ import cli_evaluate
+
+    sys.argv[0] = "lm-eval"
+    cli_evaluate()
+'''
+
+
+def _version(code: Path) -> tuple[int, ...]:
+    text = (code / "coderank_evalplus" / "__init__.py").read_text()
+    found = next(line for line in text.splitlines() if line.startswith("__version__"))
+    return tuple(int(x) for x in found.split('"')[1].split("."))
+
+
+def run_faces(code: Path, data: Path, out: Path) -> None:
+    """Every face on both sets, for the checkout ``code``; results under ``out`` (seconds per face printed)."""
+    out.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "PYTHONPATH": str(code), "CODERANK_DATA": str(data), "HF_DATASETS_OFFLINE": "1",
+           "HF_HUB_OFFLINE": "1"}
+    new = _version(code) >= (0, 2)
+    (out / "replay_model.py").write_text(REPLAY)
+    for name, (samples, tests, field, dataset) in SETS.items():
+        s, t = str(data / samples), str(data / tests)
+        pool = ["--tests", f"{t},examples+mutate"] if new else ["--tests", t, "--tests", "examples+mutate"]
+        runs = {f"rerank_{name}": ["--tests", t], f"rerankm_{name}": pool}
+        for folder, tests_args in runs.items():
+            _timed(folder, [sys.executable, "-m", "coderank_evalplus.cli", "rerank", "--dataset", dataset,
+                            "--solutions", s, *tests_args, "--output", str(out / folder), "--cache-dir",
+                            str(out / "cache"), "--quiet"], env, out)
+        ep = out / "ep"
+        ep.mkdir(exist_ok=True)
+        plain = ep / f"{name}_samples.jsonl"
+        with gzip.open(s, "rt") as src, open(plain, "w") as dst:
+            dst.write(src.read())
+        _timed(f"evalplus_{name}", [sys.executable, "-m", "evalplus.evaluate", "--dataset", dataset, "--samples",
+                                    str(plain), "--rerank", ",".join(METHODS), "--tests", t], env, out)
+        key = "n_samples" if new else "n_solutions"
+        tasks = ",".join([f"{dataset}_plus_{m}" for m in METHODS] + [f"{dataset}_codet"])
+        _timed(f"lm_eval_{name}", [sys.executable, str(out / "replay_model.py"), "run", "--model", "replay-files",
+                                   "--model_args", f"samples={s},tests={t},field={field}", "--tasks", tasks,
+                                   "--apply_chat_template", "--confirm_run_unsafe_code", "--metadata",
+                                   json.dumps({key: 10, "n_test_samples": 10, "progress": False}),
+                                   "--output_path", str(out / f"lm_{name}")], env, out)
+        code_api = (f"import coderank_evalplus as cr, json\nout = cr.rerank({s!r}, [{t!r}], dataset={dataset!r}, "
+                    f"progress=False, cache_dir={str(out / 'cache')!r})\nprint(json.dumps({{m: {{sp: "
+                    f"out.result.methods[m][sp]['pass@1'] for sp in ('base', 'plus')}} for m in out.methods}}))\n")
+        _timed(f"api_{name}", [sys.executable, "-c", code_api], env, out, keep=out / f"api_{name}.json")
+
+
+def _timed(label: str, cmd: list[str], env: dict, out: Path, keep: Path | None = None) -> None:
+    t0 = time.monotonic()
+    r = subprocess.run(cmd, env=env, cwd=out, capture_output=True, text=True)
+    (out / f"{label}.log").write_text(r.stdout[-20000:] + "\n--- stderr ---\n" + r.stderr[-20000:])
+    if keep is not None and r.returncode == 0:
+        keep.write_text(r.stdout.strip().splitlines()[-1] + "\n")
+    print(f"{label}: exit {r.returncode}, {time.monotonic() - t0:.0f} s", flush=True)
+
+
+def collect(out: Path) -> dict:
+    """{set: {face: {method: {split: pass@1}}}} from ``run_faces``' folder."""
+    found: dict = {}
+    for name, (_, _, _, dataset) in SETS.items():
+        faces: dict = {}
+        for face, file in (("rerank", out / f"rerank_{name}" / "rerank_results.json"),
+                           ("rerank+mutate", out / f"rerankm_{name}" / "rerank_results.json"),
+                           ("evalplus", out / "ep" / f"{name}_samples_rerank_results.json")):
+            if file.is_file():
+                methods = json.loads(file.read_text())["methods"]
+                faces[face] = {m: {s: (v.get(s) or {}).get("pass@1") for s in ("base", "plus")}
+                               for m, v in methods.items()}
+        api = out / f"api_{name}.json"
+        if api.is_file():
+            faces["api"] = json.loads(api.read_text())
+        results = sorted((out / f"lm_{name}").glob("**/results_*.json"))
+        if results:
+            table = json.loads(results[-1].read_text())["results"]
+            lm: dict = {}
+            for task, metrics in table.items():
+                split = "plus" if "_plus_" in task else "base"
+                method = task.split(f"{dataset}_plus_" if split == "plus" else f"{dataset}_", 1)[1]
+                lm.setdefault(method, {})[split] = round(100 * metrics["pass@1,none"], 2)
+                lm.setdefault("random", {})[split] = round(100 * metrics["pass@1_random,none"], 2)
+                lm.setdefault("oracle", {})[split] = round(100 * metrics["pass@1_oracle,none"], 2)
+            faces["lm-eval"] = lm
+        found[name] = faces
+    return found
+
+
+def compare(old: dict, new: dict) -> int:
+    """Print old, new and new − old per set, face, method and split; return the number of cells that differ."""
+    differ = 0
+    print("| set | face | method | split | before | after | after − before |\n|---|---|---|---|---:|---:|---:|")
+    for name in SETS:
+        for face in sorted(set(old.get(name, {})) | set(new.get(name, {}))):
+            o, n = old.get(name, {}).get(face, {}), new.get(name, {}).get(face, {})
+            for m in sorted(set(o) | set(n), key=lambda m: (m != "random", m == "oracle", m)):
+                for split in ("base", "plus"):
+                    a, b = (o.get(m) or {}).get(split), (n.get(m) or {}).get(split)
+                    if a is None and b is None:
+                        continue
+                    d = "–" if a is None or b is None else f"{b - a:+.2f}"
+                    differ += d not in ("+0.00", "-0.00")
+                    print(f"| {name} | {face} | {m} | {split} | {a} | {b} | {d} |")
+    print(f"\n{differ} cell(s) differ")
+    return differ
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--code", type=Path, help="the checkout to run (first on PYTHONPATH)")
+    ap.add_argument("--data-dir", type=Path, default=Path(os.environ.get("CODERANK_DATA", "../shared/data")))
+    ap.add_argument("--out", type=Path, help="where the faces write (kept: a rerun collects without running)")
+    ap.add_argument("--json", type=Path, help="write the collected pass@1 here")
+    ap.add_argument("--collect-only", action="store_true", help="collect what --out holds, run nothing")
+    ap.add_argument("--compare", nargs=2, type=Path, metavar=("OLD", "NEW"))
+    args = ap.parse_args()
+    if args.compare:
+        return 1 if compare(*(json.loads(p.read_text()) for p in args.compare)) else 0
+    if not args.collect_only:
+        run_faces(args.code.resolve(), args.data_dir.resolve(), args.out.resolve())
+    found = collect(args.out.resolve())
+    if args.json:
+        args.json.write_text(json.dumps(found, indent=1) + "\n")
+    print(json.dumps(found, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,279 @@
+"""The one path from inputs to results: load → tests → select → features → cache → rank and judge → folder.
+
+Every entry point parses its own arguments into ``RerankOptions`` and calls ``run_rerank``: ``coderank-evalplus
+rerank``, ``run`` (after sampling), suites, ``evalplus.evaluate --rerank`` (after evalplus evaluated), the lm-eval
+tasks (after lm-eval generated) and ``coderank_evalplus.rerank``. A face that already holds some inputs (problems,
+programs, test samples, features) hands them in; the rest comes from the options. Messages go through ``logging``
+(logger ``coderank_evalplus``); the CLI shows them as lines on stderr.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import re
+import time
+from pathlib import Path
+from typing import Any, Mapping, Optional, Sequence
+
+from coderank_evalplus.api.options import RerankOptions
+from coderank_evalplus.api.output import RerankOutput
+from coderank_evalplus.types import CoderankError, InputNotFound, Problem
+
+log = logging.getLogger("coderank_evalplus")
+
+DEFAULT_ROOT = "coderank_results"  # where a run without an output folder writes its own
+RUN_FILE = "rerank_results.json"
+# how each entry point says "replace another run's results" (evalplus's own flag for "evaluate again")
+OVERWRITE_FLAG = {"python": "overwrite=True", "evalplus": "--i_just_wanna_run"}
+
+
+def stage_config(options: RerankOptions, mutate: Optional[int] = None):
+    """The pipeline's settings (``pipeline.RerankConfig``) that ``options`` describe."""
+    from coderank_evalplus.pipeline import RerankConfig
+
+    return RerankConfig(methods=list(options.methods), ks=list(options.k),
+                        tests_per_sample=options.tests_per_sample or None, time_limit=options.time_limit,
+                        workers=options.workers, plus=not options.base_only, seed=options.seed,
+                        min_time_limit=options.min_time_limit, gt_time_limit_factor=options.gt_time_limit_factor,
+                        progress=options.progress, executor=options.executor, ray_address=options.ray_address,
+                        limit=options.limit or None, mutate=mutate, strict=options.strict)
+
+
+def run_rerank(options: RerankOptions, *, problems: Optional[Mapping[str, Problem]] = None,
+               solutions: Optional[Mapping[str, Sequence[str]]] = None,
+               test_samples: Optional[Mapping[str, Sequence[str]]] = None,
+               features: Optional[Mapping[str, Mapping[str, Sequence[float]]]] = None,
+               cache: Any = None, executor: Any = None, door: str = "python", write: bool = True,
+               extra: Optional[Mapping[str, Any]] = None, load_s: float = 0.0) -> RerankOutput:
+    """Rerank, judge and (with ``write``) write the results folder, as ``options`` say; returns ``RerankOutput``.
+
+    ``problems``, ``solutions`` (programs per task), ``test_samples`` (raw test samples per task) and ``features``
+    are taken as given where the caller holds them, else read from ``options``. ``cache`` / ``executor``: shared
+    ones (left open), else made here for this call. ``door``: who called ("rerank", "run", "suite", "evalplus",
+    "lm-eval", "python"), recorded with the rest of the provenance. ``extra``: more top-level keys for
+    ``rerank_results.json``; ``load_s``: seconds the caller spent reading inputs it hands in (the timing line)."""
+    from coderank_evalplus.engine.execution import ResultCache
+    from coderank_evalplus.engine.workers import CANDIDATE_LOG, CANDIDATE_LOG_ENV, log_candidates_to
+    from coderank_evalplus.io.problems import load_problems, select_problems, selection_note
+    from coderank_evalplus.pipeline import all_methods, rank_and_judge, read_tests
+    from coderank_evalplus.testgen.mutate import SOURCE, no_pool_note, split_sources
+
+    options.check()
+    all_methods(options.methods)
+    t0 = time.monotonic()
+    if problems is None:
+        problems = load_problems(options.dataset, options.data_dir)
+    sanitized = None
+    if solutions is None:
+        solutions, sanitized = _read_solutions(options, problems)
+    sources = list(options.tests or [])
+    if test_samples is None:
+        if not sources:
+            log.warning(no_pool_note("tests=FILE" if door == "python" else "--tests FILE"))
+            sources = [SOURCE]
+        test_samples, mutate = read_tests(sources, problems, options.data_dir, drop_extra=options.drop_extra_problems)
+    else:
+        mutate = spec.n if (spec := split_sources([s for s in sources if s != "model"])[1]) is not None else None
+    chosen = select_problems(problems, solutions, options.limit, options.task_ids)
+    if not chosen:
+        what = f"the first {options.limit} problems" if options.limit else "the problems asked for"
+        raise CoderankError(f"none of {what} of {options.dataset} has solutions"
+                            + (f" in {options.solutions}" if options.solutions else ""))
+    note = selection_note(problems, chosen, options.limit, solutions)
+    if note:
+        log.info(note)
+    solutions = {t: solutions[t] for t in chosen}
+    if features is None and options.solutions is not None:
+        from coderank_evalplus.generation.likelihood import features_for
+
+        features = features_for(options.methods, options.solutions, problems, solutions)
+    missing = [t for t in solutions if t not in test_samples]
+    if missing and mutate is None:
+        log.warning("%d task(s) have no test samples (they fall back to a random pick): %s", len(missing),
+                    ", ".join(missing[:5]) + (" …" if len(missing) > 5 else ""))
+    provenance = describe(options, problems, chosen, sources, mutate, door,
+                          None if options.solutions else _mapping_digest(solutions))
+    folder = output_folder(options, provenance) if write else None
+    log_before = os.environ.get(CANDIDATE_LOG_ENV)
+    if folder is not None:  # what the candidates print goes to the folder's log, for this call only
+        log_candidates_to(folder.resolve() / CANDIDATE_LOG)
+    own_cache = None
+    if cache is None:
+        root = Path(options.cache_dir) if options.cache_dir else (folder / "cache" if folder is not None else None)
+        cache = own_cache = ResultCache(root / "executions.sqlite") if root is not None else None
+    try:
+        result = rank_and_judge(provenance["dataset"]["name"], problems, solutions, test_samples,
+                                stage_config(options, mutate), cache, features, executor=executor,
+                                eval_results=options.eval_results, load_s=load_s + time.monotonic() - t0)
+    finally:
+        if own_cache is not None:
+            own_cache.close()
+        if log_before is None:
+            os.environ.pop(CANDIDATE_LOG_ENV, None)
+        else:
+            os.environ[CANDIDATE_LOG_ENV] = log_before
+    result.extra["provenance"] = {**provenance, "uses_prompt_examples": {
+        m: row["uses_prompt_examples"] for m, row in result.methods.items()}}
+    if sanitized is not None:
+        result.extra["sanitized"] = sanitized
+    result.extra.update(extra or {})
+    if folder is not None:
+        from coderank_evalplus.pipeline import write_results
+
+        write_results(result, folder)
+    return RerankOutput(result, folder)
+
+
+def _read_solutions(options: RerankOptions, problems: Mapping[str, Problem]):
+    """The programs of ``options.solutions`` per task, and the sanitizer's tally (None without ``raw_field``)."""
+    from coderank_evalplus.io.samples import read_solutions
+    from coderank_evalplus.io.sanitize import SanitizeTally
+
+    if options.solutions is None:
+        raise CoderankError("solutions: give a samples file or folder")
+    if not Path(options.solutions).exists():
+        raise InputNotFound(f"solutions {options.solutions}: no such file or folder")
+    tally = SanitizeTally(options.raw_field) if options.raw_field else None
+    sols = read_solutions(options.solutions, problems, options.data_dir, drop_extra=options.drop_extra_problems,
+                          raw_field=options.raw_field, tally=tally)
+    if tally is not None:
+        log.info(tally.line())
+    return sols, (tally.to_json() if tally is not None else None)
+
+
+# --- where a result came from, and where it goes ----------------------------------------------------------------
+def _mapping_digest(solutions: Mapping[str, Sequence[str]]) -> str:
+    """A digest of programs held in memory (a harness's answers): what names them when there is no file."""
+    return hashlib.sha256(json.dumps({t: list(p) for t, p in solutions.items()}, sort_keys=True).encode()
+                          ).hexdigest()[:16]
+
+
+def describe(options: RerankOptions, problems: Mapping[str, Problem], chosen: Sequence[str], sources: Sequence[str],
+             mutate: Optional[int], door: str, solutions_digest: Optional[str] = None) -> dict:
+    """The run's provenance: the model, the dataset (name, version, hash), the test pool, who ran it, and a
+    fingerprint of its inputs (what makes two runs the same run)."""
+    from coderank_evalplus.io.problems import dataset_version
+
+    model = options.model or model_name(options.solutions)
+    label = options.tests_label or tests_label(sources, mutate)
+    first = problems[chosen[0]]
+    dataset = {"name": options.dataset, "version": dataset_version(options.dataset, first),
+               "hash": first.dataset_hash or None, "problems": len(chosen)}
+    inputs = {"solutions": solutions_digest or _digest(options.solutions), "tests": [_digest(s) for s in sources],
+              "dataset": [options.dataset, first.dataset_hash]}
+    fingerprint = hashlib.sha256(json.dumps(inputs, sort_keys=True, default=str).encode()).hexdigest()[:16]
+    return {"model": model, "dataset": dataset, "tests": label, "pool": pool_of(label), "door": door,
+            "solutions": str(options.solutions) if options.solutions else None, "test_sources": list(sources),
+            "inputs_fingerprint": fingerprint}
+
+
+def model_name(solutions: Optional[str]) -> str:
+    """A model's name from its samples' path: the file's stem (``gpt-4_n10_t0.2.jsonl.gz`` → ``gpt-4_n10_t0.2``), a
+    folder's name; evalplus's ``<model>_<backend>_temp_<t>`` names lose their backend and temperature."""
+    if not solutions:
+        return "unnamed"
+    name = Path(str(solutions).rstrip("/\\")).name
+    for suffix in (".gz", ".jsonl", ".json"):
+        name = name[: -len(suffix)] if name.endswith(suffix) else name
+    m = re.match(r"^(.+?)_(?:vllm|hf|openai|anthropic|google|bedrock|gptqmodel|ollama|mlx)_temp_[\d.]+$", name)
+    return m.group(1) if m else name
+
+
+def tests_label(sources: Sequence[str], mutate: Optional[int]) -> str:
+    """The test pool's name from its sources: the files' names (without .jsonl) and ``examples+mutate:N``."""
+    from coderank_evalplus.testgen.mutate import MutateSpec, parse_source
+
+    parts = []
+    for s in sources:
+        if s == "model":
+            parts.append("model's own tests")
+        elif parse_source(s) is None:
+            parts.append(model_name(s))
+        elif mutate is not None:
+            parts.append(MutateSpec(mutate).label())
+    return " + ".join(parts) or "no tests"
+
+
+def pool_of(label: str) -> str:
+    """Rows that share a pool are compared as models: a label without a trailing " (own)"."""
+    return label[: -len(" (own)")] if label.endswith(" (own)") else label
+
+
+def _digest(path: Optional[str]) -> Optional[str]:
+    """A file's or folder's content digest (a spec such as examples+mutate:10 stands for itself)."""
+    if not path:
+        return None
+    p = Path(path)
+    if not p.exists():
+        return str(path)
+    h = hashlib.sha256()
+    files = sorted(f for f in p.rglob("*") if f.is_file()) if p.is_dir() else [p]
+    for f in files:
+        h.update(str(f.relative_to(p) if p.is_dir() else "").encode())
+        with open(f, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                h.update(chunk)
+    return h.hexdigest()[:16]
+
+
+def folder_fingerprint(folder: Path) -> Optional[str]:
+    """The inputs' fingerprint of the run whose results ``folder`` holds ("" for results written before runs
+    recorded one), None when it holds none."""
+    summary = folder / RUN_FILE
+    if not summary.is_file():
+        return None
+    try:
+        data = json.loads(summary.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return ""
+    return str((data.get("provenance") or {}).get("inputs_fingerprint") or "")
+
+
+def output_folder(options: RerankOptions, provenance: Mapping[str, Any]) -> Path:
+    """Where this run's results go. Given ``output``: there, unless it holds another run's results (refused
+    without ``overwrite``; the same run again may update them). Not given: a folder of its own under
+    ``coderank_results/`` named after the model, dataset and test pool (a suffix keeps another run's)."""
+    from coderank_evalplus.storage import ensure_writable_dir
+
+    mine = provenance["inputs_fingerprint"]
+    if options.output:
+        folder = Path(options.output)
+        held = folder_fingerprint(folder)
+        if held is not None and held != mine and not options.overwrite:
+            what = ("results written before 0.2.0, which do not record their inputs" if held == "" else
+                    "the results of another run (other samples, tests or dataset)")
+            flag = OVERWRITE_FLAG.get(str(provenance.get("door")), "--overwrite")
+            raise CoderankError(f"output {folder}: holds {what}; choose another folder, or pass {flag} to replace "
+                                f"them")
+        return ensure_writable_dir(folder)
+    dataset = Path(options.dataset).name.removesuffix(".gz").removesuffix(".jsonl")
+    slug = _slug(f"{provenance['model']}--{dataset}--{provenance['tests']}")
+    root = Path(DEFAULT_ROOT)
+    for n in range(1, 1000):
+        folder = root / (slug if n == 1 else f"{slug}-{n}")
+        held = folder_fingerprint(folder)
+        if held is None and not (folder.exists() and any(folder.iterdir())) or held == mine:
+            log.info("results folder: %s", folder)
+            return ensure_writable_dir(folder)
+    raise CoderankError(f"{root}: 999 folders named {slug}-N already; pass an output folder")
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._+-]+", "_", text).strip("_")[:120] or "run"
+
+
+def rerank(solutions: "str | os.PathLike", tests: "str | os.PathLike | Sequence[str | os.PathLike] | None" = None,
+           **options: Any) -> RerankOutput:
+    """Rerank a benchmark's samples as ``coderank-evalplus rerank`` does: the same options, names and defaults
+    (``api.options``; docs/names.md lists them). ``solutions``: a samples file or folder in any format ``rerank``
+    reads; ``tests``: test sample files and/or ``"examples+mutate[:N]"`` (default: ``examples+mutate``, no model
+    needed). With ``output`` the results folder is written there (its execution cache in ``output/cache`` unless
+    ``cache_dir``); without it nothing is written (``cache_dir`` still keeps a cache). Bad values raise
+    ``OptionError`` (a ``CoderankError``, a ``ValueError``) naming the option; missing files ``InputNotFound``."""
+    if tests is not None:
+        options["tests"] = [str(tests)] if isinstance(tests, (str, os.PathLike)) else [str(t) for t in tests]
+    opts = RerankOptions.from_mapping({"solutions": str(solutions), **options})
+    return run_rerank(opts, door="python", write=opts.output is not None)

@@ -1,0 +1,529 @@
+"""Picking for a problem no benchmark has: ``pick(prompt, candidates)`` and the long-lived ``Picker``.
+
+The prompt's examples become trial tests, inputs are grown from them (``examples+mutate``), tests are added when
+you have any; the candidates run in the sandbox (exactly as in ``rerank``: each in a guarded child of a worker, its
+verdicts decided outside it), ``recommended`` ranks them, the confidence model says how likely the pick is right.
+Nothing is judged: there is no ground truth. The returned ``Pick`` says why: the examples and tests the pick
+passes, and, for each group that lost, why it lost (it does not run, it is wrong on an example — what it returned —,
+it timed out, it was outvoted on an input grown from the examples), with the candidates named by their file names.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from coderank_evalplus.engine.executors import Executor, WarmExecutor
+from coderank_evalplus.engine.sandbox import Limits
+from coderank_evalplus.metrics import merged_groups, pick_pool
+from coderank_evalplus.testgen.mutate import GROWN_INPUTS
+from coderank_evalplus.types import METHOD, PASS, STDIN, CoderankError, Executions, Problem, ProblemOutcome
+
+__all__ = ["pick", "Picker", "Pick", "Evidence", "LostGroup", "NoCandidate", "read_pick_tests"]
+
+MAX_GROUPS_EXPLAINED = 4  # losing groups named one by one in the reasons; the rest are counted
+
+
+class NoCandidate(CoderankError):
+    """None of the candidates is a program that defines the function asked for: there is nothing to pick."""
+
+
+# --- pick among candidates for a problem no benchmark has -----------------------------------------------------
+@dataclass
+class Evidence:
+    """One test or input and how the candidates did on it. ``kind``: "example" (a trial test from the prompt),
+    "test" (one you gave), "grown" (an input grown from the examples) or "input" (the input of an assert).
+    ``pick_passes``: whether the pick passes it (None for an input without an expected value). ``agree``: the
+    candidates that pass it (tests) or that return what the pick returns (inputs). ``separates``: the pick's group
+    and the next group differ on it."""
+
+    kind: str
+    text: str
+    pick_passes: Optional[bool]
+    agree: int
+    separates: bool
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "text": self.text, "pick_passes": self.pick_passes, "agree": self.agree,
+                "separates": self.separates}
+
+
+@dataclass
+class LostGroup:
+    """A group of candidates the pick was preferred to, and why. ``why``: "does not run", "example" (fails a
+    prompt's example), "test" (fails a test you gave), "input" (outvoted: on ``on`` it returns other than the
+    pick and most candidates), "score" (behaves like the pick where it runs, ranked lower). ``on``: the example,
+    test or input that decided; ``does``: what the group's first program did there, in words (from a probe);
+    ``pick_does``: what the pick did there."""
+
+    candidates: list[int]
+    names: list[str]
+    why: str
+    on: str = ""
+    does: str = ""
+    pick_does: str = ""
+
+    def sentence(self) -> str:
+        who = _names(self.names)
+        if self.why == "does not run":
+            return f"{who}: {self.does or 'does not run'}"
+        if self.why in ("example", "test"):
+            what = "an example of the prompt" if self.why == "example" else "a test you gave"
+            return f"{who}: fails {what}, `{_short(self.on)}`" + (f" ({self.does})" if self.does else "")
+        if self.why == "input":
+            return (f"{who}: outvoted on `{_short(self.on)}`: {self.does or 'it returns something else'}, where the "
+                    f"pick {self.pick_does or 'returns what most candidates return'}")
+        return f"{who}: behaves like the pick wherever both run, ranked lower by the ranker's score"
+
+    def to_json(self) -> dict:
+        return {"candidates": self.candidates, "names": self.names, "why": self.why, "on": self.on,
+                "does": self.does, "pick_does": self.pick_does}
+
+
+@dataclass
+class Pick:
+    """The chosen candidate for one problem and why. ``index``: its position in the candidates given; ``name``:
+    its name (its file's, or "candidate <index>"); ``program``: its full program; ``group``: the candidates the
+    ranker cannot tell apart from it (any of them is as good a pick); ``confidence``: the probability, per split,
+    that it passes a benchmark's base / plus tests (``rankers/confidence.py``, calibrated on HumanEval+ / MBPP+
+    folders); ``evidence``: every example, test and input that ran; ``lost``: the other groups and why each lost;
+    ``reasons``: the same in sentences."""
+
+    index: int
+    program: str
+    group: list[int]
+    confidence: dict[str, float]
+    method: str
+    entry_point: str
+    n_candidates: int
+    n_groups: int
+    evidence: list[Evidence] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    uses_prompt_examples: bool = True
+    name: str = ""
+    names: list[str] = field(default_factory=list)
+    lost: list[LostGroup] = field(default_factory=list)
+
+    @property
+    def separating(self) -> list[Evidence]:
+        """The examples, tests and inputs that separated the pick's group from the next one."""
+        return [e for e in self.evidence if e.separates]
+
+    def to_json(self) -> dict:
+        return {"index": self.index, "name": self.name, "group": self.group,
+                "group_names": [self.names[c] for c in self.group] if self.names else [],
+                "confidence": {s: round(v, 4) for s, v in self.confidence.items()}, "method": self.method,
+                "entry_point": self.entry_point, "n_candidates": self.n_candidates, "n_groups": self.n_groups,
+                "uses_prompt_examples": self.uses_prompt_examples, "reasons": self.reasons,
+                "lost": [g.to_json() for g in self.lost], "evidence": [e.to_json() for e in self.evidence],
+                "seconds": round(self.seconds, 3), "program": self.program}
+
+
+def split_tests(tests: "str | Sequence[str] | None") -> list[str]:
+    """Tests as a list of assert statements: a list is taken as given; a text is cut into its top-level
+    statements. A text that does not compile, or a statement that is not an assert, is a CoderankError."""
+    if tests is None:
+        return []
+    if not isinstance(tests, str):
+        return [str(t).strip() for t in tests if str(t).strip()]
+    try:
+        tree = ast.parse(tests)
+    except SyntaxError as exc:
+        raise CoderankError(f"tests: line {exc.lineno} does not compile ({exc.msg})") from None
+    others = [node for node in tree.body if not isinstance(node, (ast.Assert, ast.Import, ast.ImportFrom))]
+    if others:
+        raise CoderankError(f"tests: line {others[0].lineno} is not an assert statement (tests are asserts, e.g. "
+                            f"assert add(2, 3) == 5)")
+    out = [s for s in (ast.get_source_segment(tests, node) for node in tree.body
+                       if isinstance(node, ast.Assert)) if s]
+    if not out:
+        raise CoderankError("tests: no assert statement in them")
+    return out
+
+
+def read_pick_tests(sources: Optional[Sequence[Any]]) -> tuple[Optional[list[str]], int]:
+    """``pick --tests``'s sources → (the asserts of its files, or None; inputs to grow from the examples). Files:
+    a .py of assert statements, or JSON lines of test samples ({samples|asserts}, a task_id, if any, ignored).
+    Without sources: examples+mutate. With files and no examples+mutate: no inputs are grown (as ``rerank``)."""
+    from coderank_evalplus.cli.options import flat_tests  # (a pure list helper)
+    from coderank_evalplus.io.jsonl import SampleFileError, read_jsonl, str_list
+    from coderank_evalplus.testgen.mutate import split_sources
+    from coderank_evalplus.types import InputNotFound
+
+    flat = flat_tests(list(sources)) if sources else []
+    files, spec = split_sources(flat or ["examples+mutate"])
+    asserts: list[str] = []
+    for f in files:
+        path = Path(f)
+        if not path.is_file():
+            raise InputNotFound(f"tests {f}: no such file")
+        if path.suffix == ".py":
+            try:
+                found = split_tests(path.read_text(encoding="utf-8", errors="replace"))
+            except CoderankError as exc:
+                raise CoderankError(f"tests {f}: {str(exc).removeprefix('tests: ')}") from None
+        else:
+            found = []
+            for lineno, rec in read_jsonl(path):
+                key = "asserts" if "asserts" in rec else "samples" if "samples" in rec else None
+                if key is None:
+                    raise SampleFileError(f"{path}:{lineno}: a test record needs 'samples' or 'asserts' (keys: "
+                                          f"{sorted(map(str, rec))[:6]}); is this a file of candidates?")
+                found += [("assert " + t.strip()) if key == "samples" and not t.strip().startswith("assert")
+                          else t.strip() for t in str_list(rec, key, path, lineno)]
+        if not found:
+            raise SampleFileError(f"tests {f}: no assert in it")
+        asserts += found
+    return (asserts if files else None), (spec.n if spec is not None else 0)
+
+
+class Picker:
+    """Picks problem after problem with the same sandbox workers and execution cache.
+
+    ``with Picker() as picker: choice = picker.pick(prompt, candidates)``. The workers start on entering (or on
+    the first pick) and stop on leaving (or ``close()``); the cache lives in ``cache_dir`` (kept) or in a temporary
+    folder (removed on close). ``method``: any ranker (default ``recommended``); ``mutate``: inputs grown from the
+    prompt's examples (0: none); ``time_limit``: CPU seconds per test, as ``rerank --time-limit``."""
+
+    def __init__(self, method: str = "recommended", mutate: int = GROWN_INPUTS, seed: int = 0,
+                 time_limit: float = 0.1, workers: Optional[int] = None,
+                 cache_dir: "str | os.PathLike | None" = None) -> None:
+        from coderank_evalplus.api.options import COUNT, METHOD, POSITIVE, POSITIVE_INT, check_value
+
+        method = check_value("method", METHOD, method)
+        self.mutate = check_value("mutate", COUNT, mutate)
+        self.time_limit = check_value("time_limit", POSITIVE, time_limit)
+        self.workers = None if workers is None else check_value("workers", POSITIVE_INT, workers)
+        self.method, self.seed = method, seed
+        self._cache_dir = Path(cache_dir) if cache_dir is not None else None
+        self._executor: Optional[WarmExecutor] = None
+        self._cache: Any = None
+        self._tmp: Optional[tempfile.TemporaryDirectory] = None
+
+    def __enter__(self) -> "Picker":
+        self._start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _start(self) -> tuple[Executor, Any]:
+        from coderank_evalplus.engine.execution import ResultCache
+
+        if self._executor is None:
+            self._executor = WarmExecutor(self.workers)
+            self._executor.start()
+        if self._cache is None:
+            folder = self._cache_dir
+            if folder is None:
+                self._tmp = tempfile.TemporaryDirectory(prefix="coderank_pick_")
+                folder = Path(self._tmp.name)
+            self._cache = ResultCache(folder / "executions.sqlite")
+        return self._executor, self._cache
+
+    def close(self) -> None:
+        """Stop the workers, close the cache (a temporary one is removed)."""
+        if self._executor is not None:
+            self._executor.__exit__(None, None, None)
+            self._executor = None
+        if self._cache is not None:
+            self._cache.close()
+            self._cache = None
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = None
+
+    def pick(self, prompt: "str | Problem | dict", candidates: Sequence[str], entry_point: Optional[str] = None,
+             tests: "str | Sequence[str] | None" = None, raw: bool = False, name: Optional[str] = None,
+             names: Optional[Sequence[str]] = None) -> Pick:
+        """The candidate to keep for ``prompt`` (a prompt's text; or a ``Problem``, or a LiveCodeBench record: then
+        its public tests are the trial tests). ``candidates``: full programs or completions of the prompt (raw
+        chat replies with ``raw=True``, read as ``--raw-field`` reads them); ``entry_point``: the function asked for
+        (default: the last ``def`` of the prompt); ``tests``: assert statements you have (a text or a list);
+        ``name``: the problem's name, which seeds the grown inputs (default: one made from the prompt's text);
+        ``names``: the candidates' names in the reasons (default: "candidate 0", "candidate 1", …).
+        ``NoCandidate`` when none of them defines the entry point."""
+        from coderank_evalplus.engine.execution import ProblemWork
+        from coderank_evalplus.io.candidates import as_program
+        from coderank_evalplus.io.sanitize import raw_program
+        from coderank_evalplus.pipeline import RerankConfig, add_mutated_inputs, execute_works, rank_outcome
+        from coderank_evalplus.rankers import uses_prompt_examples
+        from coderank_evalplus.testgen.extract import assert_body
+        from coderank_evalplus.testgen.io_tests import suite_for
+
+        t0 = time.monotonic()
+        if isinstance(candidates, str) or not candidates:
+            raise CoderankError("candidates: give a list of at least one program")
+        if names is not None and len(names) != len(candidates):
+            raise CoderankError(f"names: {len(names)} names for {len(candidates)} candidates")
+        labels = list(names) if names is not None else [f"candidate {i}" for i in range(len(candidates))]
+        problem = _problem_of(prompt, entry_point, name)
+        programs = [raw_program(c, problem) if raw else as_program(c, problem) for c in candidates]
+        refuse_if_none_defines(programs, problem.entry_point, labels, problem)
+        given = [assert_body(t.strip()) for t in split_tests(tests)]
+        # each test its own sample, kept whole: what you give is never cut at CodeT's five asserts per sample
+        work = ProblemWork(problem, programs, suite_for(problem, given, None))
+        cfg = RerankConfig(methods=[self.method], time_limit=self.time_limit, workers=self.workers,
+                           seed=self.seed, progress=False, mutate=self.mutate or None)
+        executor, cache = self._start()
+        generated = add_mutated_inputs([work], cfg)
+        ex = execute_works([work], generated, cache, Limits(cpu=self.time_limit), cfg, executor=executor)
+        gen = generated.get(problem.task_id)
+        outcome = rank_outcome(work, ex[problem.task_id], [self.method], self.seed, generated=gen)
+        grown = set(gen.calls) if gen is not None else set()
+        chosen = _explain(outcome, self.method, problem.entry_point, problem.trial_tests, set(given), grown,
+                          programs, labels, executor, self.time_limit)
+        chosen.uses_prompt_examples = uses_prompt_examples(self.method, self.mutate > 0)
+        chosen.seconds = time.monotonic() - t0
+        return chosen
+
+
+def refuse_if_none_defines(programs: Sequence[str], entry_point: str, names: Sequence[str],
+                           problem: Optional[Problem] = None) -> None:
+    """``NoCandidate`` when no program compiles and defines ``entry_point`` at its top level (prose, a reply
+    without code, another function): there is nothing to run, so nothing to pick. A method's program may define it
+    in its class (``problem.class_name``); a stdin program needs only to compile."""
+    import warnings
+
+    reasons = []
+    for prog, label in zip(programs, names):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # a candidate's SyntaxWarnings are not the user's
+                tree = ast.parse(prog)
+        except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+            reasons.append(f"{label}: line {getattr(exc, 'lineno', '?')} does not compile")
+            continue
+        defined = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        if problem is not None and problem.shape == METHOD:  # shapes (issue 53): the method inside its class
+            defined |= {m.name for c in tree.body if isinstance(c, ast.ClassDef) and c.name == problem.class_name
+                        for m in c.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        if entry_point in defined or (problem is not None and problem.shape == STDIN):
+            return
+        reasons.append(f"{label}: defines no {entry_point}")
+    raise NoCandidate(f"no candidate defines {entry_point} ({'; '.join(reasons[:3])}"
+                      f"{' …' if len(reasons) > 3 else ''})")
+
+
+def _problem_of(prompt: "str | Problem | dict", entry_point: Optional[str], name: Optional[str]) -> Problem:
+    """What ``pick`` is given, as a Problem: one already, a LiveCodeBench record (shapes, issue 53), or a prompt."""
+    from coderank_evalplus.io import livecodebench
+    from coderank_evalplus.io.problems import problem_from_prompt
+
+    if isinstance(prompt, Problem):
+        return prompt
+    if isinstance(prompt, dict):
+        if not livecodebench.is_record(prompt):
+            raise CoderankError("pick: a dict must be a LiveCodeBench problem record (question_id, public_test_cases, "
+                                "…)")
+        return livecodebench.make_problem(prompt, f"record {prompt.get('question_id')!r}")
+    return problem_from_prompt(prompt, entry_point, name)
+
+
+def pick(prompt: "str | Problem | dict", candidates: Sequence[str], entry_point: Optional[str] = None,
+         tests: "str | Sequence[str] | None" = None, *, raw: bool = False, method: str = "recommended",
+         mutate: int = GROWN_INPUTS, seed: int = 0, time_limit: float = 0.1, workers: Optional[int] = None,
+         names: Optional[Sequence[str]] = None) -> Pick:
+    """The candidate to keep for one problem given as a prompt (``Picker.pick`` with workers of its own, started
+    and stopped here; use ``Picker`` for many problems). ``NoCandidate`` (a ``CoderankError``) when none of the
+    candidates defines the entry point; bad values: ``OptionError``."""
+    with Picker(method, mutate, seed, time_limit, workers) as picker:
+        return picker.pick(prompt, candidates, entry_point, tests, raw, names=names)
+
+
+# --- why: the evidence and the groups that lost ---------------------------------------------------------------
+def _explain(outcome: ProblemOutcome, method: str, entry_point: str, trials: Sequence[str], given: set[str],
+             grown: set[str], programs: list[str], names: list[str], executor: Optional[Executor] = None,
+             time_limit: float = 0.1) -> Pick:
+    """The pick of ``outcome``'s ranking by ``method``, with the evidence (how every example, test and input
+    treated the pick, the others, and the next group) and why each other group lost."""
+    ex = outcome.executions
+    assert ex is not None  # rank_outcome keeps the executions it ranked
+    ranking = outcome.rankings[method]
+    n = ex.n_candidates
+    groups = merged_groups(ranking)
+    group = pick_pool(ranking, n)
+    nxt = sorted(groups[1].candidates) if len(groups) > 1 else []
+    rows = np.asarray(ex.program_of_candidate)
+    pick_row, next_rows = rows[group[0]], rows[nxt] if nxt else np.zeros(0, dtype=int)
+    evidence = (_test_evidence(ex, rows, pick_row, next_rows, trials, given)
+                + _input_evidence(ex, rows, pick_row, next_rows, grown))
+    conf = dict(outcome.confidence.get(method, {}))
+    chosen = Pick(group[0], programs[group[0]], group, conf, method, entry_point, n, len(groups), evidence,
+                  name=names[group[0]], names=names)
+    chosen.lost = losing_groups(ex, group, trials, given, names)
+    _describe_lost(chosen.lost, programs, group[0], entry_point, executor, time_limit)
+    chosen.reasons = _reasons(chosen, ex)
+    return chosen
+
+
+def _test_evidence(ex: Executions, rows: np.ndarray, pick_row: int, next_rows: np.ndarray, trials: Sequence[str],
+                   given: set[str]) -> list[Evidence]:
+    """The prompt's examples (trial tests) and the tests you gave, each with who passes it."""
+    out = []
+    if ex.trial_matrix.ndim == 2:
+        for t in range(ex.trial_matrix.shape[1]):
+            out.append(_pass_evidence("example", trials[t] if t < len(trials) else "", ex.trial_matrix[:, t] == PASS,
+                                      rows, pick_row, next_rows))
+    for a, body in enumerate(ex.suite.asserts):
+        if body in given:
+            out.append(_pass_evidence("test", "assert " + body, ex.pass_matrix[:, a] == PASS, rows, pick_row,
+                                      next_rows))
+    return out
+
+
+def _pass_evidence(kind: str, text: Optional[str], passes: np.ndarray, rows: np.ndarray, pick_row: int,
+                   next_rows: np.ndarray) -> Evidence:
+    separates = bool(next_rows.size) and bool((passes[next_rows] != passes[pick_row]).any())
+    return Evidence(kind, text or "", bool(passes[pick_row]), int(passes[rows].sum()), separates)
+
+
+def _input_evidence(ex: Executions, rows: np.ndarray, pick_row: int, next_rows: np.ndarray,
+                    grown: set[str]) -> list[Evidence]:
+    out = []
+    for i, call in enumerate(ex.suite.inputs):
+        same = (ex.output_matrix[:, i] == ex.output_matrix[pick_row, i]) & (
+            ex.output_kind[:, i] == ex.output_kind[pick_row, i])
+        separates = bool(next_rows.size) and bool((~same[next_rows]).any())
+        out.append(Evidence("grown" if call in grown else "input", call, None, int(same[rows].sum()), separates))
+    return out
+
+
+def losing_groups(ex: Executions, pool: Sequence[int], trials: Sequence[str], given: set[str],
+                  names: Sequence[str]) -> list[LostGroup]:
+    """The candidates outside the pick's pool, grouped by program behaviour (same verdict on every example and
+    test, same output on every input), largest first, each with the first reason it lost: it does not run; it
+    fails an example the pick passes; a test you gave; it returns other than the pick on an input; else the
+    ranker's score."""
+    rows = np.asarray(ex.program_of_candidate)
+    pick_row = rows[pool[0]]
+    inside = set(int(c) for c in pool)
+    by_behaviour: dict[tuple, list[int]] = {}
+    for c in range(ex.n_candidates):
+        if c in inside:
+            continue
+        r = rows[c]
+        key = (bool(ex.compiled[r]), ex.trial_matrix[r].tobytes() if ex.trial_matrix.ndim == 2 else b"",
+               ex.pass_matrix[r].tobytes(), ex.output_matrix[r].tobytes(), ex.output_kind[r].tobytes())
+        by_behaviour.setdefault(key, []).append(c)
+    given_cols = [a for a, body in enumerate(ex.suite.asserts) if body in given]
+    out = []
+    for members in sorted(by_behaviour.values(), key=lambda m: (-len(m), m[0])):
+        r = rows[members[0]]
+        lost = LostGroup(members, [names[c] for c in members], "score")
+        if not ex.compiled[r]:
+            lost.why = "does not run"
+        elif ex.trial_matrix.ndim == 2 and (cols := [t for t in range(ex.trial_matrix.shape[1])
+                                                     if ex.trial_matrix[r, t] != PASS
+                                                     and ex.trial_matrix[pick_row, t] == PASS]):
+            lost.why, lost.on = "example", trials[cols[0]] if cols[0] < len(trials) else ""
+        elif cols := [a for a in given_cols if ex.pass_matrix[r, a] != PASS and ex.pass_matrix[pick_row, a] == PASS]:
+            lost.why, lost.on = "test", "assert " + ex.suite.asserts[cols[0]]
+        else:
+            differs = [i for i in range(len(ex.suite.inputs))
+                       if (ex.output_matrix[r, i], ex.output_kind[r, i])
+                       != (ex.output_matrix[pick_row, i], ex.output_kind[pick_row, i])]
+            if differs:
+                lost.why, lost.on = "input", ex.suite.inputs[differs[0]]
+        out.append(lost)
+    return out
+
+
+def _describe_lost(lost: list[LostGroup], programs: list[str], pick_index: int, entry_point: str,
+                   executor: Optional[Executor], time_limit: float) -> None:
+    """Fill ``does`` / ``pick_does`` of the groups explained one by one with what their first program (and the
+    pick) did on the deciding example, test or input: one probe each, in the sandbox (``engine.probe``)."""
+    from coderank_evalplus.engine.probe import Probe, probe_all
+
+    asks: list[tuple[LostGroup, str, Probe]] = []
+    for g in lost[:MAX_GROUPS_EXPLAINED]:
+        if g.why == "score":
+            continue
+        test = "assert True" if g.why == "does not run" else g.on if g.on.startswith("assert") else f"assert {g.on}"
+        asks.append((g, "does", Probe(programs[g.candidates[0]], test, entry_point, time_limit)))
+        if g.why == "input":
+            asks.append((g, "pick_does", Probe(programs[pick_index], test, entry_point, time_limit)))
+    if not asks:
+        return
+    try:
+        found = probe_all([a[2] for a in asks], executor=executor)
+    except Exception:  # noqa: BLE001 - the reasons are an explanation; the pick stands without their words
+        return
+    for (g, slot, _), probe in zip(asks, found):
+        setattr(g, slot, _in_words(probe))
+
+
+def _in_words(probe: tuple[str, ...]) -> str:
+    """A probe's result as a clause: "returns 3", "raises ZeroDivisionError: …", "times out", "does not run: …"."""
+    kind = probe[0] if probe else "lost"
+    if kind == "returned":
+        return f"returns {_short(probe[2], 60)}"
+    if kind == "raised":
+        return f"raises {_short(probe[2], 60)}"
+    if kind == "timeout":
+        return "does not finish in the time limit"
+    if kind == "import-error":
+        return f"does not run: {_short(probe[1], 60)}"
+    if kind == "import-timeout":
+        return "does not run: its top level does not finish in the time limit"
+    if kind == "passed":
+        return "passes it when run alone (it failed beside the others: flaky or slow)"
+    return ""
+
+
+def _reasons(p: Pick, ex: Executions) -> list[str]:
+    """The pick and why, in sentences: its group, the examples and tests it passes, how far the candidates agree
+    with it on the inputs, each group that lost and why, the confidence."""
+    others = len(p.group) - 1
+    mates = f"with {others} other candidate{'s' if others != 1 else ''} that behave{'s' if others == 1 else ''} the " \
+            f"same" if others else "alone"
+    out = [f"{p.method} picked {p.name}: it is in the top group, {mates} "
+           f"({p.n_candidates} candidates, {p.n_groups} group{'s' if p.n_groups != 1 else ''})"]
+    for kind, what in (("example", "examples of the prompt"), ("test", "tests you gave")):
+        items = [e for e in p.evidence if e.kind == kind]
+        if items:
+            passed = sum(bool(e.pick_passes) for e in items)
+            out.append(f"it passes {passed} of the {len(items)} {what}")
+        elif kind == "example":
+            out.append("the prompt shows no example that runs as a test")
+    inputs = [e for e in p.evidence if e.kind in ("grown", "input")]
+    if inputs:
+        rows = np.asarray(ex.program_of_candidate)
+        pick_row = rows[p.index]
+        same = np.ones(p.n_candidates, dtype=bool)
+        for i in range(len(ex.suite.inputs)):
+            same &= (ex.output_matrix[rows, i] == ex.output_matrix[pick_row, i]) & (
+                ex.output_kind[rows, i] == ex.output_kind[pick_row, i])
+        grown = sum(e.kind == "grown" for e in inputs)
+        where = f"{grown} grown from the examples" if grown == len(inputs) else f"{grown} of them grown"
+        out.append(f"on {len(inputs)} inputs ({where}), {int(same.sum())} of the {p.n_candidates} candidates return "
+                   f"exactly what it returns on every one")
+    if p.lost:
+        shown = p.lost[:MAX_GROUPS_EXPLAINED]
+        out += [f"lost: {g.sentence()}" for g in shown]
+        rest = p.lost[MAX_GROUPS_EXPLAINED:]
+        if rest:
+            n_rest = sum(len(g.candidates) for g in rest)
+            out.append(f"lost: {len(rest)} more group{'s' if len(rest) != 1 else ''} ({n_rest} "
+                       f"candidate{'s' if n_rest != 1 else ''}: {_names([n for g in rest for n in g.names])})")
+    if p.confidence:
+        out.append("confidence it is right: " + ", ".join(f"{v:.2f} ({s} tests)" for s, v in p.confidence.items()))
+    return out
+
+
+def _names(names: Sequence[str], most: int = 3) -> str:
+    shown = ", ".join(names[:most])
+    return shown + (f" and {len(names) - most} more" if len(names) > most else "")
+
+
+def _short(text: str, width: int = 70) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
