@@ -31,7 +31,8 @@ from coderank_evalplus.rankers.confidence import confidence, confidence_block
 from coderank_evalplus.rankers.confidence import default_model as default_confidence_model
 from coderank_evalplus.rankers.registry import DEFAULT_METHODS
 from coderank_evalplus.storage import atomic_write_json, atomic_write_jsonl, os_storage_error
-from coderank_evalplus.testgen.extract import DEFAULT_TESTS_PER_SAMPLE, build_suite
+from coderank_evalplus.testgen.extract import DEFAULT_TESTS_PER_SAMPLE
+from coderank_evalplus.testgen.io_tests import suite_for
 from coderank_evalplus.testgen.mutate import (
     GeneratedInputs,
     MutateSpec,
@@ -89,7 +90,7 @@ def build_works(problems: Mapping[str, Problem], solutions: Mapping[str, Sequenc
     works = []
     for tid in (t for t in problems if t in solutions):
         prob = problems[tid]
-        suite = build_suite(test_samples.get(tid, []), prob.entry_point, tests_per_sample)
+        suite = suite_for(prob, test_samples.get(tid, []), tests_per_sample)
         works.append(ProblemWork(prob, list(solutions[tid]), suite))
     return works
 

@@ -20,6 +20,23 @@ class CoderankError(ValueError):
 class InputNotFound(CoderankError, FileNotFoundError):
     """A file, folder or dataset that was named does not exist (also a ``FileNotFoundError``)."""
 
+# Call shapes: how a problem's tests call a candidate. A function (HumanEval, MBPP: ``f(*args)``), a method of a
+# class (LeetCode: ``Solution().f(*args)``), or a whole program reading stdin and writing stdout (AtCoder,
+# Codeforces, CodeContests, APPS), whose tests call ``run_stdin(input)`` -- a harness that runs the program on that
+# input and returns what it printed (``engine/lcb.py``). ``engine/shapes.py`` turns a candidate into what runs.
+FUNCTION, METHOD, STDIN = "function", "method", "stdin"
+SHAPES = (FUNCTION, METHOD, STDIN)
+STDIN_CALLEE = "run_stdin"
+
+
+@dataclass(frozen=True)
+class IOTest:
+    """One test of a benchmark that states its tests as text (LiveCodeBench): the input (stdin, or one JSON value per
+    line: the arguments) and the expected output (stdout, or one JSON value)."""
+
+    input: str
+    output: str
+
 
 @dataclass(frozen=True)
 class Problem:
@@ -39,6 +56,13 @@ class Problem:
     dataset_hash: str = ""  # evalplus's hash of the dataset file (keys its expected-output cache)
     # other hashes evalplus gives the same dataset (the decompressed text of a .gz release: evalplus's cache of it)
     dataset_hash_aliases: frozenset[str] = field(default=frozenset(), repr=False)
+    shape: str = FUNCTION  # FUNCTION, METHOD or STDIN (see above)
+    class_name: str = ""  # METHOD: the class whose method ``entry_point`` is (LeetCode: "Solution")
+    # the benchmark's tests as text (LiveCodeBench: public then private), judged with its grader's rules
+    io_tests: tuple[IOTest, ...] = field(default=(), repr=False)
+    public_tests: int = 0  # how many of io_tests are public (shown in the prompt; they are the trial tests)
+    time_limit: float = 0.0  # seconds per test of the benchmark's grader (0: the judge's own default)
+    metadata: dict = field(default_factory=dict, repr=False, hash=False, compare=False)  # platform, date, difficulty
 
     @property
     def has_evalplus_inputs(self) -> bool:
@@ -51,6 +75,15 @@ class Problem:
         """True when the problem has plus inputs. The ``plus`` split of a problem without them is its base tests
         (evalplus's definition: plus = base + plus tests), so ``plus`` is defined for every problem."""
         return bool(self.plus_input)
+
+    @property
+    def callee(self) -> str:
+        """What a test calls: ``f`` (function), ``Solution().f`` (method), ``run_stdin`` (stdin program)."""
+        if self.shape == METHOD:
+            return f"{self.class_name or 'Solution'}().{self.entry_point}"
+        if self.shape == STDIN:
+            return STDIN_CALLEE
+        return self.entry_point
 
 
 @dataclass

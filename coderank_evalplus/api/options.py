@@ -241,8 +241,12 @@ OPTIONS: tuple[Option, ...] = (
     # --- what to rerank
     Option("dataset", TEXT, "humaneval",
            "humaneval | humaneval+ | mbpp | mbpp+ | humaneval-original | mbpp-sanitized (humaneval and mbpp are "
-           "HumanEval+ / MBPP+, judged on base and plus tests), or PATH.jsonl: your own problems",
-           RERANK + ("likelihood",), {"evalplus": "--dataset (humaneval | mbpp)", "lm_eval": "(the task)"}),
+           "HumanEval+ / MBPP+, judged on base and plus tests), PATH.jsonl: your own problems or LiveCodeBench's "
+           "records (LCB's filters after ?), livecodebench[:release_vN]; pick: a problem file, with --task-id",
+           RERANK + ("likelihood", "pick"), {"evalplus": "--dataset (humaneval | mbpp)", "lm_eval": "(the task)"},
+           defaults={"pick": None}),
+    Option("task_id", TEXT, None, "the problem of --dataset to pick for (LiveCodeBench: its question_id; its public "
+           "tests are the trial tests)", ("pick",), NO_HARNESS),
     Option("data_dir", TEXT, None, "folder with local dataset files (default: $CODERANK_DATA, then evalplus's cache "
            "or download)", RERANK + ("likelihood",), {"evalplus": "(HUMANEVAL_OVERRIDE_PATH / MBPP_OVERRIDE_PATH)"}),
     Option("solutions", TEXT, None, "the samples: evalplus jsonl ({task_id, solution|completion}), a folder of "

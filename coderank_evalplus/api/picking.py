@@ -24,7 +24,7 @@ from coderank_evalplus.engine.executors import Executor, WarmExecutor
 from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.metrics import merged_groups, pick_pool
 from coderank_evalplus.testgen.mutate import GROWN_INPUTS
-from coderank_evalplus.types import PASS, CoderankError, Executions, ProblemOutcome
+from coderank_evalplus.types import METHOD, PASS, STDIN, CoderankError, Executions, Problem, ProblemOutcome
 
 __all__ = ["pick", "Picker", "Pick", "Evidence", "LostGroup", "NoCandidate", "read_pick_tests"]
 
@@ -241,10 +241,11 @@ class Picker:
             self._tmp.cleanup()
             self._tmp = None
 
-    def pick(self, prompt: str, candidates: Sequence[str], entry_point: Optional[str] = None,
+    def pick(self, prompt: "str | Problem | dict", candidates: Sequence[str], entry_point: Optional[str] = None,
              tests: "str | Sequence[str] | None" = None, raw: bool = False, name: Optional[str] = None,
              names: Optional[Sequence[str]] = None) -> Pick:
-        """The candidate to keep for ``prompt``. ``candidates``: full programs or completions of the prompt (raw
+        """The candidate to keep for ``prompt`` (a prompt's text; or a ``Problem``, or a LiveCodeBench record: then
+        its public tests are the trial tests). ``candidates``: full programs or completions of the prompt (raw
         chat replies with ``raw=True``, read as ``--raw-field`` reads them); ``entry_point``: the function asked for
         (default: the last ``def`` of the prompt); ``tests``: assert statements you have (a text or a list);
         ``name``: the problem's name, which seeds the grown inputs (default: one made from the prompt's text);
@@ -252,11 +253,11 @@ class Picker:
         ``NoCandidate`` when none of them defines the entry point."""
         from coderank_evalplus.engine.execution import ProblemWork
         from coderank_evalplus.io.candidates import as_program
-        from coderank_evalplus.io.problems import problem_from_prompt
         from coderank_evalplus.io.sanitize import raw_program
         from coderank_evalplus.pipeline import RerankConfig, add_mutated_inputs, execute_works, rank_outcome
         from coderank_evalplus.rankers import uses_prompt_examples
-        from coderank_evalplus.testgen.extract import assert_body, build_suite
+        from coderank_evalplus.testgen.extract import assert_body
+        from coderank_evalplus.testgen.io_tests import suite_for
 
         t0 = time.monotonic()
         if isinstance(candidates, str) or not candidates:
@@ -264,12 +265,12 @@ class Picker:
         if names is not None and len(names) != len(candidates):
             raise CoderankError(f"names: {len(names)} names for {len(candidates)} candidates")
         labels = list(names) if names is not None else [f"candidate {i}" for i in range(len(candidates))]
-        problem = problem_from_prompt(prompt, entry_point, name)
+        problem = _problem_of(prompt, entry_point, name)
         programs = [raw_program(c, problem) if raw else as_program(c, problem) for c in candidates]
-        refuse_if_none_defines(programs, problem.entry_point, labels)
+        refuse_if_none_defines(programs, problem.entry_point, labels, problem)
         given = [assert_body(t.strip()) for t in split_tests(tests)]
         # each test its own sample, kept whole: what you give is never cut at CodeT's five asserts per sample
-        work = ProblemWork(problem, programs, build_suite(given, problem.entry_point, None))
+        work = ProblemWork(problem, programs, suite_for(problem, given, None))
         cfg = RerankConfig(methods=[self.method], time_limit=self.time_limit, workers=self.workers,
                            seed=self.seed, progress=False, mutate=self.mutate or None)
         executor, cache = self._start()
@@ -285,9 +286,11 @@ class Picker:
         return chosen
 
 
-def refuse_if_none_defines(programs: Sequence[str], entry_point: str, names: Sequence[str]) -> None:
+def refuse_if_none_defines(programs: Sequence[str], entry_point: str, names: Sequence[str],
+                           problem: Optional[Problem] = None) -> None:
     """``NoCandidate`` when no program compiles and defines ``entry_point`` at its top level (prose, a reply
-    without code, another function): there is nothing to run, so nothing to pick."""
+    without code, another function): there is nothing to run, so nothing to pick. A method's program may define it
+    in its class (``problem.class_name``); a stdin program needs only to compile."""
     import warnings
 
     reasons = []
@@ -300,14 +303,32 @@ def refuse_if_none_defines(programs: Sequence[str], entry_point: str, names: Seq
             reasons.append(f"{label}: line {getattr(exc, 'lineno', '?')} does not compile")
             continue
         defined = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
-        if entry_point in defined:
+        if problem is not None and problem.shape == METHOD:  # shapes (issue 53): the method inside its class
+            defined |= {m.name for c in tree.body if isinstance(c, ast.ClassDef) and c.name == problem.class_name
+                        for m in c.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        if entry_point in defined or (problem is not None and problem.shape == STDIN):
             return
         reasons.append(f"{label}: defines no {entry_point}")
     raise NoCandidate(f"no candidate defines {entry_point} ({'; '.join(reasons[:3])}"
                       f"{' …' if len(reasons) > 3 else ''})")
 
 
-def pick(prompt: str, candidates: Sequence[str], entry_point: Optional[str] = None,
+def _problem_of(prompt: "str | Problem | dict", entry_point: Optional[str], name: Optional[str]) -> Problem:
+    """What ``pick`` is given, as a Problem: one already, a LiveCodeBench record (shapes, issue 53), or a prompt."""
+    from coderank_evalplus.io import livecodebench
+    from coderank_evalplus.io.problems import problem_from_prompt
+
+    if isinstance(prompt, Problem):
+        return prompt
+    if isinstance(prompt, dict):
+        if not livecodebench.is_record(prompt):
+            raise CoderankError("pick: a dict must be a LiveCodeBench problem record (question_id, public_test_cases, "
+                                "…)")
+        return livecodebench.make_problem(prompt, f"record {prompt.get('question_id')!r}")
+    return problem_from_prompt(prompt, entry_point, name)
+
+
+def pick(prompt: "str | Problem | dict", candidates: Sequence[str], entry_point: Optional[str] = None,
          tests: "str | Sequence[str] | None" = None, *, raw: bool = False, method: str = "recommended",
          mutate: int = GROWN_INPUTS, seed: int = 0, time_limit: float = 0.1, workers: Optional[int] = None,
          names: Optional[Sequence[str]] = None) -> Pick:

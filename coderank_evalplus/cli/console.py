@@ -73,9 +73,10 @@ def add_pick_parser(sub) -> None:
     p = sub.add_parser("pick", help="pick the candidate to keep for a prompt (no benchmark: nothing is judged)",
                        description="Pick the candidate to keep for one prompt: its examples (and your tests) test "
                                    "the candidates in the sandbox; the reasons say why the others lost.")
-    p.add_argument("prompt", help="a file holding the prompt (a function's signature and docstring)")
-    p.add_argument("candidates", help="candidates: JSON lines with solution|completion (or --raw-field), or a "
-                                      "folder of .py files")
+    p.add_argument("prompt", help="a file holding the prompt (a function's signature and docstring, or a class with "
+                                  "a method); with --dataset and --task-id: the candidates")
+    p.add_argument("candidates", nargs="?", help="candidates: JSON lines with solution|completion (or --raw-field), "
+                                                 "or a folder of .py files")
     add_options(p, "pick")
 
 
@@ -85,14 +86,26 @@ def run_pick(args: argparse.Namespace) -> int:
     from coderank_evalplus.api.picking import Picker, read_pick_tests
     from coderank_evalplus.io.candidates import read_candidates
     from coderank_evalplus.io.problems import problem_from_prompt
+    from coderank_evalplus.types import CoderankError
 
-    prompt = _read_text(args.prompt, "prompt")
-    problem = problem_from_prompt(prompt, args.entry_point)
+    if args.dataset or args.task_id:  # shapes (issue 53): a problem of a problem file; one positional: candidates
+        from coderank_evalplus.io.problems import load_problems
+
+        if not (args.dataset and args.task_id) or args.candidates is not None:
+            raise CoderankError("pick --dataset PATH --task-id ID CANDIDATES: give both, and the candidates only")
+        problems = load_problems(args.dataset)
+        if args.task_id not in problems:
+            raise CoderankError(f"--task-id {args.task_id}: not in {args.dataset}")
+        problem, args.candidates = problems[args.task_id], args.prompt
+    else:
+        if args.candidates is None:
+            raise CoderankError("pick PROMPT CANDIDATES: give the candidates too")
+        problem = problem_from_prompt(_read_text(args.prompt, "prompt"), args.entry_point)
     candidates, names = read_candidates(args.candidates, problem, args.raw_field)
     tests, mutate = read_pick_tests(args.tests)
     with Picker(args.method, mutate, args.seed, args.time_limit, args.workers) as picker:
         # already full programs: the prompt is not prepended again
-        chosen = picker.pick(prompt, candidates, problem.entry_point, tests, names=names)
+        chosen = picker.pick(problem, candidates, problem.entry_point, tests, names=names)
     if args.json is not None:
         text = json.dumps(chosen.to_json(), indent=2)
         if args.json == "-":

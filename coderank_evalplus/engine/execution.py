@@ -15,12 +15,13 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from coderank_evalplus.engine import shapes
 from coderank_evalplus.engine.cache import ITEM_RECORD, ResultCache  # noqa: F401 - the cache's home before cache.py
 from coderank_evalplus.engine.executors import Executor, LocalExecutor
 from coderank_evalplus.engine.sandbox import Limits, max_memory_bytes
 from coderank_evalplus.engine.sandbox.verdicts import ProbePlan, decide, plan_items, slow_verdicts
-from coderank_evalplus.testgen.extract import assert_body, imported_modules
-from coderank_evalplus.types import ERROR, PASS, RAISED, Executions, Problem, TestSuite
+from coderank_evalplus.testgen.extract import assert_body, imported_modules, parse_assert
+from coderank_evalplus.types import ERROR, FUNCTION, PASS, RAISED, STDIN, Executions, Problem, TestSuite
 
 
 def content_key(*parts: str) -> bytes:
@@ -41,12 +42,15 @@ class ProblemWork:
     suite: TestSuite = field(default_factory=TestSuite)
 
 
-def suite_items(suite: TestSuite, trial_tests: Sequence[str], entry_point: Optional[str] = None
+def suite_items(suite: TestSuite, trial_tests: Sequence[str], entry_point: Optional[str] = None,
+                shape: str = FUNCTION, callee: Optional[str] = None
                 ) -> tuple[list[tuple], list[int], list[int], list[int]]:
     """Test items of a suite: one call per distinct input, one check/assert per assert, one per trial test.
 
     Returns (items, index of each input's call item, index of each assert's item, index of each trial's item).
     ``entry_point`` goes with each check and assert: the candidate's name even where it shadows a builtin.
+    ``shape``: a stdin program's checks compare outputs with LiveCodeBench's rule (``shapes.comparison``), its trial
+    tests (``run_stdin(x) == y``) too; ``callee`` is what its tests call (``Problem.callee``).
     """
     items: list[tuple] = []
     input_items = []
@@ -58,13 +62,21 @@ def suite_items(suite: TestSuite, trial_tests: Sequence[str], entry_point: Optio
         assert_items.append(len(items))
         i = suite.assert_input[a]
         if i >= 0:
-            items.append(("check", input_items[i], suite.expected[a], suite.comparisons[a], entry_point))
+            items.append(("check", input_items[i], suite.expected[a], shapes.comparison(shape, suite.comparisons[a]),
+                          entry_point))
         else:
             items.append(("assert", body, entry_point))
     trial_items = []
     for t in trial_tests:
+        body = assert_body(t.strip())
+        parsed = parse_assert(body, callee or entry_point or "") if shape == STDIN else None
+        if parsed is not None and shapes.comparison(shape, parsed[2]) == shapes.STDOUT:
+            items.append(("call", parsed[0]))
+            trial_items.append(len(items))
+            items.append(("check", len(items) - 1, parsed[1], shapes.STDOUT, entry_point))
+            continue
         trial_items.append(len(items))
-        items.append(("assert", assert_body(t.strip()), entry_point))
+        items.append(("assert", body, entry_point))
     return items, input_items, assert_items, trial_items
 
 
@@ -90,7 +102,8 @@ class _Plan:
     input_items: list[int]
     assert_items: list[int]
     trial_items: list[int]
-    rows: list[str]
+    rows: list[str]  # distinct candidate programs
+    texts: list[str]  # what runs for each (``shapes.runnable``: the program itself for a function)
     prog_keys: list[bytes]
     program_of_candidate: np.ndarray
     results: list[dict[int, tuple[int, int]]]
@@ -100,15 +113,17 @@ class _Plan:
 
 
 def _plan(work: ProblemWork) -> _Plan:
-    items, input_items, assert_items, trial_items = suite_items(work.suite, work.problem.trial_tests,
-                                                                work.problem.entry_point)
+    prob = work.problem
+    items, input_items, assert_items, trial_items = suite_items(work.suite, prob.trial_tests, prob.entry_point,
+                                                                prob.shape, prob.callee)
     row_of: dict[str, int] = {}
     poc = np.empty(len(work.programs), dtype=np.int64)
     for c, prog in enumerate(work.programs):
         poc[c] = row_of.setdefault(prog, len(row_of))
     rows = list(row_of)
-    return _Plan(work, items, item_keys(items), input_items, assert_items, trial_items, rows,
-                 [content_key("program", p) for p in rows], poc, [{} for _ in rows], [None] * len(rows))
+    texts = [shapes.runnable(prob.shape, p) for p in rows]
+    return _Plan(work, items, item_keys(items), input_items, assert_items, trial_items, rows, texts,
+                 [content_key("program", t) for t in texts], poc, [{} for _ in rows], [None] * len(rows))
 
 
 def _assemble(plan: _Plan) -> Executions:
@@ -160,7 +175,7 @@ def execute(works: Sequence[ProblemWork], cache: Optional[ResultCache] = None, l
     plans = [_plan(w) for w in works]
     jobs = []
     for p_idx, plan in enumerate(plans):
-        for r, prog in enumerate(plan.rows):
+        for r, prog in enumerate(plan.texts):
             stats.unique_programs += 1
             stats.pairs += len(plan.items)
             cached = cache.lookup(plan.prog_keys[r], lkey) if cache is not None else {}
@@ -200,8 +215,9 @@ def _run_jobs(jobs: list[tuple], plans: list[_Plan], cache: Optional[ResultCache
     # Programs that import numpy (or a library built on it) go last: a worker loads numpy once before their
     # forks, and until then forks from a smaller process (cheaper). Within each part, big jobs first so that
     # the pool does not end on one long straggler.
-    preload = [not _NUMPY_LIBS.isdisjoint(imported_modules(job[2])) for job in jobs]
-    order = sorted(range(len(jobs)), key=lambda j: (preload[j], -len(jobs[j][3])))
+    preload = [(("numpy",) if not _NUMPY_LIBS.isdisjoint(imported_modules(job[2])) else ())
+               + shapes.preload_modules(plans[job[0]].work.problem.shape) for job in jobs]
+    order = sorted(range(len(jobs)), key=lambda j: (bool(preload[j]), -len(jobs[j][3])))
     jobs = [jobs[j] for j in order]
     args = []
     for k, j in enumerate(order):

@@ -17,19 +17,25 @@ import functools
 import math
 import os
 import pickle
-import signal
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence
 
+from coderank_evalplus.engine.check_child import (  # noqa: F401 - their home before check_child.py
+    _EAGER_REPORTS,
+    _cpu_time_limit,
+    _install_timeout_handlers,
+    _memory_cap,
+    _report_channel,
+)
 from coderank_evalplus.engine.execution import ResultCache, content_key
 from coderank_evalplus.engine.executors import Executor, LocalExecutor, shared_path
 from coderank_evalplus.storage import atomic_write_bytes, atomic_write_text
 from coderank_evalplus.testgen.extract import imported_modules
-from coderank_evalplus.types import Problem, Verdict  # noqa: F401 (Verdict re-exported)
+from coderank_evalplus.types import METHOD, Problem, Verdict  # noqa: F401 (Verdict re-exported)
 
 if TYPE_CHECKING:
     from coderank_evalplus.engine.original import OriginalPlan
@@ -119,59 +125,6 @@ def evalplus_parent_modules() -> frozenset[str]:
 
 # --- child side ----------------------------------------------------------------------------------------
 
-def _install_timeout_handlers() -> None:  # pragma: no cover - runs in the child
-    """Once per child: SIGPROF / SIGALRM raise evalplus's TimeoutException (signal.signal is slow per call)."""
-    from evalplus.eval.utils import TimeoutException
-
-    def handler(signum, frame):
-        raise TimeoutException("Timed out!")
-
-    signal.signal(signal.SIGPROF, handler)
-    signal.signal(signal.SIGALRM, handler)
-
-
-@contextlib.contextmanager
-def _cpu_time_limit(seconds: float, _set=signal.setitimer, _prof=signal.ITIMER_PROF, _real=signal.ITIMER_REAL):
-    """evalplus's time_limit, measured on CPU time; a looser wall timer catches programs that sleep.
-
-    Needs ``_install_timeout_handlers()`` first."""
-    _set(_prof, seconds, 0.05)
-    _set(_real, 3 * seconds + 1, 0.25)
-    try:
-        yield
-    finally:
-        _set(_prof, 0)
-        _set(_real, 0)
-
-
-_EAGER_REPORTS = 16  # outputs a judge child reports one by one before it batches them
-
-
-def _report_channel(rep: int, ans: int) -> tuple[list[bytes], list, Callable[[], None], Callable[[], tuple]]:
-    """A check child's side of its pipes to the referee: the frames buffered (``buf``; ``size`` = [bytes buffered,
-    when last flushed]), ``flush`` writes them to ``rep``, ``receive`` reads one length-prefixed answer from ``ans``."""
-    write, read, loads, now = os.write, os.read, pickle.loads, time.perf_counter
-    buf: list[bytes] = []
-    size = [0, now()]
-
-    def flush() -> None:
-        data = b"".join(buf)
-        buf.clear()
-        view = memoryview(data)
-        while view:
-            view = view[write(rep, view):]
-        size[0], size[1] = 0, now()
-
-    def receive() -> tuple:
-        raw = b""
-        while len(raw) < 4 or len(raw) < 4 + int.from_bytes(raw[:4], "little"):
-            more = read(ans, 1 << 20)
-            if not more:
-                raise EOFError
-            raw += more
-        return loads(raw[4:])
-
-    return buf, size, flush, receive
 
 
 def _evalplus_observe(dataset: str, entry_point: str, code, inputs: list, time_limits: list, workdir: str, rep: int,
@@ -332,17 +285,34 @@ def _run_refereed(dataset: str, entry_point: str, code, inputs: list, limits: li
         wall_timeout=3 * budget + 5, cpu_budget=int(math.ceil(budget)))
 
 
-_MEMORY_CAP: list = []
 
 
-def _memory_cap() -> Optional[int]:
-    """evalplus's memory cap (``query_maximum_memory_bytes``: the environment and psutil's total memory), read
-    once per worker instead of once per check."""
-    if not _MEMORY_CAP:
-        from coderank_evalplus.engine.sandbox.limits import max_memory_bytes
+def _run_lcb(program: str, expected_file: str, data: dict) -> tuple[bool, Optional[str]]:
+    """One candidate on one LiveCodeBench problem, in a check child refereed by this worker's referee."""
+    import warnings
 
-        _MEMORY_CAP.append(max_memory_bytes())
-    return _MEMORY_CAP[0]
+    from coderank_evalplus.engine import lcb, lcb_judge, referee
+    from coderank_evalplus.engine.sandbox.runner import _kill_group, run_reported
+
+    text = lcb.method_module(program) if data["shape"] == METHOD else lcb.stdin_module(program)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        code: Any
+        try:
+            code = compile(text, "<string>", "exec", dont_inherit=True)
+        except SyntaxError:
+            return False, None  # exec raises it in LiveCodeBench's compile_code: every test fails
+        except BaseException:  # noqa: BLE001 - MemoryError, RecursionError, NUL bytes: the child meets it
+            code = text
+    n = len(data["inputs"])
+    budget = float(data["time_limit"]) * (n + 1) + 1
+    referee.referee()
+    return run_reported(
+        lambda wd, rep, ans: lcb_judge.observe(data, code, "class Solution" in text, wd, rep, ans),
+        lambda pid, rfd, wfd, deadline: referee.ask({"mode": "lcb", "expected": expected_file}, rfd, wfd,
+                                                   pid, deadline, _kill_group),
+        wall_timeout=3 * budget + 5, cpu_budget=int(math.ceil(budget)))
+
 
 
 _TASK_DATA: dict[str, dict] = {}
@@ -402,6 +372,13 @@ def worker_judge(job: dict) -> list[tuple[bool, Optional[bool], Optional[str]]]:
 
     if job["mode"] == "fails":  # tests that cannot be split (the driver warned): no candidate passes them
         return [(False, None, None) for _ in job["programs"]]
+    if job["mode"] == "lcb":  # LiveCodeBench's tests and rules (engine/lcb_judge.py)
+        referee()  # forked before this worker reads the task's file (which holds no expected output either)
+        data = _task_data(job["data"])
+        for prog in job["programs"]:
+            ok, why = _run_lcb(prog, shared_path(job["expected"]), data)
+            out.append((ok, None, f"base: {why}" if ok and why else None))
+        return out
     if job["mode"] == "original":
         referee()  # forked before this worker holds any of the task's tests
         from coderank_evalplus.engine.sandbox.verdicts import compile_probes
@@ -479,6 +456,10 @@ class Judge:
         self._tmp: Optional[tempfile.TemporaryDirectory] = None
 
     def _config(self, problem: Problem, split: str) -> str:
+        if problem.io_tests:  # LiveCodeBench's tests and rules (engine/lcb_judge.py)
+            from coderank_evalplus.engine import lcb_judge
+
+            return lcb_judge.config(problem)
         if not problem.has_evalplus_inputs:
             # sem=3: split into probes the candidate's child reports and asserts its referee decides (issue 33)
             return f"original|{content_key(problem.original_test).hex()}|cpu={ORIGINAL_TEST_CPU_LIMIT}|sem=3"
@@ -569,6 +550,17 @@ class Judge:
 
     def _job(self, prob: Problem, programs: list[str], want_plus: bool) -> dict:
         job = {"task_id": prob.task_id, "programs": programs, "plus": want_plus}
+        if prob.io_tests:
+            from coderank_evalplus.engine import lcb_judge
+
+            key = ("lcb", prob.task_id, lcb_judge.config(prob))
+            if key not in self._files:
+                if self._tmp is None:
+                    self._tmp = tempfile.TemporaryDirectory(prefix="coderank_judge_data_")
+                self._files[key] = lcb_judge.write_task_files(prob, self._tmp.name, f"{len(self._files)}.lcb")
+            job.update(mode="lcb", data=self.executor.share_file(self._files[key]),
+                       expected=self.executor.share_file(self._files[key] + ".expected"))
+            return job
         if not prob.has_evalplus_inputs:
             plan, path = self._original_plan(prob)
             if plan.fails is not None:

@@ -179,6 +179,14 @@ def _referee_check(request: dict, rfd: int, wfd: int) -> tuple[bool, Optional[st
     """Read one child's reports until every input passed (True) or one did not, or it stopped (False)."""
     from coderank_evalplus.engine.oracle import evalplus_compare
 
+    if request.get("mode") == "lcb":  # LiveCodeBench's tests and rules (engine/lcb_judge.py)
+        from coderank_evalplus.engine.lcb_judge import referee_check
+
+        def answer(value) -> None:
+            msg = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+            _write_all(wfd, _LEN.pack(len(msg)) + msg)
+
+        return referee_check(_expected(request["expected"]), rfd, answer)
     if request.get("mode") == "original":  # the original tests' asserts, split (engine/original.py)
         from coderank_evalplus.engine.original import referee_original
 

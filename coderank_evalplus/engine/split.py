@@ -24,6 +24,7 @@ TRUSTED_MODULES = frozenset({"math", "cmath", "re", "string", "itertools", "coll
                              "heapq", "bisect", "statistics", "fractions", "decimal"})
 _TRUSTED = frozenset(dir(builtins)) | TRUSTED_MODULES
 PROBE = "__probe"
+STDOUT = "stdout"  # the comparison of a stdin program's output with an expected one (LiveCodeBench's line rule)
 # nodes whose children are split further; any other node that needs the candidate is a probe as a whole, or (a
 # comprehension, lambda, walrus: values bound inside it) makes the assert impossible to split
 _STRUCTURAL = (ast.Compare, ast.BoolOp, ast.UnaryOp, ast.BinOp, ast.IfExp, ast.Tuple, ast.List, ast.Set, ast.Dict,
@@ -36,7 +37,7 @@ _SCOPED = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda
 class Split:
     """probes: expression texts to evaluate in the candidate's namespace. remainder: the assert's test over
     ``__probe(i)`` (None: cannot be split -- the verdict is ERROR). fast: the remainder in a form the worker
-    decides itself: ("==", i, value), ("is", i, value), ("truthy", i) or ("falsy", i)."""
+    decides itself: ("==", i, value), ("is", i, value), ("truthy", i), ("falsy", i) or (STDOUT, i, text)."""
 
     probes: tuple[str, ...]
     remainder: Optional[str]

@@ -33,10 +33,12 @@ from coderank_evalplus.generation.base import Generator, Sample, generate_each
 from coderank_evalplus.storage import atomic_copy, os_storage_error, replace_file
 from coderank_evalplus.testgen.prompts import (
     CODET_STOP,
+    base_program,
+    base_stops,
     chat_solution_messages,
     chat_test_messages,
+    chat_test_sample,
     parse_chat_solution,
-    parse_chat_tests,
     solution_prompt,
     test_generation_prompt,
 )
@@ -168,10 +170,12 @@ def _generate(problems: list[Problem], generator: Generator, n_samples: int, n_t
             todo = [j for j in jobs if j[0].task_id in chunk]
             # one generate call per distinct count: a problem's solutions and tests go together when the counts
             # match (a local engine batches them, a server has them in flight at once)
-            for k in sorted({j[2] for j in todo}, key=[j[2] for j in todo].index):
-                call = [j for j in todo if j[2] == k]
+            # (a call per stop list too: LiveCodeBench's solutions stop elsewhere than tests, prompts.base_stops)
+            for k, stop_key in dict.fromkeys((j[2], _stops(j[0], j[1], stops, stop)) for j in todo):
+                call = [j for j in todo if (j[2], _stops(j[0], j[1], stops, stop)) == (k, stop_key)]
                 prompts = [_prompts([p], generator, kind, n_asserts)[0] for p, kind, _ in call]
-                for i, samples in generate_each(generator, prompts, k, temperature, top_p, max_tokens, stops):
+                for i, samples in generate_each(generator, prompts, k, temperature, top_p, max_tokens,
+                                                list(stop_key)):
                     p, kind, _ = call[i]
                     if kind == "solution":
                         for s in samples[:k]:
@@ -241,7 +245,7 @@ def _generate_adaptive(problems: list[Problem], generator: Generator, n_samples:
                 continue
             if n_test_samples > 0 and p.task_id not in tests:
                 samples = generator.generate(_prompts([p], generator, "test", n_asserts), n_test_samples,
-                                             temperature, top_p, max_tokens, stops)[0]
+                                             temperature, top_p, max_tokens, list(_stops(p, "test", stops, stop)))[0]
                 rec = _test_record(p, samples, generator.is_chat)
                 _append(tf, rec)
                 tests[p.task_id] = rec["samples"]
@@ -250,7 +254,8 @@ def _generate_adaptive(problems: list[Problem], generator: Generator, n_samples:
             for target in adaptive_rounds(n_samples):
                 if len(have) < target:
                     outs = generator.generate(_prompts([p], generator, "solution", n_asserts), target - len(have),
-                                              temperature, top_p, max_tokens, stops)[0]
+                                              temperature, top_p, max_tokens,
+                                              list(_stops(p, "solution", stops, stop)))[0]
                     for s in outs[: target - len(have)]:
                         rec = _solution_record(p, s, generator.is_chat)
                         _append(sf, rec)
@@ -276,8 +281,15 @@ def _generate_adaptive(problems: list[Problem], generator: Generator, n_samples:
 def _solution(problem: Problem, s: Sample, is_chat: bool) -> str:
     if is_chat:
         return parse_chat_solution(s.text, problem)
-    return solution_prompt(problem) + s.text
+    return base_program(problem, s.text)
 
 
 def _test_text(problem: Problem, s: Sample, is_chat: bool) -> str:
-    return parse_chat_tests(s.text, problem.entry_point) if is_chat else s.text
+    return chat_test_sample(s.text, problem) if is_chat else s.text
+
+
+def _stops(problem: Problem, kind: str, stops: list[str], stop: Optional[Sequence[str]]) -> tuple[str, ...]:
+    """The stop sequences of one prompt: none for chat (``stops`` empty), the user's, else ``prompts.base_stops``."""
+    if not stops:
+        return ()
+    return tuple(stop) if stop is not None else tuple(base_stops(problem, kind))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Mapping, Optional
 
-from coderank_evalplus.io.jsonl import read_jsonl, str_list
+from coderank_evalplus.io.jsonl import SampleFileError, read_jsonl, str_list
 from coderank_evalplus.io.problems import data_dir_from_env
 from coderank_evalplus.testgen.extract import truncate
 from coderank_evalplus.types import Problem
@@ -59,3 +59,23 @@ def task_for_prompt(prompt: str, index: Mapping[str, str], problems: Mapping[str
 def solution_programs(rec: dict, prompt: str, path: Path, lineno: int) -> list[str]:
     """A CodeT solution record's programs: each sample cut at CodeT's stop sequences, appended to the prompt."""
     return [prompt + truncate(s) for s in str_list(rec, "samples", path, lineno)]
+
+
+def load_codecontests(path: str | Path) -> dict[str, Problem]:
+    """CodeT's CodeContests problems (``CodeContests_zeroshot_for_test_case_generation.jsonl``: 165 records of
+    ``task_id, prompt, entry_point, canonical_solution``) as CodeT poses them: a function ``solution(stdin: str) ->
+    str`` whose docstring is the statement. The record's prompt -- CodeT's test-generation prompt, ending in
+    ``assert `` -- names the task in CodeT's sample files; the problem's prompt is the part before ``    pass``.
+    There are no tests to judge with (CodeT's release has none): the samples' tests are what it offers."""
+    path = Path(path)
+    out: dict[str, Problem] = {}
+    for lineno, rec in read_jsonl(path):
+        for name in ("task_id", "prompt", "entry_point"):
+            if not isinstance(rec.get(name), str):
+                raise SampleFileError(f"{path}:{lineno}: field {name!r}: expected a string")
+        prompt = rec["prompt"]
+        head = prompt.split("    pass\n", 1)[0] if "    pass\n" in prompt else prompt
+        out[rec["task_id"]] = Problem(task_id=rec["task_id"], dataset="codecontests", prompt=head,
+                                      entry_point=rec["entry_point"], test_prompt_body=head,
+                                      canonical_solution=rec.get("canonical_solution") or "")
+    return out

@@ -22,7 +22,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping, Optional, Sequence
 
-from coderank_evalplus.types import CoderankError, InputNotFound, Problem
+from coderank_evalplus.io import livecodebench
+from coderank_evalplus.types import METHOD, CoderankError, InputNotFound, Problem
 
 DATASETS = ("humaneval", "humaneval+", "mbpp", "mbpp+", "humaneval-original", "mbpp-sanitized")
 HUMANEVAL_PLUS_VERSION = "v0.1.10"
@@ -203,6 +204,8 @@ def load_problems_or_original(dataset: str, data_dir: Optional[str] = None) -> t
     tests only, no download) when HumanEval+ is neither local nor downloadable. Returns (dataset used, problems)."""
     if is_problem_file(dataset):
         return dataset, load_problem_file(dataset)
+    if livecodebench.is_hub_name(dataset):
+        return dataset, _livecodebench_hub(dataset)
     try:
         return canonical_dataset(dataset), load_problems(dataset, data_dir)
     except DataNotFoundError:
@@ -221,6 +224,8 @@ def load_problems(dataset: str, data_dir: Optional[str] = None) -> dict[str, Pro
     """
     if is_problem_file(dataset):
         return load_problem_file(dataset)
+    if livecodebench.is_hub_name(dataset):
+        return _livecodebench_hub(dataset)
     ds = canonical_dataset(dataset)
     if ds == "humaneval-original":
         return load_original_humaneval()
@@ -229,6 +234,14 @@ def load_problems(dataset: str, data_dir: Optional[str] = None) -> dict[str, Pro
     fam = family(ds)
     path = humaneval_plus_path(data_dir) if fam == "humaneval" else mbpp_plus_path(data_dir)
     return load_evalplus_problems(fam, path)
+
+
+def _livecodebench_hub(spec: str) -> dict[str, Problem]:
+    """``livecodebench[:release_vN][?filters]`` from the hub (``io/livecodebench.py``); DataNotFoundError offline."""
+    try:
+        return livecodebench.load(spec)
+    except livecodebench.HubUnavailable as exc:
+        raise DataNotFoundError(str(exc)) from None
 
 
 def load_evalplus_problems(dataset: str, path: Optional[Path] = None) -> dict[str, Problem]:
@@ -299,8 +312,9 @@ _IDENTIFIER = re.compile(r"^[A-Za-z_]\w*$")
 
 
 def is_problem_file(dataset: str) -> bool:
-    """Whether a ``--dataset`` value names a problem file of your own (``.jsonl`` or ``.jsonl.gz``)."""
-    return str(dataset).endswith((".jsonl", ".jsonl.gz"))
+    """Whether a ``--dataset`` value names a problem file of your own (``.jsonl`` or ``.jsonl.gz``; LiveCodeBench's
+    records also as a ``.json`` list, with filters after ``?``: ``io/livecodebench.py``)."""
+    return str(dataset).split("?")[0].endswith((".jsonl", ".jsonl.gz", ".json"))
 
 
 def find_entry_point(prompt: str) -> str:
@@ -317,13 +331,22 @@ def find_entry_point(prompt: str) -> str:
 
 def problem_from_prompt(prompt: str, entry_point: Optional[str] = None, task_id: Optional[str] = None,
                         test: str = "") -> Problem:
-    """A problem no benchmark has: its prompt (the entry point found there when not given), trial tests from its
+    """A problem no benchmark has: its prompt (the entry point found there when not given; a class with a method and
+    no top-level function: that method, called on an instance, ``testgen/leetcode.py``), trial tests from its
     examples, and a task id made from its text (``prompt/<digest>``: it seeds the inputs grown from the examples,
     so the same prompt grows the same inputs)."""
-    entry = entry_point or find_entry_point(prompt)
+    from coderank_evalplus.testgen import leetcode
+
+    method = leetcode.method_of(prompt, entry_point)
+    entry = method[1] if method else (entry_point or find_entry_point(prompt))
     if not _IDENTIFIER.match(entry):
         raise ValueError(f"entry point {entry!r} is not a Python name")
     tid = task_id or "prompt/" + hashlib.sha256(f"{entry}\0{prompt}".encode()).hexdigest()[:12]
+    if method:  # a LeetCode-style prompt: a class's method, called on an instance (``Solution().f``)
+        cls, name, params, doc = method
+        return Problem(task_id=tid, dataset="humaneval", prompt=prompt, entry_point=name, shape=METHOD,
+                       class_name=cls, trial_tests=tuple(leetcode.trial_tests(doc, cls, name, params)),
+                       test_prompt_body=prompt, original_test=test)
     return _make_problem({"task_id": tid, "prompt": prompt, "entry_point": entry, "test": test}, "humaneval")
 
 
@@ -335,9 +358,12 @@ def load_problem_file(path: str | os.PathLike) -> dict[str, Problem]:
     A malformed line raises SampleFileError naming the file, the line and the field."""
     from coderank_evalplus.io.jsonl import SampleFileError, read_jsonl
 
+    name = str(path).split("?")[0]
+    if not Path(name).is_file():
+        raise DataNotFoundError(f"--dataset {name}: no such problem file")
+    if "?" in str(path) or name.endswith(".json") or livecodebench.file_holds_records(name):
+        return livecodebench.load(str(path))  # LiveCodeBench's records (code_generation_lite), filtered
     path = Path(path)
-    if not path.is_file():
-        raise DataNotFoundError(f"--dataset {path}: no such problem file")
     digest = hashlib.md5(path.read_bytes()).hexdigest()
     out: dict[str, Problem] = {}
     for lineno, rec in read_jsonl(path):

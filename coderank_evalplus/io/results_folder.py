@@ -37,7 +37,7 @@ import numpy as np
 
 from coderank_evalplus.storage import atomic_open as _atomic
 from coderank_evalplus.storage import atomic_write_text  # noqa: F401 - the one atomic writer, re-exported
-from coderank_evalplus.types import LAYOUT, CoderankError, Executions, Problem, RerankResult, TestSuite  # noqa: F401 (LAYOUT re-exported)
+from coderank_evalplus.types import FUNCTION, LAYOUT, CoderankError, Executions, Problem, RerankResult, TestSuite  # noqa: F401 (LAYOUT re-exported)
 
 PROBLEMS_FILE = "problems.jsonl"
 MATRICES_FILE = "matrices.npz"
@@ -107,6 +107,8 @@ def _problem_record(problem: Problem, n_candidates: int, suite: TestSuite, has_c
     rec: dict[str, Any] = {"task_id": problem.task_id, "dataset": problem.dataset,
                            "entry_point": problem.entry_point, "prompt": problem.prompt,
                            "trial_tests": list(problem.trial_tests), "n_candidates": n_candidates}
+    if problem.shape != FUNCTION:  # a method or a stdin program (a function's record is as it was before shapes)
+        rec.update(shape=problem.shape, class_name=problem.class_name)
     for name in _SUITE_FIELDS:
         rec[name] = getattr(suite, name)
     rec.update(has_canonical=has_canonical, has_hidden=has_hidden)
@@ -201,7 +203,8 @@ def load_folder(folder: str | os.PathLike, task_ids: Optional[Iterable[str]] = N
                     continue
                 suite = _suite(rec)
                 problem = Problem(task_id=tid, dataset=rec.get("dataset", "humaneval"), prompt=rec.get("prompt", ""),
-                                  entry_point=rec["entry_point"], trial_tests=tuple(rec.get("trial_tests") or ()))
+                                  entry_point=rec["entry_point"], trial_tests=tuple(rec.get("trial_tests") or ()),
+                                  shape=rec.get("shape", FUNCTION), class_name=rec.get("class_name", ""))
                 ex = _executions(tid, arr, i, suite)
                 canonical = _canonical(tid, arr, i, suite) if rec.get("has_canonical") else None
                 hidden = (arr[f"{i}.hidden_output"], arr[f"{i}.hidden_kind"]) if rec.get("has_hidden") else None

@@ -2,9 +2,10 @@
 
 Formats (each read by the module beside this one): evalplus records or an evalplus sample folder
 (``evalplus_samples``), CodeT's ``{"prompt", "samples"}`` files (``codet``), bigcode-evaluation-harness
-``generations_<task>.json`` (``bigcode``) and the lm-eval ``--log_samples`` file or output folder of one of our
-tasks (``lm_eval_log``). ``detect_format`` looks at the path (folder or JSON document); inside a .jsonl file each
-record says what it is. Every reader raises ``SampleFileError`` naming the file and the line.
+``generations_<task>.json`` (``bigcode``), lcb_runner's output (``lcb_output``: ``question_id`` + ``code_list``) and
+the lm-eval ``--log_samples`` file or output folder of one of our tasks (``lm_eval_log``). ``detect_format`` looks
+at the path (folder or JSON document); inside a .jsonl file each record says what it is. Every reader raises
+``SampleFileError`` naming the file and the line.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
-from coderank_evalplus.io import bigcode, codet, evalplus_samples, lm_eval_log
+from coderank_evalplus.io import bigcode, codet, evalplus_samples, lcb_output, lm_eval_log
 from coderank_evalplus.io.jsonl import (  # noqa: F401 (re-exported)
     SampleFileError,
     check_unmatched,
@@ -35,6 +36,7 @@ codet_prompt_index = codet.codet_prompt_index
 codet_test_prompt = codet.codet_test_prompt
 
 FOLDER_LM_EVAL, FOLDER_EVALPLUS, BIGCODE, JSONL = "lm-eval log folder", "evalplus folder", "bigcode", "jsonl"
+LCB_OUTPUT = "lcb_runner output"
 
 
 def detect_format(path: Path) -> tuple[str, Path]:
@@ -44,7 +46,7 @@ def detect_format(path: Path) -> tuple[str, Path]:
         found = lm_eval_log.find_samples_file(path)
         return (FOLDER_EVALPLUS, path) if found is None else (JSONL, found)
     if path.is_file() and bigcode.starts_with_json_list(path):
-        return BIGCODE, path
+        return (LCB_OUTPUT if lcb_output.starts_with_object_list(path) else BIGCODE), path
     return JSONL, path
 
 
@@ -89,6 +91,8 @@ def _read_programs(kind: str, path: Path, problems: Mapping[str, Problem], data_
         return evalplus_samples.read_folder(path, problems, allow_unknown, drop_extra)
     if kind == BIGCODE:
         return bigcode.read_generations(path, problems)
+    if kind == LCB_OUTPUT:
+        return lcb_output.read_code_lists(path, problems, drop_extra)
     out: dict[str, list[str]] = defaultdict(list)
     unmatched: list[str] = []
     index: Optional[dict[str, str]] = None
@@ -164,9 +168,9 @@ def read_test_samples(path: str | os.PathLike, problems: Mapping[str, Problem],
     if kind == FOLDER_EVALPLUS:
         raise SampleFileError(f"{path}: is a folder with no lm-eval {lm_eval_log.SAMPLES_GLOB} file; "
                               f"expected a .jsonl file")
-    if kind == BIGCODE:
-        raise SampleFileError(f"{path}: a JSON list (bigcode-evaluation-harness generations?) holds solutions, "
-                              f"not test samples")
+    if kind in (BIGCODE, LCB_OUTPUT):
+        what = "bigcode-evaluation-harness generations?" if kind == BIGCODE else "lcb_runner's output?"
+        raise SampleFileError(f"{path}: a JSON list ({what}) holds solutions, not test samples")
     out: dict[str, list[str]] = defaultdict(list)
     unmatched: list[str] = []
     index: Optional[dict[str, str]] = None

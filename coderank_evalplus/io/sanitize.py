@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable, Optional
 
-from coderank_evalplus.types import Problem
+from coderank_evalplus.types import FUNCTION, Problem
 
 # The sources of evalplus 0.3.1's functions this module mirrors (sha256 of inspect.getsource).
 _MIRRORED = {
@@ -239,11 +239,25 @@ def prompt_imports(prompt: str) -> str:
     return "\n".join(line for line in prompt.split("\n") if line.startswith(("import ", "from ")))
 
 
+def fenced_program(reply: str) -> str:
+    """A chat reply's program as lcb_runner's ``extract_code`` takes it: the lines between the last two lines that
+    hold a code fence, whole (imports, classes, a main guard). A reply without two fence lines is its own program
+    when it compiles (LiveCodeBench would give ``""``), else ``""`` (a failing sample)."""
+    lines = reply.split("\n")
+    fences = [i for i, line in enumerate(lines) if "```" in line]
+    if len(fences) >= 2:
+        return "\n".join(lines[fences[-2] + 1:fences[-1]])
+    return reply if not fences and _syntax_ok(reply) else ""
+
+
 def raw_program(reply: str, problem: Problem) -> str:
     """The program a raw chat reply stands for, as ``../shared/data``'s chat sets made their ``solution``: the
     prompt's imports + ``sanitize(reply, entry_point)``; a reply that only continues the prompt (a bare function
     body) is read after the prompt, as evalplus.sanitize reads a completion; ``""`` (a failing sample) when
-    neither defines the entry point."""
+    neither defines the entry point. A class's method or a stdin program (LiveCodeBench) is the reply's fenced
+    program, whole, as LiveCodeBench extracts it (``fenced_program``)."""
+    if problem.shape != FUNCTION:
+        return fenced_program(reply)
     code = sanitize(reply, problem.entry_point)
     if not _defines(code, problem.entry_point):
         code = sanitize(problem.prompt + "\n" + reply, problem.entry_point)

@@ -203,8 +203,9 @@ def load_suite(path: str | Path) -> Suite:
         e.drop_extra_problems = _typed(where, "drop_extra_problems",
                                        raw.get("drop_extra_problems", data.get("drop_extra_problems", False)), bool)
         e.dataset = _typed(where, "dataset", raw.get("dataset", "humaneval"), str)
-        if is_problem_file(e.dataset):  # your own problems: a path, relative to this file
-            e.dataset = str(_path(base, where, "dataset", e.dataset, data_dir=top_data))
+        if is_problem_file(e.dataset):  # your own problems: a path, relative to this file (LCB's filters after ?)
+            name, sep, query = e.dataset.partition("?")
+            e.dataset = str(_path(base, where, "dataset", name, data_dir=top_data)) + sep + query
         e.raw_field = _typed(where, "raw_field", raw.get("raw_field"), (str, type(None)))
         limit = raw.get("limit", data.get("limit"))
         e.limit = None if limit is None else _opt(where, "limit", _typed(where, "limit", limit, int))
@@ -305,7 +306,8 @@ def fingerprint(e: SuiteEntry, methods: list[str], base_only: bool, strict: bool
 
     tests = [_file_digest(t) if isinstance(t, Path) else t for t in e.test_sources]
     parts = {"solutions": _file_digest(e.solutions_file), "tests": tests[0] if len(tests) == 1 else tests,
-             "dataset": [e.dataset, _file_digest(Path(e.dataset))] if is_problem_file(e.dataset) else e.dataset,
+             "dataset": ([e.dataset, _file_digest(Path(e.dataset.split("?")[0]))] if is_problem_file(e.dataset)
+                         else e.dataset),
              "limit": e.limit, "time_limit": e.time_limit, "tests_per_sample": e.tests_per_sample,
              **({"task_ids": e.task_ids} if e.task_ids else {}),
              "data_dir": e.data_dir, "methods": sorted(methods), "base_only": base_only, "layout": LAYOUT}

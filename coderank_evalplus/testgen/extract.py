@@ -103,8 +103,16 @@ def assert_body(test: str) -> str:
     return test[len("assert "):] if test.startswith("assert ") else test.strip()
 
 
+def is_callee(func: ast.AST, callee: str) -> bool:
+    """Whether ``func`` (the called part of a call) is ``callee``: a name (``f``), or for a class's method the text
+    ``Solution().f`` (``Problem.callee``)."""
+    if isinstance(func, ast.Name):
+        return func.id == callee
+    return "." in callee and isinstance(func, ast.Attribute) and ast.unparse(func) == callee
+
+
 def _is_entry_call(node: ast.AST, entry_point: str) -> bool:
-    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == entry_point
+    return (isinstance(node, ast.Call) and is_callee(node.func, entry_point)
             and not any(isinstance(n, ast.NamedExpr) for n in ast.walk(node)))
 
 
@@ -140,7 +148,9 @@ def parse_assert(body: str, entry_point: str) -> Optional[tuple[str, Optional[st
 
 
 def _mentions(node: ast.AST, name: str) -> bool:
-    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node))
+    name = name.rsplit(".", 1)[-1]  # a method's callee (``Solution().f``): its name
+    return any((isinstance(n, ast.Name) and n.id == name) or (isinstance(n, ast.Attribute) and n.attr == name)
+               for n in ast.walk(node))
 
 
 # --- the released SRank code's notion of a test input ------------------------------------------------

@@ -1,7 +1,9 @@
 """A test source that needs no model: inputs grown from the prompt's own examples (``examples+mutate[:N]``).
 
 - seeds: the argument values of the problem's visible examples (``Problem.trial_tests``: HumanEval's docstring
-  examples, MBPP+'s example assert, sanitized MBPP's listed asserts), read with ``ast.literal_eval``;
+  examples, MBPP+'s example assert, sanitized MBPP's listed asserts, LiveCodeBench's public tests), read with
+  ``ast.literal_eval``; a LeetCode method's arguments are grown as a function's, a stdin program's input text by its
+  tokens (``stdin_inputs``);
 - growth: evalplus's type-aware mutation operators (``evalplus.gen.type_mut.TypedMutGen.typed_mutate``, the
   operators that grew HumanEval+), applied to one argument at a time so that the arity stays the seed's. Only the
   operators are reused: TypedMutGen's own ``generate`` keeps an input when the canonical solution with the
@@ -26,8 +28,9 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from coderank_evalplus.testgen.extract import assert_body, suite_from_asserts
-from coderank_evalplus.types import RETURNED, Executions, Problem, TestSuite
+from coderank_evalplus.testgen import stdin_inputs
+from coderank_evalplus.testgen.extract import assert_body, is_callee, suite_from_asserts
+from coderank_evalplus.types import FUNCTION, RETURNED, STDIN, Executions, Problem, TestSuite
 
 SOURCE = "examples+mutate"
 # Default inputs per problem, chosen on a budget curve over CodeGen-16B's first 40 HumanEval problems
@@ -86,8 +89,8 @@ def split_sources(sources: Sequence[str]) -> tuple[list[str], Optional[MutateSpe
 # --- seeds ---------------------------------------------------------------------------------------------------
 
 def _entry_call(tree: ast.AST, entry_point: str) -> Optional[ast.Call]:
-    for node in ast.walk(tree):  # breadth first: the outermost call of the entry point
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == entry_point:
+    for node in ast.walk(tree):  # breadth first: the outermost call of the entry point (or a method's callee)
+        if isinstance(node, ast.Call) and is_callee(node.func, entry_point):
             return node
     return None
 
@@ -117,10 +120,10 @@ def seeds_of(problem: Problem) -> list[list]:
     """Distinct argument lists of the problem's visible examples, in order."""
     seen, out = set(), []
     for t in problem.trial_tests:
-        args = seed_args(t, problem.entry_point)
+        args = seed_args(t, problem.callee)
         if args is None:
             continue
-        key = call_text(problem.entry_point, args)
+        key = call_text(problem.callee, args)
         if key is not None and key not in seen:
             seen.add(key)
             out.append(args)
@@ -195,14 +198,18 @@ def _mutate_value(gen, value: Any) -> Any:
     return gen.typed_mutate(value)
 
 
-def mutate_inputs(seeds: list[list], n: int, entry_point: str, rng_seed: str) -> list[list]:
+def mutate_inputs(seeds: list[list], n: int, entry_point: str, rng_seed: str, shape: str = FUNCTION) -> list[list]:
     """Up to ``n`` new distinct argument lists grown from ``seeds`` (none when there are no seeds).
 
     Each new input starts from a random member of the pool (seeds, then the inputs grown so far, as in
     TypedMutGen.generate) and gets 1..MAX_STEPS of evalplus's typed mutations, each on one argument. The module
-    ``random``'s state (what evalplus's operators draw from) is seeded with ``rng_seed`` and restored afterwards."""
+    ``random``'s state (what evalplus's operators draw from) is seeded with ``rng_seed`` and restored afterwards.
+    A stdin program's input (one string argument) grows by its tokens instead (``stdin_inputs.grow``)."""
     if n <= 0 or not seeds or not any(seeds):
         return []
+    if shape == STDIN:
+        texts = [s[0] for s in seeds if len(s) == 1 and isinstance(s[0], str)]
+        return [[t] for t in stdin_inputs.grow(texts, n, random.Random(rng_seed))]
     gen = _mutator(seeds, entry_point)
     state = random.getstate()
     random.seed(rng_seed)
@@ -264,16 +271,16 @@ def add_generated_inputs(suite: TestSuite, problem: Problem, spec: MutateSpec, s
         for t in problem.trial_tests:
             body = assert_body(t.strip())
             counted[body] = counted.get(body, 0) + 1
-    out = suite_from_asserts(counted, problem.entry_point) if with_examples else copy.deepcopy(suite)
+    out = suite_from_asserts(counted, problem.callee) if with_examples else copy.deepcopy(suite)
     out.sample_asserts = suite.sample_asserts
     seeds = seeds_of(problem)
     rng_seed = f"{seed}:{problem.task_id}"
-    grown = mutate_inputs(seeds, spec.n, problem.entry_point, rng_seed)
+    grown = mutate_inputs(seeds, spec.n, problem.callee, rng_seed, problem.shape)
     have = {c: i for i, c in enumerate(out.inputs)}
     calls: list[str] = []
     columns: list[int] = []
     for args in grown:
-        call = call_text(problem.entry_point, args)
+        call = call_text(problem.callee, args)
         if call is None or call in have:  # None: never (mutate_inputs keeps only inputs with a call text)
             continue
         have[call] = len(out.inputs)
@@ -281,7 +288,7 @@ def add_generated_inputs(suite: TestSuite, problem: Problem, spec: MutateSpec, s
         out.inputs.append(call)
         calls.append(call)
     # seeds_of keeps only seeds that have a call text: the filter drops nothing
-    seed_calls = [c for c in (call_text(problem.entry_point, s) for s in seeds) if c is not None]
+    seed_calls = [c for c in (call_text(problem.callee, s) for s in seeds) if c is not None]
     return out, GeneratedInputs(rng_seed, spec.n, seed_calls, calls, columns)
 
 

@@ -22,7 +22,7 @@ import re
 import warnings
 from typing import Optional
 
-from coderank_evalplus.types import Problem
+from coderank_evalplus.types import FUNCTION, METHOD, STDIN, Problem
 
 __all__ = [
     "strip_examples",
@@ -34,6 +34,11 @@ __all__ = [
     "chat_test_messages",
     "parse_chat_tests",
     "parse_chat_solution",
+    "chat_test_sample",
+    "base_program",
+    "base_stops",
+    "lcb_chat_messages",
+    "lcb_base_prompt",
     "TEST_PROMPT_SUFFIX",
     "CODET_STOP",
 ]
@@ -610,7 +615,16 @@ def make_test_prompt_body(
 
 def test_generation_prompt(problem: Problem) -> str:
     """CodeT's test-generation prompt: body (signature + docstring without examples), ``pass``, a comment and
-    ``assert `` for the model to continue."""
+    ``assert `` for the model to continue. A stdin program gets CodeT's CodeContests form (``def solution(stdin: str)
+    -> str``, ``testgen/io_tests.py``), a LeetCode method its statement and starter code, ``pass``, then ``assert ``."""
+    if problem.shape == STDIN:
+        from coderank_evalplus.testgen.io_tests import codet_stdin_prompt
+
+        return codet_stdin_prompt(problem)
+    if problem.shape == METHOD:
+        statement = str(problem.metadata.get("question_content") or "").strip().replace("'''", '"""')
+        return (f"'''\n{statement}\n'''\n{problem.prompt.rstrip()}\n        pass\n\n"
+                f"# check the correctness of {problem.callee}\nassert ")
     body = problem.test_prompt_body or make_test_prompt_body(
         problem.prompt, problem.entry_point, problem.canonical_solution, problem.dataset
     )
@@ -624,8 +638,71 @@ test_generation_prompt.__test__ = False  # type: ignore[attr-defined]  # mypy re
 
 
 def solution_prompt(problem: Problem) -> str:
-    """Base models complete the benchmark prompt as is."""
+    """Base models complete the benchmark prompt as is; a LiveCodeBench problem gets its base-model prompt."""
+    if problem.dataset == LIVECODEBENCH:
+        return lcb_base_prompt(problem)
     return problem.prompt
+
+
+def base_program(problem: Problem, text: str) -> str:
+    """A base model's solution sample as a program: the prompt followed by it (LiveCodeBench: the answer itself,
+    as lcb_runner's ``extract_code`` takes a base model's output)."""
+    if problem.dataset == LIVECODEBENCH:
+        return text.strip()
+    return solution_prompt(problem) + text
+
+
+def base_stops(problem: Problem, kind: str) -> list[str]:
+    """A base model's stop sequences: CodeT's, except for LiveCodeBench's solutions (lcb_runner's ``--stop ###``)."""
+    return ["###"] if kind == "solution" and problem.dataset == LIVECODEBENCH else list(CODET_STOP)
+
+
+# --- LiveCodeBench's own prompts (lcb_runner/prompts/code_generation.py, MIT License, Copyright (c) 2024
+# LiveCodeBench): the chat form (its OpenAIChat style) and the base-model form with its one-shot example -----------
+LIVECODEBENCH = "livecodebench"
+LCB_SYSTEM = ("You are an expert Python programmer. You will be given a question (problem specification) and will "
+              "generate a correct Python program that matches the specification and passes all tests.")
+LCB_WITH_STARTER = ("You will use the following starter code to write the solution to the problem and enclose your "
+                    "code within delimiters.")
+LCB_WITHOUT_STARTER = ("Read the inputs from stdin solve the problem and write the answer to stdout (do not directly "
+                       "test on the sample inputs). Enclose your code within delimiters as follows. Ensure that when "
+                       "the python program runs, it reads the inputs, runs the algorithm and writes output to STDOUT.")
+
+
+def _lcb_fields(problem: Problem) -> tuple[str, str]:
+    return str(problem.metadata.get("question_content") or ""), str(problem.metadata.get("starter_code") or "")
+
+
+def lcb_chat_messages(problem: Problem) -> list[dict]:
+    """lcb_runner's chat prompt (``get_generic_question_template_answer`` after its generic system message)."""
+    content, starter = _lcb_fields(problem)
+    prompt = f"### Question:\n{content}\n\n"
+    if starter:
+        prompt += f"### Format: {LCB_WITH_STARTER}\n```python\n{starter}\n```\n\n"
+    else:
+        prompt += f"### Format: {LCB_WITHOUT_STARTER}\n```python\n# YOUR CODE HERE\n```\n\n"
+    prompt += "### Answer: (use the provided format with backticks)\n\n"
+    return [{"role": "system", "content": LCB_SYSTEM}, {"role": "user", "content": prompt}]
+
+
+def lcb_base_prompt(problem: Problem) -> str:
+    """lcb_runner's base-model prompt (``get_base_model_question_template_answer``): its one-shot example of the
+    problem's kind, then the question (and starter code), ending in ``### Answer``."""
+    import json
+    from pathlib import Path
+
+    content, starter = _lcb_fields(problem)
+    shots = json.loads((Path(__file__).parent / "lcb_fewshot.json").read_text())
+    example = shots["func" if starter else "stdin"]
+
+    def block(question: str, code: str, answer: str) -> str:
+        text = f"### Question\n{question}\n\n"
+        if starter:
+            text += f"### Starter Code\n{code}\n\n"
+        text += "### Answer\n\n" + answer
+        return text + ("\n\n" if answer else "")
+
+    return block(example["question"], example.get("sample_code", ""), example["answer"]) + block(content, starter, "")
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -636,7 +713,10 @@ _SYSTEM = "You are an expert Python programmer."
 
 
 def chat_solution_messages(problem: Problem) -> list[dict]:
-    """Messages asking an instruct model for a complete, self-contained solution (evalplus's instruction)."""
+    """Messages asking an instruct model for a complete, self-contained solution (evalplus's instruction;
+    LiveCodeBench's own for its problems)."""
+    if problem.dataset == LIVECODEBENCH:
+        return lcb_chat_messages(problem)
     user = (
         "Please provide a self-contained Python script that solves the following problem in a markdown code "
         f"block:\n```python\n{problem.prompt.strip()}\n```"
@@ -647,8 +727,13 @@ def chat_solution_messages(problem: Problem) -> list[dict]:
 def chat_test_messages(problem: Problem, n_asserts: int = 5) -> list[dict]:
     """Messages asking an instruct model for ``n_asserts`` assert statements testing the entry point.
 
-    Shows the signature and the docstring *without* examples (``test_prompt_body``), never the trial tests.
+    Shows the signature and the docstring *without* examples (``test_prompt_body``), never the trial tests. A
+    LeetCode method or a stdin program is asked for input/output pairs instead (``io_tests.chat_io_messages``).
     """
+    if problem.shape != FUNCTION:
+        from coderank_evalplus.testgen.io_tests import chat_io_messages
+
+        return chat_io_messages(problem, n_asserts)
     body = problem.test_prompt_body or make_test_prompt_body(
         problem.prompt, problem.entry_point, problem.canonical_solution, problem.dataset
     )
@@ -704,6 +789,15 @@ def parse_chat_tests(text: str, entry_point: str) -> str:
         return ""
     joined = "\n".join(asserts)
     return joined[len("assert "):] if joined.startswith("assert ") else joined
+
+
+def chat_test_sample(text: str, problem: Problem) -> str:
+    """A chat reply to ``chat_test_messages`` → a raw test sample in CodeT's format, for any shape."""
+    if problem.shape != FUNCTION:
+        from coderank_evalplus.testgen.io_tests import parse_chat_io
+
+        return parse_chat_io(text, problem)
+    return parse_chat_tests(text, problem.entry_point)
 
 
 def parse_chat_solution(text: str, problem: Problem) -> str:

@@ -18,6 +18,7 @@ import sys
 import time
 import uuid
 from pathlib import Path
+from typing import Iterator
 
 import psutil
 import pytest
@@ -55,9 +56,9 @@ def _marked_processes(marker: str) -> list[psutil.Process]:
     return found
 
 
-@pytest.fixture(scope="module")
-def hostile_run(tmp_path_factory):
-    base = tmp_path_factory.mktemp("hostile")
+def run_hostile(base: Path, make_works) -> Iterator[dict]:
+    """Run ``make_works(fill)`` (the works of every hostile program, ``fill`` replacing its tokens) in one
+    ``execute`` call, watching for damage; yields what the tests check."""
     canary = base / "canary"
     (canary / "inner").mkdir(parents=True)
     (canary / "keep.txt").write_text("do not touch\n")
@@ -82,11 +83,7 @@ def hostile_run(tmp_path_factory):
             src = src.replace(k, v)
         return src
 
-    suite = suite_from_asserts(ASSERTS, "add")
-    works = [ProblemWork(Problem(f"Hostile/{h.name}", "humaneval", "def add(a, b):\n", "add"),
-                         [GOOD, fill(h.source), GOOD], suite) for h in PROGRAMS]
-    works.append(ProblemWork(Problem("Hostile/writes_own_temp", "humaneval", "def add(a, b):\n", "add"),
-                             [GOOD, WRITES_OWN_TEMP], suite))
+    works = make_works(fill)
     marker = uuid.uuid4().hex
     saved = {k: os.environ.get(k) for k in ("EVALPLUS_MAX_MEMORY_BYTES", "TMPDIR", "CODERANK_HOSTILE_MARKER")}
     os.environ.update(EVALPLUS_MAX_MEMORY_BYTES=MEM, TMPDIR=str(sandbox_tmp), CODERANK_HOSTILE_MARKER=marker)
@@ -120,6 +117,20 @@ def hostile_run(tmp_path_factory):
                tcp=tcp_received, udp=udp_received, children=psutil.Process().children(recursive=True))
     if tmp_target.exists():
         tmp_target.unlink()
+
+
+
+@pytest.fixture(scope="module")
+def hostile_run(tmp_path_factory):
+    def works(fill):
+        suite = suite_from_asserts(ASSERTS, "add")
+        out = [ProblemWork(Problem(f"Hostile/{h.name}", "humaneval", "def add(a, b):\n", "add"),
+                           [GOOD, fill(h.source), GOOD], suite) for h in PROGRAMS]
+        out.append(ProblemWork(Problem("Hostile/writes_own_temp", "humaneval", "def add(a, b):\n", "add"),
+                               [GOOD, WRITES_OWN_TEMP], suite))
+        return out
+
+    yield from run_hostile(tmp_path_factory.mktemp("hostile"), works)
 
 
 @pytest.mark.parametrize("hostile", PROGRAMS, ids=[h.name for h in PROGRAMS])

@@ -12,16 +12,18 @@ tests anyway (tests, small tools).
 
 from __future__ import annotations
 
+import ast
 import signal
 from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
 from coderank_evalplus.engine.canonical import digest_text
+from coderank_evalplus.engine.lcb import stdout_matches
 from coderank_evalplus.engine.outcomes import ERROR, FAIL, PASS, RAISED, RETURNED, TIMED_OUT, TIMEOUT
 from coderank_evalplus.engine.sandbox.limits import Limits
 from coderank_evalplus.engine.sandbox.report import decode_value, encode_value
 from coderank_evalplus.engine.sandbox.runner import run_in_workdir, run_probes
-from coderank_evalplus.engine.split import PROBE, TRUSTED_MODULES, Split, check_body, split_assert
+from coderank_evalplus.engine.split import PROBE, STDOUT, TRUSTED_MODULES, Split, check_body, split_assert
 
 _ASSERTION_DIGEST = digest_text("exc:AssertionError")
 _BAD_PROBE = "__coderank_probe_does_not_compile__"  # evaluates to a NameError in the child
@@ -97,12 +99,15 @@ def plan_items(items: Sequence[tuple]) -> ProbePlan:
         kind = item[0]
         if kind == "call":
             continue
-        if kind == "check":
+        if kind == "check" and item[3] == STDOUT:  # a stdin program's output against the expected output
+            split, entry, raw = _stdout_split(items[item[1]][1], item[2]), None, False
+        elif kind == "check":
             body, entry, raw = (check_body(items[item[1]][1], item[2], item[3]), (item[4] if len(item) > 4 else None),
                                 False)
+            split = split_assert(body, entry)
         else:
             body, entry, raw = item[1], (item[2] if len(item) > 2 else None), True
-        split = split_assert(body, entry)
+            split = split_assert(body, entry)
         indices = tuple(plan.probe(t) for t in split.probes)
         for p in indices:
             plan.want[p] = True
@@ -121,6 +126,18 @@ def plan_items(items: Sequence[tuple]) -> ProbePlan:
             except Exception:  # noqa: BLE001 - not encodable, or == raised: decoded and compared each time
                 pass
     return plan
+
+
+def _stdout_split(call: str, expected: Optional[str]) -> Split:
+    """A stdin check: one probe (the call, which returns the output) and the fast form ("stdout", 0, expected text);
+    an expected side that is not a string literal cannot be decided (ERROR)."""
+    try:
+        value = ast.literal_eval(expected or "")
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return Split((), None)
+    if not isinstance(value, str):
+        return Split((), None)
+    return Split((call,), f"{PROBE}(0) == {expected}", (STDOUT, 0, value))
 
 
 _MEMO_BYTES = 256  # reported values up to this size are remembered with their verdict (per plan, per item)
@@ -160,6 +177,8 @@ def _fast_verdict(form: tuple, result: tuple[int, int], value: Optional[bytes], 
             ok = bool(v == form[2])
         elif kind == "is":
             ok = v is form[2]
+        elif kind == STDOUT:
+            ok = type(v) is str and stdout_matches(v, form[2])
         elif kind == "truthy":
             ok = bool(v)
         else:

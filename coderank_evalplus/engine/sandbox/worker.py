@@ -61,15 +61,19 @@ def worker_run(job: tuple) -> tuple:
 
     The job carries the probes only -- the candidate's parts of the tests (``engine/split.py``) -- never the
     expected values, so nothing a child of this worker can read tells it what its tests expect; the verdicts are
-    decided by the process that sent the job. ``preload_numpy``: the program imports numpy or a library on top of
-    it; the worker imports numpy once (before forking), so that such children do not each spend ~0.2 CPU-seconds
-    on it."""
-    p_idx, row, program, probes_key, probes, want, order, limits, mem, preload_numpy = job
+    decided by the process that sent the job. ``preload``: modules the worker imports once (before forking), so that
+    its children do not each import them: numpy when the program imports it or a library on top of it (~0.2
+    CPU-seconds a child), ``unittest.mock`` for a stdin program's harness (``engine/shapes.py``)."""
+    p_idx, row, program, probes_key, probes, want, order, limits, mem, preload = job
     if not _WORKER_STATE:
         _warm_worker(mem)
-    if preload_numpy and "numpy" not in sys.modules:
+    missing = [m for m in preload if m not in sys.modules]
+    if missing:
+        import importlib
+
         with guard_lifted():
-            import numpy  # noqa: F401
+            for name in missing:
+                importlib.import_module(name)
         freeze_heap()
     compiled = _WORKER_STATE["compiled"]
     if probes_key not in compiled:

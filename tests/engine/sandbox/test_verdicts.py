@@ -78,7 +78,8 @@ def via_worker(program: str, items: list, preload_numpy: bool = False) -> tuple:
 
     plan = plan_items(items)
     todo = list(range(len(items)))
-    job = (0, 0, program, "via-worker", plan.probes, plan.want, plan.probes_for(todo), Limits(), None, preload_numpy)
+    job = (0, 0, program, "via-worker", plan.probes, plan.want, plan.probes_for(todo), Limits(), None,
+           ("numpy",) if preload_numpy else ())
     with WorkerPool(1) as pool:
         [(_, (_, _, imported, failure, probe_results, values))] = list(
             pool.run("coderank_evalplus.engine.sandbox.worker:worker_run", [job]))

@@ -1,0 +1,105 @@
+"""Tests of programs stated as input/output text (CodeContests, AtCoder, Codeforces, LeetCode's JSON lines).
+
+* CodeT's prompt for CodeContests (``codet_stdin_prompt``): the statement as the docstring of ``def solution(stdin:
+  str) -> str``, then ``assert `` for a base model to continue -- its tests read ``assert solution("…") == "…"``;
+* a chat prompt asking for input/output pairs (``chat_io_messages``), its reply read by ``parse_chat_io`` into
+  asserts of the same form;
+* either becomes tests for either shape (``suite_for``): a stdin program's tests call ``run_stdin`` (the engine's
+  harness) where CodeT's call ``solution``, a function ``solution(stdin)`` keeps them as they are, a LeetCode
+  method's pairs (inputs as JSON lines) become ``Solution().f(…) == …``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Iterable, Optional
+
+from coderank_evalplus.testgen.extract import build_suite
+from coderank_evalplus.types import METHOD, STDIN, STDIN_CALLEE, Problem, TestSuite
+
+CODET_STDIN_ENTRY = "solution"  # CodeT's name for a program that maps stdin to stdout
+_CODET_CALL = re.compile(r"\bsolution\s*\(")
+
+
+def _statement(problem: Problem) -> str:
+    return str(problem.metadata.get("question_content") or problem.prompt).strip()
+
+
+def codet_stdin_prompt(problem: Problem) -> str:
+    """CodeT's test-generation prompt for CodeContests, for any problem stated in text."""
+    statement = _statement(problem).replace("'''", '"""')
+    return (f"'''\n{statement}\n'''\ndef solution(stdin: str) -> str:\n    pass\n\n"
+            f"# check the correctness of solution\nassert ")
+
+
+def chat_io_messages(problem: Problem, n_pairs: int = 5) -> list[dict]:
+    """Messages asking an instruct model for ``n_pairs`` test inputs with their exact expected outputs (never the
+    public tests)."""
+    if problem.shape == METHOD:
+        form = (f"the arguments of `{problem.entry_point}`, one JSON value per line, and \"output\" the JSON value it "
+                "returns")
+    else:
+        form = "the exact text given on standard input and \"output\" the exact text the program must print"
+    user = (f"Here is a programming problem:\n\n{_statement(problem)}\n\n"
+            f"Write {n_pairs} different small test cases for it, with the exact expected results. Do not solve the "
+            f"problem in code. Answer with a JSON list in one ```json code block: each item an object whose \"input\" "
+            f"is {form}.")
+    return [{"role": "system", "content": "You are an expert competitive programmer."},
+            {"role": "user", "content": user}]
+
+
+_JSON_BLOCK = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\n(.*?)```", re.S)
+
+
+def parse_io_pairs(text: str) -> list[tuple[str, str]]:
+    """(input, output) pairs of a reply: the last JSON list of ``{"input", "output"}`` in a code block (or the reply
+    itself); values that are not strings are written as JSON."""
+    for block in reversed(_JSON_BLOCK.findall(text) or [text]):
+        try:
+            items = json.loads(block)
+        except ValueError:
+            continue
+        if not isinstance(items, list):
+            continue
+        pairs = []
+        for item in items:
+            if isinstance(item, dict) and "input" in item and "output" in item:
+                pairs.append(tuple(v if isinstance(v, str) else json.dumps(v) for v in (item["input"], item["output"])))
+        if pairs:
+            return pairs  # type: ignore[return-value]  # 2-tuples of str
+    return []
+
+
+def pair_asserts(problem: Problem, pairs: Iterable[tuple[str, str]]) -> list[str]:
+    """Each pair as an assert in the problem's test language (CodeT's ``solution(…)`` for a stdin program)."""
+    from coderank_evalplus.testgen.mutate import literal_repr
+
+    out = []
+    for inp, expected in pairs:
+        if problem.shape == METHOD:
+            try:
+                args = [json.loads(line) for line in inp.split("\n") if line.strip()]
+                value = json.loads(expected)
+            except ValueError:
+                continue
+            out.append(f"assert {problem.callee}({', '.join(literal_repr(a) for a in args)}) == {literal_repr(value)}")
+        else:
+            name = CODET_STDIN_ENTRY if problem.shape == STDIN else problem.entry_point
+            out.append(f"assert {name}({inp!r}) == {expected!r}")
+    return out
+
+
+def parse_chat_io(text: str, problem: Problem) -> str:
+    """A chat reply with input/output pairs → a raw test sample in CodeT's format (the asserts joined, the first
+    without its ``assert ``)."""
+    joined = "\n".join(pair_asserts(problem, parse_io_pairs(text)))
+    return joined[len("assert "):] if joined.startswith("assert ") else joined
+
+
+def suite_for(problem: Problem, raw_samples: Iterable[str], tests_per_sample: Optional[int]) -> TestSuite:
+    """The suite of a problem's raw test samples (CodeT's extraction, ``build_suite``) in its shape's language: a
+    stdin program's samples may call CodeT's ``solution(stdin)`` or ``run_stdin``; both run the program."""
+    if problem.shape != STDIN:
+        return build_suite(raw_samples, problem.callee, tests_per_sample)
+    return build_suite([_CODET_CALL.sub(f"{STDIN_CALLEE}(", s) for s in raw_samples], STDIN_CALLEE, tests_per_sample)

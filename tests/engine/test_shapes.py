@@ -1,0 +1,88 @@
+"""The three call shapes through the real engine: a class's method and a stdin program run, group and pass their
+tests as a function does; a function's program text (and so its cache keys) is untouched."""
+
+from __future__ import annotations
+
+from coderank_evalplus.engine import lcb, shapes
+from coderank_evalplus.engine.canonical import digest_value
+from coderank_evalplus.engine.execution import ProblemWork, execute, suite_items
+from coderank_evalplus.engine.sandbox import Limits
+from coderank_evalplus.testgen.extract import parse_assert, suite_from_asserts
+from coderank_evalplus.types import ERROR, FAIL, FUNCTION, METHOD, PASS, RETURNED, STDIN, STDIN_CALLEE, TIMEOUT, Problem
+
+METHOD_PROBLEM = Problem("lc/two-sum", "livecodebench", "", "twoSum", shape=METHOD, class_name="Solution",
+                         trial_tests=("assert Solution().twoSum([2, 7, 11, 15], 9) == [0, 1]",))
+TWO_SUM = ("class Solution:\n    def twoSum(self, nums: List[int], target: int) -> List[int]:\n        seen = {}\n"
+           "        for i, x in enumerate(nums):\n            if target - x in seen:\n"
+           "                return [seen[target - x], i]\n            seen[x] = i\n")
+HARD_CODED = "class Solution:\n    def twoSum(self, nums, target):\n        return [0, 1]\n"
+
+STDIN_PROBLEM = Problem("abc/sum", "livecodebench", "", STDIN_CALLEE, shape=STDIN,
+                        trial_tests=("assert run_stdin('1 2\\n') == '3\\n'",))
+STDIN_PROGRAMS = {
+    "input": "a, b = map(int, input().split())\nprint(a + b)\n",
+    "main_guard": ("import sys\ndef main():\n    a, b = map(int, sys.stdin.readline().split())\n"
+                   "    print(a + b, end='  \\n\\n')\nif __name__ == '__main__':\n    main()\n"),
+    "exit": "a, b = map(int, input().split())\nprint(a + b)\nexit()\nprint('more')\n",
+    "from_sys": "from sys import stdin\na, b = map(int, stdin.readline().split())\nprint(a + b)\n",
+    "float": "a, b = map(int, input().split())\nprint(float(a + b))\n",
+    "constant": "print(3)\n",
+    "loop": "while True:\n    pass\n",
+    "iterates_stdin": "import sys\nfor line in sys.stdin:\n    print(sum(map(int, line.split())))\n",
+}
+
+
+def test_callee_of_each_shape():
+    assert Problem("t", "humaneval", "", "f").callee == "f"
+    assert METHOD_PROBLEM.callee == "Solution().twoSum"
+    assert STDIN_PROBLEM.callee == STDIN_CALLEE
+    assert parse_assert("Solution().twoSum([3, 3], 6) == [0, 1]", METHOD_PROBLEM.callee) == (
+        "Solution().twoSum([3, 3], 6)", "[0, 1]", "==")
+
+
+def test_a_function_runs_as_written():
+    assert shapes.runnable(FUNCTION, "def f():\n    pass\n") == "def f():\n    pass\n"
+    items = suite_items(suite_from_asserts({"f(1) == 2": 1}, "f"), ("assert f(0) == 1",), "f")[0]
+    assert [i[0] for i in items] == ["call", "check", "assert"] and items[1][3] == "=="
+
+
+def test_a_method_is_called_on_an_instance():
+    suite = suite_from_asserts({"Solution().twoSum([3, 2, 4], 6) == [1, 2]": 1,
+                                "Solution().twoSum([3, 3], 6) == [0, 1]": 1}, METHOD_PROBLEM.callee)
+    ex = execute([ProblemWork(METHOD_PROBLEM, [TWO_SUM, HARD_CODED, "class Solution(:\n"], suite)], None,
+                 Limits(cpu=0.5), workers=1, progress=False)[METHOD_PROBLEM.task_id]
+    assert ex.pass_matrix.tolist() == [[PASS, PASS], [FAIL, PASS], [ERROR, ERROR]]
+    assert ex.trial_matrix[:, 0].tolist() == [PASS, PASS, ERROR]
+    assert ex.compiled.tolist() == [True, True, False]
+    assert ex.output_matrix[0].tolist() == [digest_value([1, 2]), digest_value([0, 1])]  # List[int] from the imports
+
+
+def test_stdin_programs_read_and_print_as_under_livecodebench():
+    suite = suite_from_asserts({"run_stdin('5 6\\n') == '11\\n'": 1, "run_stdin('-1 1') == '0'": 1}, STDIN_CALLEE)
+    names = list(STDIN_PROGRAMS)
+    ex = execute([ProblemWork(STDIN_PROBLEM, list(STDIN_PROGRAMS.values()), suite)], None, Limits(cpu=0.5),
+                 workers=1, progress=False)[STDIN_PROBLEM.task_id]
+    got = {name: ex.pass_matrix[i].tolist() for i, name in enumerate(names)}
+    assert got == {"input": [PASS, PASS], "main_guard": [PASS, PASS], "exit": [PASS, PASS],
+                   "from_sys": [PASS, PASS], "float": [PASS, PASS],  # 11.0 = 11 as Decimals
+                   "constant": [FAIL, FAIL], "loop": [TIMEOUT, TIMEOUT],
+                   "iterates_stdin": [ERROR, ERROR]}  # LiveCodeBench's stdin cannot be iterated
+    assert ex.trial_matrix[:, 0].tolist() == [PASS] * 5 + [PASS, TIMEOUT, ERROR]  # '3' is right for 1 2
+    # outputs group as the comparison reads them: trailing blanks and empty lines do not split the group
+    assert ex.output_matrix[0].tolist() == ex.output_matrix[1].tolist() == [digest_value("11"), digest_value("0")]
+    assert ex.output_kind[0].tolist() == [RETURNED, RETURNED]
+
+
+def test_stdout_rule():
+    assert lcb.stdout_matches("3 \n\n", "3")
+    assert lcb.stdout_matches("1.50 2\n", "1.5 2.0")
+    assert not lcb.stdout_matches("1 2", "1\n2")
+    assert not lcb.stdout_matches("yes", "Yes")
+    assert lcb.values_match((0, 1), [0, 1]) and not lcb.values_match([1, 0], [0, 1])
+
+
+def test_livecodebench_rewrites_a_stdin_program():
+    program = "import sys\nn = int(input())\nif __name__ == '__main__':\n    print(n)\n"
+    text = lcb.make_function(lcb.clean_if_name(program))
+    assert text.startswith(lcb.IMPORT_STRING) and "def wrapped_function():\n    n = int(input())\n    print(n)" in text
+    assert lcb.make_function("def f(:\n") == "def f(:\n"  # does not parse: left as it is
