@@ -24,7 +24,7 @@ from coderank_evalplus.engine.executors import Executor, WarmExecutor
 from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.metrics import merged_groups, pick_pool
 from coderank_evalplus.testgen.mutate import GROWN_INPUTS
-from coderank_evalplus.types import METHOD, PASS, STDIN, CoderankError, Executions, Problem, ProblemOutcome
+from coderank_evalplus.types import FUNCTION, METHOD, PASS, STDIN, CoderankError, Executions, Problem, ProblemOutcome
 
 __all__ = ["pick", "Picker", "Pick", "Evidence", "LostGroup", "NoCandidate", "read_pick_tests"]
 
@@ -280,7 +280,7 @@ class Picker:
         outcome = rank_outcome(work, ex[problem.task_id], [self.method], self.seed, generated=gen)
         grown = set(gen.calls) if gen is not None else set()
         chosen = _explain(outcome, self.method, problem.entry_point, problem.trial_tests, set(given), grown,
-                          programs, labels, executor, self.time_limit)
+                          programs, labels, executor, self.time_limit, problem.shape)
         chosen.uses_prompt_examples = uses_prompt_examples(self.method, self.mutate > 0)
         chosen.seconds = time.monotonic() - t0
         return chosen
@@ -342,7 +342,7 @@ def pick(prompt: "str | Problem | dict", candidates: Sequence[str], entry_point:
 # --- why: the evidence and the groups that lost ---------------------------------------------------------------
 def _explain(outcome: ProblemOutcome, method: str, entry_point: str, trials: Sequence[str], given: set[str],
              grown: set[str], programs: list[str], names: list[str], executor: Optional[Executor] = None,
-             time_limit: float = 0.1) -> Pick:
+             time_limit: float = 0.1, shape: str = FUNCTION) -> Pick:
     """The pick of ``outcome``'s ranking by ``method``, with the evidence (how every example, test and input
     treated the pick, the others, and the next group) and why each other group lost."""
     ex = outcome.executions
@@ -360,7 +360,9 @@ def _explain(outcome: ProblemOutcome, method: str, entry_point: str, trials: Seq
     chosen = Pick(group[0], programs[group[0]], group, conf, method, entry_point, n, len(groups), evidence,
                   name=names[group[0]], names=names)
     chosen.lost = losing_groups(ex, group, trials, given, names)
-    _describe_lost(chosen.lost, programs, group[0], entry_point, executor, time_limit)
+    if shape == FUNCTION:  # a method's class or a stdin program's input are not the probes' to build: those
+        # groups keep their reason without the words of what they did
+        _describe_lost(chosen.lost, programs, group[0], entry_point, executor, time_limit)
     chosen.reasons = _reasons(chosen, ex)
     return chosen
 
