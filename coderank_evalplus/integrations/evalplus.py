@@ -339,7 +339,8 @@ def evaluate_and_rerank(original: Callable, namespace: dict, params: dict, model
             source, params["samples"] = cut_subset(dataset, source, params["samples"], problems, ours)
             problems = load_evalplus_problems(dataset, source)
         files, mutate = test_sources(ours["tests"])
-        test_samples = read_tests(files, problems)[0] if files or mutate is not None else None
+        subset = ours.get("limit") is not None or ours.get("task_ids") is not None  # (a pool covers all problems)
+        test_samples = read_tests(files, problems, drop_extra=subset)[0] if files or mutate is not None else None
         if "model" not in model_kwargs:  # likelihood methods on given samples: their fields must be there already
             from coderank_evalplus.generation.likelihood import features_for
 
