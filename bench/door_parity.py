@@ -24,6 +24,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Sequence
 
 SETS = {
     "humaneval": ("extra_humaneval/samples/gpt-4_n10_t0.2.jsonl.gz", "extra_humaneval/tests/gpt-4_reflexion.jsonl",
@@ -102,14 +103,15 @@ def _version(code: Path) -> tuple[int, ...]:
     return tuple(int(x) for x in found.split('"')[1].split("."))
 
 
-def run_faces(code: Path, data: Path, out: Path) -> None:
-    """Every face on both sets, for the checkout ``code``; results under ``out`` (seconds per face printed)."""
+def run_faces(code: Path, data: Path, out: Path, sets: Sequence[str] = tuple(SETS)) -> None:
+    """Every face on the named sets, for the checkout ``code``; results under ``out`` (seconds per face printed)."""
     out.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "PYTHONPATH": str(code), "CODERANK_DATA": str(data), "HF_DATASETS_OFFLINE": "1",
            "HF_HUB_OFFLINE": "1"}
     new = _version(code) >= (0, 2)
     (out / "replay_model.py").write_text(REPLAY)
-    for name, (samples, tests, field, dataset) in SETS.items():
+    for name in sets:
+        samples, tests, field, dataset = SETS[name]
         s, t = str(data / samples), str(data / tests)
         pool = ["--tests", f"{t},examples+mutate"] if new else ["--tests", t, "--tests", "examples+mutate"]
         runs = {f"rerank_{name}": ["--tests", t], f"rerankm_{name}": pool}
@@ -202,12 +204,13 @@ def main() -> int:
     ap.add_argument("--out", type=Path, help="where the faces write (kept: a rerun collects without running)")
     ap.add_argument("--json", type=Path, help="write the collected pass@1 here")
     ap.add_argument("--collect-only", action="store_true", help="collect what --out holds, run nothing")
+    ap.add_argument("--sets", default=",".join(SETS), help=f"comma-separated, of {', '.join(SETS)}")
     ap.add_argument("--compare", nargs=2, type=Path, metavar=("OLD", "NEW"))
     args = ap.parse_args()
     if args.compare:
         return 1 if compare(*(json.loads(p.read_text()) for p in args.compare)) else 0
     if not args.collect_only:
-        run_faces(args.code.resolve(), args.data_dir.resolve(), args.out.resolve())
+        run_faces(args.code.resolve(), args.data_dir.resolve(), args.out.resolve(), args.sets.split(","))
     found = collect(args.out.resolve())
     if args.json:
         args.json.write_text(json.dumps(found, indent=1) + "\n")
