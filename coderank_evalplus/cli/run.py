@@ -35,15 +35,16 @@ def add_likelihood_parser(sub) -> None:
 
 
 def make_model(backend: str, model: str, base_url=None, tp: int = 1, dp: int = 1, ray_address=None,
-               chat: Optional[bool] = None, concurrency: Optional[int] = None, retries: Optional[int] = None):
+               chat: Optional[bool] = None, concurrency: Optional[int] = None, retries: Optional[int] = None,
+               quiet: bool = False):
     """The generator for ``--model``/``--backend`` (log-probabilities on: every backend reports them); ``tp`` and
     ``dp`` are vLLM's tensor / data parallel sizes; ``chat`` (None: the backend decides) is ``--chat``/``--no-chat``;
-    ``concurrency`` and ``retries`` are the openai backend's."""
+    ``concurrency`` and ``retries`` are the openai backend's; ``quiet`` (--quiet) silences vLLM's own log."""
     from coderank_evalplus.generation import make_generator
 
     kw: dict[str, Any] = {}
     if backend == "vllm":
-        kw.update(tp=tp, dp=dp, ray_address=ray_address)
+        kw.update(tp=tp, dp=dp, ray_address=ray_address, quiet=quiet)
     elif (tp, dp) != (1, 1):
         raise ValueError(f"--tp and --dp apply to --backend vllm, not {backend}")
     if chat is not None:
@@ -64,7 +65,8 @@ def make_model(backend: str, model: str, base_url=None, tp: int = 1, dp: int = 1
 def model_from_args(args: argparse.Namespace):
     """``make_model`` from the flags of ``_model_args`` (and run's --tp / --dp / --ray-address)."""
     return make_model(args.backend, args.model, args.base_url, getattr(args, "tp", 1), getattr(args, "dp", 1),
-                      getattr(args, "ray_address", None), args.chat, args.concurrency, args.retries)
+                      getattr(args, "ray_address", None), args.chat, args.concurrency, args.retries,
+                      quiet=not getattr(args, "progress", True))
 
 
 def likelihood_command(args: argparse.Namespace) -> int:

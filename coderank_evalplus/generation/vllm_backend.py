@@ -15,7 +15,9 @@ back in order.
 
 from __future__ import annotations
 
+import logging
 import os
+import warnings
 from typing import Any, Optional
 
 from coderank_evalplus.generation.base import Sample
@@ -90,6 +92,21 @@ def _replica_resources(tp: int) -> dict:
     return {"num_gpus": tp, "num_cpus": 0}
 
 
+# What ``quiet`` sets before vLLM is imported (a value the user set is kept): vLLM's own log level, torch's
+# loggers and C++ warnings (NUMA binding), and Python warnings in the engine's child processes, whose interpreters
+# read PYTHONWARNINGS (deprecations, the shared-memory resource tracker's "leaked ... objects" at shutdown).
+QUIET_ENV = {"VLLM_LOGGING_LEVEL": "ERROR", "TORCH_LOGS": "-all", "TORCH_CPP_LOG_LEVEL": "ERROR",
+             "PYTHONWARNINGS": "ignore"}
+
+
+def quiet_vllm() -> None:
+    """Silence vLLM's INFO and WARNING lines, torch's warnings and the children's Python warnings. vLLM configures
+    its logger when an engine starts; what its modules log on import goes to the root logger before that."""
+    for key, value in QUIET_ENV.items():
+        os.environ.setdefault(key, value)
+    logging.getLogger("vllm").setLevel(logging.ERROR)
+
+
 class VllmGenerator:
     def __init__(
         self,
@@ -103,10 +120,15 @@ class VllmGenerator:
         seed: Optional[int] = None,
         dp: int = 1,
         ray_address: Optional[str] = None,
+        quiet: bool = False,
         **llm_kwargs,
     ) -> None:
+        """``quiet``: the engine prints errors only (no INFO, warnings or loading bar; the CLI's --quiet)."""
         if tp < 1 or dp < 1:
             raise ValueError(f"--tp and --dp must be at least 1, got tp={tp}, dp={dp}")
+        if quiet:
+            quiet_vllm()
+            llm_kwargs.setdefault("use_tqdm_on_load", False)
         self.model = model
         self.tp, self.dp = tp, dp
         kwargs = dict(
@@ -121,17 +143,20 @@ class VllmGenerator:
         )
         self._owns_ray = False
         if dp == 1:
-            self._local: Optional[_Engine] = _Engine(kwargs)
+            with warnings.catch_warnings():
+                if quiet:  # the deprecations vLLM's import raises in this process
+                    warnings.simplefilter("ignore")
+                self._local: Optional[_Engine] = _Engine(kwargs)
             self._replicas: list = []
             has_template = self._local.has_chat_template()
         else:
             self._local = None
-            self._replicas = self._start_replicas(kwargs, ray_address)
+            self._replicas = self._start_replicas(kwargs, ray_address, quiet)
             has_template = self._call(self._replicas[0].has_chat_template)
         self.is_chat = has_template if chat is None else bool(chat)
         self.logprobs = logprobs
 
-    def _start_replicas(self, kwargs: dict, ray_address: Optional[str]) -> list:
+    def _start_replicas(self, kwargs: dict, ray_address: Optional[str], quiet: bool = False) -> list:
         try:
             import ray
         except ImportError as e:
@@ -142,7 +167,10 @@ class VllmGenerator:
         if self.tp > 1:
             # vLLM would pick its Ray executor inside a Ray actor; nested placement groups can deadlock (lm-eval)
             kwargs = dict(kwargs, distributed_executor_backend="mp")
-        replica = ray.remote(_Engine).options(**_replica_resources(self.tp))
+        options: dict[str, Any] = dict(_replica_resources(self.tp))
+        if quiet:  # a replica on another node does not inherit this process's environment
+            options["runtime_env"] = {"env_vars": {key: os.environ[key] for key in QUIET_ENV}}
+        replica = ray.remote(_Engine).options(**options)
         return [replica.remote(kwargs, True) for _ in range(self.dp)]
 
     @staticmethod

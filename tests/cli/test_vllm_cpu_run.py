@@ -29,6 +29,10 @@ def test_run_backend_vllm(tmp_path_factory, tmp_path):
            "--methods", METHODS, "--workers", "2", "--output", str(out), "--quiet"]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=1500, env=vllm_env())
     assert r.returncode == 0, f"{r.stdout[-3000:]}\n{r.stderr[-6000:]}"
+    # --quiet: none of vLLM's or torch's own lines (engine start, compile, shutdown), only the run's
+    noisy = [line for line in (r.stdout + r.stderr).splitlines()
+             if any(word in line for word in ("INFO", "WARNING", "Warning", "Loading safetensors", "leaked"))]
+    assert not noisy, noisy[:5]
     samples = _jsonl(out / "samples.jsonl")
     assert len(samples) == 6 and len({s["task_id"] for s in samples}) == 2
     for s in samples:  # chat replies (SmolLM2-Instruct has a chat template), the reply kept, both likelihoods
