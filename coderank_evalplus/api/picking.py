@@ -443,7 +443,7 @@ def _describe_lost(lost: list[LostGroup], programs: list[str], pick_index: int, 
                    executor: Optional[Executor], time_limit: float) -> None:
     """Fill ``does`` / ``pick_does`` of the groups explained one by one with what their first program (and the
     pick) did on the deciding example, test or input: one probe each, in the sandbox (``engine.probe``)."""
-    from coderank_evalplus.engine.probe import Probe, probe_all
+    from coderank_evalplus.engine.probe import Probe, in_words, probe_all
 
     asks: list[tuple[LostGroup, str, Probe]] = []
     for g in lost[:MAX_GROUPS_EXPLAINED]:
@@ -460,25 +460,7 @@ def _describe_lost(lost: list[LostGroup], programs: list[str], pick_index: int, 
     except Exception:  # noqa: BLE001 - the reasons are an explanation; the pick stands without their words
         return
     for (g, slot, _), probe in zip(asks, found):
-        setattr(g, slot, _in_words(probe))
-
-
-def _in_words(probe: tuple[str, ...]) -> str:
-    """A probe's result as a clause: "returns 3", "raises ZeroDivisionError: …", "times out", "does not run: …"."""
-    kind = probe[0] if probe else "lost"
-    if kind == "returned":
-        return f"returns {_short(probe[2], 60)}"
-    if kind == "raised":
-        return f"raises {_short(probe[2], 60)}"
-    if kind == "timeout":
-        return "does not finish in the time limit"
-    if kind == "import-error":
-        return f"does not run: {_short(probe[1], 60)}"
-    if kind == "import-timeout":
-        return "does not run: its top level does not finish in the time limit"
-    if kind == "passed":
-        return "passes it when run alone (it failed beside the others: flaky or slow)"
-    return ""
+        setattr(g, slot, in_words(probe))
 
 
 def _reasons(p: Pick, ex: Executions) -> list[str]:
