@@ -323,7 +323,8 @@ def adaptive_stopper(method: str, cfg: RerankConfig, cache: Optional[ResultCache
         ex = execute(works, cache, limits, cfg.workers, progress=False)[tid]
         if tid in generated:
             ex = keep_valid_inputs(ex, generated[tid])
-        ranking = get_ranker(method)(RankContext(problem, ex, seed=cfg.seed, options={}))
+        # a selection step (<method>+select) is not run while sampling: the stopper ranks with <method>
+        ranking = get_ranker(split_selection(method)[0])(RankContext(problem, ex, seed=cfg.seed, options={}))
         conf = confidence(ranking, ex, model)["base"]
         return conf >= threshold, conf
 

@@ -113,6 +113,11 @@ def get_ranker(name: str) -> RankFn:
     """The ranker registered as ``name``; ``filter+X`` wraps ranker X with trial-test filtering; ``F+X``
     (F a log-score ranker) combines F with ranker X."""
     _load_all()
+    base, step = split_selection(name)
+    if step is not None:
+        raise KeyError(f"{name!r}: the selection step +{step} runs the leading programs again, which a run does "
+                       f"(rerank, run, pick: pipeline.select_outcome), not a ranker over stored matrices; rank "
+                       f"with {base!r} here")
     if name.startswith("filter+"):
         inner = get_ranker(name[len("filter+"):])
         from coderank_evalplus.rankers.filtering import with_trial_filter
