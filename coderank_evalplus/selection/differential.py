@@ -23,8 +23,8 @@ import numpy as np
 from coderank_evalplus.engine.execution import ProblemWork
 from coderank_evalplus.metrics import merged_groups
 from coderank_evalplus.selection.base import Selection, SelectionEvidence, SelectEnv, Side, register_strategy
-from coderank_evalplus.selection.doubt import Contest, contest_of
-from coderank_evalplus.selection.search import Search, search
+from coderank_evalplus.selection.doubt import CLOSE_CONFIDENCE, Contest, contest_of
+from coderank_evalplus.selection.search import MAX_ROUNDS, STEP, Search, search
 from coderank_evalplus.types import RAISED, RETURNED, Executions, Group, Ranking
 
 NAME = "select"
@@ -123,12 +123,19 @@ def _in_words(texts: list[str], call: str, entry_point: str, env: SelectEnv) -> 
 def select_differential(work: ProblemWork, ex: Executions, ranking: Ranking, env: SelectEnv) -> Selection:
     """``work``'s ranking refined as the module's doc says; unchanged when the problem is not in doubt, has no
     example to grow from, or nothing separates its contenders."""
+    return refine(work, ex, ranking, env)
+
+
+def refine(work: ProblemWork, ex: Executions, ranking: Ranking, env: SelectEnv, close: float = CLOSE_CONFIDENCE,
+           step: int = STEP, max_rounds: int = MAX_ROUNDS) -> Selection:
+    """``select_differential`` with its bounds named (``close`` 0: only a top group of several programs is in
+    doubt, as bench/split_top.py's prototype)."""
     t0 = time.monotonic()
     programs = list(work.programs)
-    contest = contest_of(ranking, ex, programs)
+    contest = contest_of(ranking, ex, programs, close)
     if contest is None:
         return Selection(NAME, ranking)
-    found = search(work.problem, contest.programs, env)
+    found = search(work.problem, contest.programs, env, step, max_rounds)
     out = Selection(NAME, ranking, doubt=contest.doubt, cost=found.cost)
     if found.ex is not None and found.separating.any():
         parts = parts_of(contest, found, programs)
