@@ -32,6 +32,7 @@ import numpy as np
 
 from coderank_evalplus import metrics
 from coderank_evalplus.engine.execution import ProblemWork, ResultCache
+from coderank_evalplus.engine.executors import WarmExecutor
 from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.io.problems import load_problems
 from coderank_evalplus.io.samples import read_solutions
@@ -82,6 +83,11 @@ def folder_rows(sf, model: dict, problems: dict, env: SelectEnv, close: float, i
     return rows
 
 
+def family_mean(rows: list[dict], families: list[str], key: str) -> float:
+    """Mean of ``key`` over model families (each family's folders averaged first)."""
+    return float(np.mean([np.mean([r[key] for r in rows if r["model"] == f]) for f in families]))
+
+
 def summary(rows: list[dict]) -> list[str]:
     out = []
     for s in ("base", "plus"):
@@ -90,10 +96,7 @@ def summary(rows: list[dict]) -> list[str]:
             continue
         fams = list(dict.fromkeys(r["model"] for r in sub))
 
-        def fam_mean(key: str) -> float:
-            return float(np.mean([np.mean([r[key] for r in sub if r["model"] == f]) for f in fams]))
-
-        fm = {k: fam_mean(k) for k in ("before", "after", *COMPOSITIONS)}
+        fm = {k: family_mean(sub, fams, k) for k in ("before", "after", *COMPOSITIONS)}
         best = max(COMPOSITIONS, key=lambda c: fm[c])
         helps = sum(r["diff"]["ci95"][0] > 0 for r in sub if r["diff"]["ci95"])
         hurts = [r["set"] for r in sub if r["diff"]["ci95"] and r["diff"]["ci95"][1] < 0]
@@ -110,7 +113,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("folders", nargs="+")
     ap.add_argument("--cache-dir", required=True, help="the execution cache (executions.sqlite inside)")
     ap.add_argument("--only", action="append", default=None,
-                    help="score only the folders whose tests label (or name) is this (repeatable; every folder still trains)")
+                    help="score only the folders whose tests label (or name) is this (repeatable; every folder still "
+                         "trains)")
     ap.add_argument("--top-only", action="store_true", help="the prototype's rule: never two close groups")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--time-limit", type=float, default=0.1, help="CPU seconds per input (rerank's default)")
@@ -120,7 +124,9 @@ def main(argv: list[str] | None = None) -> int:
     sets = read_folders(args.folders, ranker="learned_examples")
     models = heldout_models(sets, learned_examples.SPEC)
     cache = ResultCache(Path(args.cache_dir) / "executions.sqlite")
-    env = SelectEnv(cache, Limits(cpu=args.time_limit), args.workers)
+    executor = WarmExecutor(args.workers)  # workers kept from one problem to the next (as Picker's)
+    executor.start()
+    env = SelectEnv(cache, Limits(cpu=args.time_limit), args.workers, executor)
     close = 0.0 if args.top_only else CLOSE_CONFIDENCE
     rows: list[dict] = []
     problems_of: dict = {}
@@ -145,6 +151,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.json:
                 Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")
     finally:
+        executor.__exit__(None, None, None)
         cache.close()
     for line in summary(rows):
         print(line)

@@ -129,7 +129,8 @@ class Pick:
                 "entry_point": self.entry_point, "n_candidates": self.n_candidates, "n_groups": self.n_groups,
                 "uses_prompt_examples": self.uses_prompt_examples, "reasons": self.reasons,
                 "lost": [g.to_json() for g in self.lost],
-                "selection": self.selection.to_json() if self.selection is not None else None, "evidence": [e.to_json() for e in self.evidence],
+                "selection": self.selection.to_json() if self.selection is not None else None,
+                "evidence": [e.to_json() for e in self.evidence],
                 "seconds": round(self.seconds, 3), "program": self.program}
 
 
@@ -530,9 +531,8 @@ def _reasons(p: Pick, ex: Executions) -> list[str]:
             n_rest = sum(len(g.candidates) for g in rest)
             out.append(f"lost: {len(rest)} more group{'s' if len(rest) != 1 else ''} ({n_rest} "
                        f"candidate{'s' if n_rest != 1 else ''}: {_names([n for g in rest for n in g.names])})")
-    selection = getattr(p, "selection", None)
-    for e in (selection.evidence if selection is not None else []):
-        out.append(f"selection ({selection.doubt}): {e.sentence()}")
+    if p.selection is not None:
+        out += [f"selection ({p.selection.doubt}): {e.sentence()}" for e in p.selection.evidence]
     if p.confidence:
         out.append("confidence it is right: " + ", ".join(f"{v:.2f} ({s} tests)" for s, v in p.confidence.items()))
     return out

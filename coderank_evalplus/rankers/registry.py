@@ -153,6 +153,6 @@ def validate_methods(names: list[str]) -> list[str]:
     if bad:
         raise ValueError(f"unknown ranking method(s): {', '.join(bad)}. {'. '.join(why) + '. ' if why else ''}"
                          f"Available: {', '.join(list_rankers())} (each also as filter+<name>, and after a "
-                         f"likelihood feature as {'|'.join(sorted(_LOG_SCORE))}+<name>; each followed by a selection step as "
-                         f"<name>+{'|'.join(SELECTION_STEPS)})")
+                         f"likelihood feature as {'|'.join(sorted(_LOG_SCORE))}+<name>; each followed by a selection "
+                         f"step as <name>+{'|'.join(SELECTION_STEPS)})")
     return names

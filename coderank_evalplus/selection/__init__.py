@@ -6,10 +6,10 @@ disagree, the leaders regrouped by what they return there).
 """
 
 from coderank_evalplus.selection.base import (
+    SelectEnv,
     Selection,
     SelectionCost,
     SelectionEvidence,
-    SelectEnv,
     Side,
     get_strategy,
     list_strategies,

@@ -91,8 +91,8 @@ class Selection:
 @dataclass
 class SelectEnv:
     """Where a strategy runs programs: the execution cache, the sandbox's limits, the workers or executor; ``seed``
-    seeds what it grows; ``progress``: show progress bars; ``explain``: probe the deciding input for each side's output in
-    words (``pick``'s reasons), else the evidence names outputs by their digests."""
+    seeds what it grows; ``progress``: show progress bars; ``explain``: probe the deciding input for each side's
+    output in words (``pick``'s reasons), else the evidence names outputs by their digests."""
 
     cache: Optional[ResultCache] = None
     limits: Limits = field(default_factory=Limits)

@@ -22,7 +22,7 @@ import numpy as np
 
 from coderank_evalplus.engine.execution import ProblemWork
 from coderank_evalplus.metrics import merged_groups
-from coderank_evalplus.selection.base import Selection, SelectionEvidence, SelectEnv, Side, register_strategy
+from coderank_evalplus.selection.base import SelectEnv, Selection, SelectionEvidence, Side, register_strategy
 from coderank_evalplus.selection.doubt import CLOSE_CONFIDENCE, Contest, contest_of
 from coderank_evalplus.selection.search import MAX_ROUNDS, STEP, Search, search
 from coderank_evalplus.types import RAISED, RETURNED, Executions, Group, Ranking
