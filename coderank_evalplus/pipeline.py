@@ -7,13 +7,14 @@
 from __future__ import annotations
 
 import contextlib
+import copy
 import math
 import sys
 import time
 from dataclasses import asdict, dataclass
 from os import PathLike
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any, Iterable, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -26,7 +27,7 @@ from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.io.eval_results import read_verdicts
 from coderank_evalplus.io.results_folder import write_folder
 from coderank_evalplus.io.samples import read_test_samples
-from coderank_evalplus.rankers import RankContext, get_ranker, uses_prompt_examples, validate_methods
+from coderank_evalplus.rankers import RankContext, get_ranker, split_selection, uses_prompt_examples, validate_methods
 from coderank_evalplus.rankers.confidence import confidence, confidence_block
 from coderank_evalplus.rankers.confidence import default_model as default_confidence_model
 from coderank_evalplus.rankers.registry import DEFAULT_METHODS
@@ -190,6 +191,12 @@ def _rerank(dataset: str, problems: Mapping[str, Problem], solutions: Mapping[st
         outcomes[tid] = rank_outcome(w, executions[tid], methods, cfg.seed, feats,
                                      hidden.get(tid) if hidden else None, canonical.get(tid), generated.get(tid))
     clock.lap("rank")
+    selected = any(split_selection(m)[1] for m in methods)
+    if selected:
+        env = select_env(cfg, cache, limits, executor)
+        for w in works:
+            select_outcome(w, outcomes[w.problem.task_id], methods, env)
+        clock.lap("select")
     prejudged, verdicts_from = None, "judge"
     if eval_results is not None:
         prejudged, why_not = read_verdicts(eval_results, problems, {w.problem.task_id: w.programs for w in works},
@@ -213,9 +220,13 @@ def _rerank(dataset: str, problems: Mapping[str, Problem], solutions: Mapping[st
                   cached_items=stats.cached_pairs, judged_samples=judged, judged_programs=judged_programs,
                   judge_cached=judge_cached, verdicts_from=verdicts_from,
                   suspicious=len(suspicious))
+    if selected:
+        timing.update(selection_totals(outcomes.values()))
     extra = {"suspicious": suspicious, "confidence": confidence_block({t: o.confidence for t, o in outcomes.items()})}
     if cfg.mutate is not None:
         extra["generated_inputs"] = generated_summary(generated, cfg)
+    if selected:
+        extra["selection"] = {m: selection_totals(outcomes.values(), m) for m in methods if split_selection(m)[1]}
     if table and next(iter(table.values())).get("plus") is not None:
         extra["splits"] = {"plus": {"problems_with_plus_tests": sum(w.problem.has_plus_tests for w in works),
                                     "problems": len(works)}}
@@ -249,10 +260,51 @@ def rank_outcome(work: ProblemWork, ex: Executions, methods: Sequence[str], seed
     for m in methods:
         if m in BASELINES:
             continue
-        ctx = RankContext(work.problem, ex, seed=seed, options=dict(feats), benchmark_outputs=hidden)
-        out.rankings[m] = get_ranker(m)(ctx)
+        base = split_selection(m)[0]  # <method>+<step>: method's ranking here; ``select_outcome`` refines it
+        if base != m and base in out.rankings:
+            out.rankings[m] = copy.deepcopy(out.rankings[base])
+        else:
+            ctx = RankContext(work.problem, ex, seed=seed, options=dict(feats), benchmark_outputs=hidden)
+            out.rankings[m] = get_ranker(base)(ctx)
         out.confidence[m] = confidence(out.rankings[m], ex)
     return out
+
+
+def select_env(cfg: RerankConfig, cache: Optional[ResultCache], limits: Limits, executor: Optional[Executor],
+               explain: bool = False):
+    """Where the selection steps run programs: the run's cache, limits, workers, executor and seed."""
+    from coderank_evalplus.selection import SelectEnv
+
+    return SelectEnv(cache, limits, cfg.workers, executor, cfg.seed, progress=False, explain=explain)
+
+
+def select_outcome(work: ProblemWork, out: ProblemOutcome, methods: Sequence[str], env) -> None:
+    """The selection step after ranking (issue 54), for each method named ``<method>+<step>``: the step's strategy
+    (``selection``) refines the ranking ``rank_outcome`` gave it, running only the leading programs, in the sandbox,
+    through the cache; the new ranking, its confidence and the ``Selection`` (evidence, cost) go into ``out``. The
+    one place every face (rerank, run, pick and ``Picker``, evalplus, lm-eval) gets it from."""
+    from coderank_evalplus.selection import get_strategy
+
+    assert out.executions is not None  # rank_outcome keeps the executions it ranked
+    for m in methods:
+        step = split_selection(m)[1]
+        if step is None:
+            continue
+        sel = get_strategy(step)(work, out.executions, out.rankings[m], env)
+        sel.ranking.info.setdefault("method", m)
+        out.rankings[m] = sel.ranking
+        out.selections[m] = sel
+        out.confidence[m] = confidence(sel.ranking, out.executions)
+
+
+def selection_totals(outcomes: Iterable[ProblemOutcome], method: Optional[str] = None) -> dict:
+    """The selection steps' cost over the problems (of ``method``, else of every method): problems in doubt,
+    problems whose pick changed, distinct programs run, inputs grown, rounds, test items executed, seconds."""
+    sels = [s for o in outcomes for m, s in o.selections.items() if method is None or m == method]
+    cost = {k: sum(getattr(s.cost, k) for s in sels) for k in ("programs", "inputs", "rounds", "executed_items")}
+    return {"select_problems": sum(bool(s.doubt) for s in sels), "select_changed": sum(s.changed for s in sels),
+            **{f"select_{k}": v for k, v in cost.items()},
+            "select_run_s": round(sum(s.cost.seconds for s in sels), 2)}
 
 
 def adaptive_stopper(method: str, cfg: RerankConfig, cache: Optional[ResultCache], tau: Optional[float] = None,
@@ -271,7 +323,8 @@ def adaptive_stopper(method: str, cfg: RerankConfig, cache: Optional[ResultCache
         ex = execute(works, cache, limits, cfg.workers, progress=False)[tid]
         if tid in generated:
             ex = keep_valid_inputs(ex, generated[tid])
-        ranking = get_ranker(method)(RankContext(problem, ex, seed=cfg.seed, options={}))
+        # a selection step (<method>+select) is not run while sampling: the stopper ranks with <method>
+        ranking = get_ranker(split_selection(method)[0])(RankContext(problem, ex, seed=cfg.seed, options={}))
         conf = confidence(ranking, ex, model)["base"]
         return conf >= threshold, conf
 
@@ -439,7 +492,10 @@ def write_results(result: RerankResult, output_dir: str | Path, samples_name: st
     for tid, o in result.outcomes.items():
         for m, r in o.rankings.items():
             groups = [{"candidates": g.candidates, "score": _finite(g.score)} for g in r.groups[:10]]
-            rankings.append({"task_id": tid, "method": m, "n_groups": len(r.groups), "top_groups": groups})
+            row = {"task_id": tid, "method": m, "n_groups": len(r.groups), "top_groups": groups}
+            if m in o.selections:
+                row["selection"] = o.selections[m].to_json()
+            rankings.append(row)
     path = out / samples_name
     # the summary of an earlier run goes first and comes back last: a folder whose rerank_results.json is there is
     # complete, and its files belong together, even if this process dies half-way

@@ -194,6 +194,7 @@ class ProblemOutcome:
     features: dict[str, np.ndarray] = field(default_factory=dict)  # per-candidate likelihood features
     generated: Optional[dict] = None  # inputs the examples+mutate source added (testgen.mutate.GeneratedInputs)
     confidence: dict[str, dict[str, float]] = field(default_factory=dict)  # method → split → P(pick passes)
+    selections: dict[str, Any] = field(default_factory=dict)  # method → selection.base.Selection (<method>+select)
 
 
 @dataclass

@@ -275,7 +275,8 @@ OPTIONS: tuple[Option, ...] = (
     # --- how to rank and judge
     Option("methods", METHODS, DEFAULT_METHODS,
            "comma-separated ranking methods (`coderank-evalplus methods` lists them); random and oracle are always "
-           "reported; recommended, the default pick, uses the prompt's examples (leaderboard: a suite file's own "
+           "reported; recommended, the default pick, uses the prompt's examples; <method>+select adds the model-free "
+           "selection step after ranking (inputs grown for the leading programs) (leaderboard: a suite file's own "
            "list, else this one)", BOARD + ("budget",),
            {"evalplus": "--rerank", "lm_eval": "(the task: humaneval_srank …)"}, defaults=SUITE_DECIDES),
     Option("k", KS, (1, 10, 100), "the k's of pass@k, each reported only when every problem has at least k "
@@ -377,7 +378,8 @@ OPTIONS: tuple[Option, ...] = (
     # --- pick
     Option("entry_point", TEXT, None, "the function asked for (default: the prompt's last def)", ("pick",),
            NO_HARNESS),
-    Option("method", METHOD, "recommended", "the ranker of the pick", ("pick",), NO_HARNESS),
+    Option("method", METHOD, "recommended", "the ranker of the pick (recommended+select: with the model-free "
+           "selection step, whose deciding input the reasons show)", ("pick",), NO_HARNESS),
 )
 _BY_NAME = {o.name: o for o in OPTIONS}
 

@@ -59,7 +59,8 @@ class Evidence:
 class LostGroup:
     """A group of candidates the pick was preferred to, and why. ``why``: "does not run", "example" (fails a
     prompt's example), "test" (fails a test you gave), "input" (outvoted: on ``on`` it returns other than the
-    pick and most candidates), "score" (behaves like the pick where it runs, ranked lower). ``on``: the example,
+    pick and most candidates), "selected" (set apart by a selection step on ``on``, an input grown for the leading
+    programs), "score" (behaves like the pick where it runs, ranked lower). ``on``: the example,
     test or input that decided; ``does``: what the group's first program did there, in words (from a probe);
     ``pick_does``: what the pick did there."""
 
@@ -77,6 +78,9 @@ class LostGroup:
         if self.why in ("example", "test"):
             what = "an example of the prompt" if self.why == "example" else "a test you gave"
             return f"{who}: fails {what}, `{_short(self.on)}`" + (f" ({self.does})" if self.does else "")
+        if self.why == "selected":
+            return (f"{who}: set apart on `{_short(self.on)}`, an input grown for the leading programs: it "
+                    f"{self.does}, where the pick {self.pick_does}")
         if self.why == "input":
             return (f"{who}: outvoted on `{_short(self.on)}`: {self.does or 'it returns something else'}, where the "
                     f"pick {self.pick_does or 'returns what most candidates return'}")
@@ -111,6 +115,7 @@ class Pick:
     name: str = ""
     names: list[str] = field(default_factory=list)
     lost: list[LostGroup] = field(default_factory=list)
+    selection: Any = None  # the selection step's answer (``selection.base.Selection``) with a <method>+select
 
     @property
     def separating(self) -> list[Evidence]:
@@ -123,7 +128,9 @@ class Pick:
                 "confidence": {s: round(v, 4) for s, v in self.confidence.items()}, "method": self.method,
                 "entry_point": self.entry_point, "n_candidates": self.n_candidates, "n_groups": self.n_groups,
                 "uses_prompt_examples": self.uses_prompt_examples, "reasons": self.reasons,
-                "lost": [g.to_json() for g in self.lost], "evidence": [e.to_json() for e in self.evidence],
+                "lost": [g.to_json() for g in self.lost],
+                "selection": self.selection.to_json() if self.selection is not None else None,
+                "evidence": [e.to_json() for e in self.evidence],
                 "seconds": round(self.seconds, 3), "program": self.program}
 
 
@@ -254,7 +261,14 @@ class Picker:
         from coderank_evalplus.engine.execution import ProblemWork
         from coderank_evalplus.io.candidates import as_program
         from coderank_evalplus.io.sanitize import raw_program
-        from coderank_evalplus.pipeline import RerankConfig, add_mutated_inputs, execute_works, rank_outcome
+        from coderank_evalplus.pipeline import (
+            RerankConfig,
+            add_mutated_inputs,
+            execute_works,
+            rank_outcome,
+            select_env,
+            select_outcome,
+        )
         from coderank_evalplus.rankers import uses_prompt_examples
         from coderank_evalplus.testgen.extract import assert_body
         from coderank_evalplus.testgen.io_tests import suite_for
@@ -278,6 +292,8 @@ class Picker:
         ex = execute_works([work], generated, cache, Limits(cpu=self.time_limit), cfg, executor=executor)
         gen = generated.get(problem.task_id)
         outcome = rank_outcome(work, ex[problem.task_id], [self.method], self.seed, generated=gen)
+        select_outcome(work, outcome, [self.method], select_env(cfg, cache, Limits(cpu=self.time_limit), executor,
+                                                                explain=True))
         grown = set(gen.calls) if gen is not None else set()
         chosen = _explain(outcome, self.method, problem.entry_point, problem.trial_tests, set(given), grown,
                           programs, labels, executor, self.time_limit, problem.shape)
@@ -360,6 +376,10 @@ def _explain(outcome: ProblemOutcome, method: str, entry_point: str, trials: Seq
     chosen = Pick(group[0], programs[group[0]], group, conf, method, entry_point, n, len(groups), evidence,
                   name=names[group[0]], names=names)
     chosen.lost = losing_groups(ex, group, trials, given, names)
+    selection = outcome.selections.get(method)
+    if selection is not None:
+        set_apart(chosen.lost, selection.evidence)
+        chosen.selection = selection
     if shape == FUNCTION:  # a method's class or a stdin program's input are not the probes' to build: those
         # groups keep their reason without the words of what they did
         _describe_lost(chosen.lost, programs, group[0], entry_point, executor, time_limit)
@@ -439,15 +459,28 @@ def losing_groups(ex: Executions, pool: Sequence[int], trials: Sequence[str], gi
     return out
 
 
+def set_apart(lost: list[LostGroup], evidence: Sequence[Any]) -> None:
+    """The groups that a selection step set apart from the pick (``selection.base.SelectionEvidence``): their reason
+    becomes the deciding input and what each side returned there (they behaved like the pick on every input of the
+    pool, so the ranker's score alone did not decide)."""
+    for e in evidence:
+        if len(e.sides) < 2:
+            continue
+        a, b = e.sides[0], e.sides[1]
+        for g in lost:
+            if g.why == "score" and set(g.candidates) & set(b.candidates):
+                g.why, g.on, g.does, g.pick_does = "selected", e.input, b.output, a.output
+
+
 def _describe_lost(lost: list[LostGroup], programs: list[str], pick_index: int, entry_point: str,
                    executor: Optional[Executor], time_limit: float) -> None:
     """Fill ``does`` / ``pick_does`` of the groups explained one by one with what their first program (and the
     pick) did on the deciding example, test or input: one probe each, in the sandbox (``engine.probe``)."""
-    from coderank_evalplus.engine.probe import Probe, probe_all
+    from coderank_evalplus.engine.probe import Probe, in_words, probe_all
 
     asks: list[tuple[LostGroup, str, Probe]] = []
     for g in lost[:MAX_GROUPS_EXPLAINED]:
-        if g.why == "score":
+        if g.why in ("score", "selected"):  # selected: its words came with the selection
             continue
         test = "assert True" if g.why == "does not run" else g.on if g.on.startswith("assert") else f"assert {g.on}"
         asks.append((g, "does", Probe(programs[g.candidates[0]], test, entry_point, time_limit)))
@@ -460,25 +493,7 @@ def _describe_lost(lost: list[LostGroup], programs: list[str], pick_index: int, 
     except Exception:  # noqa: BLE001 - the reasons are an explanation; the pick stands without their words
         return
     for (g, slot, _), probe in zip(asks, found):
-        setattr(g, slot, _in_words(probe))
-
-
-def _in_words(probe: tuple[str, ...]) -> str:
-    """A probe's result as a clause: "returns 3", "raises ZeroDivisionError: …", "times out", "does not run: …"."""
-    kind = probe[0] if probe else "lost"
-    if kind == "returned":
-        return f"returns {_short(probe[2], 60)}"
-    if kind == "raised":
-        return f"raises {_short(probe[2], 60)}"
-    if kind == "timeout":
-        return "does not finish in the time limit"
-    if kind == "import-error":
-        return f"does not run: {_short(probe[1], 60)}"
-    if kind == "import-timeout":
-        return "does not run: its top level does not finish in the time limit"
-    if kind == "passed":
-        return "passes it when run alone (it failed beside the others: flaky or slow)"
-    return ""
+        setattr(g, slot, in_words(probe))
 
 
 def _reasons(p: Pick, ex: Executions) -> list[str]:
@@ -516,6 +531,8 @@ def _reasons(p: Pick, ex: Executions) -> list[str]:
             n_rest = sum(len(g.candidates) for g in rest)
             out.append(f"lost: {len(rest)} more group{'s' if len(rest) != 1 else ''} ({n_rest} "
                        f"candidate{'s' if n_rest != 1 else ''}: {_names([n for g in rest for n in g.names])})")
+    if p.selection is not None:
+        out += [f"selection ({p.selection.doubt}): {e.sentence()}" for e in p.selection.evidence]
     if p.confidence:
         out.append("confidence it is right: " + ", ".join(f"{v:.2f} ({s} tests)" for s, v in p.confidence.items()))
     return out

@@ -53,6 +53,10 @@ def cmd_methods() -> int:
         print(f"{name:22s} {describe_ranker(name)}")
     print("filter+<method>        DOCE trial-test filtering (docstring examples) before <method>")
     print("ll+<method>            <method>'s score × exp(ll) (DOCE); also coder_reviewer+<method>")
+    from coderank_evalplus.rankers.registry import SELECTION_STEPS
+
+    for step, what in SELECTION_STEPS.items():
+        print(f"{'<method>+' + step:22s} after <method>: {what}")
     return 0
 
 

@@ -180,3 +180,26 @@ def probe_all(probes: Sequence[Probe], workers: Optional[int] = None, executor: 
             for idx, outs in pool.run("coderank_evalplus.engine.probe:worker_probe", jobs, on_lost=None):
                 result.update(zip(chunks[idx], outs))
     return [result.get(p, ("lost",)) for p in probes]
+
+
+def in_words(probe: tuple[str, ...]) -> str:
+    """A probe's result as a clause: "returns 3", "raises ZeroDivisionError: …", "times out", "does not run: …"."""
+    kind = probe[0] if probe else "lost"
+    if kind == "returned":
+        return f"returns {_clip(probe[2], 60)}"
+    if kind == "raised":
+        return f"raises {_clip(probe[2], 60)}"
+    if kind == "timeout":
+        return "does not finish in the time limit"
+    if kind == "import-error":
+        return f"does not run: {_clip(probe[1], 60)}"
+    if kind == "import-timeout":
+        return "does not run: its top level does not finish in the time limit"
+    if kind == "passed":
+        return "passes it when run alone (it failed beside the others: flaky or slow)"
+    return ""
+
+
+def _clip(text: str, width: int) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= width else text[: width - 1] + "…"

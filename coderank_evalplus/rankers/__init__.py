@@ -13,9 +13,10 @@ from coderank_evalplus.rankers.registry import (
     is_log_score,
     list_rankers,
     register_ranker,
+    split_selection,
     uses_prompt_examples,
     validate_methods,
 )
 
 __all__ = ["RankContext", "RankFn", "describe_ranker", "get_ranker", "is_log_score", "list_rankers",
-           "register_ranker", "uses_prompt_examples", "validate_methods"]
+           "register_ranker", "split_selection", "uses_prompt_examples", "validate_methods"]

@@ -24,6 +24,11 @@ _DESCRIPTIONS: dict[str, str] = {}
 # Modules that hold rankers; imported on first lookup so that `import coderank_evalplus` stays cheap.
 _RANKER_MODULES = ("baselines", "pass_count", "codet", "codet_iter", "srank", "mbr", "filtering", "likelihood", "b4",
                    "overlap", "learned", "learned_examples", "recommended")
+# Steps after ranking (``selection/``, issue 54): ``<method>+<step>`` is method's ranking refined by running the
+# leading programs again, which only the pipeline can do (it holds the engine); named here so that every face
+# validates the name. ``selection.base.register_strategy`` implements each.
+SELECTION_STEPS = {"select": "model-free selection: the leading programs split on inputs grown for them, the part "
+                             "most candidates agree with kept (selection/differential.py)"}
 _LOG_SCORE: set[str] = set()  # rankers whose scores are log-probabilities (features for <feature>+<ranker>)
 _USES_EXAMPLES: set[str] = set()  # rankers that read the prompt's examples (trial tests) themselves
 _IGNORES_TESTS: set[str] = set()  # rankers that never read the generated tests (baselines, likelihoods, hidden inputs)
@@ -77,6 +82,12 @@ def describe_ranker(name: str) -> str:
     return _DESCRIPTIONS.get(name, "")
 
 
+def split_selection(name: str) -> tuple[str, "str | None"]:
+    """``("recommended", "select")`` for ``recommended+select``; ``(name, None)`` for a name without a step."""
+    base, _, step = name.rpartition("+")
+    return (base, step) if base and step in SELECTION_STEPS else (name, None)
+
+
 def is_log_score(name: str) -> bool:
     """True for rankers whose scores are log-probabilities (likelihood features)."""
     _load_all()
@@ -89,7 +100,8 @@ def uses_prompt_examples(name: str, tests_from_examples: bool = False) -> bool:
     test pool was grown from them (``examples+mutate``) — it reads the generated tests at all. CodeT's published
     setting removes the examples from the prompt: methods with False are comparable with its numbers."""
     _load_all()
-    if name.startswith("filter+"):
+    name, step = split_selection(name)
+    if step is not None or name.startswith("filter+"):  # a selection grows its inputs from the examples
         return True
     parts = [name] if name in _REGISTRY else name.split("+")
     if any(p in _USES_EXAMPLES for p in parts):
@@ -101,6 +113,11 @@ def get_ranker(name: str) -> RankFn:
     """The ranker registered as ``name``; ``filter+X`` wraps ranker X with trial-test filtering; ``F+X``
     (F a log-score ranker) combines F with ranker X."""
     _load_all()
+    base, step = split_selection(name)
+    if step is not None:
+        raise KeyError(f"{name!r}: the selection step +{step} runs the leading programs again, which a run does "
+                       f"(rerank, run, pick: pipeline.select_outcome), not a ranker over stored matrices; rank "
+                       f"with {base!r} here")
     if name.startswith("filter+"):
         inner = get_ranker(name[len("filter+"):])
         from coderank_evalplus.rankers.filtering import with_trial_filter
@@ -128,7 +145,7 @@ def validate_methods(names: list[str]) -> list[str]:
     bad, why = [], []
     for n in names:
         try:
-            get_ranker(n)
+            get_ranker(split_selection(n)[0])
         except KeyError as exc:
             bad.append(n)
             if "only a likelihood feature" in str(exc.args[0]):
@@ -136,5 +153,6 @@ def validate_methods(names: list[str]) -> list[str]:
     if bad:
         raise ValueError(f"unknown ranking method(s): {', '.join(bad)}. {'. '.join(why) + '. ' if why else ''}"
                          f"Available: {', '.join(list_rankers())} (each also as filter+<name>, and after a "
-                         f"likelihood feature as {'|'.join(sorted(_LOG_SCORE))}+<name>)")
+                         f"likelihood feature as {'|'.join(sorted(_LOG_SCORE))}+<name>; each followed by a selection "
+                         f"step as <name>+{'|'.join(SELECTION_STEPS)})")
     return names

@@ -135,9 +135,14 @@ def timing_line(timing: Mapping) -> str:
     odd = timing.get("suspicious")
     flagged = (f"\nsuspicious: {odd:,} judged samples passed only because their own == said so (listed in "
                "rerank_results.json; --strict fails them)" if odd else "")
+    select = ""
+    if "select_problems" in timing:  # <method>+select (issue 54): what the selection step ran
+        select = (f"select {timing.get('select_s', 0.0):.1f} s ({timing['select_problems']:,} problems in doubt, "
+                  f"{timing['select_programs']:,} programs × {timing['select_inputs']:,} inputs, "
+                  f"{timing['select_executed_items']:,} items run, {timing['select_changed']:,} picks changed), ")
     return (f"time: load {timing['load_s']:.1f} s, execute {timing['execute_s']:.1f} s ({timing['programs']:,} "
             f"programs, {timing['items']:,} items, {timing['cached_items']:,} cached), rank {timing['rank_s']:.1f} s, "
-            f"{judge}, metrics {timing['metrics_s']:.1f} s; total {timing['total_s']:.1f} s" + flagged)
+            f"{select}{judge}, metrics {timing['metrics_s']:.1f} s; total {timing['total_s']:.1f} s" + flagged)
 
 
 def fmt_p(p: float) -> str:

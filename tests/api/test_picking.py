@@ -116,3 +116,32 @@ def test_reasons_say_why_each_losing_group_lost_by_name(picker):
     assert "recommended picked right.py" in text and "lost: minus.py: fails an example of the prompt" in text
     assert "outvoted on" in text
     assert choice.to_json()["lost"] and choice.to_json()["name"] == "right.py"
+
+
+def test_reasons_show_the_selection_steps_deciding_input_and_each_sides_output():
+    """``recommended+select``: the lookalikes the pool cannot tell apart are set apart on an input grown for them;
+    the reasons name that input and what each side returned there, in words."""
+    import re
+
+    prompt = '''def add(a, b):
+    """Add two integers.
+    >>> add(2, 3)
+    5
+    >>> add(10, 4)
+    14
+    """
+'''
+    bodies = ["    return a + b\n"] * 4 + ["    return b + a\n"] * 3 + ["    return a + b if a != 11 else 0\n"] * 3
+    with cr.Picker(method="recommended+select", workers=2) as picker:
+        choice = picker.pick(prompt, bodies)
+    assert choice.group == list(range(7))
+    text = "\n".join(choice.reasons)
+    said = re.search(r"on add\((11), (-?\d+)\): group A returns (-?\d+), group B returns 0; A kept: 7 of 10 "
+                     r"candidates agree", text)
+    assert said, text
+    assert int(said[3]) == int(said[1]) + int(said[2])  # A's output is the sum on that very input
+    (lost,) = [g for g in choice.lost if g.why == "selected"]
+    assert lost.candidates == [7, 8, 9] and lost.on == f"add(11, {said[2]})"
+    assert lost.does == "returns 0" and lost.pick_does == f"returns {said[3]}"
+    assert f"set apart on `add(11, {said[2]})`" in text
+    assert choice.to_json()["selection"]["evidence"][0]["input"] == lost.on

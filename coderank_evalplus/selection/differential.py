@@ -1,0 +1,148 @@
+"""The model-free selection (``<method>+select``): split the leading programs by what they return on inputs grown
+for them, keep the part most candidates agree with.
+
+For a problem in doubt (``doubt.contest_of``), the contenders' distinct programs run on inputs grown for them
+(``search.search``: mutation from the prompt's examples, then a round grown from the inputs where they disagree).
+On the valid inputs, the contenders fall into parts of equal outputs (a part never spans two groups of the
+ranking: the pool already told those apart). The new order: the parts by the number of candidates in them (samples
+counted), most first, a tie kept as one group, a part of the top group before a part of the second of the same
+size; then the top group's candidates that did not run (beyond ``doubt.MAX_PROGRAMS``); then the rest of the
+ranking as it was. No verdict, hidden input or expected output is read. The evidence: the first separating input on
+which the new top part and the runner-up differ, what each returned (its output digest; in words when
+``explain``), and the rule ("A kept: 7 of 9 candidates agree").
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from typing import Optional
+
+import numpy as np
+
+from coderank_evalplus.engine.execution import ProblemWork
+from coderank_evalplus.metrics import merged_groups
+from coderank_evalplus.selection.base import SelectEnv, Selection, SelectionEvidence, Side, register_strategy
+from coderank_evalplus.selection.doubt import CLOSE_CONFIDENCE, Contest, contest_of
+from coderank_evalplus.selection.search import MAX_ROUNDS, STEP, Search, search
+from coderank_evalplus.types import RAISED, RETURNED, Executions, Group, Ranking
+
+NAME = "select"
+
+
+def parts_of(contest: Contest, found: Search, programs: list[str]) -> list[list[int]]:
+    """The contenders split by (ranking group, outputs on the valid grown inputs), ordered by size (most
+    candidates first; a tie: the earlier group first, then the first candidate)."""
+    assert found.ex is not None
+    cols = np.flatnonzero(found.valid)
+    row_of = {p: i for i, p in enumerate(found.ex.programs)}
+    kinds, outs = np.asarray(found.ex.output_kind), np.asarray(found.ex.output_matrix)
+    by_key: dict[tuple, list[int]] = defaultdict(list)
+    for g, members in enumerate(contest.groups):
+        for c in members:
+            r = row_of[programs[c]]
+            by_key[(g, kinds[r, cols].tobytes(), outs[r, cols].tobytes())].append(c)
+    return sorted(by_key.values(), key=lambda m: (-len(m), _group_of(contest, m[0]), m[0]))
+
+
+def _group_of(contest: Contest, c: int) -> int:
+    return next(g for g, members in enumerate(contest.groups) if c in members)
+
+
+def reordered(ranking: Ranking, contest: Contest, parts: list[list[int]]) -> Ranking:
+    """The ranking with the contenders replaced by ``parts`` (equal sizes at the top stay one group)."""
+    groups = merged_groups(ranking)
+    inside = {c for m in contest.groups for c in m}
+    top_size = len(parts[0])
+    lead = [c for p in parts if len(p) == top_size for c in p]
+    rest_parts = [p for p in parts if len(p) != top_size]
+    unrun = [c for c in groups[0].candidates if c not in inside]
+    order = [m for m in [lead] + rest_parts + [unrun] if m]
+    order += [list(g.candidates) for g in groups[len(contest.groups):]]
+    # scores only order the groups here (each a distinct number, highest first); nothing downstream reads them
+    new = [Group(sorted(m), float(len(order) - i)) for i, m in enumerate(order)]
+    return Ranking(new, {**ranking.info, "selection": NAME})
+
+
+def deciding(found: Search, programs: list[str], a: list[int], b: list[int]) -> Optional[int]:
+    """The first valid input on which part ``a`` and part ``b`` return different things (its column)."""
+    assert found.ex is not None
+    ra, rb = (found.ex.programs.index(programs[x[0]]) for x in (a, b))
+    kinds, outs = np.asarray(found.ex.output_kind), np.asarray(found.ex.output_matrix)
+    for i in np.flatnonzero(found.valid):
+        if kinds[ra, i] != kinds[rb, i] or outs[ra, i] != outs[rb, i]:
+            return int(i)
+    return None
+
+
+def _digest_words(ex: Executions, row: int, col: int) -> str:
+    """An output without its value (the engine keeps digests): "returns value #1a2b3c", "raises …", "times out"."""
+    kind, digest = int(ex.output_kind[row, col]), int(ex.output_matrix[row, col]) & 0xFFFFFF
+    if kind == RETURNED:
+        return f"returns value #{digest:06x}"
+    return f"raises exception #{digest:06x}" if kind == RAISED else "times out"
+
+
+def evidence_of(found: Search, programs: list[str], parts: list[list[int]], n_contenders: int,
+                env: SelectEnv, problem_entry: str) -> list[SelectionEvidence]:
+    """The deciding input between the new top part (A) and the runner-up (B), each side's output, the rule."""
+    if len(parts) < 2:
+        return []
+    a, b = parts[0], parts[1]
+    col = deciding(found, programs, a, b)
+    if col is None:
+        return []
+    assert found.ex is not None
+    call = found.ex.suite.inputs[col]
+    rows = [found.ex.programs.index(programs[x[0]]) for x in (a, b)]
+    words = [_digest_words(found.ex, r, col) for r in rows]
+    if env.explain:
+        words = _in_words([programs[a[0]], programs[b[0]]], call, problem_entry, env) or words
+    if len(a) == len(b):
+        rule = f"a tie: A and B both hold {len(a)} of {n_contenders} candidates, kept together"
+    else:
+        rule = f"A kept: {len(a)} of {n_contenders} candidates agree (B: {len(b)})"
+    return [SelectionEvidence(call, (Side("A", tuple(a), words[0]), Side("B", tuple(b), words[1])), rule)]
+
+
+def _in_words(texts: list[str], call: str, entry_point: str, env: SelectEnv) -> Optional[list[str]]:
+    """What each program does on ``call``, in words (a probe each, in the sandbox); None if the probes fail."""
+    from coderank_evalplus.engine.probe import Probe, in_words, probe_all
+
+    try:
+        found = probe_all([Probe(t, f"assert {call}", entry_point, env.limits.cpu) for t in texts],
+                          env.workers, env.executor)
+    except Exception:  # noqa: BLE001 - words are an explanation; the selection stands without them
+        return None
+    said = [in_words(p) for p in found]
+    return said if all(said) else None
+
+
+@register_strategy(NAME, "split the leading programs on inputs grown for them (kept where they disagree); the part "
+                         "most candidates agree with goes first")
+def select_differential(work: ProblemWork, ex: Executions, ranking: Ranking, env: SelectEnv) -> Selection:
+    """``work``'s ranking refined as the module's doc says; unchanged when the problem is not in doubt, has no
+    example to grow from, or nothing separates its contenders."""
+    return refine(work, ex, ranking, env)
+
+
+def refine(work: ProblemWork, ex: Executions, ranking: Ranking, env: SelectEnv, close: float = CLOSE_CONFIDENCE,
+           step: int = STEP, max_rounds: int = MAX_ROUNDS) -> Selection:
+    """``select_differential`` with its bounds named (``close`` 0: only a top group of several programs is in
+    doubt, as bench/split_top.py's prototype)."""
+    t0 = time.monotonic()
+    programs = list(work.programs)
+    contest = contest_of(ranking, ex, programs, close)
+    if contest is None:
+        return Selection(NAME, ranking)
+    found = search(work.problem, contest.programs, env, step, max_rounds)
+    out = Selection(NAME, ranking, doubt=contest.doubt, cost=found.cost)
+    if found.ex is not None and found.separating.any():
+        parts = parts_of(contest, found, programs)
+        new = reordered(ranking, contest, parts)
+        out.changed = merged_groups(new)[0].candidates != sorted(merged_groups(ranking)[0].candidates)
+        out.ranking = new
+        n = sum(len(p) for p in parts)
+        out.evidence = evidence_of(found, programs, parts, n, env, work.problem.entry_point)
+    out.cost.seconds = time.monotonic() - t0
+    return out

@@ -1,0 +1,129 @@
+"""The model-free selection step (selection/differential.py, doubt.py, search.py): the leading programs split on
+inputs grown for them, on toy problems and two real HumanEval problems."""
+
+from __future__ import annotations
+
+import pytest
+
+from coderank_evalplus.engine.execution import ProblemWork
+from coderank_evalplus.engine.sandbox import Limits
+from coderank_evalplus.io.problems import problem_from_prompt
+from coderank_evalplus.metrics import merged_groups
+from coderank_evalplus.pipeline import RerankConfig, execute_works, rank_outcome, select_env, select_outcome
+from coderank_evalplus.selection import SelectEnv, get_strategy
+from coderank_evalplus.selection.differential import refine
+from coderank_evalplus.selection.doubt import MAX_PROGRAMS
+from coderank_evalplus.selection.search import MAX_ROUNDS, STEP
+from coderank_evalplus.testgen.io_tests import suite_for
+from tests.conftest import needs_data
+
+PROMPT = '''def add(a, b):
+    """Add two integers.
+    >>> add(2, 3)
+    5
+    >>> add(10, 4)
+    14
+    """
+'''
+RIGHT, RIGHT2 = "    return a + b\n", "    return b + a\n"
+LOOKALIKE = "    return a + b if a != 11 else 0\n"  # right on both examples, wrong near them
+
+
+def _ranked(problem, bodies, method="recommended", mutate=None):
+    """Executions on the examples (and ``mutate`` grown inputs) and the ranking of ``method``."""
+    from coderank_evalplus.pipeline import add_mutated_inputs
+
+    work = ProblemWork(problem, [problem.prompt + b for b in bodies], suite_for(problem, [], None))
+    cfg = RerankConfig(methods=[method], mutate=mutate, progress=False, workers=2)
+    gen = add_mutated_inputs([work], cfg)
+    ex = execute_works([work], gen, None, Limits(cpu=0.1), cfg)[problem.task_id]
+    return work, ex, rank_outcome(work, ex, [method]).rankings[method]
+
+
+def test_lookalikes_in_the_top_group_are_split_and_the_larger_part_kept():
+    problem = problem_from_prompt(PROMPT, None, "toy/add")
+    work, ex, ranking = _ranked(problem, [RIGHT] * 4 + [RIGHT2] * 3 + [LOOKALIKE] * 3)
+    assert sorted(merged_groups(ranking)[0].candidates) == list(range(10))  # the examples cannot tell them apart
+    sel = get_strategy("select")(work, ex, ranking, SelectEnv(workers=2))
+    assert sel.changed and "several distinct programs" in sel.doubt
+    assert merged_groups(sel.ranking)[0].candidates == list(range(7))
+    assert merged_groups(sel.ranking)[1].candidates == [7, 8, 9]  # set apart, not dropped
+    (ev,) = sel.evidence
+    assert ev.input.startswith("add(11,") and ev.sides[0].candidates == tuple(range(7))
+    assert ev.sides[1].candidates == (7, 8, 9) and ev.sides[0].output != ev.sides[1].output
+    assert ev.rule == "A kept: 7 of 10 candidates agree (B: 3)"
+    assert 0 < sel.cost.programs <= 3 and 0 < sel.cost.inputs <= STEP * (MAX_ROUNDS + 1)
+
+
+def test_a_problem_not_in_doubt_costs_nothing():
+    problem = problem_from_prompt(PROMPT, None, "toy/add")
+    work, ex, ranking = _ranked(problem, [RIGHT] * 5 + ["    return a * b\n"])
+    sel = get_strategy("select")(work, ex, ranking, SelectEnv(workers=2))
+    assert not sel.changed and not sel.doubt and sel.cost.programs == 0 and sel.ranking is ranking
+
+
+def test_without_an_example_to_grow_from_nothing_changes():
+    problem = problem_from_prompt("def add(a, b):\n    \"\"\"Add two integers.\"\"\"\n", None, "toy/bare")
+    work, ex, ranking = _ranked(problem, [RIGHT] * 2 + [LOOKALIKE] * 2)
+    sel = refine(work, ex, ranking, SelectEnv(workers=2))
+    assert "several distinct programs" in sel.doubt and not sel.changed and sel.cost.inputs == 0
+    assert [g.candidates for g in merged_groups(sel.ranking)] == [g.candidates for g in merged_groups(ranking)]
+
+
+def test_the_cost_is_bounded_by_the_named_constants():
+    problem = problem_from_prompt(PROMPT, None, "toy/many")
+    bodies = [f"    return a + b + {k} * 0\n" for k in range(MAX_PROGRAMS + 4)]  # all alike, all distinct texts
+    work, ex, ranking = _ranked(problem, bodies)
+    sel = refine(work, ex, ranking, SelectEnv(workers=2), max_rounds=1)
+    assert sel.cost.programs == MAX_PROGRAMS and sel.cost.inputs <= STEP and sel.cost.rounds == 1
+    assert not sel.changed  # nothing separates programs that all add
+
+
+@needs_data
+@pytest.mark.parametrize("task_id, right, wrong", [
+    ("HumanEval/55", "    a, b = 0, 1\n    for _ in range(n):\n        a, b = b, a + b\n    return a\n",
+     "    t = [0, 1, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89]\n    return t[n] if n < len(t) else -1\n"),
+    ("HumanEval/24", "    for i in reversed(range(1, n)):\n        if n % i == 0:\n            return i\n",
+     "    return n // 3 if n % 3 == 0 else 1\n"),
+])
+def test_real_problems_keep_the_right_program(humaneval_problems, task_id, right, wrong):
+    """A right program and a lookalike that passes every example of the prompt: the pipeline's hook
+    (``select_outcome``) sets the lookalike apart on an input grown from the examples."""
+    problem = humaneval_problems[task_id]
+    work, ex, _ = _ranked(problem, [right] * 3 + [wrong] * 2, method="recommended+select")
+    out = rank_outcome(work, ex, ["recommended+select"])
+    assert sorted(merged_groups(out.rankings["recommended+select"])[0].candidates) == [0, 1, 2, 3, 4]
+    select_outcome(work, out, ["recommended+select"], select_env(RerankConfig(workers=2), None, Limits(cpu=0.1), None))
+    assert merged_groups(out.rankings["recommended+select"])[0].candidates == [0, 1, 2]
+    sel = out.selections["recommended+select"]
+    assert sel.changed and sel.evidence[0].input.startswith(problem.entry_point + "(")
+    assert set(out.confidence["recommended+select"]) == {"base", "plus"}
+
+
+def test_rerank_runs_the_step_once_for_every_face_and_reports_its_cost(tmp_path):
+    """``rank_and_judge`` (the one door): ``recommended+select`` beside ``recommended``, the step's cost in the
+    timing block and line, its evidence with the rankings written to the results folder."""
+    import json
+
+    from coderank_evalplus.engine.execution import ResultCache
+    from coderank_evalplus.pipeline import rank_and_judge, write_results
+    from coderank_evalplus.report.text import timing_line
+    from coderank_evalplus.types import Problem
+
+    problem = problem_from_prompt(PROMPT, None, "T/0")
+    problem = Problem(**{**problem.__dict__, "canonical_solution": RIGHT, "base_input": [[2, 3], [11, 1]],
+                         "dataset_hash": "synthetic-select"})
+    sols = {"T/0": [PROMPT + b for b in [RIGHT] * 4 + [RIGHT2] * 3 + [LOOKALIKE] * 3]}
+    cfg = RerankConfig(methods=["recommended", "recommended+select"], workers=2, progress=False, plus=False)
+    res = rank_and_judge("humaneval", {"T/0": problem}, sols, {}, cfg, ResultCache(tmp_path / "c.sqlite"))
+    assert res.methods["recommended"]["base"]["pass@1"] == 70.0
+    assert res.methods["recommended+select"]["base"]["pass@1"] == 100.0
+    assert res.methods["recommended+select"]["uses_prompt_examples"] is True
+    assert res.timing["select_problems"] == 1 and res.timing["select_changed"] == 1
+    assert res.timing["select_programs"] == 3 and "select_s" in res.timing
+    assert "select " in timing_line(res.timing) and "1 picks changed" in timing_line(res.timing)
+    assert res.extra["selection"]["recommended+select"]["select_changed"] == 1
+    write_results(res, tmp_path)
+    rows = [json.loads(line) for line in (tmp_path / "rankings.jsonl").read_text().splitlines()]
+    (row,) = [r for r in rows if r["method"] == "recommended+select"]
+    assert row["selection"]["changed"] and row["selection"]["evidence"][0]["input"].startswith("add(11,")
