@@ -1,0 +1,362 @@
+"""Model-assisted selection (S*, Li et al. 2025): ask the model for inputs that tell the two leading programs apart,
+run both, show it the outputs and ask which is right.
+
+For each problem in doubt, ``decide`` takes two candidates A (the pick) and B (its closest rival, ``leading_pair``)
+and runs S*'s rounds (``sstar_prompts``: the published prompts and limits, the source cited there):
+
+1. up to ``ATTEMPTS`` times, ask for inputs that distinguish A and B (temperature 0.7 + 0.01·attempt); run the
+   candidates in contention (the top two groups' distinct programs) on them through the execution engine (sandbox,
+   cache); stop at the first attempt that gives an input on which A and B differ (S* retries a reply it cannot
+   read; we also retry one whose inputs do not separate them);
+2. show the model A's and B's code with their outputs on those inputs (at most ``MAX_SHOWN``; what each returned
+   or raised, in words, from ``engine.probe``), in both orders, greedily; a side wins when both answers agree;
+3. the winner's side — the contenders that return exactly what the winner returns on the distinguishing inputs —
+   becomes the top group (``apply_decision``); a tie, disagreeing answers or no distinguishing input leave the
+   ranking as it was.
+
+Every reply is logged in a jsonl file keyed by model, prompt and settings (``generation.sampling.draw_logged``,
+the sampling loop's): a rerun reads them back and asks nothing twice; a killed run resumes. Cost per problem: at most
+``ATTEMPTS`` + ``ORDERS`` model calls; programs × inputs executions (at most the top groups' distinct programs ×
+``MAX_INPUTS`` × ``ATTEMPTS``); two probes per shown input. No verdict, hidden input or expected output is read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Optional, Sequence
+
+import numpy as np
+
+from coderank_evalplus.engine import shapes
+from coderank_evalplus.engine.execution import ExecutionStats, ProblemWork, ResultCache, execute
+from coderank_evalplus.engine.sandbox import Limits
+from coderank_evalplus.metrics import merged_groups, pick_pool
+from coderank_evalplus.selection import sstar_prompts as P
+from coderank_evalplus.types import Executions, Group, Problem, Ranking, TestSuite
+
+SIDES = ("A", "B")
+
+
+@dataclass(frozen=True)
+class SStarSettings:
+    """S*'s limits (``sstar_prompts``); ``max_tokens`` may be lowered for a small local model."""
+
+    attempts: int = P.ATTEMPTS
+    input_temperature: float = P.INPUT_TEMPERATURE
+    temperature_step: float = P.TEMPERATURE_STEP
+    judge_temperature: float = P.JUDGE_TEMPERATURE
+    max_tokens: int = P.MAX_TOKENS
+    max_inputs: int = P.MAX_INPUTS
+    max_shown: int = P.MAX_SHOWN
+
+    def __post_init__(self) -> None:
+        if self.attempts < 1 or self.max_tokens < 1 or self.max_inputs < 1 or self.max_shown < 1:
+            raise ValueError("S* settings: attempts, max_tokens, max_inputs and max_shown must be at least 1")
+
+
+@dataclass
+class Contest:
+    """One problem's question: candidates ``a`` and ``b`` (indices into ``programs``) and the candidates in
+    contention (``contenders``: those that take a side after the distinguishing inputs ran)."""
+
+    problem: Problem
+    programs: list[str]
+    a: int
+    b: int
+    contenders: list[int]
+
+
+@dataclass(frozen=True)
+class Shown:
+    """One distinguishing input and what A and B did on it, in words."""
+
+    input: str
+    a: str
+    b: str
+
+
+@dataclass
+class SStarDecision:
+    """What S* decided for one problem, and its evidence."""
+
+    task_id: str
+    a: int
+    b: int
+    winner: Optional[str] = None  # "A", "B", or None (tie, disagreement, no distinguishing input, no answer)
+    why: str = ""  # "agreed" | "tie" | "disagree" | "no distinguishing input" | "no answer"
+    answers: list[Optional[int]] = field(default_factory=list)  # the judge's answer per order (A first, B first)
+    inputs: list[str] = field(default_factory=list)  # every input the model gave that ran
+    shown: list[Shown] = field(default_factory=list)  # the distinguishing inputs shown to the judge
+    sides: dict[str, list[int]] = field(default_factory=dict)  # "A"/"B" -> contenders behaving as A / as B
+    contenders: int = 0
+    attempts: int = 0  # input questions asked
+    model_calls: int = 0  # replies drawn in this run (the rest read from the log)
+
+    @property
+    def winner_index(self) -> Optional[int]:
+        return {"A": self.a, "B": self.b}.get(self.winner or "")
+
+    def reasons(self, names: Optional[Sequence[str]] = None) -> list[str]:
+        """The decision and its evidence in sentences: the deciding input, each side's output, the verdict."""
+        name = (lambda c: names[c]) if names is not None else (lambda c: f"candidate {c}")
+        a, b = name(self.a), name(self.b)
+        out = []
+        if not self.shown:
+            out.append(f"S*: the model's inputs ({len(self.inputs)} in {self.attempts} attempt"
+                       f"{'s' if self.attempts != 1 else ''}) do not tell {a} (A) and {b} (B) apart; the ranking "
+                       f"stands")
+            return out
+        first = self.shown[0]
+        more = f" (and {len(self.shown) - 1} more input{'s' if len(self.shown) > 2 else ''})" if len(self.shown) > 1 \
+            else ""
+        out.append(f"S*: on {first.input}{more}: A ({a}) {first.a}, B ({b}) {first.b}")
+        shown_answers = ", ".join("none" if v is None else str(v) for v in self.answers)
+        if self.winner is None:
+            what = {"tie": "judged them equally good", "disagree": "gave answers that disagree across the two orders",
+                    "no answer": "gave no readable answer"}.get(self.why, self.why)
+            out.append(f"S*: the model {what} (answers {shown_answers}); the ranking stands")
+            return out
+        side = self.sides.get(self.winner, [])
+        out.append(f"S*: the model judged {self.winner} right in both orders (answers {shown_answers}); "
+                   f"{self.winner} kept: {len(side)} of {self.contenders} candidates in contention agree with it")
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {"a": self.a, "b": self.b, "winner": self.winner, "winner_index": self.winner_index, "why": self.why,
+                "answers": self.answers, "inputs": self.inputs,
+                "shown": [{"input": s.input, "A": s.a, "B": s.b} for s in self.shown],
+                "sides": self.sides, "contenders": self.contenders, "attempts": self.attempts,
+                "model_calls": self.model_calls, "source": P.SOURCE}
+
+
+# --------------------------------------------------------------------------------------------------------------
+# who is in contention
+# --------------------------------------------------------------------------------------------------------------
+
+
+def leading_pair(ranking: Ranking, ex: Executions) -> Optional[tuple[int, int, list[int]]]:
+    """(A, B, contenders) of a ranking, or None when there is no second program to compare.
+
+    A is the pick (the pick pool's first, ``metrics.pick_pool``). B is, first, a candidate of the top group whose
+    outputs differ from A's (the ranking tied them), else the second group's first, else a candidate of the top
+    group with another program that behaves as A on every input (a look-alike). Contenders: the top two groups'
+    candidates."""
+    pool = pick_pool(ranking, ex.n_candidates)
+    if not pool:
+        return None
+    groups = merged_groups(ranking)
+    second = sorted(int(c) for c in groups[1].candidates) if len(groups) > 1 else []
+    rows = np.asarray(ex.program_of_candidate)
+    a = pool[0]
+    ra = rows[a]
+    behaves = (ex.output_matrix == ex.output_matrix[ra]).all(axis=1) & (ex.output_kind == ex.output_kind[ra]).all(
+        axis=1)
+    other = [c for c in pool if rows[c] != ra]
+    differ = [c for c in other if not behaves[rows[c]]]
+    second_other = [c for c in second if rows[c] != ra]
+    b = differ[0] if differ else second_other[0] if second_other else other[0] if other else None
+    if b is None:
+        return None
+    return a, b, sorted(set(pool) | set(second))
+
+
+def contest_of(problem: Problem, programs: Sequence[str], ranking: Ranking, ex: Executions) -> Optional[Contest]:
+    pair = leading_pair(ranking, ex)
+    if pair is None:
+        return None
+    return Contest(problem, list(programs), pair[0], pair[1], pair[2])
+
+
+# --------------------------------------------------------------------------------------------------------------
+# the rounds
+# --------------------------------------------------------------------------------------------------------------
+
+
+def _requests(contests: Sequence[Contest], kind: str, generator, settings: SStarSettings, model: str,
+              attempt: int = 0, shown: Optional[Mapping[str, list[Shown]]] = None) -> list:
+    from coderank_evalplus.generation.sampling import Request, chat_prompt, request_key
+
+    out = []
+    for c in contests:
+        p, a, b = c.problem, c.programs[c.a], c.programs[c.b]
+        if kind == "inputs":
+            text, stop = P.inputs_base_prompt(p, a, b)
+            prompt = chat_prompt(generator, P.inputs_messages(p, a, b), text)
+            temp = round(settings.input_temperature + settings.temperature_step * attempt, 6)
+            stop = () if generator.is_chat else stop
+            note = {"task_id": p.task_id, "step": f"inputs {attempt}"}
+            out.append(Request(request_key(model, prompt, temp, settings.max_tokens, stop), prompt, temp,
+                               settings.max_tokens, stop, note=note))
+            continue
+        rows = [(s.input, s.a, s.b) for s in (shown or {})[p.task_id]]
+        for order in range(P.ORDERS):  # order 0: A shown first; order 1: B first
+            first, second = (a, b) if order == 0 else (b, a)
+            cells = rows if order == 0 else [(i, y, x) for i, x, y in rows]
+            text, stop = P.judge_base_prompt(p, first, second, cells)
+            prompt = chat_prompt(generator, P.judge_messages(p, first, second, cells), text)
+            stop = () if generator.is_chat else stop
+            note = {"task_id": p.task_id, "step": f"judge {'AB' if order == 0 else 'BA'}"}
+            out.append(Request(request_key(model, prompt, settings.judge_temperature, settings.max_tokens, stop),
+                               prompt, settings.judge_temperature, settings.max_tokens, stop, note=note))
+    return out
+
+
+def _separating(ex: Executions, a: int, b: int) -> list[int]:
+    """Columns (inputs) on which candidates a and b return or raise differently."""
+    rows = np.asarray(ex.program_of_candidate)
+    ra, rb = rows[a], rows[b]
+    diff = (ex.output_matrix[ra] != ex.output_matrix[rb]) | (ex.output_kind[ra] != ex.output_kind[rb])
+    return [int(i) for i in np.flatnonzero(diff)]
+
+
+def _sides(ex: Executions, c: Contest, cols: Sequence[int]) -> dict[str, list[int]]:
+    rows = np.asarray(ex.program_of_candidate)
+    cols = list(cols)
+    out: dict[str, list[int]] = {}
+    for side, ref in zip(SIDES, (c.a, c.b)):
+        r = rows[ref]
+        out[side] = [int(k) for k in c.contenders
+                     if (ex.output_matrix[rows[k], cols] == ex.output_matrix[r, cols]).all()
+                     and (ex.output_kind[rows[k], cols] == ex.output_kind[r, cols]).all()]
+    return out
+
+
+def _in_words(probe: tuple[str, ...]) -> str:
+    kind = probe[0] if probe else "lost"
+    if kind == "returned":
+        return f"returns {probe[2]}"
+    if kind == "raised":
+        return f"raises {probe[2]}"
+    if kind == "timeout":
+        return "does not finish in the time limit"
+    if kind == "import-error":
+        return f"does not run: {probe[1] if len(probe) > 1 else ''}".rstrip(": ")
+    if kind == "import-timeout":
+        return "does not run: its top level does not finish in the time limit"
+    if kind == "passed":
+        return "returns a true value"
+    return "(its run was lost)"
+
+
+def decide(contests: Sequence[Contest], generator, log_path: str, model: str,
+           settings: SStarSettings = SStarSettings(), cache: Optional[ResultCache] = None, limits: Limits = Limits(),
+           workers: Optional[int] = None, executor: Any = None, progress: bool = False,
+           stats: Optional[ExecutionStats] = None) -> dict[str, SStarDecision]:
+    """Run S* on each contest (batched across problems: each step's questions go to the model together);
+    ``model`` names the model in the reply log's keys. Returns a decision per task id."""
+    from coderank_evalplus.engine.probe import Probe, probe_all
+    from coderank_evalplus.generation.sampling import draw_logged
+
+    stats = stats if stats is not None else ExecutionStats()
+    out = {c.problem.task_id: SStarDecision(c.problem.task_id, c.a, c.b, contenders=len(c.contenders))
+           for c in contests}
+    inputs: dict[str, list[str]] = {c.problem.task_id: [] for c in contests}
+    found: dict[str, tuple[Executions, list[int]]] = {}
+    pending = list(contests)
+    for attempt in range(1, settings.attempts + 1):
+        if not pending:
+            break
+        reqs = _requests(pending, "inputs", generator, settings, model, attempt)
+        replies, drawn = draw_logged(generator, reqs, log_path, progress, desc=f"S* inputs {attempt}")
+        works = []
+        for c, r in zip(pending, reqs):
+            d = out[c.problem.task_id]
+            d.attempts = attempt
+            d.model_calls += r.key in drawn
+            have = inputs[c.problem.task_id]
+            have.extend(x for x in P.parse_inputs(replies[r.key], c.problem, settings.max_inputs) if x not in have)
+            if have:
+                progs = [c.programs[k] for k in c.contenders]
+                works.append((c, ProblemWork(c.problem, progs, TestSuite(inputs=list(have)))))
+        ran = execute([w for _, w in works], cache, limits, workers, progress, stats, executor=executor) \
+            if works else {}
+        still = []
+        for c, w in works:
+            ex = _widen(ran[c.problem.task_id], c)
+            cols = _separating(ex, c.a, c.b)
+            if cols:
+                found[c.problem.task_id] = (ex, cols)
+            else:
+                still.append(c)
+        done = {c.problem.task_id for c, _ in works} - {c.problem.task_id for c in still}
+        pending = [c for c in pending if c.problem.task_id not in done]
+    for c in contests:
+        out[c.problem.task_id].inputs = list(inputs[c.problem.task_id])
+        if c.problem.task_id not in found:
+            out[c.problem.task_id].why = "no distinguishing input"
+    decided = [c for c in contests if c.problem.task_id in found]
+    if not decided:
+        return out
+    # what A and B do on the distinguishing inputs, in words (one sandboxed probe each)
+    asks: list[tuple[str, int, str, Probe]] = []
+    time_limit = max(limits.cpu, 1.0)
+    for c in decided:
+        ex, cols = found[c.problem.task_id]
+        for col in cols[: settings.max_shown]:
+            call = ex.suite.inputs[col]
+            for side, k in zip(SIDES, (c.a, c.b)):
+                prog = shapes.runnable(c.problem.shape, c.programs[k])
+                asks.append((c.problem.task_id, col, side, Probe(prog, f"assert {call}", c.problem.callee,
+                                                                 time_limit)))
+    probed = probe_all([q[3] for q in asks], workers, executor=executor)
+    words: dict[tuple[str, int, str], str] = {(t, col, side): _in_words(pr)
+                                              for (t, col, side, _), pr in zip(asks, probed)}
+    shown: dict[str, list[Shown]] = {}
+    for c in decided:
+        t = c.problem.task_id
+        ex, cols = found[t]
+        shown[t] = [Shown(ex.suite.inputs[col], words[(t, col, "A")], words[(t, col, "B")])
+                    for col in cols[: settings.max_shown]]
+        out[t].shown = shown[t]
+        out[t].sides = _sides(ex, c, cols)
+    reqs = _requests(decided, "judge", generator, settings, model, shown=shown)
+    replies, drawn = draw_logged(generator, reqs, log_path, progress, desc="S* judge")
+    base = not generator.is_chat
+    for i, c in enumerate(decided):
+        d = out[c.problem.task_id]
+        pair = reqs[P.ORDERS * i: P.ORDERS * (i + 1)]
+        d.answers = [P.parse_verdict(replies[r.key], base) for r in pair]
+        d.model_calls += sum(r.key in drawn for r in pair)
+        d.winner, d.why = verdict(d.answers)
+    return out
+
+
+def verdict(answers: Sequence[Optional[int]]) -> tuple[Optional[str], str]:
+    """S*'s rule for one pair asked in both orders (A first, then B first): 0 then 1 → A; 1 then 0 → B; 2 and 2 →
+    tie; a missing answer or anything else → no decision."""
+    if len(answers) < 2 or any(v is None for v in answers):
+        return None, "no answer"
+    first, second = answers[0], answers[1]
+    if (first, second) == (0, 1):
+        return "A", "agreed"
+    if (first, second) == (1, 0):
+        return "B", "agreed"
+    if (first, second) == (2, 2):
+        return None, "tie"
+    return None, "disagree"
+
+
+def _widen(ex: Executions, c: Contest) -> Executions:
+    """The contenders' executions re-indexed by candidate: row lookup through the full candidate list."""
+    poc = np.zeros(len(c.programs), dtype=np.int64)
+    for j, k in enumerate(c.contenders):
+        poc[k] = ex.program_of_candidate[j]
+    return Executions(ex.task_id, poc, ex.pass_matrix, ex.assert_counts, ex.output_matrix, ex.output_kind,
+                      ex.trial_matrix, ex.compiled, ex.suite, ex.programs)
+
+
+def apply_decision(ranking: Ranking, decision: SStarDecision) -> Ranking:
+    """The ranking with the winner's side first (its own group, scored above the old top), every other group as
+    it was less those candidates; unchanged without a winner. The decision goes in ``info['sstar']``."""
+    if decision.winner is None:
+        return Ranking(list(ranking.groups), {**ranking.info, "sstar": decision.to_json()})
+    side = set(decision.sides.get(decision.winner, [])) | {decision.winner_index}
+    groups = merged_groups(ranking)
+    top = max((g.score for g in groups), default=0.0)
+    top = top if np.isfinite(top) else 0.0
+    new = [Group(sorted(int(c) for c in side), float(top) + 1.0)]
+    for g in ranking.groups:
+        rest = [c for c in g.candidates if c not in side]
+        if rest:
+            new.append(Group(rest, g.score))
+    return Ranking(new, {**ranking.info, "sstar": decision.to_json()})
