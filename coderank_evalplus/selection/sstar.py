@@ -22,8 +22,9 @@ the sampling loop's): a rerun reads them back and asks nothing twice; a killed r
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -32,7 +33,7 @@ from coderank_evalplus.engine.execution import ExecutionStats, ProblemWork, Resu
 from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.metrics import merged_groups, pick_pool
 from coderank_evalplus.selection import sstar_prompts as P
-from coderank_evalplus.types import Executions, Group, Problem, Ranking, TestSuite
+from coderank_evalplus.types import Executions, Group, Problem, ProblemOutcome, Ranking, TestSuite
 
 SIDES = ("A", "B")
 
@@ -241,80 +242,80 @@ def _in_words(probe: tuple[str, ...]) -> str:
 def decide(contests: Sequence[Contest], generator, log_path: str, model: str,
            settings: SStarSettings = SStarSettings(), cache: Optional[ResultCache] = None, limits: Limits = Limits(),
            workers: Optional[int] = None, executor: Any = None, progress: bool = False,
-           stats: Optional[ExecutionStats] = None) -> dict[str, SStarDecision]:
-    """Run S* on each contest (batched across problems: each step's questions go to the model together);
-    ``model`` names the model in the reply log's keys. Returns a decision per task id."""
+           stats: Optional[ExecutionStats] = None) -> list[SStarDecision]:
+    """Run S* on each contest (batched across problems: each step's questions go to the model together; the same
+    question twice is asked once); ``model`` names the model in the reply log's keys. Returns a decision per
+    contest, in order."""
     from coderank_evalplus.engine.probe import Probe, probe_all
     from coderank_evalplus.generation.sampling import draw_logged
 
     stats = stats if stats is not None else ExecutionStats()
-    out = {c.problem.task_id: SStarDecision(c.problem.task_id, c.a, c.b, contenders=len(c.contenders))
-           for c in contests}
-    inputs: dict[str, list[str]] = {c.problem.task_id: [] for c in contests}
-    found: dict[str, tuple[Executions, list[int]]] = {}
-    pending = list(contests)
+    out = [SStarDecision(c.problem.task_id, c.a, c.b, contenders=len(c.contenders)) for c in contests]
+    found: dict[int, tuple[Executions, list[int]]] = {}
+    pending = list(range(len(contests)))
     for attempt in range(1, settings.attempts + 1):
         if not pending:
             break
-        reqs = _requests(pending, "inputs", generator, settings, model, attempt)
+        reqs = _requests([contests[i] for i in pending], "inputs", generator, settings, model, attempt)
         replies, drawn = draw_logged(generator, reqs, log_path, progress, desc=f"S* inputs {attempt}")
         works = []
-        for c, r in zip(pending, reqs):
-            d = out[c.problem.task_id]
+        for i, r in zip(pending, reqs):
+            c, d = contests[i], out[i]
             d.attempts = attempt
             d.model_calls += r.key in drawn
-            have = inputs[c.problem.task_id]
-            have.extend(x for x in P.parse_inputs(replies[r.key], c.problem, settings.max_inputs) if x not in have)
-            if have:
+            d.inputs.extend(x for x in P.parse_inputs(replies[r.key], c.problem, settings.max_inputs)
+                            if x not in d.inputs)
+            if d.inputs:
                 progs = [c.programs[k] for k in c.contenders]
-                works.append((c, ProblemWork(c.problem, progs, TestSuite(inputs=list(have)))))
-        ran = execute([w for _, w in works], cache, limits, workers, progress, stats, executor=executor) \
-            if works else {}
-        still = []
-        for c, w in works:
-            ex = _widen(ran[c.problem.task_id], c)
-            cols = _separating(ex, c.a, c.b)
-            if cols:
-                found[c.problem.task_id] = (ex, cols)
-            else:
-                still.append(c)
-        done = {c.problem.task_id for c, _ in works} - {c.problem.task_id for c in still}
-        pending = [c for c in pending if c.problem.task_id not in done]
-    for c in contests:
-        out[c.problem.task_id].inputs = list(inputs[c.problem.task_id])
-        if c.problem.task_id not in found:
-            out[c.problem.task_id].why = "no distinguishing input"
-    decided = [c for c in contests if c.problem.task_id in found]
+                works.append((i, ProblemWork(c.problem, progs, TestSuite(inputs=list(d.inputs)))))
+        # execute() answers per task id: contests of one problem (several methods) go in separate batches
+        batches: list[list[tuple[int, ProblemWork]]] = []
+        for i, w in works:
+            batch = next((bt for bt in batches if all(v.problem.task_id != w.problem.task_id for _, v in bt)), None)
+            if batch is None:
+                batches.append(batch := [])
+            batch.append((i, w))
+        for batch in batches:
+            ran = execute([w for _, w in batch], cache, limits, workers, progress, stats, executor=executor)
+            for i, w in batch:
+                ex = _widen(ran[w.problem.task_id], contests[i])
+                cols = _separating(ex, contests[i].a, contests[i].b)
+                if cols:
+                    found[i] = (ex, cols)
+        pending = [i for i in pending if i not in found]
+    for i in pending:
+        out[i].why = "no distinguishing input"
+    decided = sorted(found)
     if not decided:
         return out
     # what A and B do on the distinguishing inputs, in words (one sandboxed probe each)
-    asks: list[tuple[str, int, str, Probe]] = []
+    asks: list[tuple[int, int, str, Probe]] = []
     time_limit = max(limits.cpu, 1.0)
-    for c in decided:
-        ex, cols = found[c.problem.task_id]
+    for i in decided:
+        c = contests[i]
+        ex, cols = found[i]
         for col in cols[: settings.max_shown]:
             call = ex.suite.inputs[col]
             for side, k in zip(SIDES, (c.a, c.b)):
                 prog = shapes.runnable(c.problem.shape, c.programs[k])
-                asks.append((c.problem.task_id, col, side, Probe(prog, f"assert {call}", c.problem.callee,
-                                                                 time_limit)))
+                asks.append((i, col, side, Probe(prog, f"assert {call}", c.problem.callee, time_limit)))
     probed = probe_all([q[3] for q in asks], workers, executor=executor)
-    words: dict[tuple[str, int, str], str] = {(t, col, side): _in_words(pr)
-                                              for (t, col, side, _), pr in zip(asks, probed)}
+    words = {(i, col, side): _in_words(pr) for (i, col, side, _), pr in zip(asks, probed)}
     shown: dict[str, list[Shown]] = {}
-    for c in decided:
-        t = c.problem.task_id
-        ex, cols = found[t]
-        shown[t] = [Shown(ex.suite.inputs[col], words[(t, col, "A")], words[(t, col, "B")])
-                    for col in cols[: settings.max_shown]]
-        out[t].shown = shown[t]
-        out[t].sides = _sides(ex, c, cols)
-    reqs = _requests(decided, "judge", generator, settings, model, shown=shown)
+    for i in decided:
+        ex, cols = found[i]
+        out[i].shown = [Shown(ex.suite.inputs[col], words[(i, col, "A")], words[(i, col, "B")])
+                        for col in cols[: settings.max_shown]]
+        out[i].sides = _sides(ex, contests[i], cols)
+    reqs = []
+    for i in decided:
+        reqs += _requests([contests[i]], "judge", generator, settings, model, shown={contests[i].problem.task_id:
+                                                                                     out[i].shown})
     replies, drawn = draw_logged(generator, reqs, log_path, progress, desc="S* judge")
     base = not generator.is_chat
-    for i, c in enumerate(decided):
-        d = out[c.problem.task_id]
-        pair = reqs[P.ORDERS * i: P.ORDERS * (i + 1)]
+    for j, i in enumerate(decided):
+        d = out[i]
+        pair = reqs[P.ORDERS * j: P.ORDERS * (j + 1)]
         d.answers = [P.parse_verdict(replies[r.key], base) for r in pair]
         d.model_calls += sum(r.key in drawn for r in pair)
         d.winner, d.why = verdict(d.answers)
@@ -360,3 +361,68 @@ def apply_decision(ranking: Ranking, decision: SStarDecision) -> Ranking:
         if rest:
             new.append(Group(rest, g.score))
     return Ranking(new, {**ranking.info, "sstar": decision.to_json()})
+
+
+# --------------------------------------------------------------------------------------------------------------
+# the step after ranking
+# --------------------------------------------------------------------------------------------------------------
+
+LOG_FILE = "select_sstar.jsonl"  # the reply log's name in a results folder (or cache folder)
+
+
+@dataclass
+class ModelSelector:
+    """S* as a step after ranking: the model (a ``Generator``), its name in the reply log's keys, the log, the
+    limits. ``select(outcomes, …)`` changes the rankings in place and returns the decisions."""
+
+    generator: Any
+    model: str
+    log_path: str
+    settings: SStarSettings = field(default_factory=SStarSettings)
+
+    def select(self, outcomes: Mapping[str, ProblemOutcome], problems: Mapping[str, Problem],
+               methods: Sequence[str], cache: Optional[ResultCache] = None, limits: Limits = Limits(),
+               workers: Optional[int] = None, executor: Any = None, progress: bool = False,
+               in_doubt: Optional[Callable[[ProblemOutcome, str], bool]] = None,
+               stats: Optional[ExecutionStats] = None) -> dict[tuple[str, str], SStarDecision]:
+        """For each problem and each of ``methods`` it ranked (and ``in_doubt`` accepts, default: every one with
+        a second program in its top two groups): S* between the pick and its rival, the ranking replaced by
+        ``apply_decision``'s. Returns the decision per (task id, method)."""
+        contests, where = [], []
+        for tid, o in outcomes.items():
+            ex = o.executions
+            if ex is None:
+                continue
+            programs = [ex.programs[int(r)] for r in ex.program_of_candidate]
+            for m in methods:
+                if m not in o.rankings or (in_doubt is not None and not in_doubt(o, m)):
+                    continue
+                c = contest_of(problems[tid], programs, o.rankings[m], ex)
+                if c is not None:
+                    contests.append(c)
+                    where.append((tid, m))
+        decisions = decide(contests, self.generator, self.log_path, self.model, self.settings, cache, limits,
+                           workers, executor, progress, stats) if contests else []
+        for (tid, m), d in zip(where, decisions):
+            outcomes[tid].rankings[m] = apply_decision(outcomes[tid].rankings[m], d)
+        return dict(zip(where, decisions))
+
+
+def make_selector(model: str, backend: Optional[str] = None, base_url: Optional[str] = None,
+                  log_dir: "str | os.PathLike" = ".", max_tokens: int = P.MAX_TOKENS, generator: Any = None,
+                  **kw: Any) -> ModelSelector:
+    """The selector for ``--select-model`` (``select_model``): ``backend`` as run's (default: openai with a
+    ``base_url``, else embedded), the generator made by ``generation.make_generator`` as ``run`` makes its own
+    (``generator``: one already made, e.g. run's, reused). Replies are logged in ``log_dir/select_sstar.jsonl``."""
+    if generator is None:
+        from coderank_evalplus.generation import make_generator
+
+        backend = backend or ("openai" if base_url else "embedded")
+        if base_url:
+            if backend != "openai":
+                raise ValueError(f"select_base_url applies to select_backend openai, not {backend}")
+            kw["base_url"] = base_url
+        generator = make_generator(backend, None if model == "embedded" else model, **kw)
+    label = f"{backend or 'model'}:{model}"
+    return ModelSelector(generator, label, os.path.join(os.fspath(log_dir), LOG_FILE),
+                         SStarSettings(max_tokens=max_tokens))

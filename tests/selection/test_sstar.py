@@ -94,7 +94,7 @@ def test_the_decision_follows_the_scripted_verdict_with_its_evidence(problem, tm
     programs = [WRONG, RIGHT, WRONG, ALSO_RIGHT]
     ranking = Ranking([Group([0, 2], 3.0), Group([1, 3], 2.0)])
     with ScriptedServer(script_favouring("a + b")) as srv:
-        got = _decide(srv, [_contest(problem, programs, 0, 1, [0, 1, 2, 3])], tmp_path)["T/add"]
+        got = _decide(srv, [_contest(problem, programs, 0, 1, [0, 1, 2, 3])], tmp_path)[0]
         assert len(srv.asked) == 3  # one input question (it separated them at once), the judge in two orders
     assert (got.winner, got.why, got.answers) == ("B", "agreed", [1, 0])
     assert got.sides == {"A": [0, 2], "B": [1, 3]}
@@ -113,7 +113,7 @@ def test_the_judge_is_not_second_guessed(problem, tmp_path):
     """A script that favours the wrong program wins too: the decision is the model's, not the machinery's."""
     programs = [RIGHT, WRONG]
     with ScriptedServer(script_favouring("abs(")) as srv:
-        got = _decide(srv, [_contest(problem, programs, 0, 1, [0, 1])], tmp_path)["T/add"]
+        got = _decide(srv, [_contest(problem, programs, 0, 1, [0, 1])], tmp_path)[0]
     assert (got.winner, got.winner_index) == ("B", 1)
 
 
@@ -122,7 +122,7 @@ def test_a_position_bias_decides_nothing(problem, tmp_path):
     from coderank_evalplus.selection.sstar import apply_decision
 
     with ScriptedServer(always_zero) as srv:
-        got = _decide(srv, [_contest(problem, [WRONG, RIGHT], 0, 1, [0, 1])], tmp_path)["T/add"]
+        got = _decide(srv, [_contest(problem, [WRONG, RIGHT], 0, 1, [0, 1])], tmp_path)[0]
     assert (got.winner, got.why, got.answers) == (None, "disagree", [0, 0])
     ranking = Ranking([Group([0], 2.0), Group([1], 1.0)])
     assert apply_decision(ranking, got).groups[0].candidates == [0]
@@ -132,7 +132,7 @@ def test_a_position_bias_decides_nothing(problem, tmp_path):
 def test_inputs_that_do_not_separate_are_asked_again_up_to_three_times(problem, tmp_path):
     """S*'s three attempts, at temperatures 0.71, 0.72, 0.73; no judge is asked when nothing separated them."""
     with ScriptedServer(script_favouring("a + b", inputs="add(1, 2)\nadd(5, 5)")) as srv:
-        got = _decide(srv, [_contest(problem, [WRONG, RIGHT], 0, 1, [0, 1])], tmp_path)["T/add"]
+        got = _decide(srv, [_contest(problem, [WRONG, RIGHT], 0, 1, [0, 1])], tmp_path)[0]
         assert len(srv.asked) == 3 and not any("[Sample 0]" in t for t in srv.asked)
     assert (got.winner, got.why, got.attempts) == (None, "no distinguishing input", 3)
     temps = [json.loads(line) for line in open(tmp_path / "sstar.jsonl")]
@@ -149,10 +149,9 @@ def test_replies_are_logged_and_a_rerun_asks_nothing(problem, tmp_path):
         n = len(srv.asked)
         again = _decide(srv, contests, tmp_path)
         assert len(srv.asked) == n == 6
-    assert {t: d.to_json() | {"model_calls": 0} for t, d in first.items()} == \
-        {t: d.to_json() for t, d in again.items()}
-    assert [d.winner for d in again.values()] == ["B", "A"]
-    assert sum(d.model_calls for d in first.values()) == 6 and sum(d.model_calls for d in again.values()) == 0
+    assert [d.to_json() | {"model_calls": 0} for d in first] == [d.to_json() for d in again]
+    assert [d.winner for d in again] == ["B", "A"]
+    assert sum(d.model_calls for d in first) == 6 and sum(d.model_calls for d in again) == 0
     log = [json.loads(line) for line in open(tmp_path / "sstar.jsonl")]
     assert len(log) == 6 and {r["task_id"] for r in log} == {"T/add", "T/add2"}
 
@@ -165,7 +164,7 @@ def test_a_killed_run_resumes_from_its_log(problem, tmp_path):
         log = tmp_path / "sstar.jsonl"
         lines = log.read_text().splitlines(keepends=True)
         log.write_text("".join(lines[:-1]) + lines[-1][: len(lines[-1]) // 2])
-        got = _decide(srv, contests, tmp_path)["T/add"]
+        got = _decide(srv, contests, tmp_path)[0]
         assert len(srv.asked) == 4  # 3, then the one judge reply whose line was torn
     assert got.winner == "B" and got.model_calls == 1
 
