@@ -301,7 +301,6 @@ def decide(contests: Sequence[Contest], generator, log_path: str, model: str,
                 asks.append((i, col, side, Probe(prog, f"assert {call}", c.problem.callee, time_limit)))
     probed = probe_all([q[3] for q in asks], workers, executor=executor)
     words = {(i, col, side): _in_words(pr) for (i, col, side, _), pr in zip(asks, probed)}
-    shown: dict[str, list[Shown]] = {}
     for i in decided:
         ex, cols = found[i]
         out[i].shown = [Shown(ex.suite.inputs[col], words[(i, col, "A")], words[(i, col, "B")])
@@ -426,3 +425,21 @@ def make_selector(model: str, backend: Optional[str] = None, base_url: Optional[
     label = f"{backend or 'model'}:{model}"
     return ModelSelector(generator, label, os.path.join(os.fspath(log_dir), LOG_FILE),
                          SStarSettings(max_tokens=max_tokens))
+
+
+def selector_from_options(options: Any, log_dir: "str | os.PathLike", generator: Any = None,
+                          backend: Optional[str] = None) -> Optional[ModelSelector]:
+    """The selector ``select_model`` / ``select_backend`` / ``select_base_url`` / ``select_max_tokens`` describe
+    (``api.options``), or None without ``select_model``. ``generator`` / ``backend``: the run's own model, reused
+    for ``select_model="same"`` (its backend is then the default)."""
+    name = getattr(options, "select_model", None)
+    if not name:
+        return None
+    max_tokens = getattr(options, "select_max_tokens", P.MAX_TOKENS)
+    if name == "same":
+        if generator is None:
+            raise ValueError("select_model same: only run has a model of its own; name the model")
+        return make_selector(getattr(options, "model", None) or "same", backend, log_dir=log_dir,
+                             max_tokens=max_tokens, generator=generator)
+    return make_selector(name, getattr(options, "select_backend", None) or backend, options.select_base_url,
+                         log_dir=log_dir, max_tokens=max_tokens)

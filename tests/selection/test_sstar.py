@@ -181,3 +181,68 @@ def test_reading_the_replies(problem):
     stdin = Problem("S/1", "x", "Read n and print n+1.", "main", shape="stdin")
     assert parse_inputs('```json\n[{"input": "3"}, {"input": "4\\n"}]\n```', stdin) == \
         ["run_stdin('3\\n')", "run_stdin('4\\n')"]
+
+
+def test_pick_reasons_show_the_deciding_input(tmp_path):
+    """``Picker(select_model=…)`` (``pick --select-model``): S* runs after the ranking, the pick follows the judge,
+    and the reasons show the deciding input, each side's output and the verdict."""
+    from coderank_evalplus.api.picking import Picker
+
+    with ScriptedServer(script_favouring("abs(")) as srv:  # a judge that prefers the wrong program
+        with Picker("codet", mutate=0, workers=1, cache_dir=tmp_path, select_model=MODEL,
+                    select_base_url=srv.url) as picker:
+            chosen = picker.pick(PROMPT, [RIGHT, WRONG, RIGHT], names=["r0", "w1", "r2"])
+        assert any("[Sample 0]" in t for t in srv.asked)
+    assert chosen.index == 1
+    why = "\n".join(chosen.reasons)
+    assert "S*: on add(-1, 2): A (r0) returns 1, B (w1) returns 3" in why
+    assert "B kept: 1 of 3" in why
+    assert (tmp_path / "select_sstar.jsonl").is_file()
+
+
+def test_select_options_are_checked():
+    from coderank_evalplus.api.options import OptionError, RerankOptions
+
+    with pytest.raises(OptionError, match="select_base_url: needs select_backend openai"):
+        RerankOptions(select_model="m", select_backend="hf", select_base_url="http://x").check()
+    with pytest.raises(OptionError, match="need select_model"):
+        RerankOptions(select_base_url="http://x").check()
+
+
+GCD_RIGHT = ("def greatest_common_divisor(a: int, b: int) -> int:\n    while b:\n        a, b = b, a % b\n"
+             "    return a\n")
+GCD_WRONG = ("def greatest_common_divisor(a: int, b: int) -> int:\n"
+             "    return min(a, b) if max(a, b) % min(a, b) == 0 else 1\n")
+
+
+def test_rerank_with_select_model_changes_the_pick_before_the_judge(tmp_path):
+    """The one door (``api.rerank`` → ``rank_and_judge``): S* runs after ranking and before judging, so the pass@1
+    of the method follows the judge's verdict — here a judge that prefers the wrong program turns CodeT's right pick
+    into a wrong one; the decision and its evidence are in rerank_results.json."""
+    from coderank_evalplus.api import rerank
+    from tests.conftest import SHARED_DATA
+
+    if not SHARED_DATA.is_dir():
+        pytest.skip("shared data not present")
+    samples = tmp_path / "samples.jsonl"
+    samples.write_text("".join(json.dumps({"task_id": "HumanEval/13", "solution": s}) + "\n"
+                               for s in (GCD_WRONG, GCD_RIGHT, GCD_WRONG)))
+    kw = dict(tests="examples+mutate:0", dataset="humaneval", data_dir=str(SHARED_DATA), task_ids=["HumanEval/13"],
+              methods=["codet"], progress=False, workers=1)
+    plain = rerank(str(samples), **kw)
+    assert plain.result.methods["codet"]["base"]["pass@1"] == 100.0  # CodeT alone picks the right program
+
+    def script(text: str) -> str:
+        if "[Sample 0]" in text:
+            return f"Answer: {0 if 'min(a, b)' in _samples(text)[0] else 1}"
+        return "```python\ngreatest_common_divisor(4, 6)\ngreatest_common_divisor(3, 5)\n```"
+
+    with ScriptedServer(script) as srv:
+        out = rerank(str(samples), select_model=MODEL, select_base_url=srv.url, output=str(tmp_path / "out"), **kw)
+    assert out.result.methods["codet"]["base"]["pass@1"] == 0.0
+    res = json.loads((tmp_path / "out" / "rerank_results.json").read_text())
+    d = res["sstar"]["decisions"]["HumanEval/13|codet"]
+    assert d["winner_index"] in (0, 2) and d["why"] == "agreed" and sorted(d["sides"][d["winner"]]) == [0, 2]
+    loser = "B" if d["winner"] == "A" else "A"
+    assert d["shown"] == [{"input": "greatest_common_divisor(4, 6)", d["winner"]: "returns 1", loser: "returns 2"}]
+    assert res["timing"]["select_s"] >= 0 and (tmp_path / "out" / "select_sstar.jsonl").is_file()
