@@ -220,6 +220,8 @@ def _rerank(dataset: str, problems: Mapping[str, Problem], solutions: Mapping[st
                   cached_items=stats.cached_pairs, judged_samples=judged, judged_programs=judged_programs,
                   judge_cached=judge_cached, verdicts_from=verdicts_from,
                   suspicious=len(suspicious))
+    if decisions is not None:
+        timing["select_model_calls"] = sum(d.model_calls for d in decisions.values())
     extra = {"suspicious": suspicious, "confidence": confidence_block({t: o.confidence for t, o in outcomes.items()})}
     if cfg.mutate is not None:
         extra["generated_inputs"] = generated_summary(generated, cfg)

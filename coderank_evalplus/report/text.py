@@ -137,7 +137,9 @@ def timing_line(timing: Mapping) -> str:
                "rerank_results.json; --strict fails them)" if odd else "")
     return (f"time: load {timing['load_s']:.1f} s, execute {timing['execute_s']:.1f} s ({timing['programs']:,} "
             f"programs, {timing['items']:,} items, {timing['cached_items']:,} cached), rank {timing['rank_s']:.1f} s, "
-            f"{judge}, metrics {timing['metrics_s']:.1f} s; total {timing['total_s']:.1f} s" + flagged)
+            + (f"select {timing['select_s']:.1f} s (S*: {timing.get('select_model_calls', 0):,} model calls), "
+               if "select_s" in timing else "")
+            + f"{judge}, metrics {timing['metrics_s']:.1f} s; total {timing['total_s']:.1f} s" + flagged)
 
 
 def fmt_p(p: float) -> str:
