@@ -183,6 +183,8 @@ def _requests(contests: Sequence[Contest], kind: str, generator, settings: SStar
         if kind == "inputs":
             text, stop = P.inputs_base_prompt(p, a, b)
             prompt = chat_prompt(generator, P.inputs_messages(p, a, b), text)
+            if generator.is_chat and isinstance(prompt, str):  # templated here: the reply's start written for it
+                prompt += P.reply_opener(p)
             temp = round(settings.input_temperature + settings.temperature_step * attempt, 6)
             stop = () if generator.is_chat else stop
             note = {"task_id": p.task_id, "step": f"inputs {attempt}"}
@@ -263,7 +265,8 @@ def decide(contests: Sequence[Contest], generator, log_path: str, model: str,
             c, d = contests[i], out[i]
             d.attempts = attempt
             d.model_calls += r.key in drawn
-            d.inputs.extend(x for x in P.parse_inputs(replies[r.key], c.problem, settings.max_inputs)
+            reply = (P.reply_opener(c.problem) if isinstance(r.prompt, str) else "") + replies[r.key]
+            d.inputs.extend(x for x in P.parse_inputs(reply, c.problem, settings.max_inputs)
                             if x not in d.inputs)
             if d.inputs:
                 progs = [c.programs[k] for k in c.contenders]

@@ -22,7 +22,9 @@ functional format) and read back only the inputs; a function's or method's input
 ``{"input": text}``. S* shows every generated input; here only the inputs on which the two programs differ (at most
 ``MAX_SHOWN``: the others carry no evidence for the choice and lengthen the prompt). The answer is asked as a last
 line ``Answer: 0|1|2`` (dspy parsed a field of its own template). A base model (no chat) gets the same text as a
-document to continue.
+document to continue; where the prompt is text (a base model, a local chat model templated here) the input reply's
+start is written for the model (``reply_opener``: the code block and the first call's ``f(``), so that a small
+model writes inputs rather than another solution.
 """
 
 from __future__ import annotations
@@ -79,10 +81,18 @@ def inputs_messages(problem: Problem, a: str, b: str) -> list[dict]:
     return [{"role": "system", "content": _SYSTEM}, {"role": "user", "content": inputs_text(problem, a, b)}]
 
 
+def reply_opener(problem: Problem) -> str:
+    """The start of the answer, written for the model where the prompt is text (a base model's document, a local
+    chat model's templated conversation): the code block and the first call's opening, so that a small model
+    continues with inputs instead of rewriting the solution. Read back in front of the reply."""
+    if problem.shape == STDIN:
+        return '```json\n[{"input": "'
+    return f"```python\n{problem.callee}("
+
+
 def inputs_base_prompt(problem: Problem, a: str, b: str) -> tuple[str, tuple[str, ...]]:
-    """A base model's document to continue, and its stop sequence."""
-    opener = "```json\n" if problem.shape == STDIN else "```python\n"
-    return inputs_text(problem, a, b) + "\nThe inputs:\n" + opener, ("```",)
+    """A base model's document to continue (ending in ``reply_opener``), and its stop sequence."""
+    return inputs_text(problem, a, b) + "\nThe inputs:\n" + reply_opener(problem), ("```",)
 
 
 def _show(text: str) -> str:
