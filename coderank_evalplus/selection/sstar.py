@@ -353,7 +353,7 @@ def apply_decision(ranking: Ranking, decision: SStarDecision) -> Ranking:
     it was less those candidates; unchanged without a winner. The decision goes in ``info['sstar']``."""
     if decision.winner is None:
         return Ranking(list(ranking.groups), {**ranking.info, "sstar": decision.to_json()})
-    side = set(decision.sides.get(decision.winner, [])) | {decision.winner_index}
+    side = set(decision.sides.get(decision.winner, [])) | {decision.a if decision.winner == "A" else decision.b}
     groups = merged_groups(ranking)
     top = max((g.score for g in groups), default=0.0)
     top = top if np.isfinite(top) else 0.0

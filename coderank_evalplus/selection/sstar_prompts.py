@@ -159,9 +159,9 @@ def parse_inputs(reply: str, problem: Problem, most: int = MAX_INPUTS) -> list[s
         for block in blocks:
             for line in _statements(block):
                 args = seed_args(line, problem.callee)
-                call = call_text(problem.callee, args) if args is not None else None
-                if call is not None and call not in out:
-                    out.append(call)
+                made = call_text(problem.callee, args) if args is not None else None
+                if made is not None and made not in out:
+                    out.append(made)
     return out[:most]
 
 
