@@ -150,7 +150,7 @@ def rank_and_judge(dataset: str, problems: Mapping[str, Problem], solutions: Map
                    cache: Optional[ResultCache] = None,
                    features: Optional[Mapping[str, Mapping[str, Sequence[float]]]] = None,
                    executor: Optional[Executor] = None, eval_results: Optional[str | PathLike] = None,
-                   load_s: float = 0.0) -> RerankResult:
+                   load_s: float = 0.0, select: Any = None) -> RerankResult:
     """Rerank every task's candidates with each method and measure ranked pass@k on base (and plus) tests.
 
     Tasks are taken in the dataset's order; ``cfg.limit`` keeps the dataset's first N problems. ``features``: per
@@ -159,20 +159,22 @@ def rank_and_judge(dataset: str, problems: Mapping[str, Problem], solutions: Map
     ``cfg.executor`` for this call. ``eval_results``: evalplus's ``*_eval_results.json`` for these samples; its
     verdicts are used instead of judging when it matches them (else the samples are judged, with a warning saying
     why). ``load_s``: the caller's seconds spent reading the dataset and samples, reported in the ``timing``
-    block."""
+    block. ``select``: a step after ranking and before judging (``selection.sstar.ModelSelector``: S*), which
+    may change each method's ranking; its decisions go in the results (``sstar``)."""
     t_start = time.monotonic()
     methods = all_methods(cfg.methods)
     with contextlib.ExitStack() as stack:
         if executor is None:
             executor = stack.enter_context(make_executor(cfg.executor, cfg.workers, cfg.ray_address))
         return _rerank(dataset, problems, solutions, test_samples, cfg, cache, features, executor, methods,
-                       eval_results, _Phases(load_s, t_start))
+                       eval_results, _Phases(load_s, t_start), select)
 
 
 def _rerank(dataset: str, problems: Mapping[str, Problem], solutions: Mapping[str, Sequence[str]],
             test_samples: Mapping[str, Sequence[str]], cfg: RerankConfig, cache: Optional[ResultCache],
             features: Optional[Mapping[str, Mapping[str, Sequence[float]]]], executor: Executor,
-            methods: list[str], eval_results: Optional[str | PathLike], clock: "_Phases") -> RerankResult:
+            methods: list[str], eval_results: Optional[str | PathLike], clock: "_Phases",
+            select: Any = None) -> RerankResult:
     limits = Limits(cpu=cfg.time_limit)
     works = build_works(problems, solutions, test_samples, cfg.tests_per_sample)
     generated = add_mutated_inputs(works, cfg)
@@ -197,6 +199,11 @@ def _rerank(dataset: str, problems: Mapping[str, Problem], solutions: Mapping[st
         for w in works:
             select_outcome(w, outcomes[w.problem.task_id], methods, env)
         clock.lap("select")
+    decisions = None
+    if select is not None:  # S*: may change the rankings, before anything is judged
+        decisions = select.select(outcomes, problems, [m for m in methods if m not in BASELINES], cache, limits,
+                                  cfg.workers, executor, cfg.progress)
+        clock.lap("select_model")
     prejudged, verdicts_from = None, "judge"
     if eval_results is not None:
         prejudged, why_not = read_verdicts(eval_results, problems, {w.problem.task_id: w.programs for w in works},
@@ -222,11 +229,17 @@ def _rerank(dataset: str, problems: Mapping[str, Problem], solutions: Mapping[st
                   suspicious=len(suspicious))
     if selected:
         timing.update(selection_totals(outcomes.values()))
+    if decisions is not None:
+        timing["select_model_calls"] = sum(d.model_calls for d in decisions.values())
     extra = {"suspicious": suspicious, "confidence": confidence_block({t: o.confidence for t, o in outcomes.items()})}
     if cfg.mutate is not None:
         extra["generated_inputs"] = generated_summary(generated, cfg)
     if selected:
         extra["selection"] = {m: selection_totals(outcomes.values(), m) for m in methods if split_selection(m)[1]}
+    if decisions is not None:
+        extra["sstar"] = {"model": select.model, "decisions": {f"{t}|{m}": d.to_json() for (t, m), d in
+                                                               decisions.items()},
+                          "model_calls": sum(d.model_calls for d in decisions.values())}
     if table and next(iter(table.values())).get("plus") is not None:
         extra["splits"] = {"plus": {"problems_with_plus_tests": sum(w.problem.has_plus_tests for w in works),
                                     "problems": len(works)}}

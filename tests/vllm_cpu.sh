@@ -13,4 +13,5 @@ MODEL="${CODERANK_VLLM_MODEL:-$VENV/models/smollm2}"
 cd "$ROOT"
 CODERANK_VLLM_MODEL="$MODEL" CODERANK_DATA="${CODERANK_DATA:-$ROOT/../shared/data}" \
   HF_DATASETS_OFFLINE=1 HF_HUB_OFFLINE=1 "$VENV/bin/python" -m pytest -q -p no:cacheprovider \
-  tests/generation/test_vllm_cpu.py tests/cli/test_vllm_cpu_run.py tests/integrations/test_vllm_cpu_harnesses.py "$@"
+  tests/generation/test_vllm_cpu.py tests/cli/test_vllm_cpu_run.py tests/integrations/test_vllm_cpu_harnesses.py \
+  tests/selection/test_sstar_vllm_cpu.py "$@"

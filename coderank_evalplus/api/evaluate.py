@@ -47,14 +47,16 @@ def run_rerank(options: RerankOptions, *, problems: Optional[Mapping[str, Proble
                test_samples: Optional[Mapping[str, Sequence[str]]] = None,
                features: Optional[Mapping[str, Mapping[str, Sequence[float]]]] = None,
                cache: Any = None, executor: Any = None, door: str = "python", write: bool = True,
-               extra: Optional[Mapping[str, Any]] = None, load_s: float = 0.0) -> RerankOutput:
+               extra: Optional[Mapping[str, Any]] = None, load_s: float = 0.0, selector: Any = None) -> RerankOutput:
     """Rerank, judge and (with ``write``) write the results folder, as ``options`` say; returns ``RerankOutput``.
 
     ``problems``, ``solutions`` (programs per task), ``test_samples`` (raw test samples per task) and ``features``
     are taken as given where the caller holds them, else read from ``options``. ``cache`` / ``executor``: shared
     ones (left open), else made here for this call. ``door``: who called ("rerank", "run", "suite", "evalplus",
     "lm-eval", "python"), recorded with the rest of the provenance. ``extra``: more top-level keys for
-    ``rerank_results.json``; ``load_s``: seconds the caller spent reading inputs it hands in (the timing line)."""
+    ``rerank_results.json``; ``load_s``: seconds the caller spent reading inputs it hands in (the timing line).
+    ``selector``: S* after ranking (``selection.sstar.ModelSelector``), else the one ``options.select_model``
+    names, its replies logged in the results folder (else the cache folder, else a temporary one)."""
     from coderank_evalplus.engine.execution import ResultCache
     from coderank_evalplus.engine.workers import CANDIDATE_LOG, CANDIDATE_LOG_ENV, log_candidates_to
     from coderank_evalplus.io.problems import load_problems, select_problems, selection_note
@@ -105,11 +107,25 @@ def run_rerank(options: RerankOptions, *, problems: Optional[Mapping[str, Proble
     if cache is None:
         root = Path(options.cache_dir) if options.cache_dir else (folder / "cache" if folder is not None else None)
         cache = own_cache = ResultCache(root / "executions.sqlite") if root is not None else None
+    tmp = None
     try:
+        if selector is None and options.select_model:
+            from coderank_evalplus.selection.sstar import selector_from_options
+
+            where = folder if folder is not None else Path(options.cache_dir) if options.cache_dir else None
+            if where is None:
+                import tempfile
+
+                tmp = tempfile.TemporaryDirectory(prefix="coderank_sstar_")
+                where = Path(tmp.name)
+            selector = selector_from_options(options, where)
         result = rank_and_judge(provenance["dataset"]["name"], problems, solutions, test_samples,
                                 stage_config(options, mutate), cache, features, executor=executor,
-                                eval_results=options.eval_results, load_s=load_s + time.monotonic() - t0)
+                                eval_results=options.eval_results, load_s=load_s + time.monotonic() - t0,
+                                select=selector)
     finally:
+        if tmp is not None:
+            tmp.cleanup()
         if own_cache is not None:
             own_cache.close()
         if log_before is None:

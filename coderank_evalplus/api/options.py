@@ -228,7 +228,8 @@ PICK_KEYWORDS = frozenset({"entry_point", "tests", "method", "seed", "time_limit
 API_KEYS = frozenset({"solutions", "tests", "dataset", "data_dir", "limit", "task_ids", "raw_field",
                       "drop_extra_problems", "eval_results", "methods", "k", "tests_per_sample", "time_limit",
                       "seed", "base_only", "strict", "min_time_limit", "gt_time_limit_factor", "workers", "executor",
-                      "ray_address", "cache_dir", "progress", "output", "overwrite", "model", "tests_label"}
+                      "ray_address", "cache_dir", "progress", "output", "overwrite", "model", "tests_label",
+                      "select_model", "select_backend", "select_base_url", "select_max_tokens"}
                      | PICK_KEYWORDS)
 RERANK = ("rerank", "run")
 # the leaderboard takes these from its suite file, and the table's default where the file has none
@@ -358,6 +359,17 @@ OPTIONS: tuple[Option, ...] = (
            ("run",), {"evalplus": "--debug_rounds", "lm_eval": ""}),
     Option("debug_temperature", NON_NEGATIVE, 0.0, "self-debug sampling temperature (0: greedy)", ("run",),
            {"evalplus": "", "lm_eval": ""}),
+    Option("select_model", TEXT, None, "S* after ranking (model-assisted selection, docs/methods.md): this model is "
+           "asked for inputs that tell the pick and its closest rival apart, both run on them, and it judges their "
+           "outputs; a hub id or local path (hf, vllm), a served model (openai) or embedded; on run, same: the "
+           "run's own model", ("rerank", "run", "pick"), NO_HARNESS),
+    Option("select_backend", Kind("embedded, hf, vllm or openai", _choice("embedded", "hf", "vllm", "openai")), None,
+           "--select-model's backend (default: on run --backend; else openai with --select-base-url, else "
+           "embedded)", ("rerank", "run", "pick"), NO_HARNESS),
+    Option("select_base_url", TEXT, None, "--select-backend openai: the server's URL (the key comes from "
+           "OPENAI_API_KEY)", ("rerank", "run", "pick"), NO_HARNESS),
+    Option("select_max_tokens", POSITIVE_INT, 1000, "new tokens per S* reply (S*'s: 1000)",
+           ("rerank", "run", "pick"), NO_HARNESS),
     Option("adaptive", FLAG, False, "adaptive budget: draw solutions in rounds (1, 2, … 10, 15, 20, …) and stop a "
            "problem once the pick's confidence reaches --tau or --n-samples is reached (budget: report it)",
            ("run", "budget"), {"evalplus": "--adaptive", "lm_eval": ""}, cli=SWITCH),
@@ -425,6 +437,10 @@ class RerankOptions:
     overwrite: bool = False
     model: Optional[str] = None
     tests_label: Optional[str] = None
+    select_model: Optional[str] = None
+    select_backend: Optional[str] = None
+    select_base_url: Optional[str] = None
+    select_max_tokens: int = 1000
 
     def check(self) -> "RerankOptions":
         """Each value checked by its option's kind (OptionError naming the option), and the combinations."""
@@ -439,6 +455,10 @@ class RerankOptions:
             raise OptionError("ray_address: needs executor ray")
         if self.task_ids is not None and self.limit:
             raise OptionError("task_ids and limit: give one of them")
+        if (self.select_backend or self.select_base_url) and not self.select_model:
+            raise OptionError("select_backend and select_base_url: need select_model")
+        if self.select_base_url and self.select_backend not in (None, "openai"):
+            raise OptionError("select_base_url: needs select_backend openai")
         if self.eval_results is not None and not Path(self.eval_results).is_file():
             from coderank_evalplus.types import InputNotFound
 

@@ -202,7 +202,9 @@ class Picker:
 
     def __init__(self, method: str = "recommended", mutate: int = GROWN_INPUTS, seed: int = 0,
                  time_limit: float = 0.1, workers: Optional[int] = None,
-                 cache_dir: "str | os.PathLike | None" = None) -> None:
+                 cache_dir: "str | os.PathLike | None" = None, select_model: Optional[str] = None,
+                 select_backend: Optional[str] = None, select_base_url: Optional[str] = None,
+                 select_max_tokens: int = 1000) -> None:
         from coderank_evalplus.api.options import COUNT, METHOD, POSITIVE, POSITIVE_INT, check_value
 
         method = check_value("method", METHOD, method)
@@ -214,6 +216,12 @@ class Picker:
         self._executor: Optional[WarmExecutor] = None
         self._cache: Any = None
         self._tmp: Optional[tempfile.TemporaryDirectory] = None
+        from coderank_evalplus.api.options import RerankOptions
+
+        # S* after ranking (select_model): checked as rerank's options are; the model is made on the first pick
+        self._select = RerankOptions(select_model=select_model, select_backend=select_backend,
+                                     select_base_url=select_base_url, select_max_tokens=select_max_tokens).check()
+        self._selector: Any = None
 
     def __enter__(self) -> "Picker":
         self._start()
@@ -294,12 +302,29 @@ class Picker:
         outcome = rank_outcome(work, ex[problem.task_id], [self.method], self.seed, generated=gen)
         select_outcome(work, outcome, [self.method], select_env(cfg, cache, Limits(cpu=self.time_limit), executor,
                                                                 explain=True))
+        decided = self._sstar(outcome, problem, cache, executor)
         grown = set(gen.calls) if gen is not None else set()
         chosen = _explain(outcome, self.method, problem.entry_point, problem.trial_tests, set(given), grown,
                           programs, labels, executor, self.time_limit, problem.shape)
+        if decided is not None:  # S*'s decision and its evidence: the deciding input, each side's output
+            chosen.reasons += decided.reasons(labels)
         chosen.uses_prompt_examples = uses_prompt_examples(self.method, self.mutate > 0)
         chosen.seconds = time.monotonic() - t0
         return chosen
+
+
+    def _sstar(self, outcome: ProblemOutcome, problem: Problem, cache: Any, executor: Any) -> Any:
+        """S* on the pick and its rival when ``select_model`` is set (the ranking changed in place); its decision."""
+        if not self._select.select_model:
+            return None
+        if self._selector is None:
+            from coderank_evalplus.selection.sstar import selector_from_options
+
+            folder = self._cache_dir or (Path(self._tmp.name) if self._tmp else Path("."))
+            self._selector = selector_from_options(self._select, folder)
+        found = self._selector.select({problem.task_id: outcome}, {problem.task_id: problem}, [self.method], cache,
+                                      Limits(cpu=self.time_limit), self.workers, executor)
+        return found.get((problem.task_id, self.method))
 
 
 def refuse_if_none_defines(programs: Sequence[str], entry_point: str, names: Sequence[str],

@@ -193,8 +193,14 @@ def run_command(args: argparse.Namespace) -> int:
     from coderank_evalplus.io.samples import read_test_samples
 
     model_written = read_test_samples(tpath, problems) if model_tests else {}
+    selector = None
+    if options.select_model:  # S* after ranking; "same": this run's model
+        from coderank_evalplus.selection.sstar import selector_from_options
+
+        selector = selector_from_options(options, output, generator, args.backend)
     try:
-        out = run_rerank(options, problems=problems, test_samples=model_written, cache=cache, door="run")
+        out = run_rerank(options, problems=problems, test_samples=model_written, cache=cache, door="run",
+                         selector=selector)
         result = out.result
         atomic_write_jsonl(output / "tests_extracted.jsonl", (
             {"task_id": t, "asserts": ["assert " + a for a in o.suite.asserts], "counts": o.suite.counts}

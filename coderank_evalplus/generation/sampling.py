@@ -27,6 +27,7 @@ import io
 import json
 import os
 from collections import Counter
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional, Sequence
 
 from coderank_evalplus.generation.base import Generator, Sample, generate_each
@@ -293,3 +294,73 @@ def _stops(problem: Problem, kind: str, stops: list[str], stop: Optional[Sequenc
     if not stops:
         return ()
     return tuple(stop) if stop is not None else tuple(base_stops(problem, kind))
+
+
+# --- keyed replies: one reply per request, logged as they come (model-assisted selection, selection/sstar.py) ---
+
+@dataclass(frozen=True)
+class Request:
+    """One prompt to draw a single reply for. ``key`` names it in the log (a content address of everything that
+    decides the reply: the model, the prompt, the sampling settings); ``prompt`` is chat messages or text, as
+    ``chat_prompt`` made it."""
+
+    key: str
+    prompt: Any
+    temperature: float
+    max_tokens: int
+    stop: tuple[str, ...] = ()
+    top_p: float = 1.0
+    note: dict = field(default_factory=dict, compare=False)  # written beside the reply (task id, step)
+
+
+def chat_prompt(generator: Generator, messages: list[dict], text: str) -> Any:
+    """The prompt for ``generator``: the messages (templated here by a local chat model, as the loop above does)
+    for a chat generator, else ``text`` (a base model continues it)."""
+    if generator.is_chat:
+        template = getattr(generator, "apply_chat_template", None)
+        return template(messages) if template else messages
+    return text
+
+
+def request_key(model: str, prompt: Any, temperature: float, max_tokens: int, stop: Sequence[str],
+                top_p: float = 1.0) -> str:
+    """The content address of a request (hex): the same question to the same model with the same settings."""
+    import hashlib
+
+    h = hashlib.blake2b(digest_size=16)
+    h.update(json.dumps([model, prompt, temperature, max_tokens, list(stop), top_p], sort_keys=True,
+                        ensure_ascii=False).encode("utf-8", "surrogatepass"))
+    return h.hexdigest()
+
+
+def draw_logged(generator: Generator, requests: Sequence[Request], log_path: str, progress: bool = False,
+                desc: str = "ask") -> tuple[dict[str, str], set[str]]:
+    """One reply per request: read from ``log_path`` where an earlier run drew it (same key), else drawn now and
+    appended there as it arrives (flushed; a torn last line of a killed run is dropped), so a rerun makes no call
+    it already made. Requests with the same settings go to the model together (``generate_each``: a local engine
+    batches them, a server has them in flight at once). Returns (reply per key, the keys drawn now)."""
+    from coderank_evalplus.generation.base import logprobs_off
+
+    os.makedirs(os.path.dirname(os.path.abspath(log_path)), exist_ok=True)
+    got = {r["key"]: r["reply"] for r in _read_jsonl_repair(log_path) if "key" in r and "reply" in r}
+    todo = list({r.key: r for r in requests if r.key not in got}.values())
+    bar = None
+    if progress and todo:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(todo), desc=desc, unit="prompt")
+    drawn: set[str] = set()
+    with open(log_path, "a", encoding="utf-8") as fh, logprobs_off(generator):
+        for setting in dict.fromkeys((r.temperature, r.top_p, r.max_tokens, r.stop) for r in todo):
+            call = [r for r in todo if (r.temperature, r.top_p, r.max_tokens, r.stop) == setting]
+            for i, samples in generate_each(generator, [r.prompt for r in call], 1, setting[0], setting[1],
+                                            setting[2], list(setting[3])):
+                reply = samples[0].text if samples else ""
+                got[call[i].key] = reply
+                _append(fh, {**call[i].note, "key": call[i].key, "reply": reply})
+                drawn.add(call[i].key)
+                if bar is not None:
+                    _progress(bar, generator)
+    if bar is not None:
+        bar.close()
+    return {r.key: got[r.key] for r in requests}, drawn

@@ -140,9 +140,11 @@ def timing_line(timing: Mapping) -> str:
         select = (f"select {timing.get('select_s', 0.0):.1f} s ({timing['select_problems']:,} problems in doubt, "
                   f"{timing['select_programs']:,} programs × {timing['select_inputs']:,} inputs, "
                   f"{timing['select_executed_items']:,} items run, {timing['select_changed']:,} picks changed), ")
+    sstar = (f"S* {timing.get('select_model_s', 0.0):.1f} s "
+             f"({timing['select_model_calls']:,} model calls), " if "select_model_calls" in timing else "")
     return (f"time: load {timing['load_s']:.1f} s, execute {timing['execute_s']:.1f} s ({timing['programs']:,} "
             f"programs, {timing['items']:,} items, {timing['cached_items']:,} cached), rank {timing['rank_s']:.1f} s, "
-            f"{select}{judge}, metrics {timing['metrics_s']:.1f} s; total {timing['total_s']:.1f} s" + flagged)
+            f"{select}{sstar}{judge}, metrics {timing['metrics_s']:.1f} s; total {timing['total_s']:.1f} s" + flagged)
 
 
 def fmt_p(p: float) -> str:

@@ -2,7 +2,7 @@
 
 ``base``: what every strategy returns (``Selection``: the new order and its evidence) and the registry of
 strategies; ``differential``: the model-free strategy (inputs grown for the leading programs, kept where they
-disagree, the leaders regrouped by what they return there).
+disagree, the leaders regrouped by what they return there); ``sstar``: model-assisted selection (S*).
 """
 
 from coderank_evalplus.selection.base import (
