@@ -80,6 +80,12 @@ class StoredRun:
 
     @property
     def has_plus(self) -> bool:
+        """The run was judged on plus tests: some problem has plus inputs (its table's plus is not None) and plus
+        verdicts are stored. A problem without plus inputs has plus verdicts equal to base (evalplus's
+        definition), so verdicts alone do not say it."""
+        methods = self.summary.get("methods") or {}
+        if methods and all((row or {}).get("plus") is None for row in methods.values()):
+            return False
         return any((p.verdict_plus >= 0).any() for p in self.problems)
 
     @property

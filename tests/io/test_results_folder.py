@@ -32,6 +32,14 @@ def _result() -> RerankResult:
     return RerankResult("humaneval", 2, {}, outcomes, {"seed": 3}, {}, problems)
 
 
+def test_a_run_without_plus_inputs_has_no_plus_split(tmp_path):
+    # plus verdicts equal base where a problem has no plus inputs; the run's own table (plus: None) says so
+    result = _result()
+    result.methods = {"random": {"base": {"pass@1": 50.0}, "plus": None, "uses_prompt_examples": False}}
+    write_results(result, tmp_path)
+    assert not load_folder(tmp_path).has_plus
+
+
 def test_written_folder_reads_back_identically(tmp_path):
     result = _result()
     write_results(result, tmp_path)
