@@ -182,17 +182,19 @@ def probe_all(probes: Sequence[Probe], workers: Optional[int] = None, executor: 
     return [result.get(p, ("lost",)) for p in probes]
 
 
-def in_words(probe: tuple[str, ...]) -> str:
-    """A probe's result as a clause: "returns 3", "raises ZeroDivisionError: …", "times out", "does not run: …"."""
+def in_words(probe: tuple[str, ...], width: Optional[int] = 60) -> str:
+    """A probe's result as a clause: "returns 3", "raises ZeroDivisionError: …", "times out", "does not run: …";
+    values clipped to ``width`` characters (None: as reported)."""
     kind = probe[0] if probe else "lost"
     if kind == "returned":
-        return f"returns {_clip(probe[2], 60)}"
+        return f"returns {_clip(probe[2], width)}"
     if kind == "raised":
-        return f"raises {_clip(probe[2], 60)}"
+        return f"raises {_clip(probe[2], width)}"
     if kind == "timeout":
         return "does not finish in the time limit"
     if kind == "import-error":
-        return f"does not run: {_clip(probe[1], 60)}"
+        detail = _clip(probe[1], width) if len(probe) > 1 else ""
+        return f"does not run: {detail}" if detail else "does not run"
     if kind == "import-timeout":
         return "does not run: its top level does not finish in the time limit"
     if kind == "passed":
@@ -200,6 +202,8 @@ def in_words(probe: tuple[str, ...]) -> str:
     return ""
 
 
-def _clip(text: str, width: int) -> str:
+def _clip(text: str, width: Optional[int]) -> str:
+    if width is None:
+        return str(text)
     text = " ".join(str(text).split())
     return text if len(text) <= width else text[: width - 1] + "…"

@@ -225,20 +225,13 @@ def _sides(ex: Executions, c: Contest, cols: Sequence[int]) -> dict[str, list[in
 
 
 def _in_words(probe: tuple[str, ...]) -> str:
-    kind = probe[0] if probe else "lost"
-    if kind == "returned":
-        return f"returns {probe[2]}"
-    if kind == "raised":
-        return f"raises {probe[2]}"
-    if kind == "timeout":
-        return "does not finish in the time limit"
-    if kind == "import-error":
-        return f"does not run: {probe[1] if len(probe) > 1 else ''}".rstrip(": ")
-    if kind == "import-timeout":
-        return "does not run: its top level does not finish in the time limit"
-    if kind == "passed":
+    """What a side did on an input, for the judge: engine.probe's words, values unclipped; a passing probe (a
+    true value) and a lost run in this prompt's words."""
+    from coderank_evalplus.engine.probe import in_words
+
+    if probe and probe[0] == "passed":
         return "returns a true value"
-    return "(its run was lost)"
+    return in_words(probe, width=None) or "(its run was lost)"
 
 
 def decide(contests: Sequence[Contest], generator, log_path: str, model: str,
