@@ -115,6 +115,13 @@ def run_folder(model: str, dataset: str) -> Path:
     return Path(RESULTS_ROOT) / f"{Path(model).name}-{Path(dataset).name}"
 
 
+def run_sources(args: argparse.Namespace) -> list[str]:
+    """``run``'s test sources: ``--tests``, else the table's default for run (the model writes them)."""
+    from coderank_evalplus.cli.options import flat_tests
+
+    return flat_tests(args.tests) or list(default("tests", "run"))
+
+
 def sample_tokens(args: argparse.Namespace) -> int:
     """New tokens per sample: ``--max-tokens``, else 128 for the embedded model, else 300 (``max_tokens``' help)."""
     return args.max_tokens or (128 if args.backend == "embedded" else 300)
@@ -126,7 +133,7 @@ def run_command(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from coderank_evalplus.api.evaluate import run_rerank
-    from coderank_evalplus.cli.options import flat_tests, rerank_options
+    from coderank_evalplus.cli.options import rerank_options
     from coderank_evalplus.engine.execution import ResultCache
     from coderank_evalplus.generation.likelihood import add_likelihoods, refuse_unscorable
     from coderank_evalplus.generation.sampling import generate_samples
@@ -137,7 +144,7 @@ def run_command(args: argparse.Namespace) -> int:
     from coderank_evalplus.testgen.mutate import split_sources
     from coderank_evalplus.types import CoderankError
 
-    sources = flat_tests(args.tests) or default("tests", "run")
+    sources = run_sources(args)
     others, spec = split_sources([t for t in sources if t != "model"])
     if others:
         raise CoderankError(f"--tests {','.join(others)}: run takes model and/or examples+mutate[:N] (for files of "
