@@ -98,12 +98,14 @@ def _suite(tmp_path) -> list[tuple[str, str, Any, str]]:
 
 
 def _api() -> list[tuple[str, str, Any, str]]:
-    """RerankOptions (``rerank(**options)``), ``pick`` and ``Picker`` keywords, the leaderboard's config."""
+    """RerankOptions (what ``rerank(**options)`` fills in), ``rerank``, ``pick`` and ``Picker`` keywords, the
+    leaderboard's config."""
+    from coderank_evalplus.api.evaluate import rerank
     from coderank_evalplus.api.picking import Picker, pick
     from coderank_evalplus.report.board import LeaderboardConfig
 
     out = [(name, "api", f.default, "RerankOptions") for name, f in RerankOptions.__dataclass_fields__.items()]
-    for where, fn in (("Picker", Picker.__init__), ("pick", pick)):
+    for where, fn in (("rerank", rerank), ("Picker", Picker.__init__), ("pick", pick)):
         out += [(name, "api", p.default, where) for name, p in inspect.signature(fn).parameters.items()
                 if name in {o.name for o in OPTIONS} and p.default is not inspect.Parameter.empty]
     config = LeaderboardConfig()
