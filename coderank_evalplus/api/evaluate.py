@@ -18,13 +18,13 @@ import time
 from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
-from coderank_evalplus.api.options import RerankOptions
+from coderank_evalplus.api.options import RESULTS_ROOT, RerankOptions
 from coderank_evalplus.api.output import RerankOutput
 from coderank_evalplus.types import CoderankError, InputNotFound, Problem
 
 log = logging.getLogger("coderank_evalplus")
 
-DEFAULT_ROOT = "coderank_results"  # where a run without an output folder writes its own
+DEFAULT_ROOT = RESULTS_ROOT  # where a run without an output folder writes its own (the `output` option's help)
 RUN_FILE = "rerank_results.json"
 # how each entry point says "replace another run's results" (evalplus's own flag for "evaluate again")
 OVERWRITE_FLAG = {"python": "overwrite=True", "evalplus": "--i_just_wanna_run"}

@@ -6,6 +6,11 @@ keys, suite files' keys and the Python API's keyword arguments; where a harness 
 ``--samples``, ``--parallel``; lm-eval's ``rank_seed``) the option says so in ``faces``, and ``docs/names.md`` is
 this table printed (``names_table``; a test keeps the page equal to it).
 
+Each default is written here once: ``Option.default`` (``Option.defaults`` where a subcommand or a face has
+another), read by every face (``default``) and by ``RerankOptions``' fields. A check that joins options ("limit
+and task_ids: give one of them") is a ``Rule`` in ``RULES``, beside them: every face calls ``check_rules`` and
+shows the options in its own words.
+
 ``RerankOptions`` is what a rerank needs, checked: every entry point parses its own arguments into it and hands it
 to the one path (``api.evaluate.run_rerank``), as lm-eval's CLI builds an ``EvaluatorConfig`` for
 ``simple_evaluate``.
@@ -186,9 +191,10 @@ BOTH = "both"  # --x / --no-x
 @dataclass(frozen=True)
 class Option:
     """One option. ``name``: its Python name (API keyword, suite and metadata key); its CLI flag is ``--`` + the
-    name with hyphens. ``commands``: the CLI subcommands that have it; ``defaults``: a subcommand whose default
-    differs, and why is in ``help``; ``faces``: the option's name on a face where it is not its own name, "" where
-    the face has no such option (the table says what decides it there instead)."""
+    name with hyphens. ``commands``: the CLI subcommands that have it; ``defaults``: a subcommand or a face
+    (``FACES``: "evalplus", "lm_eval"…) whose default differs, and why is in ``help``; ``faces``: the option's name
+    on a face where it is not its own name, "" where the face has no such option (the table says what decides it
+    there instead)."""
 
     name: str
     kind: Kind
@@ -204,8 +210,9 @@ class Option:
     def flag(self) -> str:
         return "--" + self.name.replace("_", "-")
 
-    def default_for(self, command: str) -> Any:
-        return self.defaults.get(command, self.default)
+    def default_for(self, where: str) -> Any:
+        """The default on a CLI subcommand or a face (``FACES``)."""
+        return self.defaults.get(where, self.default)
 
     def face_name(self, face: str) -> str:
         """The option's name on ``face``; "" when the face has no such option."""
@@ -237,6 +244,8 @@ SUITE_DECIDES = {"leaderboard": None}
 BOARD = ("rerank", "run", "leaderboard")
 MODEL = ("run", "likelihood")
 NO_HARNESS = {"evalplus": "", "lm_eval": ""}
+RESULTS_ROOT = "coderank_results"  # the folder under which a rerank or a run without --output writes its own
+RUN_LIMIT = 4  # problems `run` takes without --limit / --task-ids (the embedded model: its own four)
 
 OPTIONS: tuple[Option, ...] = (
     # --- what to rerank
@@ -260,8 +269,8 @@ OPTIONS: tuple[Option, ...] = (
            "run model", RERANK + ("pick",), {"evalplus": "--tests", "lm_eval": "(the model's)"},
            defaults={"run": ["model"]}),
     Option("limit", COUNT, None, "the dataset's first N problems, whatever the input files' order (0: all; run "
-           "without it: 4 problems — for the embedded model four it solves now and then; leaderboard: every "
-           "entry's)", BOARD, {"evalplus": "--limit", "lm_eval": "(lm-eval's --limit)"}),
+           f"without it: {RUN_LIMIT} problems — for the embedded model four it solves now and then; "
+           "leaderboard: every entry's)", BOARD, {"evalplus": "--limit", "lm_eval": "(lm-eval's --limit)"}),
     Option("task_ids", NAMES, None, "comma-separated task ids to take instead of --limit (e.g. "
            "HumanEval/2,HumanEval/23)", BOARD, {"evalplus": "--task_ids", "lm_eval": ""}),
     Option("raw_field", TEXT, None, "the samples' field holding a chat model's raw reply (e.g. raw): read as "
@@ -310,9 +319,10 @@ OPTIONS: tuple[Option, ...] = (
     Option("progress", FLAG, True, "progress bars (the CLI's --quiet: none)", BOARD + ("budget", "likelihood"),
            {"cli": "--quiet", "evalplus": ""}),
     # --- where the results go, and who made them
-    Option("output", TEXT, None, "results folder (default: a new folder under ./coderank_results named after the "
-           "run; leaderboard: coderank_leaderboard; likelihood: the samples file itself); a folder holding another "
-           "run is refused unless --overwrite", BOARD + ("likelihood",),
+    Option("output", TEXT, None, f"results folder (default: a folder of its own under ./{RESULTS_ROOT} named "
+           "after the run — rerank: <model>--<dataset>--<tests>, a suffix keeping another run's; run: "
+           "<model>-<dataset>, resumed by the same run; leaderboard: coderank_leaderboard; likelihood: the samples "
+           "file itself); a folder holding another run is refused unless --overwrite", BOARD + ("likelihood",),
            {"evalplus": "(beside --samples)", "lm_eval": "(under lm-eval's --output_path)"},
            defaults={"leaderboard": "coderank_leaderboard"}),
     Option("overwrite", FLAG, False, "replace the results of another run in --output", RERANK, NO_HARNESS, cli=SWITCH),
@@ -340,11 +350,11 @@ OPTIONS: tuple[Option, ...] = (
            {"evalplus": "--tp (its own)", "lm_eval": ""}),
     Option("dp", POSITIVE_INT, 1, "vllm: data parallel size (engines of --tp GPUs each, as Ray actors)", ("run",),
            {"evalplus": "", "lm_eval": ""}),
-    Option("n_samples", POSITIVE_INT, 5, "solutions sampled per problem (the papers: 100)", ("run",),
-           {"evalplus": "--n_samples (its own)", "lm_eval": "n_samples"}, defaults={}),
+    Option("n_samples", POSITIVE_INT, 5, "solutions sampled per problem (the papers: 100; lm-eval: 100, CodeT's)",
+           ("run",), {"evalplus": "--n_samples (its own)", "lm_eval": "n_samples"}, defaults={"lm_eval": 100}),
     Option("n_test_samples", COUNT, 5, "test samples per problem, with --tests model (the papers: 100; "
            "evalplus.evaluate: its --n_samples; lm-eval: 100)", ("run",),
-           {"evalplus": "--n_test_samples"}),
+           {"evalplus": "--n_test_samples"}, defaults={"evalplus": None, "lm_eval": 100}),
     Option("temperature", NON_NEGATIVE, 0.8, "sampling temperature (CodeT's 0.8; 0: greedy)", ("run",),
            {"evalplus": "--temperature (its own)", "lm_eval": "(--gen_kwargs)"}),
     Option("top_p", TOP_P, 0.95, "nucleus sampling: the top tokens whose probabilities add up to this (CodeT's)",
@@ -400,47 +410,95 @@ def option(name: str) -> Option:
     return _BY_NAME[name]
 
 
+def default(name: str, where: str = "api") -> Any:
+    """The option's default on a CLI subcommand or a face (``FACES``): what every face reads instead of writing
+    the value again."""
+    return _BY_NAME[name].default_for(where)
+
+
 def command_options(command: str) -> list[Option]:
     """The options a CLI subcommand has, in the table's order."""
     return [o for o in OPTIONS if command in o.commands]
 
 
+# --- the checks that join options ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Rule:
+    """A combination of options that is refused: ``refused(value)`` (``value(name)``: the option's value, its
+    default where the face has no such option) says whether; ``says`` is the one-line reason, the options in braces
+    (each face shows them in its own words: ``--task-ids``, ``--task_ids``, ``task_ids``)."""
+
+    names: tuple[str, ...]
+    refused: Callable[[Callable[[str], Any]], bool]
+    says: str
+
+
+RULES: tuple[Rule, ...] = (
+    Rule(("limit", "task_ids"), lambda v: v("task_ids") is not None and bool(v("limit")),
+         "{limit} and {task_ids}: give one of them"),
+    # run --dp N (vLLM's engines as Ray actors) joins the cluster at --ray-address too
+    Rule(("ray_address", "executor", "dp"), lambda v: bool(v("ray_address")) and v("executor") != "ray"
+         and v("dp") == 1, "{ray_address}: needs {executor} ray (or, on run, {dp} > 1)"),
+    Rule(("select_backend", "select_base_url", "select_model"),
+         lambda v: bool(v("select_backend") or v("select_base_url")) and not v("select_model"),
+         "{select_backend} and {select_base_url}: need {select_model}"),
+    Rule(("select_base_url", "select_backend"),
+         lambda v: bool(v("select_base_url")) and v("select_backend") not in (None, "openai"),
+         "{select_base_url}: needs {select_backend} openai"),
+    Rule(("debug_rounds", "self_debug"), lambda v: v("debug_rounds") is not None and not v("self_debug"),
+         "{debug_rounds} applies with {self_debug} sd1|multi"),
+    Rule(("tau", "adaptive"), lambda v: v("tau") is not None and not v("adaptive"), "{tau} applies with {adaptive}"),
+)
+
+
+def check_rules(values: Mapping[str, Any], shown: Callable[[Option], str] = lambda o: o.name) -> None:
+    """OptionError for the first ``RULES`` entry that ``values`` (option name → value; an option absent: its
+    default) break, naming the options as ``shown`` writes them (the CLI: ``Option.flag``)."""
+    def value(name: str) -> Any:
+        return values[name] if name in values else _BY_NAME[name].default
+
+    for rule in RULES:
+        if rule.refused(value):
+            raise OptionError(rule.says.format(**{n: shown(_BY_NAME[n]) for n in rule.names}))
+
+
 # --- the options of one rerank -----------------------------------------------------------------------------------
 @dataclass
 class RerankOptions:
-    """Everything one rerank needs, checked (``check``). Field names are the ``OPTIONS`` names; defaults theirs."""
+    """Everything one rerank needs, checked (``check``). Field names are the ``OPTIONS`` names; each default is read
+    from the table (``default``), never written here."""
 
-    solutions: Optional[str] = None
-    tests: Optional[list[str]] = None  # None: examples+mutate (said in one line)
-    dataset: str = "humaneval"
-    data_dir: Optional[str] = None
-    limit: Optional[int] = None
-    task_ids: Optional[list[str]] = None
-    raw_field: Optional[str] = None
-    drop_extra_problems: bool = False
-    eval_results: Optional[str] = None
-    methods: Sequence[str] = DEFAULT_METHODS
-    k: Sequence[int] = option("k").default
-    tests_per_sample: int = 5
-    time_limit: float = 0.1
-    seed: int = 0
-    base_only: bool = False
-    strict: bool = False
-    min_time_limit: float = 1.0
-    gt_time_limit_factor: float = 4.0
-    workers: Optional[int] = None
-    executor: str = "local"
-    ray_address: Optional[str] = None
-    cache_dir: Optional[str] = None
-    progress: bool = True
-    output: Optional[str] = None
-    overwrite: bool = False
-    model: Optional[str] = None
-    tests_label: Optional[str] = None
-    select_model: Optional[str] = None
-    select_backend: Optional[str] = None
-    select_base_url: Optional[str] = None
-    select_max_tokens: int = 1000
+    solutions: Optional[str] = default("solutions")
+    tests: Optional[list[str]] = default("tests")  # None: examples+mutate (said in one line)
+    dataset: str = default("dataset")
+    data_dir: Optional[str] = default("data_dir")
+    limit: Optional[int] = default("limit")
+    task_ids: Optional[list[str]] = default("task_ids")
+    raw_field: Optional[str] = default("raw_field")
+    drop_extra_problems: bool = default("drop_extra_problems")
+    eval_results: Optional[str] = default("eval_results")
+    methods: Sequence[str] = default("methods")
+    k: Sequence[int] = default("k")
+    tests_per_sample: int = default("tests_per_sample")
+    time_limit: float = default("time_limit")
+    seed: int = default("seed")
+    base_only: bool = default("base_only")
+    strict: bool = default("strict")
+    min_time_limit: float = default("min_time_limit")
+    gt_time_limit_factor: float = default("gt_time_limit_factor")
+    workers: Optional[int] = default("workers")
+    executor: str = default("executor")
+    ray_address: Optional[str] = default("ray_address")
+    cache_dir: Optional[str] = default("cache_dir")
+    progress: bool = default("progress")
+    output: Optional[str] = default("output")
+    overwrite: bool = default("overwrite")
+    model: Optional[str] = default("model")
+    tests_label: Optional[str] = default("tests_label")
+    select_model: Optional[str] = default("select_model")
+    select_backend: Optional[str] = default("select_backend")
+    select_base_url: Optional[str] = default("select_base_url")
+    select_max_tokens: int = default("select_max_tokens")
 
     def check(self) -> "RerankOptions":
         """Each value checked by its option's kind (OptionError naming the option), and the combinations."""
@@ -451,14 +509,7 @@ class RerankOptions:
             setattr(self, f.name, check_value(f.name, option(f.name).kind, value))
         self.methods = list(self.methods)
         self.k = list(self.k)
-        if self.ray_address and self.executor != "ray":
-            raise OptionError("ray_address: needs executor ray")
-        if self.task_ids is not None and self.limit:
-            raise OptionError("task_ids and limit: give one of them")
-        if (self.select_backend or self.select_base_url) and not self.select_model:
-            raise OptionError("select_backend and select_base_url: need select_model")
-        if self.select_base_url and self.select_backend not in (None, "openai"):
-            raise OptionError("select_base_url: needs select_backend openai")
+        check_rules({f.name: getattr(self, f.name) for f in fields(self)})
         if self.eval_results is not None and not Path(self.eval_results).is_file():
             from coderank_evalplus.types import InputNotFound
 
@@ -509,16 +560,25 @@ one name, type, default, meaning and check wherever it appears. A face with a wo
 and a name in parentheses says what decides it on that face instead. The CLI's flags are the option's name with
 hyphens; evalplus.evaluate's, lm-eval's `--metadata` keys, suite files' keys and the Python API's keywords are the
 name itself. A bad value is refused where it is given: the CLI exits with status 2 and one line naming the flag and
-what it accepts; the library raises `OptionError` (a `CoderankError`, a `ValueError`).
+what it accepts; the library raises `OptionError` (a `CoderankError`, a `ValueError`). The default column gives
+the option's default, then, after a `;`, the default of a subcommand or a face that has its own (`lm_eval: 100`; "–":
+none, the help says what decides); every face reads them from the table (a test compares them face by face).
 
 Regenerate with `python -m coderank_evalplus.api.options > docs/names.md` (a test keeps this page equal to the code).
 
 """
 
 
+def rules_list() -> str:
+    """The checks that join options (``RULES``), one line each, as every face refuses them."""
+    head = ("\n## Checks that join options\n\nEach is one rule beside the table (`RULES`), checked by every face "
+            "that has the options; a face that lacks one counts it at its default.\n\n")
+    return head + "".join(f"- {r.says.format(**{n: f'`{n}`' for n in r.names})}\n" for r in RULES)
+
+
 def names_page() -> str:
-    """docs/names.md: the head and the table."""
-    return NAMES_PAGE_HEAD + names_table()
+    """docs/names.md: the head, the table and the checks that join options."""
+    return NAMES_PAGE_HEAD + names_table() + rules_list()
 
 
 if __name__ == "__main__":

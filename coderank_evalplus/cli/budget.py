@@ -28,7 +28,6 @@ def budget_report(args: argparse.Namespace) -> dict:
     from coderank_evalplus.rankers.confidence import load_model, predict
     from coderank_evalplus.report.adaptive import method_report, round_tables
     from coderank_evalplus.report.calibration import final_picks
-    from coderank_evalplus.report.curves import DEFAULT_DRAWS
     from coderank_evalplus.report.scores import splits_of
 
     methods = [m for m in args.methods if m not in ("random", "oracle")]
@@ -38,9 +37,9 @@ def budget_report(args: argparse.Namespace) -> dict:
     if not run.problems:
         raise ValueError(f"{args.results}: no problem in this results folder")
     splits = splits_of(run)
-    tables = round_tables(run, methods, args.draws or DEFAULT_DRAWS, args.seed, workers=args.workers,
+    tables = round_tables(run, methods, args.draws, args.seed, workers=args.workers,
                           progress=args.progress, label=Path(args.results).name)
-    out: dict = {"header": header(run), "folder": str(args.results), "draws": args.draws or DEFAULT_DRAWS,
+    out: dict = {"header": header(run), "folder": str(args.results), "draws": args.draws,
                  "seed": args.seed,
                  "confidence_model": model.get("digest", "")[:12], "methods": {}}
     for m in methods:

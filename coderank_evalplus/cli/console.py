@@ -12,7 +12,7 @@ import warnings
 from pathlib import Path
 from typing import Optional, Sequence
 
-from coderank_evalplus.cli.options import Parser, add_options, rerank_options
+from coderank_evalplus.cli.options import Parser, add_options, check_combinations, rerank_options
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -201,6 +201,7 @@ def _main(argv: list[str]) -> int:
         return evaluate_main(argv[1:])
     try:
         args = build_parser().parse_args(argv)
+        check_combinations(args)
     except CoderankError as exc:  # a check that needs more than one flag's value
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -6,8 +6,6 @@ import argparse
 import time
 from pathlib import Path
 
-DEFAULT_OUTPUT = "coderank_leaderboard"
-
 
 def add_leaderboard_parser(sub) -> None:
     from coderank_evalplus.cli.options import add_options
@@ -53,9 +51,7 @@ def run_leaderboard(args: argparse.Namespace) -> int:
     from coderank_evalplus.types import CoderankError
 
     t0 = time.monotonic()
-    if args.ray_address and args.executor != "ray":
-        raise CoderankError("--ray-address needs --executor ray")
-    output = Path(args.output or DEFAULT_OUTPUT)
+    output = Path(args.output)  # (the table's default for leaderboard: coderank_leaderboard)
     suite: Suite | None = None
     if args.example:
         from coderank_evalplus.examples import example_suite

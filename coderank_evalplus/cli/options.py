@@ -19,6 +19,7 @@ from coderank_evalplus.api.options import (
     Option,
     OptionError,
     RerankOptions,
+    check_rules,
     check_value,
     command_options,
     option,
@@ -34,8 +35,8 @@ class HelpFormatter(argparse.HelpFormatter):
         if (default in (None, False, True, argparse.SUPPRESS) or "default:" in text or not action.option_strings
                 or isinstance(action, (argparse._StoreTrueAction, argparse._StoreFalseAction))):
             return text
-        shown = ",".join(map(str, default)) if isinstance(default, (list, tuple)) else default
-        return f"{text} (default: {shown})"
+        shown = ",".join(map(str, default)) if isinstance(default, (list, tuple)) else str(default)
+        return f"{text} (default: {escaped(shown)})"
 
 
 class Parser(argparse.ArgumentParser):
@@ -69,25 +70,35 @@ def add_options(p: argparse.ArgumentParser, command: str, skip: tuple[str, ...] 
         add_option(p, opt, command)
 
 
+def escaped(text: str) -> str:
+    """``text`` as argparse prints it: argparse %-formats every help string (``%(default)s``), so a plain ``%``
+    (``a 95 % interval``) would end ``--help`` in a TypeError."""
+    return text.replace("%", "%%")
+
+
 def add_option(p: argparse.ArgumentParser, opt: Option, command: str) -> None:
-    default = opt.default_for(command)
+    default, text = opt.default_for(command), escaped(opt.help)
     if opt.name == "progress":
         p.add_argument("--quiet", dest="progress", action="store_false", help="no progress bars")
         return
     if opt.name == "solutions":
-        p.add_argument("--solutions", "--samples", dest="solutions", required=command == "rerank",
-                       help=opt.help)
+        p.add_argument("--solutions", "--samples", dest="solutions", required=command == "rerank", help=text)
         return
     if opt.cli == SWITCH:
-        p.add_argument(opt.flag, action="store_true", help=opt.help)
+        p.add_argument(opt.flag, action="store_true", help=text)
         return
     if opt.cli == BOTH:
-        p.add_argument(opt.flag, action=argparse.BooleanOptionalAction, default=None, help=opt.help)
+        p.add_argument(opt.flag, action=argparse.BooleanOptionalAction, default=default, help=text)
         return
     if opt.name == "tests":  # comma-separated, or repeated: the lists are joined
-        p.add_argument("--tests", action="append", type=_argparse_type(opt), default=None, help=opt.help)
+        p.add_argument("--tests", action="append", type=_argparse_type(opt), default=None, help=text)
         return
-    p.add_argument(opt.flag, type=_argparse_type(opt), default=default, metavar=opt.metavar, help=opt.help)
+    p.add_argument(opt.flag, type=_argparse_type(opt), default=default, metavar=opt.metavar, help=text)
+
+
+def check_combinations(args: argparse.Namespace) -> None:
+    """The checks that join options (``api.options.RULES``) on a subcommand's parsed flags, naming the flags."""
+    check_rules(vars(args), shown=lambda o: o.flag)
 
 
 def flat_tests(value: Optional[list]) -> Optional[list[str]]:
@@ -107,6 +118,8 @@ def rerank_options(args: argparse.Namespace, command: str) -> RerankOptions:
         values["tests"] = flat_tests(values["tests"])
     if "methods" in values and values["methods"] is None:
         values.pop("methods")
+    if values.get("executor") != "ray" and getattr(args, "dp", 1) > 1:  # run --dp: vLLM's Ray, not the executor's
+        values.pop("ray_address", None)
     try:
         return RerankOptions.from_mapping(values)
     except OptionError as exc:  # the library names options; the CLI says flags
@@ -139,4 +152,5 @@ def fail(message: str) -> NoReturn:
     raise SystemExit(2)
 
 
-__all__ = ["Parser", "add_options", "add_option", "rerank_options", "flat_tests", "fail", "option"]
+__all__ = ["Parser", "add_options", "add_option", "check_combinations", "rerank_options", "flat_tests", "fail",
+           "option"]

@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any, Optional
 
-RUN_LIMIT = 4  # problems a run takes without --limit / --task-ids
+from coderank_evalplus.api.options import RESULTS_ROOT, RUN_LIMIT, default
+
 # The embedded model's default problems. Chosen by bench/embedded_screen.py (5 chat replies on each of the 51
 # HumanEval problems whose reference solution has at most two lines): it solved 12 of them at least once; these
 # are the four it solved most often without always solving them (3, 2, 2 and 3 of 5; ties by dataset order), so
@@ -108,13 +109,31 @@ def run_task_ids(args: argparse.Namespace, problems) -> tuple[list[str], Optiona
     return select_problems(problems, None, limit), limit or None, ""
 
 
+def run_folder(model: str, dataset: str) -> Path:
+    """Where a run without ``--output`` writes: under the one root of results folders (``RESULTS_ROOT``, as
+    ``rerank``), named after the model and the dataset, so that the same run again resumes there."""
+    return Path(RESULTS_ROOT) / f"{Path(model).name}-{Path(dataset).name}"
+
+
+def run_sources(args: argparse.Namespace) -> list[str]:
+    """``run``'s test sources: ``--tests``, else the table's default for run (the model writes them)."""
+    from coderank_evalplus.cli.options import flat_tests
+
+    return flat_tests(args.tests) or list(default("tests", "run"))
+
+
+def sample_tokens(args: argparse.Namespace) -> int:
+    """New tokens per sample: ``--max-tokens``, else 128 for the embedded model, else 300 (``max_tokens``' help)."""
+    return args.max_tokens or (128 if args.backend == "embedded" else 300)
+
+
 def run_command(args: argparse.Namespace) -> int:
     """``run``: sample with the model into the output folder (resumable), then the one path
     (``api.evaluate.run_rerank``) on the files it wrote, then self-debug when asked."""
     from dataclasses import replace
 
     from coderank_evalplus.api.evaluate import run_rerank
-    from coderank_evalplus.cli.options import flat_tests, rerank_options
+    from coderank_evalplus.cli.options import rerank_options
     from coderank_evalplus.engine.execution import ResultCache
     from coderank_evalplus.generation.likelihood import add_likelihoods, refuse_unscorable
     from coderank_evalplus.generation.sampling import generate_samples
@@ -125,25 +144,19 @@ def run_command(args: argparse.Namespace) -> int:
     from coderank_evalplus.testgen.mutate import split_sources
     from coderank_evalplus.types import CoderankError
 
-    sources = flat_tests(args.tests) or ["model"]
+    sources = run_sources(args)
     others, spec = split_sources([t for t in sources if t != "model"])
     if others:
         raise CoderankError(f"--tests {','.join(others)}: run takes model and/or examples+mutate[:N] (for files of "
                             f"test samples use `coderank-evalplus rerank --tests FILE`)")
     model_tests = "model" in sources
     n_test_samples = args.n_test_samples if model_tests else 0
-    max_tokens = args.max_tokens or (128 if args.backend == "embedded" else 300)
+    max_tokens = sample_tokens(args)
     settings = None
     if args.self_debug:
         from coderank_evalplus.doce.selfdebug import DebugSettings
 
         settings = DebugSettings(args.self_debug, args.debug_rounds, args.debug_temperature, max_tokens)
-    elif args.debug_rounds is not None:
-        raise CoderankError("--debug-rounds applies with --self-debug sd1|multi")
-    if args.tau is not None and not args.adaptive:
-        raise CoderankError("--tau applies with --adaptive")
-    if args.ray_address and args.executor != "ray" and args.dp == 1:
-        raise CoderankError("--ray-address needs --executor ray (or --dp with --backend vllm)")
     dataset, problems = load_problems_or_original(args.dataset, args.data_dir)
     if dataset != args.dataset and args.dataset == "humaneval":
         print("HumanEval+ data not found (no --data-dir / CODERANK_DATA, offline): using HumanEval from the "
@@ -154,7 +167,7 @@ def run_command(args: argparse.Namespace) -> int:
     options = replace(rerank_options(args, "run"), dataset=dataset, limit=limit,
                       task_ids=None if limit else ids, model=args.model,
                       tests_label="model's own tests" if model_tests else None)
-    output = ensure_writable_dir(Path(args.output or f"coderank_runs/{Path(args.model).name}-{Path(dataset).name}"))
+    output = ensure_writable_dir(Path(args.output or run_folder(args.model, dataset)))
     refuse_other_run(output, args, dataset)
     from coderank_evalplus.engine.workers import CANDIDATE_LOG, log_candidates_to
 
@@ -267,7 +280,7 @@ def refuse_other_run(output: Path, args: argparse.Namespace, dataset: str) -> No
     except (OSError, ValueError):
         return
     now = {"model": args.model, "backend": args.backend, "dataset": dataset, "temperature": args.temperature,
-           "top_p": args.top_p, "max_tokens": args.max_tokens or (128 if args.backend == "embedded" else 300)}
+           "top_p": args.top_p, "max_tokens": sample_tokens(args)}
     differ = [k for k in RUN_IDENTITY if k in before and before[k] != now[k]]
     if not differ:
         return

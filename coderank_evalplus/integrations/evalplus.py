@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
 
+from coderank_evalplus.api.options import default as _default
 from coderank_evalplus.types import CoderankError
 
 if TYPE_CHECKING:
@@ -50,8 +51,8 @@ class RerankError(CoderankError):
 
 def _our_options() -> dict[str, tuple[Any, str]]:
     """name -> (annotation, help): the options of ours that evalplus.evaluate takes (``api.options``: those whose
-    evalplus name is their own), all defaulting to None, after evalplus's own parameters (so its positional order is
-    unchanged)."""
+    evalplus name is their own), after evalplus's own parameters (so its positional order is unchanged); their
+    defaults are ``DEFAULTS``."""
     from coderank_evalplus.api.options import FLAG
     from coderank_evalplus.api.options import OPTIONS as ALL
 
@@ -74,6 +75,8 @@ def _our_options() -> dict[str, tuple[Any, str]]:
 
 
 OPTIONS: dict[str, tuple[Any, str]] = _our_options()
+# each one's default on this face: the table's (``api.options``, ``default_for("evalplus")``); --rerank: not given
+DEFAULTS: dict[str, Any] = {name: None if name == "rerank" else _default(name, "evalplus") for name in OPTIONS}
 DEBUG_MAX_TOKENS = 512  # tokens per self-debug rewrite (a whole solution)
 
 _DOC = """EvalPlus evaluation; with --rerank, the samples are reranked on model-generated tests (coderank_evalplus).
@@ -99,7 +102,7 @@ def widened_signature(original: Callable) -> inspect.Signature:
     taken = {p.name for p in params}
     kind = (inspect.Parameter.KEYWORD_ONLY if any(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params)
             else inspect.Parameter.POSITIONAL_OR_KEYWORD)  # (after a keyword-only one, only keyword-only may follow)
-    params += [inspect.Parameter(name, kind, default=None, annotation=ann)
+    params += [inspect.Parameter(name, kind, default=DEFAULTS[name], annotation=ann)
                for name, (ann, _) in OPTIONS.items() if name not in taken]
     return sig.replace(parameters=params + var_kw)
 
@@ -117,9 +120,9 @@ def make_evaluate(original: Callable, namespace: dict) -> Callable:
         if len(args) > len(own):  # Fire hands every parameter of the widened signature positionally
             extra = dict(zip([n for n in sig.parameters if n not in own and n != var_kw], args[len(own):]))
             args, kwargs = args[: len(own)], {**extra, **kwargs}
-        ours = {name: kwargs.pop(name, None) for name in OPTIONS}
+        ours = {name: kwargs.pop(name, DEFAULTS[name]) for name in OPTIONS}
         if ours["rerank"] is None or ours["rerank"] is False:
-            given = [f"--{n}" for n, v in ours.items() if v is not None and n != "rerank"]
+            given = [f"--{n}" for n, v in ours.items() if v != DEFAULTS[n] and n != "rerank"]
             if given:
                 raise RerankError(f"{', '.join(given)} only appl{'ies' if len(given) == 1 else 'y'} with --rerank "
                                   f"METHOD (e.g. --rerank codet)")
@@ -247,19 +250,17 @@ def check_request(params: dict, model_kwargs: dict, ours: dict) -> list[str]:
         raise
     except ValueError as exc:
         raise RerankError(str(exc)) from None
-    from coderank_evalplus.api.options import check_value, option
+    from coderank_evalplus.api.options import check_rules, check_value, option
 
-    for name, value in ours.items():  # each value checked as the option is everywhere (api.options)
-        if name != "rerank" and value is not None:
-            try:
+    try:
+        for name, value in ours.items():  # each value checked as the option is everywhere (api.options)
+            if name != "rerank" and value is not None:
                 ours[name] = check_value(name, option(name).kind, value, f"--{name}")
-            except ValueError as exc:
-                raise RerankError(str(exc)) from None
-    if ours["self_debug"] is not None:
-        if "model" not in model_kwargs:
-            raise RerankError("--self_debug needs the model: give --model and --backend")
-    elif ours["debug_rounds"] is not None:
-        raise RerankError("--debug_rounds applies with --self_debug sd1|multi")
+        check_rules(ours, shown=lambda o: f"--{o.name}")  # and the options it joins (api.options.RULES)
+    except ValueError as exc:
+        raise RerankError(str(exc)) from None
+    if ours["self_debug"] is not None and "model" not in model_kwargs:
+        raise RerankError("--self_debug needs the model: give --model and --backend")
     from coderank_evalplus.integrations.evalplus_adaptive import AdaptiveError, check_adaptive
 
     try:
@@ -274,12 +275,9 @@ def check_request(params: dict, model_kwargs: dict, ours: dict) -> list[str]:
         unsupported.append("--version")
     if unsupported:
         raise RerankError(f"--rerank judges on the full default HumanEval+/MBPP+ tests; drop {', '.join(unsupported)}")
-    if ours.get("limit") is not None or ours.get("task_ids") is not None:
-        if "model" in model_kwargs:
-            raise RerankError("--limit / --task_ids apply to given --samples (evalplus's codegen samples every "
-                              "problem); rerank a subset of generated samples with them afterwards")
-        if ours.get("limit") is not None and ours.get("task_ids") is not None:
-            raise RerankError("--limit and --task_ids: give one of them")
+    if (ours.get("limit") is not None or ours.get("task_ids") is not None) and "model" in model_kwargs:
+        raise RerankError("--limit / --task_ids apply to given --samples (evalplus's codegen samples every "
+                          "problem); rerank a subset of generated samples with them afterwards")
     if "model" not in model_kwargs:
         if model_kwargs:  # they would reach evalplus's run_codegen, which needs --model
             raise RerankError(f"flags not known to evalplus.evaluate: {', '.join('--' + k for k in model_kwargs)} "
@@ -536,10 +534,9 @@ def rerank_options(params: dict, ours: dict, methods: list[str], samples: Option
     tests = ours.get("tests")
     return RerankOptions(
         solutions=samples, tests=list(tests) if isinstance(tests, (list, tuple)) else tests, dataset=params["dataset"],
-        methods=methods, k=ours.get("k") or (1, 10, 100),
-        tests_per_sample=5 if ours.get("tests_per_sample") is None else ours["tests_per_sample"],
-        time_limit=ours.get("time_limit") or 0.1, seed=ours.get("seed") or 0, workers=params.get("parallel"),
-        base_only=bool(params.get("base_only", False)), strict=bool(ours.get("strict")),
+        methods=methods, k=ours["k"], tests_per_sample=ours["tests_per_sample"], time_limit=ours["time_limit"],
+        seed=ours["seed"], workers=params.get("parallel"), base_only=bool(params.get("base_only", False)),
+        strict=ours["strict"],
         min_time_limit=params["min_time_limit"], gt_time_limit_factor=params["gt_time_limit_factor"],
         raw_field=ours.get("raw_field"), model=(model_kwargs or {}).get("model"), tests_label=ours.get("tests_label"))
 

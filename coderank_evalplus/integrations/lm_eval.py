@@ -24,9 +24,9 @@ metrics, averaged over problems:
 model's tests pooled with inputs grown from the examples (``examples_mutate: true`` in the YAML's ``coderank:``
 block, as ``--tests FILE --tests examples+mutate``); every record says ``uses_prompt_examples``.
 
-Overrides (``--metadata '{"n_samples": 10, ...}'``; the names and checks of ``coderank-evalplus run``'s flags,
-``api.options``, docs/names.md): ``n_samples``, ``n_test_samples``, ``tests_per_sample`` (asserts kept per test
-sample, 5), ``time_limit`` (CPU seconds per generated test, 0.1), ``workers``, ``rank_seed`` (rankers' tie-breaking
+Overrides (``--metadata '{"n_samples": 10, ...}'``; the names, checks and defaults of ``api.options``, the
+lm-eval column of docs/names.md): ``n_samples``, ``n_test_samples``, ``tests_per_sample`` (asserts kept per test
+sample), ``time_limit`` (CPU seconds per generated test), ``workers``, ``rank_seed`` (rankers' tie-breaking
 seed: the option ``seed``, which lm-eval's model arguments also put in the metadata), ``data_dir`` (else
 ``CODERANK_DATA``, else evalplus's cache / download), ``cache_dir`` (execution cache; default ``lm_eval/`` in
 ``$CODERANK_CACHE`` or ``$XDG_CACHE_HOME/coderank_evalplus``; ``"none"`` disables it), ``results_dir`` (where the
@@ -80,20 +80,20 @@ log = logging.getLogger("lm_eval.coderank_evalplus")  # lm-eval formats and leve
 METRICS = ("pass@1", "pass@1_random", "pass@1_oracle")
 FILTER_KEY = "none"
 SOLUTION_IDX, TEST_IDX = 0, 1
-DEFAULTS: dict[str, Any] = {
-    "n_samples": 100,
-    "n_test_samples": 100,
-    "tests_per_sample": 5,
-    "time_limit": 0.1,
-    "workers": None,
-    "rank_seed": 0,
-    "data_dir": None,
-    "cache_dir": None,
-    "results_dir": None,
-    "progress": True,
-    "min_time_limit": 1.0,
-    "gt_time_limit_factor": 4.0,
-}
+
+
+def metadata_options() -> dict[str, Any]:
+    """Our ``--metadata`` keys, each with the option it is (``api.options``: its name on lm-eval's face, e.g.
+    ``rank_seed`` for ``seed``), and ``results_dir`` (None: a key of this face alone, a folder)."""
+    from coderank_evalplus.api.options import OPTIONS
+
+    keys: dict[str, Any] = {o.face_name("lm_eval"): o for o in OPTIONS if o.face_name("lm_eval").isidentifier()}
+    return {**keys, "results_dir": None}
+
+
+# each key's default: the table's for lm-eval (``Option.default_for("lm_eval")``), never written here
+DEFAULTS: dict[str, Any] = {key: None if o is None else o.default_for("lm_eval")
+                            for key, o in metadata_options().items()}
 _TASK_KEYS = ("dataset", "method", "plus", "examples_mutate")  # the ``coderank:`` block of a task YAML
 # --apply_chat_template: lm-eval's own humaneval_instruct task's instruction and assistant prefix (its doc_to_text
 # and gen_prefix, with the prompt as is).
@@ -406,19 +406,17 @@ _WRITER_MARK = "__coderank_results_writer__"
 
 
 def checked_metadata(meta: dict, task: str) -> dict[str, Any]:
-    """Our metadata options (``DEFAULTS``' keys) with their defaults, each value checked as the option of the same
-    name is everywhere (``api.options``: ``rank_seed`` is ``seed``); a bad one raises ValueError naming the key."""
-    from coderank_evalplus.api.options import FLAG, TEXT, check_value, option
+    """Our metadata options (``DEFAULTS``' keys) with their defaults, each value checked as the option it is
+    everywhere (``api.options``: ``rank_seed`` is ``seed``); a bad one raises ValueError naming the key."""
+    from coderank_evalplus.api.options import TEXT, check_value
 
     out: dict[str, Any] = {}
-    for key, default in DEFAULTS.items():
+    for key, o in metadata_options().items():
         value = meta.get(key)
         if value is None or value == "":
-            out[key] = default
+            out[key] = DEFAULTS[key]
             continue
-        name = "seed" if key == "rank_seed" else key
-        kind = FLAG if key == "progress" else TEXT if key == "results_dir" else option(name).kind
-        out[key] = check_value(key, kind, value, f"task {task}: metadata {key}")
+        out[key] = check_value(key, TEXT if o is None else o.kind, value, f"task {task}: metadata {key}")
     return out
 
 

@@ -38,9 +38,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
+from coderank_evalplus.api.options import OptionError, check_rules
+from coderank_evalplus.api.options import default as _option_default
 from coderank_evalplus.io.problems import is_problem_file
 from coderank_evalplus.io.results_folder import ResultsFolderError, read_summary
-from coderank_evalplus.rankers.registry import DEFAULT_METHODS
 from coderank_evalplus.report.board import default_pool
 from coderank_evalplus.testgen.mutate import SOURCE, no_pool_note
 from coderank_evalplus.types import CoderankError
@@ -57,10 +58,15 @@ class SuiteError(CoderankError):
     """A suite file is malformed; the message names the file and the entry."""
 
 
+def _default(key: str) -> Any:
+    """A suite key's default: its option's on this face (``api.options``), never written here."""
+    return _option_default(key, "suite")
+
+
 @dataclass
 class SuiteEntry:
     name: str
-    dataset: str = "humaneval"
+    dataset: str = _default("dataset")
     solutions: Optional[Path] = None
     tests: Optional[Path] = None  # the first test-sample file (None: examples+mutate alone)
     test_sources: list = field(default_factory=list)  # every test source: Paths and/or an examples+mutate spec
@@ -68,8 +74,8 @@ class SuiteEntry:
     results: Optional[Path] = None
     limit: Optional[int] = None
     task_ids: Optional[list[str]] = None
-    time_limit: float = 0.1
-    tests_per_sample: Optional[int] = 5
+    time_limit: float = _default("time_limit")
+    tests_per_sample: Optional[int] = _default("tests_per_sample")
     data_dir: Optional[str] = None
     pool: str = ""
     drop_extra_problems: bool = False
@@ -92,13 +98,13 @@ class SuiteEntry:
 class Suite:
     path: Optional[Path]
     entries: list[SuiteEntry] = field(default_factory=list)
-    methods: list[str] = field(default_factory=lambda: list(DEFAULT_METHODS))
-    compare_to: list[str] = field(default_factory=lambda: ["random", "codet"])
-    n_resamples: int = 2000
-    seed: int = 0
-    draws: int = 20
-    base_only: bool = False
-    strict: bool = False  # the judge's suspicious passes (the candidate's own == decided) fail
+    methods: list[str] = field(default_factory=lambda: list(_default("methods")))
+    compare_to: list[str] = field(default_factory=lambda: list(_default("compare_to")))
+    n_resamples: int = _default("resamples")
+    seed: int = _default("seed")
+    draws: int = _default("draws")
+    base_only: bool = _default("base_only")
+    strict: bool = _default("strict")  # the judge's suspicious passes (the candidate's own == decided) fail
 
 
 def _load_toml(path: Path) -> dict:
@@ -201,8 +207,10 @@ def load_suite(path: str | Path) -> Suite:
         e.tests_label = _typed(where, "tests_label", raw.get("tests_label", SOURCE if no_pool else ""), str)
         e.pool = _typed(where, "pool", raw.get("pool", default_pool(e.tests_label)), str)
         e.drop_extra_problems = _typed(where, "drop_extra_problems",
-                                       raw.get("drop_extra_problems", data.get("drop_extra_problems", False)), bool)
-        e.dataset = _typed(where, "dataset", raw.get("dataset", "humaneval"), str)
+                                       raw.get("drop_extra_problems", data.get("drop_extra_problems",
+                                                                               _default("drop_extra_problems"))),
+                                       bool)
+        e.dataset = _typed(where, "dataset", raw.get("dataset", _default("dataset")), str)
         if is_problem_file(e.dataset):  # your own problems: a path, relative to this file (LCB's filters after ?)
             name, sep, query = e.dataset.partition("?")
             e.dataset = str(_path(base, where, "dataset", name, data_dir=top_data)) + sep + query
@@ -211,13 +219,14 @@ def load_suite(path: str | Path) -> Suite:
         e.limit = None if limit is None else _opt(where, "limit", _typed(where, "limit", limit, int))
         task_ids = raw.get("task_ids", data.get("task_ids"))
         e.task_ids = None if task_ids is None else _opt(where, "task_ids", _typed(where, "task_ids", task_ids, list))
-        if e.limit and e.task_ids:
-            raise SuiteError(f"{where}: limit and task_ids: give one of them")
-        e.time_limit = _opt(where, "time_limit", _typed(where, "time_limit",
-                                                        raw.get("time_limit", data.get("time_limit", 0.1)),
-                                                        (int, float)))
+        try:
+            check_rules({"limit": e.limit, "task_ids": e.task_ids})
+        except OptionError as exc:
+            raise SuiteError(f"{where}: {exc}") from None
+        e.time_limit = _opt(where, "time_limit", _typed(where, "time_limit", raw.get(
+            "time_limit", data.get("time_limit", _default("time_limit"))), (int, float)))
         e.tests_per_sample = _opt(where, "tests_per_sample", _typed(where, "tests_per_sample", raw.get(
-            "tests_per_sample", data.get("tests_per_sample", 5)), int)) or None
+            "tests_per_sample", data.get("tests_per_sample", _default("tests_per_sample"))), int)) or None
         e.data_dir = str(_path(base, where, "data_dir", raw["data_dir"])) if "data_dir" in raw else top_data
         if "results" in raw:
             if "solutions" in raw or "tests" in raw:

@@ -5,10 +5,22 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import json
+import re
 
 import pytest
 
-from coderank_evalplus.api.options import API_KEYS, LM_EVAL_KEYS, OPTIONS, SUITE_KEYS, RerankOptions, names_page, option
+from coderank_evalplus.api.options import (
+    API_KEYS,
+    LM_EVAL_KEYS,
+    OPTIONS,
+    RULES,
+    SUITE_KEYS,
+    OptionError,
+    RerankOptions,
+    names_page,
+    option,
+)
 from coderank_evalplus.cli.console import build_parser, main
 from tests.conftest import REPO
 
@@ -123,3 +135,66 @@ def test_the_faces_take_the_names_the_table_gives_them():
 
 def test_names_page_is_the_table():
     assert (REPO / "docs" / "names.md").read_text(encoding="utf-8") == names_page()
+
+
+# one combination each rule refuses (api.options.RULES), by the rule's first option
+BREAKS = {"limit": {"limit": 2, "task_ids": "HumanEval/0"}, "ray_address": {"ray_address": "127.0.0.1:1"},
+          "select_backend": {"select_backend": "hf"},
+          "select_base_url": {"select_model": "m", "select_backend": "hf", "select_base_url": "http://x/v1"},
+          "debug_rounds": {"debug_rounds": 2}, "tau": {"tau": 0.5}}
+
+
+@pytest.mark.parametrize("rule", RULES, ids=lambda r: r.names[0])
+def test_each_rule_is_refused_on_every_face_in_its_words(rule, tmp_path):
+    from coderank_evalplus.cli.options import check_combinations
+    from coderank_evalplus.integrations.evalplus import OPTIONS as EVALPLUS
+    from coderank_evalplus.integrations.evalplus import RerankError, make_evaluate
+
+    given = BREAKS[rule.names[0]]
+    required = {"rerank": ["--solutions", "x"], "pick": ["p.py", "c.jsonl"], "budget": ["folder"]}
+    faces = 0
+    for command in COMMANDS:  # the CLI: every subcommand that has the options
+        if not all(command in option(n).commands for n in given):
+            continue
+        argv = [command, *required.get(command, [])]
+        for name, value in given.items():
+            argv += [option(name).flag, str(value)]
+        with pytest.raises(OptionError) as refused:
+            check_combinations(build_parser().parse_args(argv))
+        assert str(refused.value) == rule.says.format(**{n: option(n).flag for n in rule.names}), command
+        faces += 1
+    if all(n in RerankOptions.__dataclass_fields__ for n in given):  # the Python API
+        with pytest.raises(OptionError, match=re.escape(rule.says.format(**{n: n for n in rule.names}))):
+            RerankOptions(**{k: [v] if k == "task_ids" else v for k, v in given.items()}).check()
+        faces += 1
+    if all(n in EVALPLUS for n in given):  # evalplus.evaluate
+        evaluate = make_evaluate(lambda dataset, samples=None, **kw: None, {})
+        with pytest.raises(RerankError) as refused:
+            evaluate("humaneval", "s.jsonl", rerank="codet", **given)
+        assert str(refused.value) == rule.says.format(**{n: f"--{n}" for n in rule.names})
+        faces += 1
+    if all(n in SUITE_KEYS for n in given):  # a suite file
+        from coderank_evalplus.report.suite import SuiteError, load_suite
+
+        (tmp_path / "s.jsonl").write_text("")
+        (tmp_path / "suite.toml").write_text('[[entry]]\nname = "m"\nsolutions = "s.jsonl"\n'
+                                             + "".join(f"{k} = {json.dumps([v] if k == 'task_ids' else v)}\n"
+                                                       for k, v in given.items()))
+        with pytest.raises(SuiteError, match=re.escape(rule.says.format(**{n: n for n in rule.names}))):
+            load_suite(tmp_path / "suite.toml")
+        faces += 1
+    assert faces >= 2
+
+
+def test_run_takes_the_ray_address_for_its_vllm_engines():
+    """run --dp N joins the Ray cluster at --ray-address with vLLM's engines: not refused after parsing; the
+    executor, still local, gets no address."""
+    from coderank_evalplus.cli.options import check_combinations, rerank_options
+
+    args = build_parser().parse_args(["run", "--backend", "vllm", "--dp", "2", "--ray-address", "127.0.0.1:1"])
+    check_combinations(args)
+    assert rerank_options(args, "run").ray_address is None and args.ray_address == "127.0.0.1:1"
+    args = build_parser().parse_args(["run", "--dp", "2", "--ray-address", "h:1", "--executor", "ray"])
+    assert rerank_options(args, "run").ray_address == "h:1"
+    with pytest.raises(OptionError, match="--ray-address: needs --executor ray"):
+        check_combinations(build_parser().parse_args(["run", "--ray-address", "h:1"]))

@@ -64,7 +64,7 @@ def test_run_on_livecodebench_problems(tmp_path, monkeypatch, chat):
     rc = main(["run", "--dataset", str(path), "--model", "stand-in", "--limit", "0", "--n-samples", "2",
                "--n-test-samples", "1", "--methods", "recommended,codet", "--workers", "1", "--quiet"])
     assert rc == 0
-    folder = tmp_path / "coderank_runs" / "stand-in-lcb.jsonl"
+    folder = tmp_path / "coderank_results" / "stand-in-lcb.jsonl"
     verdicts = {(r["task_id"], r["sample"]): r["base"] for r in map(json.loads, (folder / "verdicts.jsonl")
                                                                     .read_text().splitlines())}
     assert verdicts == {("lc-two-sum", 0): True, ("lc-two-sum", 1): False, ("abc900_a", 0): True,

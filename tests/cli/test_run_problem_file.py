@@ -45,7 +45,7 @@ def test_run_on_your_own_problem_file(tmp_path, monkeypatch):
     rc = main(["run", "--dataset", str(path), "--model", "stand-in", "--limit", "0", "--n-samples", "2",
                "--n-test-samples", "1", "--methods", "recommended", "--workers", "1", "--quiet"])
     assert rc == 0
-    folder = tmp_path / "coderank_runs" / "stand-in-mine.jsonl"
+    folder = tmp_path / "coderank_results" / "stand-in-mine.jsonl"
     verdicts = {(r["task_id"], r["sample"]): r["base"] for r in map(json.loads, (folder / "verdicts.jsonl")
                                                                     .read_text().splitlines())}
     assert verdicts == {("mine/inc", 0): True, ("mine/inc", 1): False, ("mine/neg", 0): True, ("mine/neg", 1): False}
