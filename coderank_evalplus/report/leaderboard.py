@@ -23,6 +23,7 @@ from coderank_evalplus.report import figures, page
 from coderank_evalplus.report import models as models_mod
 from coderank_evalplus.report.board import DEFAULT_COMPARE_TO, Entry, Leaderboard, LeaderboardConfig  # noqa: F401
 from coderank_evalplus.report.calibration import folder_calibration
+from coderank_evalplus.report.run_names import tell_apart
 from coderank_evalplus.report.scores import BASELINES, leaderboard_methods, problem_scores, splits_of
 from coderank_evalplus.report.stats import CI_LEVEL, MIN_PROBLEMS, mean_estimate, paired_difference, resample_indices
 from coderank_evalplus.report.test_quality import run_quality
@@ -36,6 +37,7 @@ from coderank_evalplus.report.text import (
     fmt_estimate,
     method_headers,
     models_markdown,
+    same_names_lines,
     splits_in,
     tests_cell,
 )
@@ -81,6 +83,7 @@ def build(entries: Sequence[Entry], cfg: LeaderboardConfig) -> Leaderboard:
                              "draws": cfg.draws,
                              "metric": "pass@1 (%), mean over problems; intervals: percentile bootstrap over "
                                        "problems, paired across methods"})
+    entries, lb.same_names = tell_apart(entries)  # every row one run, under a name no other row shows
     t_load = t_score = t_curves = 0.0
     model_rows = []
     for k, entry in enumerate(entries):
@@ -233,6 +236,7 @@ def to_markdown(lb: Leaderboard) -> str:
            f"pass@1 in %, mean over problems; [95 % bootstrap interval over problems, {lb.config['n_resamples']} "
            f"resamples, seed {lb.config['seed']}]. Differences are paired (same problems, same resamples); "
            f"p: two-sided bootstrap p-value. {SMALL_N_NOTE}.", ""]
+    out += [*same_names_lines(lb.same_names), ""] if lb.same_names else []
     models = models_markdown(lb.models, lb.models_summary, methods)
     if models:
         out += [models, ""]
@@ -323,7 +327,8 @@ def write(lb: Leaderboard, out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.monotonic()
     written = []
-    data = {"config": lb.config, "rows": lb.rows, "models": lb.models, "models_summary": lb.models_summary}
+    data = {"config": lb.config, "rows": lb.rows, "models": lb.models, "models_summary": lb.models_summary,
+            "same_names": lb.same_names}
     for name, text in (("leaderboard.json", json.dumps(data, indent=2) + "\n"), ("leaderboard.md", to_markdown(lb)),
                        ("leaderboard.csv", to_csv(lb)),
                        ("curves.json", json.dumps({"config": lb.config, "curves": lb.curves}, indent=2) + "\n"),

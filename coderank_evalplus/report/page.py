@@ -21,6 +21,7 @@ from coderank_evalplus.report.text import (
     fmt_rank,
     method_headers,
     model_blocks,
+    same_names_lines,
     splits_in,
     summary_pools,
     taus_text,
@@ -278,6 +279,7 @@ def render(lb: "Leaderboard", figures: Mapping[str, Path]) -> str:
              f"over problems ({cfg['n_resamples']} resamples, seed {cfg['seed']}). Differences are paired: the same "
              f"problems and resamples for every method of a row. {_e(SMALL_N_NOTE)}. Bold: the best ranked "
              f"method of the row.</p>"]
+    parts += [f'<p class="note same-names">{_e(line)}</p>' for line in same_names_lines(lb.same_names)]
     parts += _models_section(lb, figures)
     datasets = list(dict.fromkeys(r["dataset"] for r in lb.rows))
     for dataset in datasets:

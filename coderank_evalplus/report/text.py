@@ -363,3 +363,11 @@ def block_key(entry: Mapping) -> str:
 
     raw = f"{entry['dataset']}_{entry['pool']}_{entry['split']}_n{entry['budget']}"
     return re.sub(r"[^A-Za-z0-9.+-]+", "_", raw).strip("_")
+
+
+def same_names_lines(same_names: Sequence[Mapping]) -> list[str]:
+    """One line per name that several runs would have shown (``report.run_names``): which rows now show it, told
+    apart how, and how a run is given a name of its own."""
+    return [f"Told apart: {len(n['rows'])} runs on {n['dataset']} are named {n['name']} ({n['why']}); their rows "
+            f"show their {n['by']}s: {', '.join(n['rows'])}. Give each run a model name of its own (rerank and "
+            f"evalplus.evaluate: --model NAME; lm-eval: pretrained=NAME)." for n in same_names]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import html
 import io
+import json
 import re
 
 import pytest
@@ -17,6 +18,7 @@ from coderank_evalplus.report.leaderboard import build_row, to_csv, to_markdown
 from coderank_evalplus.report.models import ModelRow, compare_models, summary
 from coderank_evalplus.report.scores import leaderboard_methods, splits_of
 from coderank_evalplus.report.stats import MIN_PROBLEMS
+from tests.conftest import needs_data
 from tests.rankers.helpers import make_executions
 from tests.report.helpers import stored_problem, stored_run
 
@@ -130,3 +132,27 @@ def test_the_minimum_is_one_constant_that_the_docs_state():
     docs = (Path(__file__).resolve().parents[2] / "docs" / "leaderboard.md").read_text()
     assert f"`MIN_PROBLEMS = {MIN_PROBLEMS}`" in docs
     assert MIN_PROBLEMS >= 6  # under 6 paired problems not even an exact test can reach p < 0.05 (2 / 2^n)
+
+
+@needs_data
+def test_a_three_problem_run_follows_the_rule_in_the_terminal_the_json_the_tables_and_the_page(same_named_runs):
+    """A real 3-problem run: its terminal table, its rerank_results.json, the leaderboard's markdown and page give
+    no ECE, Brier, AUROC, selective pass@1 or τ, and say why in the same words."""
+    withheld = f"n = 3 < {MIN_PROBLEMS}: no ECE, Brier, AUROC or selective pass@1"
+    stdout, _ = same_named_runs["terminal"]["a"]
+    assert f"### confidence of the pick\n\n{withheld} (too few problems for them to mean anything)" in stdout
+    assert "| ECE |" not in stdout and "at 90 %" not in stdout
+    summary = json.loads((same_named_runs["root"] / "a" / "samples_limit3_rerank" / "rerank_results.json")
+                         .read_text())
+    cal = summary["confidence"]["calibration"]["codet"]
+    assert cal["n_problems"] == 3 and cal["all"] == {"base": 100.0, "plus": 100.0}
+    assert all(v is None for c in cal["calibration"].values() for v in c.values())
+    assert all(x[s] is None for x in cal["selective"] for s in ("base", "plus"))
+    board = same_named_runs["board"]
+    md = (board / "leaderboard.md").read_text()
+    page = html.unescape(re.sub(r"<[^>]+>", " ", (board / "index.html").read_text()))
+    for text in (md, page, same_named_runs["board_terminal"]):
+        assert f"samples_limit3 (a/samples_limit3_rerank): {withheld}" in text
+        assert f"– (n = 3 < {MIN_PROBLEMS}: no τ)" in text
+        assert not P_VALUE.search(text)
+    assert "| ECE |" not in md and "AUROC</th>" not in (board / "index.html").read_text()
