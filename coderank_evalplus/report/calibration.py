@@ -1,8 +1,8 @@
 """The pick's confidence measured on stored results: each problem's final pick and its features
 (``final_picks``), and calibration and selective pass@1 of a results folder (``folder_calibration``), with the
 reliability diagram's bins and the accuracy–coverage curve for the page. The figures themselves are
-``rankers.calibration``'s (re-exported here), which follow the one minimum of problems: a run's own are in its
-``rerank_results.json`` (``confidence.calibration``).
+``rankers.calibration``'s, which follow the one minimum of problems: a run's own are in its ``rerank_results.json``
+(``confidence.calibration``).
 """
 
 from __future__ import annotations
@@ -12,18 +12,7 @@ from typing import TYPE_CHECKING, Optional, Sequence
 import numpy as np
 
 from coderank_evalplus.metrics import enough_problems
-from coderank_evalplus.rankers.calibration import (  # noqa: F401 - re-exported: the studies and benches read them here
-    COVERAGES,
-    ECE_BINS,
-    auroc,
-    brier,
-    coverage_curve,
-    ece,
-    ece_if_calibrated,
-    reliability_bins,
-    selective,
-    summary,
-)
+from coderank_evalplus.rankers.calibration import coverage_curve, reliability_bins, summary
 
 if TYPE_CHECKING:
     from coderank_evalplus.io.results_folder import StoredRun
