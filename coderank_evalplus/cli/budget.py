@@ -93,7 +93,8 @@ def print_report(rep: dict) -> None:
             print(f"  {s}: ECE {_shown(c['ece'])}, Brier {_shown(c['brier'])}, AUROC {_shown(c['auroc'])}; pass@1 "
                   f"{r['no_abstention'][s]} with no abstention, "
                   + ", ".join(f"{x[s]} at {int(100 * x['coverage'])} %" for x in r["selective"]))
-    print(f"\n{CONFIDENCE_LEGEND}")
+    if any(confidence_shown(r) for r in rep["methods"].values()):
+        print(f"\n{CONFIDENCE_LEGEND}")
 
 
 def _shown(value) -> str:
