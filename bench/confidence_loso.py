@@ -28,8 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
+from coderank_evalplus.rankers.calibration import ece_if_calibrated
 from coderank_evalplus.rankers.confidence import MODEL_FILE
-from coderank_evalplus.report.calibration import ece_if_calibrated
 from coderank_evalplus.study.confidence_loso import loso, read_sets, train_shipped
 
 
@@ -94,7 +94,7 @@ def figure(rows: list[dict], path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from coderank_evalplus.report.calibration import ece, reliability_bins
+    from coderank_evalplus.rankers.calibration import ece, reliability_bins
 
     conf = np.concatenate([r["per_problem"]["base"]["confidence"] for r in rows])
     y = np.concatenate([r["per_problem"]["base"]["passed"] for r in rows])

@@ -231,7 +231,10 @@ def _rerank(dataset: str, problems: Mapping[str, Problem], solutions: Mapping[st
         timing.update(selection_totals(outcomes.values()))
     if decisions is not None:
         timing["select_model_calls"] = sum(d.model_calls for d in decisions.values())
-    extra = {"suspicious": suspicious, "confidence": confidence_block({t: o.confidence for t, o in outcomes.items()})}
+    judged_splits = ("base", "plus") if table and next(iter(table.values())).get("plus") is not None else ("base",)
+    passed = {m: {s: problem_scores(outcomes, m, 1, s) for s in judged_splits} for m in methods if m not in BASELINES}
+    extra = {"suspicious": suspicious,
+             "confidence": confidence_block({t: o.confidence for t, o in outcomes.items()}, passed)}
     if cfg.mutate is not None:
         extra["generated_inputs"] = generated_summary(generated, cfg)
     if selected:

@@ -28,6 +28,9 @@ DEFAULT_ROOT = RESULTS_ROOT  # where a run without an output folder writes its o
 RUN_FILE = "rerank_results.json"
 # how each entry point says "replace another run's results" (evalplus's own flag for "evaluate again")
 OVERWRITE_FLAG = {"python": "overwrite=True", "evalplus": "--i_just_wanna_run"}
+# how each entry point names the model of a run (the CLI's --model otherwise)
+MODEL_FLAG = {"python": "model=NAME", "evalplus": "--model NAME",
+              "lm-eval": "pretrained=NAME or model=NAME in --model_args, or {\"model\": \"NAME\"} in --metadata"}
 
 
 def stage_config(options: RerankOptions, mutate: Optional[int] = None):
@@ -170,11 +173,12 @@ def _mapping_digest(solutions: Mapping[str, Sequence[str]]) -> str:
 
 def describe(options: RerankOptions, problems: Mapping[str, Problem], chosen: Sequence[str], sources: Sequence[str],
              mutate: Optional[int], door: str, solutions_digest: Optional[str] = None) -> dict:
-    """The run's provenance: the model, the dataset (name, version, hash), the test pool, who ran it, and a
+    """The run's provenance: the model (and what named it), the dataset (name, version, hash), the test pool, who
+    ran it, the samples' digest (the leaderboard tells same-named runs of other samples apart by it) and a
     fingerprint of its inputs (what makes two runs the same run)."""
     from coderank_evalplus.io.problems import dataset_version
 
-    model = options.model or model_name(options.solutions)
+    model, named_by = run_model(options, door)
     label = options.tests_label or tests_label(sources, mutate)
     first = problems[chosen[0]]
     dataset = {"name": options.dataset, "version": dataset_version(options.dataset, first),
@@ -182,9 +186,20 @@ def describe(options: RerankOptions, problems: Mapping[str, Problem], chosen: Se
     inputs = {"solutions": solutions_digest or _digest(options.solutions), "tests": [_digest(s) for s in sources],
               "dataset": [options.dataset, first.dataset_hash]}
     fingerprint = hashlib.sha256(json.dumps(inputs, sort_keys=True, default=str).encode()).hexdigest()[:16]
-    return {"model": model, "dataset": dataset, "tests": label, "pool": pool_of(label), "door": door,
-            "solutions": str(options.solutions) if options.solutions else None, "test_sources": list(sources),
-            "inputs_fingerprint": fingerprint}
+    return {"model": model, "model_named_by": named_by, "dataset": dataset, "tests": label, "pool": pool_of(label),
+            "door": door, "solutions": str(options.solutions) if options.solutions else None,
+            "solutions_digest": inputs["solutions"], "test_sources": list(sources), "inputs_fingerprint": fingerprint}
+
+
+def run_model(options: RerankOptions, door: str) -> tuple[str, str]:
+    """The run's model name and what named it: the name the user gave (``"given"``), else the samples' file name
+    (``"file name"``, with a line saying so and how to give one), else ``"unnamed"`` (``"none"``)."""
+    if options.model:
+        return str(options.model), "given"
+    name, named_by = (model_name(options.solutions), "file name") if options.solutions else ("unnamed", "none")
+    how = "from the samples' file name" if options.solutions else "no samples file names it"
+    log.warning("the model's name: %s (%s; give %s to name it)", name, how, MODEL_FLAG.get(door, "--model NAME"))
+    return name, named_by
 
 
 def model_name(solutions: Optional[str]) -> str:

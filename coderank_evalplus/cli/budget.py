@@ -54,7 +54,14 @@ def budget_report(args: argparse.Namespace) -> dict:
 
 
 def print_report(rep: dict) -> None:
-    from coderank_evalplus.report.text import CONFIDENCE_LEGEND, fmt_estimate
+    from coderank_evalplus.report.text import (
+        CONFIDENCE_LEGEND,
+        CONFIDENCE_STATS,
+        TOO_FEW_TO_MEAN,
+        confidence_shown,
+        fmt_estimate,
+        too_few,
+    )
 
     head = rep.get("header") or {}
     if head:
@@ -77,12 +84,16 @@ def print_report(rep: dict) -> None:
             print(f"at τ = {r['tau']}: {t['mean_samples']:.2f} samples per problem, "
                   + ", ".join(f"{s} {t[s]:.2f}" for s in splits))
         print(f"\n{m}: confidence of the pick (full folder)")
+        if not confidence_shown(r):
+            print(f"  {too_few(r['n_problems'], CONFIDENCE_STATS)} ({TOO_FEW_TO_MEAN})")
+            continue
         for s in splits:
             c = r["calibration"][s]
             print(f"  {s}: ECE {_shown(c['ece'])}, Brier {_shown(c['brier'])}, AUROC {_shown(c['auroc'])}; pass@1 "
                   f"{r['no_abstention'][s]} with no abstention, "
                   + ", ".join(f"{x[s]} at {int(100 * x['coverage'])} %" for x in r["selective"]))
-    print(f"\n{CONFIDENCE_LEGEND}")
+    if any(confidence_shown(r) for r in rep["methods"].values()):
+        print(f"\n{CONFIDENCE_LEGEND}")
 
 
 def _shown(value) -> str:

@@ -21,7 +21,8 @@ def add_leaderboard_parser(sub) -> None:
 
 def _entries_from_folders(folders: list[str]):
     """Leaderboard rows from results folders, named as their runs recorded them (``provenance``: the model, the
-    test pool); folders written before 0.2.0 fall back to their suite entry, then to the folder's name."""
+    test pool); folders written before 0.2.0 fall back to their suite entry, then to the folder's name. Same-named
+    runs are told apart by ``report.run_names`` when the board is built."""
     from coderank_evalplus.api.evaluate import pool_of
     from coderank_evalplus.io.results_folder import read_summary
     from coderank_evalplus.report.leaderboard import Entry
@@ -36,12 +37,7 @@ def _entries_from_folders(folders: list[str]):
         label = prov.get("tests") or meta.get("tests_label") or (Path(tests).name if tests else "unknown tests")
         entries.append(Entry(name=prov.get("model") or meta.get("name") or path.resolve().name, folder=path,
                              tests_label=label, pool=prov.get("pool") or meta.get("pool") or pool_of(label)))
-    twice = {(e.name, e.tests_label) for e in entries
-             if sum((o.name, o.tests_label) == (e.name, e.tests_label) for o in entries) > 1}
-    for e in entries:  # the same model on the same pool twice: the folders tell the rows apart
-        if (e.name, e.tests_label) in twice:
-            e.name = f"{e.name} ({e.folder.resolve().name})"
-    return entries
+    return entries  # rows that would show one name are told apart where every leaderboard is built (run_names)
 
 
 def run_leaderboard(args: argparse.Namespace) -> int:

@@ -7,14 +7,14 @@ Reached three ways, all running the same ``evaluate`` wrapper:
   while it is being loaded, through ``patch_namespace`` below;
 * ``coderank-evalplus evaluate …`` with the same flags (``evaluate_main``), which patches the module itself.
 
-Two ways in: existing samples (``--samples`` + ``--tests``), or a model (``--model --backend --n_samples
---temperature``): evalplus generates the solutions as usual, then the same backend generates the test samples
-(saved as ``<samples>_tests.jsonl`` and reused when they cover every task). With a model, likelihood methods
-(``ll``, ``coder_reviewer``, ``ll+mbr_exec``…) get their features scored into the samples file, and
-``--self_debug sd1|multi`` debugs candidates with trial-test feedback after reranking (``selfdebug.py``); one
-model instance serves all of it, loaded only when something needs it. With ``--model`` and ``--adaptive [--tau T]``
-the same backend, through our generator, draws the solutions in rounds instead of evalplus's codegen and stops each
-problem once the pick is confident (``evalplus_adaptive.py``).
+Two ways in: existing samples (``--samples`` + ``--tests``; ``--model NAME`` alone names them), or a model
+(``--model --backend --n_samples --temperature``): evalplus generates the solutions as usual, then the same
+backend generates the test samples (saved as ``<samples>_tests.jsonl`` and reused when they cover every task). With
+a model, likelihood methods (``ll``, ``coder_reviewer``, ``ll+mbr_exec``…) get their features scored into the
+samples file, and ``--self_debug sd1|multi`` debugs candidates with trial-test feedback after reranking
+(``selfdebug.py``); one model instance serves all of it, loaded only when something needs it. With ``--model`` and
+``--adaptive [--tau T]`` the same backend, through our generator, draws the solutions in rounds instead of evalplus's
+codegen and stops each problem once the pick is confident (``evalplus_adaptive.py``).
 
 Files written next to the samples (evalplus writes ``<samples>_eval_results.json`` there as always):
 ``<samples>_rerank_results.json`` (``RerankResult.to_json()``) and ``<samples>_rerank/`` (execution cache,
@@ -240,10 +240,23 @@ def parse_methods(value: Any) -> list[str]:
     return names
 
 
+def samples_model_name(params: dict, model_kwargs: dict) -> Any:
+    """``--samples F --model NAME`` with no other model flag: NAME names the given samples in the results and the
+    leaderboard (evalplus's codegen is not run; with ``--backend`` and the other model flags it is, as evalplus
+    does). Taken out of ``model_kwargs``; None otherwise. (Fire reads ``--model 7`` as a number: its text.)"""
+    if params.get("samples") is None or set(model_kwargs) != {"model"}:
+        return None
+    name = model_kwargs.pop("model")
+    return str(name) if isinstance(name, (int, float)) and not isinstance(name, bool) else name
+
+
 def check_request(params: dict, model_kwargs: dict, ours: dict) -> list[str]:
     """Validate everything that can be checked before evalplus runs; returns the full method list."""
     from coderank_evalplus.pipeline import all_methods
 
+    name = samples_model_name(params, model_kwargs)
+    if name is not None:
+        ours["model"] = name  # checked below as the option ``model`` is everywhere
     try:
         methods = all_methods(parse_methods(ours["rerank"]))
     except RerankError:
@@ -538,7 +551,8 @@ def rerank_options(params: dict, ours: dict, methods: list[str], samples: Option
         seed=ours["seed"], workers=params.get("parallel"), base_only=bool(params.get("base_only", False)),
         strict=ours["strict"],
         min_time_limit=params["min_time_limit"], gt_time_limit_factor=params["gt_time_limit_factor"],
-        raw_field=ours.get("raw_field"), model=(model_kwargs or {}).get("model"), tests_label=ours.get("tests_label"))
+        raw_field=ours.get("raw_field"), model=ours.get("model") or (model_kwargs or {}).get("model"),
+        tests_label=ours.get("tests_label"))
 
 
 def rerank_evaluated(dataset: str, problems: dict, solutions: dict, test_samples: Optional[dict],

@@ -317,13 +317,17 @@ class CodeRankTask(ConfigurableTask):
                         self.method)
         return records
 
-    def _model_name(self) -> str:
-        """The model, as lm-eval's model arguments name it (``pretrained=…``, ``model=…``), for the results."""
-        meta = self.config.metadata or {}
-        for k in ("pretrained", "model", "model_name", "engine"):
-            if isinstance(meta.get(k), str) and meta[k]:
-                return meta[k]
-        return "lm-eval model"
+    def _model_name(self) -> Optional[str]:
+        """The model's name for the results, as lm-eval names it for its own (``GeneralConfigTracker``: ``peft=``,
+        ``delta=``, ``pretrained=``, ``model=``, ``path=`` or ``engine=`` of ``--model_args``, which lm-eval puts
+        in the tasks' metadata; ``--metadata '{"model": …}'`` too); None when they name none (the results then
+        say so, ``api.evaluate.run_model``)."""
+        try:
+            from lm_eval.loggers.evaluation_tracker import GeneralConfigTracker
+        except ImportError:  # an lm-eval that keeps it elsewhere: unnamed, said in one line
+            return None
+        name = GeneralConfigTracker._get_model_name(dict(self.config.metadata or {}))
+        return str(name) if name else None
 
     def _record(self, tid: str, completions: list[str], raw_tests: list[str], outcome,
                 chat: bool = False) -> tuple[dict, dict]:
@@ -375,7 +379,7 @@ class CodeRankTask(ConfigurableTask):
         if isinstance(where, str) and where.lower() in ("none", "off", "false", "0"):
             return
         if where:
-            folder = Path(where).expanduser() / _sanitized(self._model_name()) / f"coderank_{name}"
+            folder = Path(where).expanduser() / _sanitized(result.extra["provenance"]["model"]) / f"coderank_{name}"
             _write_folder(result, folder, name)
             return
         PENDING.append((name, result))

@@ -29,7 +29,7 @@ training sets only. Training sets and leave-one-set-out evaluation: ``study/conf
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -163,11 +163,28 @@ def with_tau(model: dict, tau: float, how: str) -> dict:
     return out
 
 
-def confidence_block(per_task: dict[str, dict[str, dict[str, float]]], model: Optional[dict] = None) -> dict:
+def confidence_block(per_task: dict[str, dict[str, dict[str, float]]],
+                     passed: Optional[Mapping[str, Mapping[str, Sequence[float]]]] = None,
+                     model: Optional[dict] = None) -> dict:
     """``rerank_results.json``'s ``confidence``: the model's digest and τ, and per method and split the
-    confidence of every problem's pick, in the order of ``per_task`` (the results' ``task_ids``)."""
+    confidence of every problem's pick, in the order of ``per_task`` (the results' ``task_ids``). Given ``passed``
+    ({method: {split: each problem's pick pass, in the same order}}), also per method how well these confidences
+    predict it (``calibration.summary``: ECE, Brier, AUROC and selective pass@1, null under
+    ``metrics.MIN_PROBLEMS`` problems) — the figures the run's table prints."""
+    from coderank_evalplus.rankers.calibration import summary
+
     model = model or default_model()
     methods = list(dict.fromkeys(m for conf in per_task.values() for m in conf))
-    return {"model": model.get("digest", "")[:12], "tau": model.get("tau"),
-            "per_problem": {m: {s: [per_task[t][m][s] if m in per_task[t] else None for t in per_task]
-                                for s in SPLITS} for m in methods}}
+    per_problem = {m: {s: [per_task[t][m][s] if m in per_task[t] else None for t in per_task] for s in SPLITS}
+                   for m in methods}
+    block: dict[str, Any] = {"model": model.get("digest", "")[:12], "tau": model.get("tau"),
+                             "per_problem": per_problem}
+    if passed is not None:
+        block["calibration"] = {}
+        for m in (m for m in methods if m in passed):
+            known = [i for i, c in enumerate(per_problem[m]["base"]) if c is not None]
+            block["calibration"][m] = summary({s: np.asarray([per_problem[m][s][i] for i in known], dtype=float)
+                                               for s in passed[m]},
+                                              {s: np.asarray([y[i] for i in known], dtype=float)
+                                               for s, y in passed[m].items()})
+    return block

@@ -200,7 +200,7 @@ def method_report(table: RoundTable, model: dict, tau: float, final_conf: dict[s
                   final_pass: dict[str, np.ndarray], n_resamples: int = 1000) -> dict:
     """The ``budget --json`` entry of one method: fixed curve, τ sweep, the recorded τ, calibration and
     selective pass@1 of the full-folder pick."""
-    from coderank_evalplus.report.calibration import summary
+    from coderank_evalplus.rankers.calibration import summary
 
     conf = confidences(table, model)
     rows = sweep(table, conf, n_resamples=n_resamples)

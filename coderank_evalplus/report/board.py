@@ -59,4 +59,5 @@ class Leaderboard:
     quality: list[dict] = field(default_factory=list)
     models: list[dict] = field(default_factory=list)  # model comparisons per (dataset, pool, split, method, budget)
     models_summary: list[dict] = field(default_factory=list)  # each model's pass@1 per benchmark and method
+    same_names: list[dict] = field(default_factory=list)  # runs that shared a name and how they were told apart
     timing: dict = field(default_factory=dict)

@@ -23,15 +23,21 @@ from coderank_evalplus.report import figures, page
 from coderank_evalplus.report import models as models_mod
 from coderank_evalplus.report.board import DEFAULT_COMPARE_TO, Entry, Leaderboard, LeaderboardConfig  # noqa: F401
 from coderank_evalplus.report.calibration import folder_calibration
+from coderank_evalplus.report.run_names import tell_apart
 from coderank_evalplus.report.scores import BASELINES, leaderboard_methods, problem_scores, splits_of
 from coderank_evalplus.report.stats import CI_LEVEL, MIN_PROBLEMS, mean_estimate, paired_difference, resample_indices
 from coderank_evalplus.report.test_quality import run_quality
 from coderank_evalplus.report.text import (
     SETTING_NOTE,
+    SMALL_N_NOTE,
+    confidence_cells,
+    confidence_shown,
+    confidence_withheld,
     fmt_diff,
     fmt_estimate,
     method_headers,
     models_markdown,
+    same_names_lines,
     splits_in,
     tests_cell,
 )
@@ -77,6 +83,7 @@ def build(entries: Sequence[Entry], cfg: LeaderboardConfig) -> Leaderboard:
                              "draws": cfg.draws,
                              "metric": "pass@1 (%), mean over problems; intervals: percentile bootstrap over "
                                        "problems, paired across methods"})
+    entries, lb.same_names = tell_apart(entries)  # every row one run, under a name no other row shows
     t_load = t_score = t_curves = 0.0
     model_rows = []
     for k, entry in enumerate(entries):
@@ -228,8 +235,8 @@ def to_markdown(lb: Leaderboard) -> str:
     out = ["# Leaderboard: reranked pass@1", "",
            f"pass@1 in %, mean over problems; [95 % bootstrap interval over problems, {lb.config['n_resamples']} "
            f"resamples, seed {lb.config['seed']}]. Differences are paired (same problems, same resamples); "
-           f"p: two-sided bootstrap p-value. n: the problems each interval and p-value rests on; under "
-           f"{MIN_PROBLEMS} problems none is given (too few for the bootstrap to be meaningful).", ""]
+           f"p: two-sided bootstrap p-value. {SMALL_N_NOTE}.", ""]
+    out += [*same_names_lines(lb.same_names), ""] if lb.same_names else []
     models = models_markdown(lb.models, lb.models_summary, methods)
     if models:
         out += [models, ""]
@@ -267,21 +274,26 @@ def to_markdown(lb: Leaderboard) -> str:
 
 
 def _confidence_lines(rows: Sequence[dict], split: str, on: str) -> list[str]:
-    """Per row and ranked method: ECE, Brier, AUROC of the pick's confidence and selective pass@1."""
-    lines = [f"### confidence of the pick on {split} tests{on}: calibration and selective pass@1", "",
-             "| model | tests | method | ECE | Brier | AUROC | pass@1 (all) | at 90 % | at 80 % | at 50 % |",
+    """Per row and ranked method: ECE, Brier, AUROC of the pick's confidence and selective pass@1; a row on too few
+    problems is named under the table instead."""
+    title = [f"### confidence of the pick on {split} tests{on}: calibration and selective pass@1", ""]
+    lines = ["| model | tests | method | ECE | Brier | AUROC | pass@1 (all) | at 90 % | at 80 % | at 50 % |",
              "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     n = len(lines)
+    few: list[tuple[str, dict]] = []
     for r in rows:
         for m, rep in (r.get("confidence") or {}).items():
-            c = rep["calibration"].get(split)
-            if not c:
+            if split not in rep["calibration"]:
                 continue
-            sel = {x["coverage"]: x.get(split) for x in rep["selective"]}
-            cells = [c["ece"], c["brier"], c["auroc"], rep["all"].get(split), sel.get(0.9), sel.get(0.8), sel.get(0.5)]
-            lines.append("| " + " | ".join([r["name"], r["tests_label"] or "–", m] +
-                                           ["–" if x is None else str(x) for x in cells]) + " |")
-    return lines + [""] if len(lines) > n else []
+            if not confidence_shown(rep):
+                few.append((r["name"], rep))
+                break
+            lines.append("| " + " | ".join([r["name"], r["tests_label"] or "–", m, *confidence_cells(rep, split)])
+                         + " |")
+    out = lines + [""] if len(lines) > n else []
+    if few:
+        out += [confidence_withheld(few), ""]
+    return title + out if out else []
 
 
 def to_csv(lb: Leaderboard) -> str:
@@ -315,7 +327,8 @@ def write(lb: Leaderboard, out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.monotonic()
     written = []
-    data = {"config": lb.config, "rows": lb.rows, "models": lb.models, "models_summary": lb.models_summary}
+    data = {"config": lb.config, "rows": lb.rows, "models": lb.models, "models_summary": lb.models_summary,
+            "same_names": lb.same_names}
     for name, text in (("leaderboard.json", json.dumps(data, indent=2) + "\n"), ("leaderboard.md", to_markdown(lb)),
                        ("leaderboard.csv", to_csv(lb)),
                        ("curves.json", json.dumps({"config": lb.config, "curves": lb.curves}, indent=2) + "\n"),

@@ -6,7 +6,7 @@ rows; larger rows sub-sampled to N candidates per problem with the budget curves
 again) and each row's full budget — this module gives every pair's paired difference (``stats.paired_difference``),
 the ranking of models with a 95 % bootstrap rank interval, and the agreement between the random-pick order and
 the method's order (Kendall's τ with its interval, and the pairs whose significant order flips). Below
-``stats.MIN_PROBLEMS`` problems the intervals and p-values are null and nothing flips.
+``stats.MIN_PROBLEMS`` problems the intervals, p-values and τ are null and nothing flips.
 """
 
 from __future__ import annotations
@@ -186,8 +186,8 @@ def compare_group(group: Sequence[ModelRow], methods: Sequence[str], split: str,
         tau = float(kendall_tau_b(means[ref], means[m]))
         # normal bootstrap interval moved out to τ's values (stats.tau_interval): the percentile one ended at τ
         ci = tau_interval(tau, kendall_tau_b(boots[ref], boots[m]), len(group))
-        entries[m]["kendall_tau"] = None if np.isnan(tau) else {
-            "tau": round(tau, 3), "ci95": [round(ci[0], 3), round(ci[1], 3)] if has_interval(n_common) else None}
+        entries[m]["kendall_tau"] = None if np.isnan(tau) or not has_interval(n_common) else {
+            "tau": round(tau, 3), "ci95": [round(ci[0], 3), round(ci[1], 3)]}
         entries[m]["flips"] = _flips(pairs[ref], pairs[m])
     return [entries[m] for m in methods]
 

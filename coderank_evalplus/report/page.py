@@ -10,13 +10,18 @@ from typing import TYPE_CHECKING, Mapping
 from coderank_evalplus.report.stats import MIN_PROBLEMS
 from coderank_evalplus.report.text import (
     SETTING_NOTE,
+    SMALL_N_NOTE,
     block_key,
     block_note,
+    confidence_cells,
+    confidence_shown,
+    confidence_withheld,
     flips_text,
     fmt_p,
     fmt_rank,
     method_headers,
     model_blocks,
+    same_names_lines,
     splits_in,
     summary_pools,
     taus_text,
@@ -200,8 +205,7 @@ def _models_section(lb: "Leaderboard", figures: Mapping[str, Path]) -> list[str]
              "draws) and at each row's full budget. Cells: pass@1 on the problems every model of the pool has, "
              "#rank [95 % bootstrap rank interval]; overlapping intervals: models the data cannot separate. τ's "
              f"interval: τ ± 1.96 bootstrap standard errors, ends moved out to values τ takes. Under {MIN_PROBLEMS} "
-             "problems (n) no interval or "
-             "p-value is given. Click a column to sort.</p>"]
+             "problems (n) no interval, p-value or τ is given. Click a column to sort.</p>"]
     for block in model_blocks(lb.models):
         first = block[0]
         budget = "each row's full budget" if first["budget"] == "full" else f"N = {first['budget']}"
@@ -232,18 +236,24 @@ def _confidence_section(lb: "Leaderboard", figures: Mapping[str, Path]) -> list[
              '<p class="note">The probability that the reranked pick passes, from the ranking\'s own outcome (the '
              "pick's share of the samples, its margin over the runner-up, distinct behaviours, tests passed, N). ECE: "
              "expected calibration error over 10 bins; AUROC of “the pick is right”; selective pass@1: pass@1 over "
-             "the most confident share of problems (abstaining on the rest).</p>",
-             "<table><tr><th>model</th><th>tests</th><th>method</th><th>split</th><th>ECE</th><th>Brier</th>"
-             "<th>AUROC</th><th>pass@1 (all)</th><th>at 90 %</th><th>at 80 %</th><th>at 50 %</th></tr>"]
+             "the most confident share of problems (abstaining on the rest).</p>"]
+    body: list[str] = []
+    few: list[tuple[str, dict]] = []
     for r in rows:
         m = confidence_method(r)
         rep = r["confidence"][m]
-        for split, c in rep["calibration"].items():
-            sel = {x["coverage"]: x.get(split) for x in rep["selective"]}
-            cells = [c["ece"], c["brier"], c["auroc"], rep["all"].get(split), sel.get(0.9), sel.get(0.8), sel.get(0.5)]
-            parts.append("<tr>" + "".join(f"<td>{_e(x)}</td>" for x in [r["name"], r["tests_label"] or "–", m, split])
-                         + "".join(f'<td class="num">{"–" if x is None else _e(x)}</td>' for x in cells) + "</tr>")
-    parts.append("</table>")
+        if not confidence_shown(rep):
+            few.append((r["name"], rep))
+            continue
+        for split in rep["calibration"]:
+            body.append("<tr>" + "".join(f"<td>{_e(x)}</td>" for x in [r["name"], r["tests_label"] or "–", m, split])
+                        + "".join(f'<td class="num">{_e(x)}</td>' for x in confidence_cells(rep, split)) + "</tr>")
+    if body:
+        parts += ["<table><tr><th>model</th><th>tests</th><th>method</th><th>split</th><th>ECE</th><th>Brier</th>"
+                  "<th>AUROC</th><th>pass@1 (all)</th><th>at 90 %</th><th>at 80 %</th><th>at 50 %</th></tr>",
+                  *body, "</table>"]
+    if few:
+        parts.append(f'<p class="note few">{_e(confidence_withheld(few))}</p>')
     for split in splits_in(lb.rows):
         if f"adaptive_{split}" in figures:
             parts.append(_img(figures[f"adaptive_{split}"], f"adaptive budget ({split})",
@@ -267,9 +277,9 @@ def render(lb: "Leaderboard", figures: Mapping[str, Path]) -> str:
              "<h1>Leaderboard: reranked pass@1</h1>",
              f'<p class="note">pass@1 in %, mean over problems; in brackets the 95 % percentile-bootstrap interval '
              f"over problems ({cfg['n_resamples']} resamples, seed {cfg['seed']}). Differences are paired: the same "
-             f"problems and resamples for every method of a row. n: the problems an interval or p-value rests on; "
-             f"under {MIN_PROBLEMS} none is given (too few for the bootstrap to be meaningful). Bold: the best ranked "
+             f"problems and resamples for every method of a row. {_e(SMALL_N_NOTE)}. Bold: the best ranked "
              f"method of the row.</p>"]
+    parts += [f'<p class="note same-names">{_e(line)}</p>' for line in same_names_lines(lb.same_names)]
     parts += _models_section(lb, figures)
     datasets = list(dict.fromkeys(r["dataset"] for r in lb.rows))
     for dataset in datasets:

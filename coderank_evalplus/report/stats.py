@@ -1,5 +1,5 @@
 """Bootstrap statistics over problems: intervals of a mean and paired comparisons of two methods, and the one rule
-for when a bootstrap interval or p-value is shown at all (``MIN_PROBLEMS``).
+for when a bootstrap interval or p-value is shown at all (``has_interval``: ``metrics.MIN_PROBLEMS``).
 
 Every method of a leaderboard row is scored on the same problems, so all of them are resampled with the SAME
 problem indices (one index matrix per row): intervals of differences are then paired, and a method compared with
@@ -15,7 +15,7 @@ from typing import Optional
 import numpy as np
 from scipy.stats import norm
 
-from coderank_evalplus.metrics import aggregate_percent
+from coderank_evalplus.metrics import MIN_PROBLEMS, aggregate_percent, enough_problems  # noqa: F401 - re-exported
 
 DEFAULT_RESAMPLES = 2000
 DEFAULT_SEED = 0
@@ -24,17 +24,9 @@ CI_LEVEL = 95.0
 # estimate); two methods that pick equally well can still differ by float rounding (~1e-16). Differences below
 # this many units (scores 0..1, resampled means in points) are exact ties: 0, not "significant".
 TIE_TOLERANCE = 1e-9
-# Below this many problems no interval, p-value, rank interval or τ interval is reported (JSON null; the tables say
-# "n = 3 < 20: no interval or p-value"): over so few problems the percentile bootstrap's 95 % interval covers far
-# less than 95 % (69 % at n = 3, 93 % at n = 20 on real per-problem pass@1) and its p-value reads p<0.001 where an
-# exact paired test cannot go below 2 / 2^n (0.25 at n = 3). bench/bootstrap_coverage.py; docs/leaderboard.md,
-# "How many problems an interval needs". The one place this rule is decided (``has_interval``).
-MIN_PROBLEMS = 20
-
-
-def has_interval(n_problems: int) -> bool:
-    """Whether a bootstrap interval / p-value over ``n_problems`` problems is reported (``MIN_PROBLEMS``)."""
-    return n_problems >= MIN_PROBLEMS
+# The one minimum (``metrics.MIN_PROBLEMS``, ``metrics.enough_problems``): below it no interval, p-value, rank
+# interval or τ is reported, nor any other statistic over problems.
+has_interval = enough_problems  # the name the interval code reads
 
 
 def resample_indices(n_items: int, n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> np.ndarray:

@@ -4,7 +4,7 @@ Per problem, over the pool's distinct asserts: **accuracy**, the share the refer
 the share that the reference solution fails but some wrong candidate passes (tests that lead a ranker astray);
 and the number of distinct inputs. "Wrong" is the strictest verdict stored (plus where judged, else base).
 Per run: the means, and how the reranking gain (method − random, per problem) relates to test accuracy — Spearman's
-rank correlation (scipy) and the mean gain in accuracy bins.
+rank correlation (scipy; none under ``metrics.MIN_PROBLEMS`` problems) and the mean gain in accuracy bins.
 """
 
 from __future__ import annotations
@@ -69,10 +69,9 @@ def run_quality(run: StoredRun, scores: Mapping[str, Mapping[str, np.ndarray]], 
         for i, r in enumerate(per_problem):
             r.setdefault("gain", {})[m] = round(100.0 * float(gain[i]), 2)
         rho = p = None
-        if ok.sum() >= 3 and np.ptp(acc[ok]) > 0 and np.ptp(gain[ok]) > 0:
+        if has_interval(int(ok.sum())) and np.ptp(acc[ok]) > 0 and np.ptp(gain[ok]) > 0:  # none under MIN_PROBLEMS
             res = spearmanr(acc[ok], gain[ok])
-            rho = round(float(res.statistic), 3)
-            p = round(float(res.pvalue), 4) if has_interval(int(ok.sum())) else None  # none under MIN_PROBLEMS
+            rho, p = round(float(res.statistic), 3), round(float(res.pvalue), 4)
         bins = []
         for lo, hi in zip(ACCURACY_BINS[:-1], ACCURACY_BINS[1:]):
             inside = ok & (acc >= lo) & ((acc < hi) if hi < 1.0 else (acc <= hi))

@@ -70,17 +70,13 @@ CONFIDENCE_LEGEND = ("ECE: expected calibration error of the confidence (0 is pe
 def result_lines(result, title: str) -> list[str]:
     """What a run prints: the pass@k table (with what "plus" means and how many problems it rests on), the
     confidence table with its legend, and the timing line."""
-    from coderank_evalplus.report.calibration import calibration_markdown, result_calibration
-
     n = result.n_problems
     lines = [markdown_table(result.methods, f"{title}: {n} problem{'s' if n != 1 else ''}, reranked pass@k (%)")]
     plus = (result.extra.get("splits") or {}).get("plus")
     if plus:
         lines.append(f"{PLUS_NOTE} ({plus['problems_with_plus_tests']} of {plus['problems']} problems have plus "
                      f"inputs)")
-    cal = calibration_markdown(result_calibration(result))
-    if cal:
-        lines += ["", cal, "", CONFIDENCE_LEGEND]
+    lines += _calibration_lines(result)
     lines += ["", timing_line(result.timing)]
     return lines
 
@@ -88,8 +84,6 @@ def result_lines(result, title: str) -> list[str]:
 def evalplus_style_lines(result, title: str, methods: Optional[Mapping] = None) -> list[str]:
     """The reranked pass@1 as ``evalplus.evaluate`` prints its own (fractions, three decimals, base then base +
     extra tests), one line per method, then the confidence table with its legend."""
-    from coderank_evalplus.report.calibration import calibration_markdown, result_calibration
-
     methods = methods if methods is not None else result.methods
     name = str(result.dataset)
     lines = [f"{title} (coderank_evalplus; † uses the prompt's own examples)"]
@@ -102,11 +96,67 @@ def evalplus_style_lines(result, title: str, methods: Optional[Mapping] = None) 
             value = (row.get(split) or {}).get("pass@1")
             shown = "–" if value is None else f"{value / 100:.3f}"
             lines.append(f"  {method_label(m, row):<{width}}  pass@1:\t{shown}")
-    cal = calibration_markdown(result_calibration(result))
-    if cal and methods is result.methods:
-        lines += ["", cal, "", CONFIDENCE_LEGEND]
+    if methods is result.methods:
+        lines += _calibration_lines(result)
     lines += ["", timing_line(result.timing)]
     return lines
+
+
+def _calibration_lines(result) -> list[str]:
+    """The run's confidence table (``rerank_results.json``'s ``confidence.calibration``) with its legend, or the
+    line saying it rests on too few problems."""
+    cal = (result.extra.get("confidence") or {}).get("calibration") or {}
+    if not cal:
+        return []
+    legend = ["", CONFIDENCE_LEGEND] if all(confidence_shown(rep) for rep in cal.values()) else []
+    return ["", calibration_markdown(cal)] + legend
+
+
+CONFIDENCE_STATS = "ECE, Brier, AUROC or selective pass@1"
+TOO_FEW_TO_MEAN = "too few problems for them to mean anything"
+# the tables' and the page's heading note: the one minimum (``metrics.MIN_PROBLEMS``) and what it withholds
+SMALL_N_NOTE = (f"n: the problems each statistic rests on; under {MIN_PROBLEMS} problems no interval, p-value, τ, "
+                f"Spearman's ρ, {CONFIDENCE_STATS} is given ({TOO_FEW_TO_MEAN})")
+
+
+def confidence_shown(rep: Mapping) -> bool:
+    """Whether a calibration summary (``rankers.calibration.summary``) rests on enough problems to be printed."""
+    return has_interval(int(rep.get("n_problems", 0)))
+
+
+def confidence_cells(rep: Mapping, split: str) -> list[str]:
+    """ECE, Brier, AUROC, pass@1 (all), at 90 %, at 80 %, at 50 % of a calibration summary on ``split`` ("–" where
+    one is not defined: AUROC when every pick is right or every one wrong)."""
+    c = rep["calibration"][split]
+    sel = {x["coverage"]: x.get(split) for x in rep["selective"]}
+    return ["–" if x is None else str(x) for x in (c["ece"], c["brier"], c["auroc"], rep["all"].get(split),
+                                                   sel.get(0.9), sel.get(0.8), sel.get(0.5))]
+
+
+def confidence_withheld(named: Sequence[tuple[str, Mapping]]) -> str:
+    """The line naming the rows (name, calibration summary) whose confidence figures rest on too few problems to be
+    printed ("" when none)."""
+    if not named:
+        return ""
+    return "; ".join(f"{name}: {too_few(rep['n_problems'], CONFIDENCE_STATS)}" for name, rep in named) \
+        + f" ({TOO_FEW_TO_MEAN})."
+
+
+def calibration_markdown(cal: Mapping[str, Mapping], title: str = "confidence of the pick") -> str:
+    """One line per method and split: ECE, Brier, AUROC, selective pass@1 against no abstention; under the
+    minimum of problems one line saying why there is none."""
+    if not cal:
+        return ""
+    few = next((rep for rep in cal.values() if not confidence_shown(rep)), None)
+    if few is not None:
+        return f"### {title}\n\n{too_few(few.get('n_problems', 0), CONFIDENCE_STATS)} ({TOO_FEW_TO_MEAN})"
+    lines = [f"### {title}", "",
+             "| method | split | ECE | Brier | AUROC | pass@1 (all) | at 90 % | at 80 % | at 50 % |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for m, rep in cal.items():
+        for s in rep["calibration"]:
+            lines.append("| " + " | ".join([m, s, *confidence_cells(rep, s)]) + " |")
+    return "\n".join(lines)
 
 
 def print_result(result, title: str) -> None:
@@ -175,15 +225,16 @@ def fmt_diff(d: Optional[Mapping]) -> str:
 
 
 def fmt_tau(entry: Mapping) -> str:
-    """A method's Kendall τ with random: ``codet +0.80 [+0.45, +0.95]``, or without interval below the minimum."""
+    """A method's Kendall τ with random: ``codet +0.80 [+0.45, +0.95]``."""
     t = entry["kendall_tau"]
-    if t["ci95"] is None:
-        return f"{entry['method']} {t['tau']:+.2f} ({too_few(entry['n_problems'], 'interval')})"
     return f"{entry['method']} {t['tau']:+.2f} [{t['ci95'][0]:+.2f}, {t['ci95'][1]:+.2f}]"
 
 
 def taus_text(block: Sequence[Mapping]) -> str:
-    """Kendall τ of every method but random in one model-comparison block."""
+    """Kendall τ of every method but random in one model-comparison block, or why there is none (too few
+    problems: ``models.compare_group`` gives none)."""
+    if block and not has_interval(block[0]["n_problems"]):
+        return f"– ({too_few(block[0]['n_problems'], 'τ')})"
     return "; ".join(fmt_tau(e) for e in block if e["method"] != "random" and e["kendall_tau"]) or "–"
 
 
@@ -198,7 +249,7 @@ def flips_text(block: Sequence[Mapping]) -> str:
 def block_note(entry: Mapping) -> str:
     """The line a model-comparison block carries when it rests on too few problems for intervals."""
     n = entry["n_problems"]
-    return "" if has_interval(n) else (f"{too_few(n, 'rank interval, τ interval or p-value')}: too few problems "
+    return "" if has_interval(n) else (f"{too_few(n, 'rank interval, τ or p-value')}: too few problems "
                                          f"for the bootstrap to be meaningful (docs/leaderboard.md).")
 
 
@@ -245,7 +296,7 @@ def models_markdown(models: Sequence[dict], summary: Sequence[dict], methods: Se
            "random-pick order and the method's order [95 % interval: τ ± 1.96 bootstrap standard errors, ends moved "
            "out to values τ takes]; "
            "flips: pairs whose order is significant (p < 0.05) under random and reversed, again with p < 0.05, under "
-           f"the method (winner under the method first). Under {MIN_PROBLEMS} problems no interval or p-value is "
+           f"the method (winner under the method first). Under {MIN_PROBLEMS} problems no interval, p-value or τ is "
            "given.", ""]
     for block in model_blocks(models):
         first = block[0]
@@ -312,3 +363,11 @@ def block_key(entry: Mapping) -> str:
 
     raw = f"{entry['dataset']}_{entry['pool']}_{entry['split']}_n{entry['budget']}"
     return re.sub(r"[^A-Za-z0-9.+-]+", "_", raw).strip("_")
+
+
+def same_names_lines(same_names: Sequence[Mapping]) -> list[str]:
+    """One line per name that several runs would have shown (``report.run_names``): which rows now show it, told
+    apart how, and how a run is given a name of its own."""
+    return [f"Told apart: {len(n['rows'])} runs on {n['dataset']} are named {n['name']} ({n['why']}); their rows "
+            f"show their {n['by']}s: {', '.join(n['rows'])}. Give each run a model name of its own (rerank and "
+            f"evalplus.evaluate: --model NAME; lm-eval: pretrained=NAME)." for n in same_names]

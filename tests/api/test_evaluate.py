@@ -140,3 +140,24 @@ def test_rerank_returns_the_table_intervals_and_picks_and_writes_the_folder(tmp_
         out.pass_at("recommended", split="plus")
     path = out.write(tmp_path / "folder")
     assert json.loads(path.read_text())["methods"]["recommended"]["base"]["pass@1"] == value
+
+
+@pytest.mark.parametrize("door,flag", [("rerank", "--model NAME"), ("python", "model=NAME"),
+                                       ("evalplus", "--model NAME"), ("lm-eval", "pretrained=NAME")])
+def test_the_model_name_is_the_given_one_else_the_files_with_a_line_saying_so(door, flag, caplog):
+    """Every door records the name the user gave; without one the samples' file names the run, and one line says
+    so and how the door gives a name (nothing is said when a name was given)."""
+    from coderank_evalplus.api.evaluate import run_model
+    from coderank_evalplus.api.options import RerankOptions
+
+    with caplog.at_level("INFO", logger="coderank_evalplus"):
+        assert run_model(RerankOptions(solutions="runs/a/samples_limit3.jsonl", model="alpha-7b"), door) == (
+            "alpha-7b", "given")
+    assert not caplog.records
+    with caplog.at_level("INFO", logger="coderank_evalplus"):
+        assert run_model(RerankOptions(solutions="runs/a/samples_limit3.jsonl"), door) == ("samples_limit3",
+                                                                                            "file name")
+        assert run_model(RerankOptions(), door) == ("unnamed", "none")
+    first, second = (r.getMessage() for r in caplog.records)
+    assert first.startswith("the model's name: samples_limit3 (from the samples' file name; give ") and flag in first
+    assert second.startswith("the model's name: unnamed (no samples file names it; give ")

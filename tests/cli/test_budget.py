@@ -52,7 +52,11 @@ def test_report_says_what_it_is_about_and_what_its_columns_mean(monkeypatch, mod
     out = capsys.readouterr().out
     head = out.splitlines()[0]
     assert "problems" in head and "samples per problem" in head and "random pick" in head
-    assert "AUROC None" not in out and "ECE: expected calibration error" in out
+    from coderank_evalplus.metrics import MIN_PROBLEMS
+
+    # 10 problems: no calibration figures, and the line that says why instead of a legend for them
+    assert f"n = 10 < {MIN_PROBLEMS}: no ECE, Brier, AUROC or selective pass@1" in out
+    assert "AUROC" not in out.replace("no ECE, Brier, AUROC", "") and "ECE: expected calibration error" not in out
 
 
 def test_the_adaptive_table_carries_n_and_gives_no_interval_under_the_minimum(monkeypatch, model_file, capsys):

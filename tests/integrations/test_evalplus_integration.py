@@ -530,3 +530,41 @@ def test_rerank_without_tests_or_model_uses_examples_mutate(runs, data, env, tmp
     bad = _run([str(BIN / "evalplus.evaluate"), "--dataset", "humaneval", "--samples", "samples.jsonl", "--rerank",
                 "srank", "--tests", "examples+mutate:x"], env, tmp_path)
     assert bad.returncode != 0 and "examples+mutate:N" in bad.stderr
+
+
+def test_given_samples_are_named_by_model_with_and_without_limit(data, in_process_env, tmp_path, caplog):
+    """``--rerank --samples F [--limit N] --model NAME``: NAME names the samples (recorded as given, in the
+    summary beside the samples and in the results folder the leaderboard reads); nothing is generated. Without
+    ``--model`` the samples' file names them, and one line says so."""
+    from coderank_evalplus.integrations.evalplus import patch_namespace
+
+    evaluated = []
+
+    def run_codegen(**kw):
+        raise AssertionError(f"codegen ran: {kw}")
+
+    def evaluate(dataset: str, samples=None, base_only: bool = False, parallel=None, i_just_wanna_run=False,
+                 test_details=False, min_time_limit: float = 1.0, gt_time_limit_factor: float = 4.0, mini=False,
+                 noextreme=False, version="default", **model_kwargs):
+        assert not model_kwargs  # the name is ours, not a model for evalplus's codegen
+        evaluated.append(samples)
+
+    ns = {"evaluate": evaluate, "run_codegen": run_codegen}
+    patch_namespace(ns)
+    for sub, extra in (("limit", {"limit": 2}), ("all", {})):
+        folder = tmp_path / sub
+        folder.mkdir()
+        shutil.copy(data / "samples.jsonl", folder / "samples.jsonl")
+        ns["evaluate"]("humaneval", samples=str(folder / "samples.jsonl"), rerank="codet", model="alpha-7b",
+                       tests=str(data / "tests_codet.jsonl"), parallel=2, **extra)
+        stem = folder / ("samples_limit2" if extra else "samples")
+        for summary in (Path(f"{stem}_rerank_results.json"), Path(f"{stem}_rerank") / "rerank_results.json"):
+            prov = json.loads(summary.read_text())["provenance"]
+            assert (prov["model"], prov["model_named_by"]) == ("alpha-7b", "given"), summary
+        assert "the model's name:" not in caplog.text
+    assert evaluated == [str(tmp_path / "limit" / "samples_limit2.jsonl"), str(tmp_path / "all" / "samples.jsonl")]
+    ns["evaluate"]("humaneval", samples=str(tmp_path / "all" / "samples.jsonl"), rerank="codet", parallel=2,
+                   tests=str(data / "tests_codet.jsonl"), i_just_wanna_run=True)
+    prov = json.loads((tmp_path / "all" / "samples_rerank_results.json").read_text())["provenance"]
+    assert (prov["model"], prov["model_named_by"]) == ("samples", "file name")
+    assert "the model's name: samples (from the samples' file name; give --model NAME to name it)" in caplog.text

@@ -577,8 +577,8 @@ def test_two_models_get_folders_of_their_own_that_the_leaderboard_names(tmp_path
     from coderank_evalplus.cli.leaderboard import _entries_from_folders
 
     out = tmp_path / "out"
-    for model in ("model-a", "model-b"):
-        proc = _lm_eval(["run", "--model", "coderank-replay", "--model_args", f"codet_dir={CODET},pretrained={model}",
+    for model, key in (("model-a", "pretrained"), ("model-b", "path")):  # (lm-eval names a model by either)
+        proc = _lm_eval(["run", "--model", "coderank-replay", "--model_args", f"codet_dir={CODET},{key}={model}",
                          "--tasks", "humaneval_plus_codet", "--limit", "1",
                          "--metadata", json.dumps({"n_samples": 3, "n_test_samples": 3, "progress": False}),
                          "--confirm_run_unsafe_code", "--output_path", str(out)], tmp_path)
@@ -590,3 +590,17 @@ def test_two_models_get_folders_of_their_own_that_the_leaderboard_names(tmp_path
     assert entries[0].pool == entries[1].pool == "model's own tests"
     prov = json.loads((folders[0] / "rerank_results.json").read_text())["provenance"]
     assert prov["door"] == "lm-eval" and prov["dataset"]["name"] == "humaneval+"
+    for folder, model in zip(folders, ("model-a", "model-b")):
+        prov = json.loads((folder / "rerank_results.json").read_text())["provenance"]
+        assert (prov["model"], prov["model_named_by"]) == (model, "given")
+
+
+@needs_data
+def test_a_run_whose_model_args_name_no_model_says_so(replay_run):
+    """lm-eval's model arguments name no model (``codet_dir=…`` only): the results say "unnamed", named by
+    nothing, and one line says how to name it."""
+    prov = json.loads((coderank_folder(replay_run["out"], "humaneval_codet") / "rerank_results.json").read_text())[
+        "provenance"]
+    assert (prov["model"], prov["model_named_by"]) == ("unnamed", "none")
+    assert "the model's name: unnamed (no samples file names it; give pretrained=NAME or model=NAME in " \
+           "--model_args" in replay_run["log"]

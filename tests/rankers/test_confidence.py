@@ -83,3 +83,25 @@ def test_shipped_model_loads_and_was_trained_on_permissive_sets_only():
     model = load_model()
     assert 0.0 <= model["tau"] <= 1.0 and model["training_sets"]
     assert all(t["license"] == "permissive" for t in model["training_sets"])
+
+
+@pytest.mark.parametrize("n", [3, 19, 20, 40])
+def test_the_confidence_block_gives_calibration_only_from_the_minimum_of_problems(n):
+    """rerank_results.json's confidence block: calibration and selective pass@1 of the run's picks, null under
+    ``metrics.MIN_PROBLEMS`` problems (the rule the reports follow), with the n they rest on."""
+    from coderank_evalplus.metrics import MIN_PROBLEMS
+    from coderank_evalplus.rankers.confidence import confidence_block
+
+    conf = np.linspace(0.05, 0.95, n)
+    per_task = {f"T/{i}": {"codet": {"base": float(c), "plus": float(c)}} for i, c in enumerate(conf)}
+    passed = {"codet": {"base": list((conf > 0.5).astype(float))}}
+    block = confidence_block(per_task, passed)
+    cal = block["calibration"]["codet"]
+    assert cal["n_problems"] == n and list(cal["calibration"]) == ["base"]
+    assert cal["all"]["base"] == round(100.0 * float((conf > 0.5).mean()), 2)  # the picks' pass@1: at every n
+    figures = [*cal["calibration"]["base"].values(), *(x["base"] for x in cal["selective"])]
+    if n < MIN_PROBLEMS:
+        assert figures == [None] * 6
+    else:
+        assert cal["calibration"]["base"]["auroc"] == 1.0 and None not in figures
+    assert len(block["per_problem"]["codet"]["base"]) == n  # the per-problem confidences: always

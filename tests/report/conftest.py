@@ -71,3 +71,44 @@ def models_leaderboard(real_leaderboard):
                                    "--cache-dir", str(real_leaderboard["out"] / "cache")), cwd=root)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return {"root": root, "out": out, "stdout": proc.stdout, "stderr": proc.stderr}
+
+
+@pytest.fixture(scope="session")
+def same_named_runs(tmp_path_factory):
+    """A new user's trial: two models' samples of HumanEval's first 3 problems, each in a folder of its own under
+    the same file name (samples_limit3.jsonl, as ``evalplus.evaluate --limit 3`` names them): 2 of 4 samples right
+    per problem, and 1 of 4. Each reranked without a model name into ``<folder>/samples_limit3_rerank`` (the
+    terminal output kept), then one leaderboard over both folders."""
+    import contextlib
+    import gzip
+    import io
+    import json
+
+    from coderank_evalplus.cli.console import main
+
+    root = tmp_path_factory.mktemp("same_named")
+    release = SHARED_DATA / "evalplus_humanevalplus_release" / "v0.1.10" / "HumanEvalPlus.jsonl.gz"
+    with gzip.open(release, "rt", encoding="utf-8") as fh:
+        problems = [json.loads(line) for _, line in zip(range(3), fh)]
+    out: dict = {"root": root, "terminal": {}}
+    for name, right in (("a", 2), ("b", 1)):
+        folder = root / name
+        folder.mkdir()
+        with open(folder / "samples_limit3.jsonl", "w", encoding="utf-8") as fh:
+            for p in problems:
+                for i in range(4):
+                    body = p["canonical_solution"] if i < right else f"    return {i!r}\n"
+                    fh.write(json.dumps({"task_id": p["task_id"], "solution": p["prompt"] + body}) + "\n")
+        stdout, stderr = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+            assert main(["rerank", "--solutions", str(folder / "samples_limit3.jsonl"), "--methods", "codet",
+                         "--output", str(folder / "samples_limit3_rerank"), "--quiet"]) == 0, stderr.getvalue()
+        out["terminal"][name] = (stdout.getvalue(), stderr.getvalue())
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        folders = [str(root / name / "samples_limit3_rerank") for name in ("a", "b")]
+        assert main(["leaderboard", *folders, "--output", str(root / "board"), "--no-curves", "--quiet"]) == 0, \
+            stderr.getvalue()
+    out["board"] = root / "board"
+    out["board_terminal"] = stdout.getvalue()
+    return out

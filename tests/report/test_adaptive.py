@@ -84,8 +84,12 @@ def test_tau_is_chosen_on_the_given_tables_and_reported():
     tau, how = choose_tau([t], model)
     sim = simulate(t, confidences(t, model), tau)
     assert 100 * (t.passed[:, -1, :, 0].mean() - sim["base"].mean()) <= 0.5 and "training folders" in how
-    rep = method_report(t, model, tau, {"base": np.linspace(0, 1, 10)}, {"base": np.linspace(0, 1, 10) > 0.5},
-                        n_resamples=50)
+    from coderank_evalplus.metrics import MIN_PROBLEMS
+
+    conf = np.linspace(0, 1, MIN_PROBLEMS)  # calibration rests on the picks' problems: at least the minimum
+    rep = method_report(t, model, tau, {"base": conf}, {"base": conf > 0.5}, n_resamples=50)
     assert set(rep) >= {"fixed", "adaptive", "tau", "at_tau", "calibration", "selective"}
     assert [s["coverage"] for s in rep["selective"]] == [0.5, 0.8, 0.9]
     assert rep["calibration"]["base"]["auroc"] == 1.0
+    few = method_report(t, model, tau, {"base": conf[:3]}, {"base": conf[:3] > 0.5}, n_resamples=50)
+    assert few["calibration"]["base"] == {"ece": None, "brier": None, "auroc": None}

@@ -1,11 +1,11 @@
-"""Calibration metrics on hand-made confidences."""
+"""Calibration metrics (rankers/calibration.py) on hand-made confidences."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from coderank_evalplus.report.calibration import (
+from coderank_evalplus.rankers.calibration import (
     auroc,
     brier,
     coverage_curve,
