@@ -324,9 +324,11 @@ class CodeRankTask(ConfigurableTask):
         say so, ``api.evaluate.run_model``)."""
         try:
             from lm_eval.loggers.evaluation_tracker import GeneralConfigTracker
-        except ImportError:  # an lm-eval that keeps it elsewhere: unnamed, said in one line
+
+            name_of = GeneralConfigTracker._get_model_name  # private in lm-eval: may move between releases
+        except (ImportError, AttributeError):  # an lm-eval that keeps it elsewhere: unnamed, said in one line
             return None
-        name = GeneralConfigTracker._get_model_name(dict(self.config.metadata or {}))
+        name = name_of(dict(self.config.metadata or {}))
         return str(name) if name else None
 
     def _record(self, tid: str, completions: list[str], raw_tests: list[str], outcome,
