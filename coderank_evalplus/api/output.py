@@ -94,11 +94,14 @@ class RerankOutput:
         return round(lo, 2), round(hi, 2)
 
     def scores(self, method: str = "recommended", k: int = 1, split: str = "base") -> np.ndarray:
-        """Per problem (in ``task_ids`` order), the probability that ``method``'s k picks pass ``split``."""
+        """Per problem (in ``task_ids`` order), the probability that ``method``'s k picks pass ``split`` (the picks
+        taken by the run's ``pass_at_k_rule``, as in its table)."""
+        from coderank_evalplus.metrics import recorded_rule
         from coderank_evalplus.pipeline import problem_scores
 
         self._check(method, k, split)
-        return np.asarray(problem_scores(self.result.outcomes, method, k, split), dtype=float)
+        rule = recorded_rule(self.result.config)
+        return np.asarray(problem_scores(self.result.outcomes, method, k, split, rule), dtype=float)
 
     def uses_prompt_examples(self, method: str = "recommended") -> bool:
         """Whether ``method``'s numbers used the prompt's examples (not CodeT's published setting)."""

@@ -537,6 +537,7 @@ def rerank_options(params: dict, ours: dict, methods: list[str], samples: Option
     return RerankOptions(
         solutions=samples, tests=list(tests) if isinstance(tests, (list, tuple)) else tests, dataset=params["dataset"],
         methods=methods, k=ours.get("k") or (1, 10, 100),
+        pass_at_k_rule=ours.get("pass_at_k_rule") or RerankOptions.pass_at_k_rule,
         tests_per_sample=5 if ours.get("tests_per_sample") is None else ours["tests_per_sample"],
         time_limit=ours.get("time_limit") or 0.1, seed=ours.get("seed") or 0, workers=params.get("parallel"),
         base_only=bool(params.get("base_only", False)), strict=bool(ours.get("strict")),
