@@ -530,3 +530,13 @@ def test_rerank_without_tests_or_model_uses_examples_mutate(runs, data, env, tmp
     bad = _run([str(BIN / "evalplus.evaluate"), "--dataset", "humaneval", "--samples", "samples.jsonl", "--rerank",
                 "srank", "--tests", "examples+mutate:x"], env, tmp_path)
     assert bad.returncode != 0 and "examples+mutate:N" in bad.stderr
+
+
+def test_the_pass_at_k_rule_reaches_the_rerank_options():
+    """``evalplus.evaluate --rerank … --pass_at_k_rule codet``: the option of that name, into the one path."""
+    from coderank_evalplus.integrations.evalplus import OPTIONS, rerank_options
+
+    params = {"dataset": "humaneval", "min_time_limit": 1.0, "gt_time_limit_factor": 4.0}
+    assert "pass_at_k_rule" in OPTIONS
+    assert rerank_options(params, {"pass_at_k_rule": "codet"}, ["codet"]).pass_at_k_rule == "codet"
+    assert rerank_options(params, {}, ["codet"]).pass_at_k_rule == "ranked"
