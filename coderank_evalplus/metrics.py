@@ -26,7 +26,7 @@ At k = 1 the two rules are the same number: one pick from the top group (else th
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Optional
 
 import numpy as np
@@ -99,28 +99,32 @@ def check_rule(rule: str) -> str:
     return rule
 
 
-def pick_order(ranking: Ranking, n_candidates: int) -> list[list[int]]:
-    """The groups k picks take in turn under the ``ranked`` rule, each sorted: the merged groups best first (a
-    ranking with none: ``pick_pool``), then every other candidate as one last group."""
-    tiers = [sorted(int(c) for c in g.candidates) for g in merged_groups(ranking)]
-    tiers = tiers or [pick_pool(ranking, n_candidates)]
-    placed = {c for tier in tiers for c in tier}
+def pick_order(ranking: Ranking, n_candidates: int) -> Iterator[list[int]]:
+    """The groups k picks take in turn under the ``ranked`` rule: the merged groups best first (a ranking with
+    none: ``pick_pool``), then every other candidate as one last group. Lazy: pass@1 reads the top group alone."""
+    groups = merged_groups(ranking)
+    placed: set[int] = set()
+    for tier in ([list(g.candidates) for g in groups] if groups else [pick_pool(ranking, n_candidates)]):
+        if tier:
+            yield tier
+        placed.update(int(c) for c in tier)
     rest = [c for c in range(int(n_candidates)) if c not in placed]
-    return [tier for tier in (*tiers, rest) if tier]
+    if rest:
+        yield rest
 
 
 def _in_rank_order(ranking: Ranking, correct: np.ndarray, k: int) -> float:
     """The ``ranked`` rule: groups used up in ``pick_order``; the group where the k-th pick falls is drawn without
     replacement (the chance that r draws from n with c correct all miss: Π_{i<r} (n−c−i)/(n−i))."""
     miss, left = 1.0, int(k)
-    for tier in pick_order(ranking, len(correct)):
-        if left <= 0 or miss == 0.0:
-            break
+    for tier in pick_order(ranking, len(correct)) if left > 0 else ():
         n, c = len(tier), int(correct[tier].sum())
         draws = min(left, n)
         for i in range(draws):
             miss *= (n - c - i) / (n - i)
         left -= draws
+        if left == 0 or miss == 0.0:
+            break
     return 1.0 - miss
 
 

@@ -87,7 +87,7 @@ def test_worked_example_of_docs_usage():
 def _by_enumeration(ranking: Ranking, correct: np.ndarray, k: int) -> float:
     """The ranked rule counted out: every order of the candidates that keeps ``pick_order``'s groups in turn (each
     group shuffled, all orders equally likely); the share whose first k include a correct candidate."""
-    tiers = pick_order(ranking, len(correct))
+    tiers = list(pick_order(ranking, len(correct)))
     hits = total = 0
     for orders in itertools.product(*(itertools.permutations(t) for t in tiers)):
         first = [c for order in orders for c in order][:k]
