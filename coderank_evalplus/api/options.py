@@ -228,9 +228,9 @@ LM_EVAL_KEYS = frozenset({"n_samples", "n_test_samples", "tests_per_sample", "ti
 PICK_KEYWORDS = frozenset({"entry_point", "tests", "method", "seed", "time_limit", "workers"})
 API_KEYS = frozenset({"solutions", "tests", "dataset", "data_dir", "limit", "task_ids", "raw_field",
                       "drop_extra_problems", "eval_results", "methods", "k", "pass_at_k_rule", "tests_per_sample",
-                      "time_limit",
-                      "seed", "base_only", "strict", "min_time_limit", "gt_time_limit_factor", "workers", "executor",
-                      "ray_address", "cache_dir", "progress", "output", "overwrite", "model", "tests_label",
+                      "time_limit", "seed", "base_only", "strict", "min_time_limit", "gt_time_limit_factor",
+                      "workers", "executor", "ray_address", "cache_dir", "progress", "output", "overwrite", "model",
+                      "tests_label",
                       "select_model", "select_backend", "select_base_url", "select_max_tokens"}
                      | PICK_KEYWORDS)
 RERANK = ("rerank", "run")

@@ -322,7 +322,9 @@ def fingerprint(e: SuiteEntry, methods: list[str], base_only: bool, strict: bool
         parts["drop_extra_problems"] = True
     if strict:
         parts["strict"] = True
-    if pass_at_k_rule != DEFAULT_PASS_AT_K_RULE:  # a folder records its own rule (pass@1 is the same under all)
+    # only when not the default: the folders written before the key stay valid (the leaderboard reads pass@1, the
+    # same under every rule; a folder's own table records the rule it used)
+    if pass_at_k_rule != DEFAULT_PASS_AT_K_RULE:
         parts["pass_at_k_rule"] = pass_at_k_rule
     if e.raw_field:
         parts["raw_field"] = e.raw_field
