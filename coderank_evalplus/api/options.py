@@ -230,8 +230,7 @@ API_KEYS = frozenset({"solutions", "tests", "dataset", "data_dir", "limit", "tas
                       "drop_extra_problems", "eval_results", "methods", "k", "pass_at_k_rule", "tests_per_sample",
                       "time_limit", "seed", "base_only", "strict", "min_time_limit", "gt_time_limit_factor",
                       "workers", "executor", "ray_address", "cache_dir", "progress", "output", "overwrite", "model",
-                      "tests_label",
-                      "select_model", "select_backend", "select_base_url", "select_max_tokens"}
+                      "tests_label", "select_model", "select_backend", "select_base_url", "select_max_tokens"}
                      | PICK_KEYWORDS)
 RERANK = ("rerank", "run")
 # the leaderboard takes these from its suite file, and the table's default where the file has none
