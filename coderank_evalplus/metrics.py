@@ -1,19 +1,33 @@
-"""Metrics: unbiased pass@k, ranked pass@k with CodeT's tie rule, oracle pass, and aggregation.
+"""Metrics: unbiased pass@k, ranked pass@k under a named rule, oracle pass, and aggregation.
 
-Ranked pass@k follows microsoft/CodeT, CodeT/src/evaluation.py (``_turn_solution_scores_into_choose_count``
-and ``get_result_of_sorted_solutions``): consecutive groups with equal score are merged; each of the top k
-merged groups gets one pick; with fewer groups than k the extra picks go round-robin from the top
-(``intial_choose_count[i % len(result)] += 1``); a group picked m times misses with probability
-``((n-c)/n) ** m`` (``pow(_estimator(n, c, 1), choose_count)``: independent picks, i.e. WITH replacement);
-the problem's score is 1 − Π P(miss). A problem with no ranked group gets the random pass@k of all its
-candidates (``pass_at_K_by_task``).
+Ranked pass@k is the probability that k picks guided by a ranking include a correct candidate. Two rules answer
+it (``PASS_AT_K_RULES``; ``ranked_pass_at_k`` is the one function that applies either; docs/usage.md works an
+example of both by hand):
+
+``ranked`` (the default): k picks in rank order without replacement. The merged groups are taken best first, each
+drawn uniformly inside, one group used up before the next; the pick where the k-th falls is a uniform draw of the
+picks left from its group (hypergeometric). A ranking that ranked nothing is the uniform draw from ``pick_pool``
+first (the trial filter's survivors, else every candidate); candidates in no group come after every group, as one
+last group. So pass@1 is the top group's share of correct candidates, pass@k grows with k and never exceeds the
+oracle, and pass@n is the oracle: taking every candidate cannot miss a correct one.
+
+``codet``: CodeT's published rule, kept to reproduce CodeT's and SRank's tables (pass@2, pass@10). It follows
+microsoft/CodeT, CodeT/src/evaluation.py (``_turn_solution_scores_into_choose_count`` and
+``get_result_of_sorted_solutions``): each of the top k merged groups gets one pick; with fewer groups than k the
+extra picks go round-robin from the top (``intial_choose_count[i % len(result)] += 1``); a group picked m times
+misses with probability ``((n-c)/n) ** m`` (``pow(_estimator(n, c, 1), choose_count)``: independent picks, i.e.
+WITH replacement); the problem's score is 1 − Π P(miss). A problem with no ranked group gets the random pass@k of
+its ``pick_pool`` (``pass_at_K_by_task``). Drawing with replacement can miss where k picks cannot: with one group
+of 4 candidates, 1 correct, its pass@4 is 1 − (3/4)⁴ ≈ 0.68, not 1.
+
+At k = 1 the two rules are the same number: one pick from the top group (else the pool).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
-from typing import Optional
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, Optional
 
 import numpy as np
 from evalplus.eval import estimate_pass_at_k
@@ -53,13 +67,70 @@ def choose_counts(n_groups: int, k: int) -> list[int]:
     return counts
 
 
-def ranked_pass_at_k(ranking: Ranking, correct: np.ndarray, k: int) -> float:
-    """Probability that k picks guided by ``ranking`` include a correct candidate (CodeT's rule).
+# the rules of ranked pass@k, by name (the option ``pass_at_k_rule`` chooses one; the module's docstring says why)
+PASS_AT_K_RULES: dict[str, str] = {
+    "ranked": "k picks in rank order without replacement (the top group first, then the next): pass@n is the oracle",
+    "codet": "CodeT's published rule: one pick per top group, picks inside a group with replacement (reproduces "
+             "CodeT's and SRank's pass@2 and pass@10)",
+}
+DEFAULT_PASS_AT_K_RULE = "ranked"
 
-    ``correct`` is a bool per candidate. With no ranked group, the unbiased random pass@k over
-    ``pick_pool`` (the trial filter's survivors, else every candidate).
-    """
+
+def ranked_pass_at_k(ranking: Ranking, correct: np.ndarray, k: int, rule: str = DEFAULT_PASS_AT_K_RULE) -> float:
+    """Probability that k picks guided by ``ranking`` include a correct candidate, under ``rule`` (a name in
+    ``PASS_AT_K_RULES``). ``correct`` is a bool per candidate. At k = 1 every rule gives the same value, so a
+    pass@1 need not name one."""
     correct = np.asarray(correct, dtype=bool)
+    if check_rule(rule) == "ranked":
+        return _in_rank_order(ranking, correct, k)
+    return _codet_rule(ranking, correct, k)
+
+
+def recorded_rule(config: Mapping[str, Any]) -> str:
+    """The rule a run's pass@k table used: its config's ``pass_at_k_rule``; a run recorded before the rule was a
+    setting used CodeT's."""
+    return str(config.get("pass_at_k_rule") or "codet")
+
+
+def check_rule(rule: str) -> str:
+    """``rule`` if it names a rule of ``PASS_AT_K_RULES``, else ValueError saying which there are."""
+    if rule not in PASS_AT_K_RULES:
+        raise ValueError(f"pass@k rule {rule!r}: choose {' or '.join(PASS_AT_K_RULES)}")
+    return rule
+
+
+def pick_order(ranking: Ranking, n_candidates: int) -> Iterator[list[int]]:
+    """The groups k picks take in turn under the ``ranked`` rule: the merged groups best first (a ranking with
+    none: ``pick_pool``), then every other candidate as one last group. Lazy: pass@1 reads the top group alone."""
+    groups = merged_groups(ranking)
+    placed: set[int] = set()
+    for tier in ([list(g.candidates) for g in groups] if groups else [pick_pool(ranking, n_candidates)]):
+        if tier:
+            yield tier
+        placed.update(int(c) for c in tier)
+    rest = [c for c in range(int(n_candidates)) if c not in placed]
+    if rest:
+        yield rest
+
+
+def _in_rank_order(ranking: Ranking, correct: np.ndarray, k: int) -> float:
+    """The ``ranked`` rule: groups used up in ``pick_order``; the group where the k-th pick falls is drawn without
+    replacement (the chance that r draws from n with c correct all miss: Π_{i<r} (n−c−i)/(n−i))."""
+    miss, left = 1.0, int(k)
+    for tier in pick_order(ranking, len(correct)) if left > 0 else ():
+        n, c = len(tier), int(correct[tier].sum())
+        draws = min(left, n)
+        for i in range(draws):
+            miss *= (n - c - i) / (n - i)
+        left -= draws
+        if left == 0 or miss == 0.0:
+            break
+    return 1.0 - miss
+
+
+def _codet_rule(ranking: Ranking, correct: np.ndarray, k: int) -> float:
+    """The ``codet`` rule (the module's docstring): one pick per top merged group, round-robin from the top when
+    there are fewer groups than k, a group picked m times missing with ((n−c)/n)^m."""
     groups = merged_groups(ranking)
     if not groups:  # no ranked group: a uniform draw from the pick pool
         pool = pick_pool(ranking, len(correct))
@@ -107,12 +178,21 @@ def aggregate_percent(values: Iterable[float]) -> float:
     return round(100.0 * sum(vals) / len(vals), 2)
 
 
-def needed_candidates(ranking: Ranking, k_max: int, n_candidates: Optional[int] = None) -> list[int]:
-    """Candidates whose correctness ranked_pass_at_k needs for every k ≤ k_max (sorted).
+def needed_candidates(ranking: Ranking, k_max: int, n_candidates: Optional[int] = None,
+                      rule: str = DEFAULT_PASS_AT_K_RULE) -> list[int]:
+    """Candidates whose correctness ``ranked_pass_at_k`` needs under ``rule`` for every k ≤ k_max (sorted).
 
-    These are the members of the top k_max merged groups; a ranking with no group needs its ``pick_pool``
-    (none if ``n_candidates`` is not given and there is no fallback pool).
+    ``ranked``: the groups of ``pick_order`` until they hold k_max candidates. ``codet``: the members of the top
+    k_max merged groups, or with no group the ``pick_pool``. Without ``n_candidates`` a ranking with no group and
+    no fallback pool needs none, and ``ranked`` looks no further than the ranked groups.
     """
+    if check_rule(rule) == "ranked":
+        needed: list[int] = []
+        for tier in pick_order(ranking, n_candidates or 0):
+            if len(needed) >= k_max:
+                break
+            needed += tier
+        return sorted(needed)
     groups = merged_groups(ranking)
     if not groups:
         return pick_pool(ranking, n_candidates or 0)

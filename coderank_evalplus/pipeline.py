@@ -75,6 +75,7 @@ class RerankConfig:
     limit: Optional[int] = None  # the dataset's first N problems (None or 0: all); see problems.select_problems
     mutate: Optional[int] = None  # test source examples+mutate:N: N inputs grown from the examples (None: off)
     strict: bool = False  # a pass the judge lists as suspicious (its own == decided) counts as a failure
+    pass_at_k_rule: str = metrics.DEFAULT_PASS_AT_K_RULE  # how k picks follow a ranking (metrics.PASS_AT_K_RULES)
 
 
 def all_methods(methods: Sequence[str]) -> list[str]:
@@ -427,7 +428,8 @@ def _judge_needed(works: Sequence[ProblemWork], executions: Mapping[str, Executi
         if need_all:
             idx = list(range(n))
         else:
-            idx = sorted({c for r in outcomes[tid].rankings.values() for c in metrics.needed_candidates(r, k_max, n)})
+            idx = sorted({c for r in outcomes[tid].rankings.values()
+                          for c in metrics.needed_candidates(r, k_max, n, cfg.pass_at_k_rule)})
         if prejudged is not None and tid in prejudged:
             outcomes[tid].verdicts = {c: prejudged[tid][c] for c in idx}
             continue
@@ -457,19 +459,21 @@ def correct_array(out: ProblemOutcome, split: str) -> np.ndarray:
     return arr
 
 
-def problem_pass_at_k(out: ProblemOutcome, method: str, correct: np.ndarray, k: int) -> float:
-    """One problem's pass@k under ``method`` (``random``, ``oracle`` or a ranker's ranking), given which of its
-    candidates are correct: the per-problem value the metrics table averages."""
+def problem_pass_at_k(out: ProblemOutcome, method: str, correct: np.ndarray, k: int,
+                      rule: str = metrics.DEFAULT_PASS_AT_K_RULE) -> float:
+    """One problem's pass@k under ``method`` (``random``, ``oracle`` or a ranker's ranking, its k picks taken by
+    ``rule``), given which of its candidates are correct: the per-problem value the metrics table averages."""
     if method == "random":
         return metrics.pass_at_k(out.n_candidates, int(correct.sum()), k)
     if method == "oracle":
         return metrics.oracle_pass(correct)
-    return metrics.ranked_pass_at_k(out.rankings[method], correct, k)
+    return metrics.ranked_pass_at_k(out.rankings[method], correct, k, rule)
 
 
-def problem_scores(outcomes: Mapping[str, ProblemOutcome], method: str, k: int, split: str) -> list[float]:
-    """Per problem (in ``outcomes``' order), the probability that ``method``'s k picks pass ``split``."""
-    return [problem_pass_at_k(out, method, correct_array(out, split), k) for out in outcomes.values()]
+def problem_scores(outcomes: Mapping[str, ProblemOutcome], method: str, k: int, split: str,
+                   rule: str = metrics.DEFAULT_PASS_AT_K_RULE) -> list[float]:
+    """Per problem (in ``outcomes``' order), the probability that ``method``'s k picks (by ``rule``) pass ``split``."""
+    return [problem_pass_at_k(out, method, correct_array(out, split), k, rule) for out in outcomes.values()]
 
 
 def _metrics_table(outcomes: Mapping[str, ProblemOutcome], methods: Sequence[str], cfg: RerankConfig,
@@ -484,7 +488,8 @@ def _metrics_table(outcomes: Mapping[str, ProblemOutcome], methods: Sequence[str
         for split in splits:
             per_k: dict[str, float] = {}
             for k in ks:
-                vals = [problem_pass_at_k(out, m, correct_of[split][tid], k) for tid, out in outcomes.items()]
+                vals = [problem_pass_at_k(out, m, correct_of[split][tid], k, cfg.pass_at_k_rule)
+                        for tid, out in outcomes.items()]
                 per_k[f"pass@{k}"] = metrics.aggregate_percent(vals)
             table[m][split] = per_k
         if not with_plus:

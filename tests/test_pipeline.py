@@ -1,6 +1,7 @@
 """``rerank`` end to end on a small synthetic problem: verdicts judged once, the timing block."""
 
 import json
+from dataclasses import replace
 
 from coderank_evalplus.engine.execution import ResultCache
 from coderank_evalplus.pipeline import RerankConfig, rank_and_judge
@@ -61,3 +62,55 @@ def test_timing_block_accounts_for_the_run(tmp_path):
     again = rank_and_judge("humaneval", {"T/0": PROB}, SOLUTIONS, TESTS, CFG, ResultCache(tmp_path / "c.sqlite")).timing
     assert again["cached_items"] == t["items"] and again["executed_items"] == 0
     assert (again["judged_samples"], again["judged_programs"], again["judge_cached"]) == (4, 2, 2)
+
+
+# three problems of 4 candidates: look-alikes that agree with the right one on every generated test (add), none
+# right (neg), two right (sq); the prompt's example is a trial test, so filter+… and recommended rank too
+def _problem(tid, entry, body, example, base, plus):
+    return Problem(task_id=tid, dataset="humaneval", prompt=f"def {entry}(a, b):\n" if entry == "add" else
+                   f"def {entry}(x):\n", entry_point=entry, canonical_solution=body, base_input=base,
+                   plus_input=plus, trial_tests=(f"assert {example}",), dataset_hash="synthetic-hash")
+
+
+LOOKALIKES = {
+    "T/add": _problem("T/add", "add", "    return a + b\n", "add(2, 3) == 5", [[1, 2], [0, 0], [5, 5]], [[2, 3]]),
+    "T/neg": _problem("T/neg", "neg", "    return -x\n", "neg(3) == -3", [[3], [-1]], [[0]]),
+    "T/sq": _problem("T/sq", "sq", "    return x * x\n", "sq(3) == 9", [[3], [-2]], [[2]]),
+}
+LOOKALIKE_SOLUTIONS = {
+    "T/add": [f"def add(a, b):\n    return {e}\n" for e in ("a | b", "a ^ b", "a + b", "a - b")],
+    "T/neg": [f"def neg(x):\n    return {e}\n" for e in ("x", "x + 1", "0", "x")],
+    "T/sq": [f"def sq(x):\n    return {e}\n" for e in ("x + x", "x ** 2", "abs(x) * 2", "x * x")],
+}
+LOOKALIKE_TESTS = {"T/add": ["add(1, 2) == 3", "add(0, 0) == 0"], "T/neg": ["neg(0) == 0"],
+                   "T/sq": ["sq(2) == 4", "sq(0) == 0"]}
+
+
+def test_pass_at_n_is_the_oracle_for_every_ranked_method(tmp_path):
+    """k picks of 4 candidates in rank order: pass@4 is the oracle, pass@k grows with k and never passes it, for
+    every registered ranker (those that need a model's log-probabilities aside), filtered, and after the selection
+    step; pass@1 is the same under CodeT's rule, which misses at k = n where it draws a group twice."""
+    from coderank_evalplus.rankers.registry import is_log_score, list_rankers
+
+    methods = [m for m in list_rankers() if not is_log_score(m)] + ["filter+codet", "filter+srank",
+                                                                    "recommended+select"]
+    cache = ResultCache(tmp_path / "c.sqlite")
+    cfg = RerankConfig(methods=methods, ks=[1, 2, 3, 4], workers=2, progress=False)  # the default rule
+    ranked = rank_and_judge("humaneval", LOOKALIKES, LOOKALIKE_SOLUTIONS, LOOKALIKE_TESTS, cfg, cache)
+    for split in ("base", "plus"):
+        oracle = ranked.methods["oracle"][split]["pass@4"]
+        assert oracle == 66.67  # two of the three problems have a right candidate
+        for m in methods:
+            row = [ranked.methods[m][split][f"pass@{k}"] for k in (1, 2, 3, 4)]
+            assert row[3] == oracle, (m, split, row)
+            assert row == sorted(row) and max(row) <= oracle, (m, split, row)
+    assert ranked.config["pass_at_k_rule"] == "ranked"
+    codet = rank_and_judge("humaneval", LOOKALIKES, LOOKALIKE_SOLUTIONS, LOOKALIKE_TESTS,
+                           replace(cfg, pass_at_k_rule="codet"), cache)
+    assert codet.config["pass_at_k_rule"] == "codet"
+    for split in ("base", "plus"):
+        for m in methods:
+            assert ranked.methods[m][split]["pass@1"] == codet.methods[m][split]["pass@1"], (m, split)
+    # CodeT's rule, with replacement inside a group: the look-alikes' group of three drawn twice misses 4/9 of the
+    # time, so its pass@4 stays under the oracle
+    assert codet.methods["codet"]["base"]["pass@4"] < ranked.methods["oracle"]["base"]["pass@4"]

@@ -37,7 +37,7 @@ def stage_config(options: RerankOptions, mutate: Optional[int] = None):
     """The pipeline's settings (``pipeline.RerankConfig``) that ``options`` describe."""
     from coderank_evalplus.pipeline import RerankConfig
 
-    return RerankConfig(methods=list(options.methods), ks=list(options.k),
+    return RerankConfig(methods=list(options.methods), ks=list(options.k), pass_at_k_rule=options.pass_at_k_rule,
                         tests_per_sample=options.tests_per_sample or None, time_limit=options.time_limit,
                         workers=options.workers, plus=not options.base_only, seed=options.seed,
                         min_time_limit=options.min_time_limit, gt_time_limit_factor=options.gt_time_limit_factor,

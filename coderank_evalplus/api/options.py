@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Sequence
 
+from coderank_evalplus.metrics import DEFAULT_PASS_AT_K_RULE, PASS_AT_K_RULES
 from coderank_evalplus.rankers.registry import DEFAULT_METHODS
 from coderank_evalplus.types import CoderankError
 
@@ -228,15 +229,15 @@ class Option:
 # (integrations/lm_eval.py), and the Python API's keywords (api.rerank, api.pick / Picker)
 SUITE_KEYS = frozenset({"dataset", "data_dir", "solutions", "tests", "limit", "task_ids", "raw_field",
                         "drop_extra_problems", "methods", "tests_per_sample", "time_limit", "seed", "base_only",
-                        "strict", "tests_label", "compare_to", "resamples", "draws"})
+                        "strict", "tests_label", "compare_to", "resamples", "draws", "pass_at_k_rule"})
 LM_EVAL_KEYS = frozenset({"n_samples", "n_test_samples", "tests_per_sample", "time_limit", "workers", "data_dir",
                           "cache_dir", "progress", "min_time_limit", "gt_time_limit_factor"})
 PICK_KEYWORDS = frozenset({"entry_point", "tests", "method", "seed", "time_limit", "workers"})
 API_KEYS = frozenset({"solutions", "tests", "dataset", "data_dir", "limit", "task_ids", "raw_field",
-                      "drop_extra_problems", "eval_results", "methods", "k", "tests_per_sample", "time_limit",
-                      "seed", "base_only", "strict", "min_time_limit", "gt_time_limit_factor", "workers", "executor",
-                      "ray_address", "cache_dir", "progress", "output", "overwrite", "model", "tests_label",
-                      "select_model", "select_backend", "select_base_url", "select_max_tokens"}
+                      "drop_extra_problems", "eval_results", "methods", "k", "pass_at_k_rule", "tests_per_sample",
+                      "time_limit", "seed", "base_only", "strict", "min_time_limit", "gt_time_limit_factor",
+                      "workers", "executor", "ray_address", "cache_dir", "progress", "output", "overwrite", "model",
+                      "tests_label", "select_model", "select_backend", "select_base_url", "select_max_tokens"}
                      | PICK_KEYWORDS)
 RERANK = ("rerank", "run")
 # the leaderboard takes these from its suite file, and the table's default where the file has none
@@ -291,6 +292,12 @@ OPTIONS: tuple[Option, ...] = (
            {"evalplus": "--rerank", "lm_eval": "(the task: humaneval_srank …)"}, defaults=SUITE_DECIDES),
     Option("k", KS, (1, 10, 100), "the k's of pass@k, each reported only when every problem has at least k "
            "candidates (evalplus's rule)", RERANK, {"evalplus": "--k", "lm_eval": "(pass@1)"}),
+    Option("pass_at_k_rule", Kind(" or ".join(PASS_AT_K_RULES), _choice(*PASS_AT_K_RULES)), DEFAULT_PASS_AT_K_RULE,
+           "how pass@k's k picks follow a ranking: ranked, k picks in rank order without replacement (the top "
+           "group first, drawn at random inside, then the next: pass@n is the oracle); codet, CodeT's published "
+           "rule (one pick per top group, with replacement inside a group), to reproduce CodeT's and SRank's "
+           "pass@2 and pass@10. pass@1 is the same under both (docs/usage.md works an example)", RERANK,
+           {"evalplus": "--pass_at_k_rule", "lm_eval": "(pass@1: the same under both)"}),
     Option("tests_per_sample", COUNT, 5, "asserts kept per test sample (CodeT: 5; 0: all)", RERANK,
            {"evalplus": "--tests_per_sample"}),
     Option("time_limit", POSITIVE, 0.1, "CPU seconds per generated test (CodeT: 0.1)", RERANK + ("pick",),
@@ -479,6 +486,7 @@ class RerankOptions:
     eval_results: Optional[str] = default("eval_results")
     methods: Sequence[str] = default("methods")
     k: Sequence[int] = default("k")
+    pass_at_k_rule: str = default("pass_at_k_rule")
     tests_per_sample: int = default("tests_per_sample")
     time_limit: float = default("time_limit")
     seed: int = default("seed")

@@ -47,6 +47,13 @@ class RerankOutput:
         return [int(key.split("@")[1]) for key in base]
 
     @property
+    def pass_at_k_rule(self) -> str:
+        """How the run's pass@k takes its k picks (``metrics.PASS_AT_K_RULES``; docs/usage.md)."""
+        from coderank_evalplus.metrics import recorded_rule
+
+        return recorded_rule(self.result.config)
+
+    @property
     def timing(self) -> dict:
         """Wall seconds per phase (load, execute, rank, judge, metrics, total) and the work counts."""
         return dict(self.result.timing)
@@ -94,11 +101,12 @@ class RerankOutput:
         return round(lo, 2), round(hi, 2)
 
     def scores(self, method: str = "recommended", k: int = 1, split: str = "base") -> np.ndarray:
-        """Per problem (in ``task_ids`` order), the probability that ``method``'s k picks pass ``split``."""
+        """Per problem (in ``task_ids`` order), the probability that ``method``'s k picks pass ``split`` (the picks
+        taken by the run's ``pass_at_k_rule``, as in its table)."""
         from coderank_evalplus.pipeline import problem_scores
 
         self._check(method, k, split)
-        return np.asarray(problem_scores(self.result.outcomes, method, k, split), dtype=float)
+        return np.asarray(problem_scores(self.result.outcomes, method, k, split, self.pass_at_k_rule), dtype=float)
 
     def uses_prompt_examples(self, method: str = "recommended") -> bool:
         """Whether ``method``'s numbers used the prompt's examples (not CodeT's published setting)."""

@@ -253,7 +253,8 @@ def run_command(args: argparse.Namespace) -> int:
         print()
         print(markdown_table(b["methods"], f"after self-debug ({b['mode']}, up to {b['rounds']} round(s)): "
                                            f"{b['candidates_debugged']} candidates debugged, "
-                                           f"{b['now_pass_trial_tests']} now pass their trial tests"))
+                                           f"{b['now_pass_trial_tests']} now pass their trial tests",
+                             options.pass_at_k_rule))
     print(f"\nwrote {path}, samples.jsonl, tests_raw.jsonl, tests_extracted.jsonl, verdicts.jsonl"
           + (f", self_debug_{settings.mode}.jsonl, samples_{settings.mode}.jsonl" if settings else "")
           + f" in {output}")

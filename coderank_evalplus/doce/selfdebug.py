@@ -339,9 +339,9 @@ def pool_features(features: Optional[Mapping[str, Mapping[str, Sequence[float]]]
 
 
 def sd1_table(before, pool_result, debugged: Mapping[tuple[str, int], Debugged], methods: Sequence[str], ks,
-              with_plus: bool) -> dict[str, dict[str, Any]]:
-    """Each method's pass@k after SD-1: its original ranking, its top candidates replaced by their debugged
-    versions (judged in ``pool_result``)."""
+              with_plus: bool, rule: str = metrics.DEFAULT_PASS_AT_K_RULE) -> dict[str, dict[str, Any]]:
+    """Each method's pass@k after SD-1 (k picks taken by ``rule``, ``metrics.PASS_AT_K_RULES``): its original
+    ranking, its top candidates replaced by their debugged versions (judged in ``pool_result``)."""
     from coderank_evalplus.pipeline import correct_array
 
     splits = ("base", "plus") if with_plus else ("base",)
@@ -360,7 +360,7 @@ def sd1_table(before, pool_result, debugged: Mapping[tuple[str, int], Debugged],
                         if (tid, c) in debugged:
                             v = after[c]
                             correct[c] = bool(v.base if split == "base" else v.plus)
-                    vals.append(metrics.ranked_pass_at_k(ranking, correct, k))
+                    vals.append(metrics.ranked_pass_at_k(ranking, correct, k, rule))
                 per_k[f"pass@{k}"] = metrics.aggregate_percent(vals)
             table[m][split] = per_k
         if not with_plus:
@@ -410,7 +410,7 @@ def run_self_debug(dataset: str, problems: Mapping[str, Problem], solutions: Map
     if mode == "sd1":
         with_plus = any(v.get("plus") for v in before.methods.values())
         ks = metrics.reportable_ks(cfg.ks, (o.n_candidates for o in before.outcomes.values()))
-        rows = sd1_table(before, after, debugged, methods, ks, with_plus)
+        rows = sd1_table(before, after, debugged, methods, ks, with_plus, cfg.pass_at_k_rule)
         table = {"random": table["random"], **rows, "oracle": table["oracle"]}
     # the rewrites were driven by the prompt's examples (trial-test feedback): every pick after them used them
     table = {m: {**per, "uses_prompt_examples": True} for m, per in table.items()}

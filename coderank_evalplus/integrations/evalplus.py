@@ -547,7 +547,8 @@ def rerank_options(params: dict, ours: dict, methods: list[str], samples: Option
     tests = ours.get("tests")
     return RerankOptions(
         solutions=samples, tests=list(tests) if isinstance(tests, (list, tuple)) else tests, dataset=params["dataset"],
-        methods=methods, k=ours["k"], tests_per_sample=ours["tests_per_sample"], time_limit=ours["time_limit"],
+        methods=methods, k=ours["k"], pass_at_k_rule=ours["pass_at_k_rule"],
+        tests_per_sample=ours["tests_per_sample"], time_limit=ours["time_limit"],
         seed=ours["seed"], workers=params.get("parallel"), base_only=bool(params.get("base_only", False)),
         strict=ours["strict"],
         min_time_limit=params["min_time_limit"], gt_time_limit_factor=params["gt_time_limit_factor"],

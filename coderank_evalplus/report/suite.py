@@ -16,6 +16,7 @@ drop_extra_problems = false         # optional (also top level): drop samples of
 raw_field = "raw"                   # optional: the records' field holding a chat model's raw reply (as
                                     # `rerank --raw-field`: read as evalplus.sanitize would)
 # strict = true                     # optional, top level: a pass only the candidate's own == decided fails
+# pass_at_k_rule = "codet"          # optional, top level: the folders' pass@k rule (default "ranked"; docs/usage.md)
 # tests may also be "examples+mutate" (or "examples+mutate:N": inputs grown from the prompt's examples, no model;
 # an entry without tests gets "examples+mutate")
 # or a list combining a pool file with it: tests = ["tests.jsonl", "examples+mutate"]
@@ -47,7 +48,7 @@ from coderank_evalplus.testgen.mutate import SOURCE, no_pool_note
 from coderank_evalplus.types import CoderankError
 
 _TOP_KEYS = {"methods", "compare_to", "limit", "task_ids", "data_dir", "time_limit", "tests_per_sample", "resamples",
-             "seed", "draws", "entry", "base_only", "drop_extra_problems", "strict"}
+             "seed", "draws", "entry", "base_only", "drop_extra_problems", "strict", "pass_at_k_rule"}
 _ENTRY_KEYS = {"name", "dataset", "solutions", "tests", "tests_label", "results", "limit", "task_ids", "time_limit",
                "tests_per_sample", "data_dir", "pool", "drop_extra_problems", "raw_field"}
 _RENAMED = {"n_resamples": "resamples"}  # keys of suites written before 0.2.0
@@ -105,6 +106,7 @@ class Suite:
     draws: int = _default("draws")
     base_only: bool = _default("base_only")
     strict: bool = _default("strict")  # the judge's suspicious passes (the candidate's own == decided) fail
+    pass_at_k_rule: str = _default("pass_at_k_rule")  # how the folders' pass@k tables take k picks (metrics.py)
 
 
 def _load_toml(path: Path) -> dict:
@@ -186,6 +188,9 @@ def load_suite(path: str | Path) -> Suite:
         suite.base_only = _typed(str(path), "base_only", data["base_only"], bool)
     if "strict" in data:
         suite.strict = _typed(str(path), "strict", data["strict"], bool)
+    if "pass_at_k_rule" in data:
+        suite.pass_at_k_rule = _opt(str(path), "pass_at_k_rule", _typed(str(path), "pass_at_k_rule",
+                                                                        data["pass_at_k_rule"], str))
     entries = data.get("entry")
     if not isinstance(entries, list) or not entries:
         raise SuiteError(f"{path}: no [[entry]] tables (each needs name, dataset, solutions and tests, or results)")
@@ -309,7 +314,8 @@ def _file_digest(path: Path) -> str:
     return h.hexdigest()
 
 
-def fingerprint(e: SuiteEntry, methods: list[str], base_only: bool, strict: bool = False) -> str:
+def fingerprint(e: SuiteEntry, methods: list[str], base_only: bool, strict: bool = False,
+                pass_at_k_rule: str = _option_default("pass_at_k_rule")) -> str:
     """What determines an entry's results folder: its input files' contents and the settings."""
     from coderank_evalplus.io.results_folder import LAYOUT
 
@@ -324,6 +330,10 @@ def fingerprint(e: SuiteEntry, methods: list[str], base_only: bool, strict: bool
         parts["drop_extra_problems"] = True
     if strict:
         parts["strict"] = True
+    # only when not the default: the folders written before the key stay valid (the leaderboard reads pass@1, the
+    # same under every rule; a folder's own table records the rule it used)
+    if pass_at_k_rule != _option_default("pass_at_k_rule"):
+        parts["pass_at_k_rule"] = pass_at_k_rule
     if e.raw_field:
         parts["raw_field"] = e.raw_field
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:32]
@@ -351,7 +361,7 @@ def ensure_results(suite: Suite, output: Path, cache_dir: Optional[Path], worker
                 out.append((e, e.results, {"reused": True, "seconds": 0.0}))
                 continue
             folder = run_folder(output, e)
-            fp = fingerprint(e, suite.methods, suite.base_only, suite.strict)
+            fp = fingerprint(e, suite.methods, suite.base_only, suite.strict, suite.pass_at_k_rule)
             try:
                 summary = read_summary(folder)
                 if summary.get("fingerprint") == fp:
@@ -394,5 +404,6 @@ def rerank_entry(e: SuiteEntry, suite: Suite, cache, workers: Optional[int], pro
                             raw_field=e.raw_field, drop_extra_problems=e.drop_extra_problems,
                             methods=list(suite.methods), tests_per_sample=e.tests_per_sample or 0,
                             time_limit=e.time_limit, workers=workers, base_only=suite.base_only, strict=suite.strict,
-                            progress=progress, model=e.name, tests_label=e.tests_label or None)
+                            progress=progress, model=e.name, tests_label=e.tests_label or None,
+                            pass_at_k_rule=suite.pass_at_k_rule)
     return run_rerank(options, cache=cache, executor=executor, door="suite", write=False).result

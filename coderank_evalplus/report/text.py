@@ -34,9 +34,17 @@ def tests_cell(row: dict) -> str:
     return f"{label} {EXAMPLES_MARK}" if row.get("tests_from_examples") else label
 
 
-def markdown_table(methods: Mapping[str, Mapping[str, object]], title: str = "") -> str:
+def rule_line(rule: str) -> str:
+    """What a pass@k table says of its rule (``metrics.PASS_AT_K_RULES``)."""
+    from coderank_evalplus.metrics import PASS_AT_K_RULES
+
+    return f"pass@k rule: {rule} — {PASS_AT_K_RULES[rule]} (docs/usage.md)"
+
+
+def markdown_table(methods: Mapping[str, Mapping[str, object]], title: str = "", rule: Optional[str] = None) -> str:
     """One row per method; columns pass@k on base tests, then on plus tests where present; methods that use the
-    prompt's examples marked, with a note under the table."""
+    prompt's examples marked, with a note under the table; the pass@k ``rule`` (a name in ``metrics.PASS_AT_K_RULES``)
+    said under it when given."""
     splits = [s for s in ("base", "plus") if any(v.get(s) for v in methods.values())]
     ks: list[str] = []
     for v in methods.values():
@@ -54,6 +62,8 @@ def markdown_table(methods: Mapping[str, Mapping[str, object]], title: str = "")
                 val = _split_table(per_split, s).get(k)
                 cells.append("–" if val is None else f"{val:.2f}")
         lines.append("| " + " | ".join(cells) + " |")
+    if rule is not None:
+        lines += ["", rule_line(rule)]
     if any(v.get("uses_prompt_examples") for v in methods.values()):
         lines += ["", EXAMPLES_NOTE]
     return "\n".join(lines)
@@ -70,8 +80,11 @@ CONFIDENCE_LEGEND = ("ECE: expected calibration error of the confidence (0 is pe
 def result_lines(result, title: str) -> list[str]:
     """What a run prints: the pass@k table (with what "plus" means and how many problems it rests on), the
     confidence table with its legend, and the timing line."""
+    from coderank_evalplus.metrics import recorded_rule
+
     n = result.n_problems
-    lines = [markdown_table(result.methods, f"{title}: {n} problem{'s' if n != 1 else ''}, reranked pass@k (%)")]
+    lines = [markdown_table(result.methods, f"{title}: {n} problem{'s' if n != 1 else ''}, reranked pass@k (%)",
+                            recorded_rule(result.config))]
     plus = (result.extra.get("splits") or {}).get("plus")
     if plus:
         lines.append(f"{PLUS_NOTE} ({plus['problems_with_plus_tests']} of {plus['problems']} problems have plus "

@@ -161,3 +161,21 @@ def test_the_model_name_is_the_given_one_else_the_files_with_a_line_saying_so(do
     first, second = (r.getMessage() for r in caplog.records)
     assert first.startswith("the model's name: samples_limit3 (from the samples' file name; give ") and flag in first
     assert second.startswith("the model's name: unnamed (no samples file names it; give ")
+
+
+def test_taking_all_candidates_cannot_miss_the_right_one(bench, monkeypatch):
+    """4 candidates a problem, pass@4: the oracle for every method by default (k picks in rank order); CodeT's
+    rule, asked for by name through the API, is recorded with the run and keeps pass@1."""
+    monkeypatch.chdir(bench)
+    kw = dict(dataset="problems.jsonl", methods="recommended,codet,srank,mbr_exec", k=[1, 2, 4], workers=2,
+              progress=False, cache_dir="cache")
+    out = cr.rerank("samples.jsonl", **kw)
+    for m in out.methods:
+        assert out.pass_at(m, k=4) == out.pass_at("oracle", k=4), m
+        assert list(out.scores(m, k=4)) == list(out.scores("oracle", k=4)), m
+    assert out.result.config["pass_at_k_rule"] == out.pass_at_k_rule == "ranked"
+    codet = cr.rerank("samples.jsonl", pass_at_k_rule="codet", **kw)
+    assert codet.result.config["pass_at_k_rule"] == codet.pass_at_k_rule == "codet"
+    assert all(codet.pass_at(m) == out.pass_at(m) for m in out.methods)
+    with pytest.raises(cr.CoderankError, match="pass_at_k_rule: expected ranked or codet"):
+        cr.rerank("samples.jsonl", pass_at_k_rule="with-replacement", **kw)

@@ -29,7 +29,7 @@ COMMANDS = ("rerank", "run", "pick", "leaderboard", "budget", "likelihood")
 BAD = {"an integer ≥ 1": "-3", "an integer ≥ 0": "-2", "a number > 0": "-1", "a number ≥ 0": "-0.5",
        "a number in [0, 1]": "1.5", "a number in (0, 1]": "0", "an integer": "ten", "a non-empty text": " ",
        "local or ray": "cloud", "embedded, hf, vllm or openai": "gpt", "sd1 or multi": "sd3",
-       "an integer ≥ 1000": "10", "comma-separated integers ≥ 1 (e.g. 1,10,100)": "1,0"}
+       "an integer ≥ 1000": "10", "comma-separated integers ≥ 1 (e.g. 1,10,100)": "1,0", "ranked or codet": "unbiased"}
 
 
 def _subparsers() -> dict[str, argparse.ArgumentParser]:

@@ -7,7 +7,9 @@ import sys
 import numpy as np
 import pytest
 
-from coderank_evalplus.metrics import pass_at_k
+from coderank_evalplus.io.results_folder import load_folder
+from coderank_evalplus.metrics import oracle_pass, pass_at_k, ranked_pass_at_k
+from coderank_evalplus.report.scores import rank
 from tests.conftest import SHARED_DATA, needs_data
 
 TASKS = ["HumanEval/0", "HumanEval/4", "HumanEval/7"]
@@ -65,6 +67,43 @@ def test_rerank_writes_results_and_verdicts(small_inputs, tmp_path):
               "--methods", "codet,srank,mbr_exec,filter+codet", "--output", str(out), "--quiet")
     assert r2.returncode == 0
     assert json.loads((out / "rerank_results.json").read_text())["methods"] == res["methods"]
+
+
+@needs_data
+def test_pass_at_n_is_the_oracle_on_real_samples_and_the_table_says_its_rule(small_inputs, tmp_path):
+    """40 real samples a problem, k up to 40: taking them all cannot miss a right one (the default rule, k picks in
+    rank order); CodeT's rule, asked for by name, keeps pass@1 and is recorded and printed with the table."""
+    methods = "codet,srank,mbr_exec,filter+codet,recommended"
+
+    def rerank(*more):
+        out = tmp_path / ("default" if not more else more[-1])
+        r = _cli("rerank", "--dataset", "humaneval", "--data-dir", str(SHARED_DATA), "--solutions",
+                 str(small_inputs / "samples.jsonl"), "--tests", str(small_inputs / "tests.jsonl"), "--methods",
+                 methods, "--k", "1,2,10,40", "--output", str(out), "--quiet", "--workers", "2",
+                 "--cache-dir", str(tmp_path / "cache"), *more)
+        assert r.returncode == 0, r.stderr
+        return json.loads((out / "rerank_results.json").read_text()), r.stdout
+
+    ranked, stdout = rerank()
+    for split in ("base", "plus"):
+        oracle = ranked["methods"]["oracle"][split]["pass@40"]
+        for m in methods.split(","):
+            row = [ranked["methods"][m][split][f"pass@{k}"] for k in (1, 2, 10, 40)]
+            assert row[-1] == oracle and row == sorted(row), (m, split, row)
+    # exactly, problem by problem (a table rounds to two decimals): every ranking of the stored matrices
+    run = load_folder(tmp_path / "default")
+    for sp in run.problems:
+        for m in methods.split(","):
+            ranking = rank(sp, m, run.seed)
+            for split in ("base", "plus"):
+                correct = sp.correct(split)
+                assert ranked_pass_at_k(ranking, correct, len(correct)) == oracle_pass(correct), (m, split)
+    assert ranked["config"]["pass_at_k_rule"] == "ranked" and "pass@k rule: ranked — " in stdout
+    codet, stdout = rerank("--pass-at-k-rule", "codet")
+    assert codet["config"]["pass_at_k_rule"] == "codet" and "pass@k rule: codet — " in stdout
+    for split in ("base", "plus"):
+        for m in methods.split(","):
+            assert codet["methods"][m][split]["pass@1"] == ranked["methods"][m][split]["pass@1"], (m, split)
 
 
 def test_unknown_method_lists_the_available_ones(tmp_path):

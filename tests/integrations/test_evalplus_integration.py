@@ -568,3 +568,13 @@ def test_given_samples_are_named_by_model_with_and_without_limit(data, in_proces
     prov = json.loads((tmp_path / "all" / "samples_rerank_results.json").read_text())["provenance"]
     assert (prov["model"], prov["model_named_by"]) == ("samples", "file name")
     assert "the model's name: samples (from the samples' file name; give --model NAME to name it)" in caplog.text
+
+
+def test_the_pass_at_k_rule_reaches_the_rerank_options():
+    """``evalplus.evaluate --rerank … --pass_at_k_rule codet``: the option of that name, into the one path."""
+    from coderank_evalplus.integrations.evalplus import DEFAULTS, OPTIONS, rerank_options
+
+    params = {"dataset": "humaneval", "min_time_limit": 1.0, "gt_time_limit_factor": 4.0}
+    assert "pass_at_k_rule" in OPTIONS
+    assert rerank_options(params, {**DEFAULTS, "pass_at_k_rule": "codet"}, ["codet"]).pass_at_k_rule == "codet"
+    assert rerank_options(params, dict(DEFAULTS), ["codet"]).pass_at_k_rule == "ranked"
