@@ -7,8 +7,9 @@ import json
 
 import pytest
 
+from coderank_evalplus.engine.shapes import find_entry_point
 from coderank_evalplus.io.jsonl import SampleFileError
-from coderank_evalplus.io.problems import find_entry_point, load_problem_file, load_problems, problem_from_prompt
+from coderank_evalplus.io.problems import load_problem_file, load_problems, problem_from_prompt
 
 GOOD = {"task_id": "mine/0", "prompt": "def inc(x):\n    \"\"\">>> inc(1)\n    2\n    \"\"\"\n", "entry_point": "inc",
         "test": "assert inc(1) == 2\nassert inc(-1) == 0\n"}
@@ -42,7 +43,7 @@ def test_base_and_plus_inputs_with_a_reference_solution(tmp_path):
     ({k: v for k, v in GOOD.items() if k != "entry_point"}, ":1: field 'entry_point': missing"),
     ({k: v for k, v in GOOD.items() if k != "test"}, ":1: field 'test': missing"),
     (dict(GOOD, prompt=3), ":1: field 'prompt': expected a non-empty string, got int"),
-    (dict(GOOD, entry_point="not a name"), ":1: field 'entry_point': 'not a name' is not a Python name"),
+    (dict(GOOD, entry_point="not a name"), ":1: field 'entry_point': entry point 'not a name' is not a Python name"),
     (dict(GOOD, test="assert (("), ":1: field 'test': does not compile"),
     (dict(GOOD, tests="x"), ":1: field 'tests': unknown"),
     (dict(GOOD, base_input=[1, 2], canonical_solution="    return x\n"), ":1: field 'base_input': expected a list"),
