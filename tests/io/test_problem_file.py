@@ -183,3 +183,21 @@ def test_a_record_that_fits_no_shape_is_one_line_naming_line_and_field(tmp_path,
     with pytest.raises(SampleFileError) as info:
         load_problem_file(path)
     assert message in str(info.value) and str(path) in str(info.value) and "\n" not in str(info.value)
+
+
+def test_the_documented_example_of_each_shape_loads(tmp_path):
+    """docs/usage.md's example (one problem of each shape) is a file ``--dataset`` reads, shapes as it says."""
+    import re
+
+    from coderank_evalplus.types import FUNCTION, METHOD, STDIN
+
+    doc = (REPO / "docs" / "usage.md").read_text()
+    section = doc[doc.index("### Your own benchmark"):doc.index("## Other benchmarks")]
+    text = re.search(r"```json\n(.*?)```", section, re.S).group(1)
+    decoder, records, at = json.JSONDecoder(), [], 0
+    while text[at:].strip():
+        rec, at = decoder.raw_decode(text, at + len(text[at:]) - len(text[at:].lstrip()))
+        records.append(rec)
+    probs = load_problem_file(_write(tmp_path / "doc.jsonl", *records))
+    assert [p.shape for p in probs.values()] == [FUNCTION, METHOD, STDIN]
+    assert all(p.trial_tests for p in probs.values())
