@@ -15,7 +15,6 @@ it is judged), so one that uses ``List`` without importing it passes where Human
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import sys
@@ -54,16 +53,11 @@ def harness_verdict(program: str, test: str) -> bool:
 
 
 def main() -> None:
-    from lcb_parity import lcb_verdicts, our_verdicts
+    from lcb_parity import lcb_verdicts, our_verdicts, parity_arguments
 
     from coderank_evalplus.io.problems import load_problems
 
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--lcb", required=True, type=Path, help="a checkout of LiveCodeBench/LiveCodeBench")
-    ap.add_argument("--problems", type=Path, default=REPO / "tests/data/shapes/problems.jsonl")
-    ap.add_argument("--samples", type=Path, default=REPO / "tests/data/shapes/samples.jsonl")
-    ap.add_argument("--workers", type=int, default=2)
-    args = ap.parse_args()
+    args = parity_arguments(__doc__, "tests/data/shapes").parse_args()
     records = [json.loads(line) for line in args.problems.read_text().splitlines() if line.strip()]
     samples = [json.loads(line) for line in args.samples.read_text().splitlines() if line.strip()]
     problems = load_problems(str(args.problems))
