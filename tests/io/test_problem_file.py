@@ -119,6 +119,7 @@ SHAPES = REPO / "tests" / "data" / "shapes" / "problems.jsonl"
 
 
 def test_every_shape_in_one_file_beside_a_livecodebench_record():
+    from coderank_evalplus.testgen import prompts
     from coderank_evalplus.types import FUNCTION, METHOD, STDIN, IOTest
 
     probs = load_problems(str(SHAPES))
@@ -132,6 +133,7 @@ def test_every_shape_in_one_file_beside_a_livecodebench_record():
     assert two_sum.original_test.startswith("assert Solution().twoSum([3, 3], 6) == [0, 1]")
     assert (profit.shape, profit.callee, profit.public_tests, len(profit.io_tests)) == (
         METHOD, "Solution().maxProfit", 2, 5)
+    assert prompts.test_generation_prompt(profit).startswith("class Solution:")  # its statement is the docstring
     assert profit.trial_tests == ("assert Solution().maxProfit([7, 1, 5, 3, 6, 4]) == 5",
                                   "assert Solution().maxProfit([7, 6, 4, 3, 1]) == 0")
     assert (product.shape, product.callee, product.public_tests, product.time_limit) == (STDIN, "run_stdin", 2, 6)
