@@ -362,8 +362,8 @@ def _problem_of(prompt: "str | Problem | dict", entry_point: Optional[str], name
     if isinstance(prompt, Problem):
         return prompt
     if isinstance(prompt, dict):
-        where = f"record {prompt.get('question_id', prompt.get('task_id'))!r}"
-        return problem_of_record(prompt, where)
+        ident = prompt.get("question_id", prompt.get("task_id"))
+        return problem_of_record(prompt, "pick's record" + (f" {ident!r}" if ident is not None else ""))
     return problem_from_prompt(prompt, entry_point, name)
 
 
