@@ -40,6 +40,7 @@ DATASET = "livecodebench"
 HUB_NAME = "livecodebench/code_generation_lite"
 FIELDS = ("question_title", "question_content", "platform", "question_id", "contest_id", "contest_date",
           "starter_code", "difficulty", "public_test_cases", "private_test_cases", "metadata")
+RECORD_KEYS = frozenset({"question_id", "public_test_cases", "private_test_cases"})  # the fields that make a record
 PLATFORMS = ("leetcode", "codeforces", "atcoder")
 DIFFICULTIES = ("easy", "medium", "hard")
 MAX_TESTS_BYTES = 1 << 30  # a compressed private-test field may expand to this much text, no more
@@ -80,7 +81,7 @@ def encode_private(tests_json: str) -> str:
 
 def is_record(rec: Any) -> bool:
     """Whether a JSON object is a LiveCodeBench problem record (it has the fields that make one)."""
-    return isinstance(rec, dict) and {"question_id", "public_test_cases", "private_test_cases"} <= set(rec)
+    return isinstance(rec, dict) and RECORD_KEYS <= set(rec)
 
 
 def _tests(value: Any, name: str, where: str) -> list[dict]:
@@ -106,8 +107,8 @@ def _tests(value: Any, name: str, where: str) -> list[dict]:
 def make_problem(rec: dict, where: str, dataset_hash: str = "") -> Problem:
     """One record as a Problem (SampleFileError naming the line and the field when it is malformed)."""
     if not is_record(rec):
-        missing = sorted({"question_id", "public_test_cases", "private_test_cases"} - set(rec))
-        raise SampleFileError(f"{where}: not a LiveCodeBench record (missing {', '.join(missing)})")
+        missing = ", ".join(sorted(RECORD_KEYS - set(rec)))
+        raise SampleFileError(f"{where}: not a LiveCodeBench record (missing {missing})")
     for name in ("question_id", "platform", "contest_date"):
         if not isinstance(rec.get(name), str) or not rec[name].strip():
             raise SampleFileError(f"{where}: field '{name}': expected a non-empty string")

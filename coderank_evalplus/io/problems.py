@@ -343,7 +343,7 @@ def problem_of_record(rec: dict, where: str, dataset_hash: str = "") -> Problem:
         return livecodebench.make_problem(rec, where, dataset_hash)
     theirs = sorted(set(map(str, rec)) & set(livecodebench.FIELDS))
     if theirs:  # LiveCodeBench's fields, not all that make one of its records
-        missing = sorted({"question_id", "public_test_cases", "private_test_cases"} - set(rec))
+        missing = sorted(livecodebench.RECORD_KEYS - set(rec))
         raise SampleFileError(f"{where}: field '{theirs[0]}': a LiveCodeBench field, but the record is not one of "
                               f"LiveCodeBench's (missing {', '.join(missing)}) nor one of your own "
                               f"({', '.join(problem_fields.FIELDS)})")
