@@ -52,3 +52,49 @@ def test_run_on_your_own_problem_file(tmp_path, monkeypatch):
     res = json.loads((folder / "rerank_results.json").read_text())
     assert res["methods"]["recommended"]["base"]["pass@1"] == 100.0
     assert res["methods"]["random"]["base"]["pass@1"] == 50.0
+
+
+class StandInOfEveryShape:
+    """A method's prompt completed with a right and a wrong body; a stdin statement (LiveCodeBench's base prompt)
+    answered with a right and a look-alike program; every test prompt with a plain assert."""
+
+    is_chat = False
+
+    def generate(self, prompts, n, temperature, top_p, max_tokens, stop):
+        out = []
+        for p in prompts:
+            if p.rstrip().endswith("assert"):
+                out.append([Sample(" True\n")] * n)
+            elif "class Solution" in p:
+                out.append([Sample("        return max(0, *(b - min(prices[:i + 1]) for i, b in enumerate(prices)))\n"),
+                            Sample("        return max(prices) - min(prices)\n")][:n])
+            else:
+                out.append([Sample("a, b = map(int, input().split())\nprint(a * b)\n"),
+                            Sample("a, b = map(int, input().split())\nprint(abs(a) * abs(b))\n")][:n])
+        return out
+
+
+def test_run_on_a_method_and_a_stdin_program_of_your_own(tmp_path, monkeypatch):
+    """The same file ``rerank`` reads: a method completed from its prompt, a stdin program answered to
+    LiveCodeBench's prompt; each judged on its input/output tests."""
+    from coderank_evalplus.cli import run as run_mod
+    from coderank_evalplus.cli.console import main
+    from coderank_evalplus.engine.workers import CANDIDATE_LOG_ENV
+    from tests.conftest import REPO
+
+    shapes = [json.loads(line) for line in (REPO / "tests" / "data" / "shapes" / "problems.jsonl").read_text()
+              .splitlines()]
+    path = tmp_path / "mine.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in shapes if r.get("task_id") in ("mine/max_profit",
+                                                                                         "mine/product")))
+    monkeypatch.setattr(run_mod, "make_model", lambda *a, **k: StandInOfEveryShape())
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv(CANDIDATE_LOG_ENV, str(tmp_path / "before.log"))
+    rc = main(["run", "--dataset", str(path), "--model", "stand-in", "--limit", "0", "--n-samples", "2",
+               "--n-test-samples", "1", "--methods", "recommended", "--workers", "1", "--quiet",
+               "--output", str(tmp_path / "out")])
+    assert rc == 0
+    verdicts = {(r["task_id"], r["sample"]): r["base"] for r in map(json.loads, (tmp_path / "out" / "verdicts.jsonl")
+                                                                    .read_text().splitlines())}
+    assert verdicts == {("mine/max_profit", 0): True, ("mine/max_profit", 1): False, ("mine/product", 0): True,
+                        ("mine/product", 1): False}
