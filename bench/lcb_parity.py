@@ -72,12 +72,18 @@ def our_verdicts(problems_path: Path, samples: list[dict], workers: int) -> dict
     return {t: [v.base for v in vs] for t, vs in got.items()}
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def parity_arguments(doc: str, folder: str) -> argparse.ArgumentParser:
+    """The flags of a parity script: the LiveCodeBench checkout, the problems and samples (``folder``'s), workers."""
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
     ap.add_argument("--lcb", required=True, type=Path, help="a checkout of LiveCodeBench/LiveCodeBench")
-    ap.add_argument("--problems", type=Path, default=REPO / "tests/data/lcb/problems.jsonl")
-    ap.add_argument("--samples", type=Path, default=REPO / "tests/data/lcb/samples.jsonl")
+    ap.add_argument("--problems", type=Path, default=REPO / folder / "problems.jsonl")
+    ap.add_argument("--samples", type=Path, default=REPO / folder / "samples.jsonl")
     ap.add_argument("--workers", type=int, default=2)
+    return ap
+
+
+def main() -> None:
+    ap = parity_arguments(__doc__, "tests/data/lcb")
     ap.add_argument("--write-expected", type=Path, help="store lcb_runner's verdicts here (JSON)")
     args = ap.parse_args()
     samples = [json.loads(line) for line in args.samples.read_text().splitlines() if line.strip()]

@@ -355,17 +355,15 @@ def refuse_if_none_defines(programs: Sequence[str], entry_point: str, names: Seq
 
 
 def _problem_of(prompt: "str | Problem | dict", entry_point: Optional[str], name: Optional[str]) -> Problem:
-    """What ``pick`` is given, as a Problem: one already, a LiveCodeBench record (shapes, issue 53), or a prompt."""
-    from coderank_evalplus.io import livecodebench
-    from coderank_evalplus.io.problems import problem_from_prompt
+    """What ``pick`` is given, as a Problem: one already, a record of a problem file (LiveCodeBench's or one of your
+    own, read as ``--dataset`` reads it), or a prompt; its shape decided as every reader decides it."""
+    from coderank_evalplus.io.problems import problem_from_prompt, problem_of_record
 
     if isinstance(prompt, Problem):
         return prompt
     if isinstance(prompt, dict):
-        if not livecodebench.is_record(prompt):
-            raise CoderankError("pick: a dict must be a LiveCodeBench problem record (question_id, public_test_cases, "
-                                "…)")
-        return livecodebench.make_problem(prompt, f"record {prompt.get('question_id')!r}")
+        ident = prompt.get("question_id", prompt.get("task_id"))
+        return problem_of_record(prompt, "pick's record" + (f" {ident!r}" if ident is not None else ""))
     return problem_from_prompt(prompt, entry_point, name)
 
 

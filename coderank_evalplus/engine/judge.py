@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence
 
+from coderank_evalplus.engine import shapes
 from coderank_evalplus.engine.check_child import (  # noqa: F401 - their home before check_child.py
     _EAGER_REPORTS,
     _cpu_time_limit,
@@ -35,7 +36,7 @@ from coderank_evalplus.engine.execution import ResultCache, content_key
 from coderank_evalplus.engine.executors import Executor, LocalExecutor, shared_path
 from coderank_evalplus.storage import atomic_write_bytes, atomic_write_text
 from coderank_evalplus.testgen.extract import imported_modules
-from coderank_evalplus.types import METHOD, Problem, Verdict  # noqa: F401 (Verdict re-exported)
+from coderank_evalplus.types import FUNCTION, Problem, Verdict  # noqa: F401 (Verdict re-exported)
 
 if TYPE_CHECKING:
     from coderank_evalplus.engine.original import OriginalPlan
@@ -291,10 +292,10 @@ def _run_lcb(program: str, expected_file: str, data: dict) -> tuple[bool, Option
     """One candidate on one LiveCodeBench problem, in a check child refereed by this worker's referee."""
     import warnings
 
-    from coderank_evalplus.engine import lcb, lcb_judge, referee
+    from coderank_evalplus.engine import lcb_judge, referee
     from coderank_evalplus.engine.sandbox.runner import _kill_group, run_reported
 
-    text = lcb.method_module(program) if data["shape"] == METHOD else lcb.stdin_module(program)
+    text = shapes.runnable(data["shape"], program)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         code: Any
@@ -387,7 +388,7 @@ def worker_judge(job: dict) -> list[tuple[bool, Optional[bool], Optional[str]]]:
         probes = compile_probes(job["probes"])
         plan_file = shared_path(job["plan"])
         for prog in job["programs"]:
-            code, broken = _compile_candidate(prog, "<candidate+tests>")
+            code, broken = _compile_candidate(shapes.runnable(job.get("shape", FUNCTION), prog), "<candidate+tests>")
             if broken:
                 out.append((False, None, None))
                 continue
@@ -461,8 +462,10 @@ class Judge:
 
             return lcb_judge.config(problem)
         if not problem.has_evalplus_inputs:
-            # sem=3: split into probes the candidate's child reports and asserts its referee decides (issue 33)
-            return f"original|{content_key(problem.original_test).hex()}|cpu={ORIGINAL_TEST_CPU_LIMIT}|sem=3"
+            # sem=3: split into probes the candidate's child reports and asserts its referee decides (issue 33); a
+            # class's method runs as the engine runs it (shapes.runnable: after LiveCodeBench's imports)
+            shape = "" if problem.shape == FUNCTION else f"|{problem.shape}"
+            return f"original|{content_key(problem.original_test).hex()}|cpu={ORIGINAL_TEST_CPU_LIMIT}|sem=3{shape}"
         # ref=1: decided by the referee (verdicts of the judge before it could be forged by the candidate)
         return f"{problem.dataset_hash}|{split}|min={self.min_time_limit:g}|factor={self.factor:g}|ref=1"
 
@@ -567,7 +570,7 @@ class Judge:
                 job.update(mode="fails")
             else:
                 job.update(mode="original", prelude=plan.prelude, probes=plan.probes, want=plan.want,
-                           plan=self.executor.share_file(path))
+                           plan=self.executor.share_file(path), shape=prob.shape)
             return job
         path = self._task_file(prob, want_plus)
         job.update(mode="evalplus", data=self.executor.share_file(path),

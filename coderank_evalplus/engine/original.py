@@ -4,7 +4,8 @@ Today's benchmarks ran their test code beside the candidate, in its process, whi
 test code is *unrolled* where the tests are held (``plan_original``, in a confined child of the judge's driver
 that runs no candidate code): every statement that does not need the candidate (imports, ``rng`` loops, helper
 values such as ``lst = list(range(-99, 100, 2))``) runs there; a ``for`` loop over test values is unrolled; a local
-bound to a candidate call (``solution = candidate(...)``) is inlined where it is used; test values in an assert
+bound to a candidate call (``solution = candidate(...)``) is inlined where it is used, and so is a test function's
+argument that is an expression (``check(Solution().twoSum)``: a class's method); test values in an assert
 become literals; and each assert is split (``engine/split.py``) into *probes* -- ``poly([1, 2], find_zero([1, 2]))``
 -- and a remainder over their values -- ``math.fabs(__probe(0)) < 0.0001``. The judge's check child evaluates the
 probes in the order the test would call them, under the test's one CPU budget, and *reports* their values
@@ -97,7 +98,9 @@ class _Planner:
     def __init__(self, entry_point: str) -> None:
         self.env: dict[str, Any] = {"__builtins__": builtins, "__name__": "__coderank_test__"}
         self.entry_point = entry_point
-        self.aliases: dict[str, str] = {}  # a test function's parameter -> the candidate's name it was called with
+        # a test function's parameter -> the candidate's name it was called with, or the expression over the
+        # candidate (``check(Solution().twoSum)``), inlined where the parameter is used
+        self.aliases: dict[str, "str | ast.expr"] = {}
         self.sym: dict[str, ast.expr] = {}  # test locals bound to a candidate-dependent expression
         self.sym_used: dict[str, int] = {}
         self.candidate_names: set[str] = {entry_point}
@@ -125,7 +128,10 @@ class _Planner:
             def visit_Name(self, n: ast.Name) -> ast.AST:
                 if isinstance(n.ctx, ast.Load):
                     if n.id in planner.aliases:
-                        return ast.copy_location(ast.Name(planner.aliases[n.id], ast.Load()), n)
+                        alias = planner.aliases[n.id]
+                        if not isinstance(alias, str):
+                            return copy.deepcopy(alias)
+                        return ast.copy_location(ast.Name(alias, ast.Load()), n)
                     if n.id in planner.sym:
                         planner.sym_used[n.id] = planner.sym_used.get(n.id, 0) + 1
                         return copy.deepcopy(planner.sym[n.id])
@@ -259,14 +265,15 @@ class _Planner:
             return False  # bodies run only when called; a call of one is checked where it is made
         return self.needs_candidate(stmt)
 
-    def call_of_test_function(self, node: ast.expr) -> Optional[tuple[ast.FunctionDef, list[str]]]:
-        """``check(candidate)``: a test function called with names of the candidate's namespace."""
+    def call_of_test_function(self, node: ast.expr) -> Optional[tuple[ast.FunctionDef, list[ast.expr]]]:
+        """``check(candidate)``: a test function called with names of the candidate's namespace, or expressions
+        over them (``check(Solution().twoSum)``: a class's method)."""
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in self.functions
-                and not node.keywords and all(isinstance(a, ast.Name) for a in node.args)):
-            return self.functions[node.func.id], [a.id for a in node.args if isinstance(a, ast.Name)]
+                and not node.keywords and not any(isinstance(a, ast.Starred) for a in node.args)):
+            return self.functions[node.func.id], list(node.args)
         return None
 
-    def inline(self, fn: ast.FunctionDef, args: list[str]) -> None:
+    def inline(self, fn: ast.FunctionDef, args: list[ast.expr]) -> None:
         params = [a.arg for a in fn.args.args]
         if len(params) != len(args) or fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs:
             raise Unsupported(f"call of the test's {fn.name!r} with other arguments")
@@ -274,11 +281,14 @@ class _Planner:
         local = dict(self.env)  # the function's locals see the module's names; its own bindings stay its own
         for p in params:
             local.pop(p, None)
-        aliases = {}
+        aliases: dict[str, "str | ast.expr"] = {}
         for p, a in zip(params, args, strict=True):
-            aliases[p] = self.aliases.get(a, a)
-            if self.is_candidates(a):
-                self.candidate_names.add(aliases[p])
+            if isinstance(a, ast.Name):
+                aliases[p] = self.aliases.get(a.id, a.id)
+                if self.is_candidates(a.id) and isinstance(aliases[p], str):
+                    self.candidate_names.add(str(aliases[p]))
+            else:  # an expression (over the candidate, or a test value): inlined where the parameter is used
+                aliases[p] = self.resolve(a)
         self.env, self.aliases, self.sym, self.sym_used = local, aliases, {}, {}
         try:
             self.block(fn.body)

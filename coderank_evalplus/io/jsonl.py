@@ -68,6 +68,25 @@ def read_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, dict]]:
         raise SampleFileError(f"{where}: cannot be read ({type(exc).__name__}: {str(exc)[:_SHOW]})") from None
 
 
+def read_records(path: str | os.PathLike) -> Iterator[tuple[int, dict]]:
+    """(position, record) of a JSON-lines file or, for a ``.json`` file, of a JSON list (position: line number, or
+    index + 1); SampleFileError naming the file and the position for anything else."""
+    path = Path(path)
+    if path.suffix != ".json":
+        yield from read_jsonl(path)
+        return
+    try:
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise SampleFileError(f"{path}: not a JSON document ({str(exc)[:120]})") from None
+    if not isinstance(data, list):
+        raise SampleFileError(f"{path}: expected a JSON list of problems, got {type(data).__name__}")
+    for i, rec in enumerate(data, 1):
+        if not isinstance(rec, dict):
+            raise SampleFileError(f"{path}: item {i}: expected a JSON object, got {type(rec).__name__}")
+        yield i, rec
+
+
 def write_jsonl(path: str | os.PathLike, records: Iterable[Mapping[str, Any]], append: bool = False) -> None:
     """Write records as one JSON object per line: atomically (``storage.atomic_write_jsonl``), or appended and
     flushed with ``append=True`` (a killed run keeps what was written)."""

@@ -3,17 +3,20 @@
 A record has ``question_title, question_content, platform, question_id, contest_id, contest_date, starter_code,
 difficulty, public_test_cases`` (a JSON string: a list of ``{input, output, testtype}``), ``private_test_cases`` (a
 JSON string, or LiveCodeBench's compressed form: base64 → zlib → pickle of a JSON string) and ``metadata`` (a JSON
-string; ``func_name`` for a LeetCode problem). Records are recognised by these fields, in a JSON-lines file or a JSON
-list, or loaded from the hub through ``datasets`` (``livecodebench[:release_vN]``).
+string; ``func_name`` for a LeetCode problem). Records are recognised by these fields, in a problem file
+(``io/problems.load_problem_file``: JSON lines or a JSON list, beside problems of your own) or loaded from the hub
+through ``datasets`` (``livecodebench[:release_vN]``).
 
-A LeetCode problem becomes a method (``Solution().<func_name>``), an AtCoder / Codeforces one a stdin program; its
-tests (public then private) are the judge's, with LiveCodeBench's grader's rules (``engine/lcb.py``); the public ones
-are also its trial tests (the prompt shows them). The pickle is read by an unpickler that builds a plain string and
-nothing else (a pickle can run code).
+The shape is decided as for every problem (``engine/shapes.decide``, through ``io/problem_fields.build_problem``): a
+LeetCode problem (``func_name``) becomes a method (``Solution().<func_name>``), an AtCoder / Codeforces one a stdin
+program; its tests (public then private) are the judge's, with LiveCodeBench's grader's rules (``engine/lcb.py``);
+the public ones are also its trial tests (the prompt shows them). The pickle is read by an unpickler that builds a
+plain string and nothing else (a pickle can run code).
 
 Filters as LiveCodeBench's own: platform, contest date range (its ``--start_date`` / ``--end_date``: a problem
 whose contest is on or after the start, and at or before the end, midnight), difficulty. They follow the dataset's
-name after ``?``: ``lcb.jsonl?platform=leetcode,atcoder&start_date=2024-08-01&difficulty=easy``.
+name after ``?``: ``lcb.jsonl?platform=leetcode,atcoder&start_date=2024-08-01&difficulty=easy``; a problem of your
+own in the same file has none of these fields and passes no filter.
 """
 
 from __future__ import annotations
@@ -22,23 +25,22 @@ import base64
 import hashlib
 import io
 import json
-import os
 import pickle
 import zlib
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
-from typing import Any, Iterable, Iterator, Optional
+from typing import Any, Callable, Iterable, Optional
 from urllib.parse import parse_qs
 
-from coderank_evalplus.engine.lcb import TIMEOUT_S
-from coderank_evalplus.io.jsonl import SampleFileError, read_jsonl
-from coderank_evalplus.types import METHOD, STDIN, STDIN_CALLEE, IOTest, Problem
+from coderank_evalplus.io.jsonl import SampleFileError
+from coderank_evalplus.io.problem_fields import build_problem
+from coderank_evalplus.types import IOTest, Problem
 
 DATASET = "livecodebench"
 HUB_NAME = "livecodebench/code_generation_lite"
 FIELDS = ("question_title", "question_content", "platform", "question_id", "contest_id", "contest_date",
           "starter_code", "difficulty", "public_test_cases", "private_test_cases", "metadata")
+RECORD_KEYS = frozenset({"question_id", "public_test_cases", "private_test_cases"})  # the fields that make a record
 PLATFORMS = ("leetcode", "codeforces", "atcoder")
 DIFFICULTIES = ("easy", "medium", "hard")
 MAX_TESTS_BYTES = 1 << 30  # a compressed private-test field may expand to this much text, no more
@@ -79,7 +81,7 @@ def encode_private(tests_json: str) -> str:
 
 def is_record(rec: Any) -> bool:
     """Whether a JSON object is a LiveCodeBench problem record (it has the fields that make one)."""
-    return isinstance(rec, dict) and {"question_id", "public_test_cases", "private_test_cases"} <= set(rec)
+    return isinstance(rec, dict) and RECORD_KEYS <= set(rec)
 
 
 def _tests(value: Any, name: str, where: str) -> list[dict]:
@@ -102,27 +104,11 @@ def _tests(value: Any, name: str, where: str) -> list[dict]:
     return tests
 
 
-def _literal(value: Any) -> str:
-    from coderank_evalplus.testgen.mutate import literal_repr
-
-    return literal_repr(value)
-
-
-def trial_test(problem_shape: str, callee: str, test: IOTest) -> Optional[str]:
-    """A public test as an assert the engine runs: ``assert Solution().f(a, b) == out`` (each input line a JSON
-    argument) or ``assert run_stdin('…') == '…'``; None when a functional test's text is not JSON."""
-    if problem_shape == STDIN:
-        return f"assert {callee}({test.input!r}) == {test.output!r}"
-    try:
-        args = [json.loads(line) for line in test.input.split("\n")]
-        expected = json.loads(test.output)
-    except ValueError:
-        return None
-    return f"assert {callee}({', '.join(_literal(a) for a in args)}) == {_literal(expected)}"
-
-
 def make_problem(rec: dict, where: str, dataset_hash: str = "") -> Problem:
     """One record as a Problem (SampleFileError naming the line and the field when it is malformed)."""
+    if not is_record(rec):
+        missing = ", ".join(sorted(RECORD_KEYS - set(rec)))
+        raise SampleFileError(f"{where}: not a LiveCodeBench record (missing {missing})")
     for name in ("question_id", "platform", "contest_date"):
         if not isinstance(rec.get(name), str) or not rec[name].strip():
             raise SampleFileError(f"{where}: field '{name}': expected a non-empty string")
@@ -142,18 +128,16 @@ def make_problem(rec: dict, where: str, dataset_hash: str = "") -> Problem:
         contest_date = datetime.fromisoformat(rec["contest_date"])
     except ValueError:
         raise SampleFileError(f"{where}: field 'contest_date': not an ISO date ({rec['contest_date']!r})") from None
-    tests = tuple(IOTest(t["input"], t["output"]) for t in public + private)
-    shape = METHOD if functional else STDIN
-    entry = str(func) if functional else STDIN_CALLEE
-    callee = f"Solution().{entry}" if functional else STDIN_CALLEE
-    trials = tuple(t for t in (trial_test(shape, callee, x) for x in tests[:len(public)]) if t is not None)
     info = {k: rec.get(k) for k in ("question_title", "question_content", "platform", "contest_id", "difficulty")}
     info["contest_date"] = contest_date.isoformat()
-    info["starter_code"] = rec.get("starter_code") or ""
-    return Problem(task_id=rec["question_id"], dataset=DATASET, prompt=rec.get("starter_code") or "",
-                   entry_point=entry, trial_tests=trials, test_prompt_body=rec.get("starter_code") or "",
-                   dataset_hash=dataset_hash, shape=shape, class_name="Solution" if functional else "",
-                   io_tests=tests, public_tests=len(public), time_limit=float(TIMEOUT_S), metadata=info)
+    info["starter_code"] = starter = str(rec.get("starter_code") or "")
+    try:  # the shape as every reader decides it: func_name a method of Solution, else a stdin program
+        return build_problem(rec["question_id"], starter, str(func) if functional else None,
+                             public=[IOTest(t["input"], t["output"]) for t in public],
+                             private=[IOTest(t["input"], t["output"]) for t in private], dataset=DATASET,
+                             dataset_hash=dataset_hash, metadata=info)
+    except ValueError as exc:
+        raise SampleFileError(f"{where}: field 'starter_code': {exc}") from None
 
 
 # --- selection ---------------------------------------------------------------------------------------------------
@@ -167,6 +151,12 @@ class Filters:
     difficulties: tuple[str, ...] = ()
 
     def keeps(self, p: Problem) -> bool:
+        """Whether the problem passes every filter set; a problem without LiveCodeBench's fields (one of your own
+        in the same file) passes none, and is kept only when no filter is set."""
+        if self == Filters():
+            return True
+        if "contest_date" not in p.metadata:
+            return False
         date = datetime.fromisoformat(p.metadata["contest_date"])
         if self.platforms and p.metadata.get("platform") not in self.platforms:
             return False
@@ -203,52 +193,22 @@ def split_spec(spec: str) -> tuple[str, Filters]:
 
 
 # --- reading -----------------------------------------------------------------------------------------------------
-def _records(path: Path) -> Iterator[tuple[int, dict]]:
-    """(position, record) of a JSON-lines file or of a JSON list (position: line number, or index + 1)."""
-    if path.suffix == ".json":
-        try:
-            data = json.loads(path.read_text(encoding="utf-8-sig"))
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise SampleFileError(f"{path}: not a JSON document ({str(exc)[:120]})") from None
-        if not isinstance(data, list):
-            raise SampleFileError(f"{path}: expected a JSON list of problems, got {type(data).__name__}")
-        for i, rec in enumerate(data, 1):
-            if not isinstance(rec, dict):
-                raise SampleFileError(f"{path}: item {i}: expected a JSON object, got {type(rec).__name__}")
-            yield i, rec
-        return
-    yield from read_jsonl(path)
+MakeProblem = Callable[[dict, str, str], Problem]
 
 
-def file_holds_records(path: str | os.PathLike) -> bool:
-    """Whether a problem file's first record is a LiveCodeBench record."""
-    for _, rec in _records(Path(path)):
-        return is_record(rec)
-    return False
-
-
-def from_records(records: Iterable[tuple[str, dict]], dataset_hash: str, filters: Filters = Filters()
-                 ) -> dict[str, Problem]:
+def from_records(records: Iterable[tuple[str, dict]], dataset_hash: str, filters: Filters = Filters(),
+                 make: Optional[MakeProblem] = None) -> dict[str, Problem]:
+    """The problems of (where, record) pairs, each made by ``make`` (default: ``make_problem``, LiveCodeBench's
+    records only), filtered, keyed by task id (SampleFileError for an id seen twice)."""
     out: dict[str, Problem] = {}
     for where, rec in records:
-        if not is_record(rec):
-            missing = sorted({"question_id", "public_test_cases", "private_test_cases"} - set(rec))
-            raise SampleFileError(f"{where}: not a LiveCodeBench record (missing {', '.join(missing)})")
-        problem = make_problem(rec, where, dataset_hash)
+        problem = (make or make_problem)(rec, where, dataset_hash)
         if problem.task_id in out:
-            raise SampleFileError(f"{where}: field 'question_id': {problem.task_id!r} appears twice")
+            name = "question_id" if is_record(rec) else "task_id"
+            raise SampleFileError(f"{where}: field '{name}': {problem.task_id!r} appears twice")
         if filters.keeps(problem):
             out[problem.task_id] = problem
     return out
-
-
-def load_file(path: str | os.PathLike, filters: Filters = Filters()) -> dict[str, Problem]:
-    """The LiveCodeBench records of a JSON-lines file or JSON list, filtered, keyed by question_id."""
-    path = Path(path)
-    if not path.is_file():
-        raise SampleFileError(f"--dataset {path}: no such file")
-    digest = hashlib.md5(path.read_bytes()).hexdigest()
-    return from_records(((f"{path}:{n}", rec) for n, rec in _records(path)), digest, filters)
 
 
 def load_hub(version: str = "release_latest", filters: Filters = Filters()) -> dict[str, Problem]:
@@ -269,10 +229,8 @@ def is_hub_name(name: str) -> bool:
     return name.split("?")[0].split(":")[0].strip().lower() in (DATASET, "lcb")
 
 
-def load(spec: str) -> dict[str, Problem]:
-    """``livecodebench[:release_vN][?filters]`` from the hub, or ``PATH[?filters]`` from a file."""
+def load_hub_spec(spec: str) -> dict[str, Problem]:
+    """``livecodebench[:release_vN][?filters]`` from the hub."""
     name, filters = split_spec(spec)
-    if is_hub_name(name):
-        version = name.split(":", 1)[1] if ":" in name else "release_latest"
-        return load_hub(version, filters)
-    return load_file(name, filters)
+    version = name.split(":", 1)[1] if ":" in name else "release_latest"
+    return load_hub(version, filters)

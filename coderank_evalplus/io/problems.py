@@ -12,18 +12,20 @@ these problems; ``data_dir`` / ``CODERANK_DATA`` only stand in for a download.
 
 from __future__ import annotations
 
-import ast
 import gzip
 import hashlib
+import io
 import json
 import os
-import re
-from contextlib import contextmanager
+import sys
+from contextlib import contextmanager, redirect_stdout
+from dataclasses import replace
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping, Optional, Sequence
 
-from coderank_evalplus.io import livecodebench
-from coderank_evalplus.types import METHOD, CoderankError, InputNotFound, Problem
+from coderank_evalplus.io import livecodebench, problem_fields
+from coderank_evalplus.io.problem_fields import build_problem
+from coderank_evalplus.types import CoderankError, InputNotFound, Problem
 
 DATASETS = ("humaneval", "humaneval+", "mbpp", "mbpp+", "humaneval-original", "mbpp-sanitized")
 HUMANEVAL_PLUS_VERSION = "v0.1.10"
@@ -124,15 +126,22 @@ def evalplus_own_file(dataset: str) -> Optional[Path]:
     """The local file evalplus's loader reads for the dataset's family as things stand: its override path (the
     module global, from ``HUMANEVAL_OVERRIDE_PATH`` / ``MBPP_OVERRIDE_PATH`` when evalplus was imported), else its
     cache file (``HumanEvalPlus-v0.1.10.jsonl``…) when present; None when it would download."""
-    from evalplus.data.utils import get_dataset_metadata
-
     module, attr = _evalplus_module(dataset)
     if getattr(module, attr):
         return Path(getattr(module, attr))
+    cache = _evalplus_release(dataset)[1]
+    return cache if cache.is_file() else None
+
+
+def _evalplus_release(dataset: str) -> tuple[str, Path]:
+    """Where evalplus downloads the dataset's family from, and its cache file of it."""
+    from evalplus.data.utils import get_dataset_metadata
+
+    module, _ = _evalplus_module(dataset)
     name, version = (("HumanEvalPlus", module.HUMANEVAL_PLUS_VERSION) if family(dataset) == "humaneval"
                      else ("MbppPlus", module.MBPP_PLUS_VERSION))
-    cache = Path(get_dataset_metadata(name, version, False, False)[1])
-    return cache if cache.is_file() else None
+    url, cache = get_dataset_metadata(name, version, False, False)
+    return url, Path(cache)
 
 
 def file_for_evalplus(dataset: str, data_dir: Optional[str] = None) -> Optional[Path]:
@@ -160,48 +169,45 @@ def dataset_hash_aliases(path: Path) -> frozenset[str]:
 
 def _evalplus_records(fam: str, path: Optional[Path]) -> tuple[dict[str, dict], str, frozenset[str]]:
     """Raw evalplus records, evalplus's dataset hash and its aliases, read by evalplus's loaders from ``path``
-    (None: from evalplus's own override path or cache, downloading when it has neither)."""
+    (None: from evalplus's own override path or cache, downloading when it has neither). What evalplus prints
+    while it downloads goes to stderr once the download is done; a download that fails prints nothing (the
+    DataNotFoundError says it), so that an offline run shows no "Downloading dataset from …" it never did."""
     import evalplus.data.humaneval as he
     import evalplus.data.mbpp as mb
 
+    said = io.StringIO()
     with evalplus_reads(fam, path):
         try:
-            if fam == "humaneval":
-                records, dataset_hash = he.get_human_eval_plus(), he.get_human_eval_plus_hash()
-            else:
-                records, dataset_hash = mb.get_mbpp_plus(), mb.get_mbpp_plus_hash()
+            with redirect_stdout(said):
+                if fam == "humaneval":
+                    records, dataset_hash = he.get_human_eval_plus(), he.get_human_eval_plus_hash()
+                else:
+                    records, dataset_hash = mb.get_mbpp_plus(), mb.get_mbpp_plus_hash()
         except Exception as exc:  # download failures surface as many different exception types
+            tried = f" (downloading {_evalplus_release(fam)[0]})" if said.getvalue() else ""
             raise DataNotFoundError(
-                f"could not load {'HumanEval+' if fam == 'humaneval' else 'MBPP+'}: {exc}. Offline? Point "
+                f"could not load {'HumanEval+' if fam == 'humaneval' else 'MBPP+'}{tried}: {exc}. Offline? Point "
                 f"--data-dir / CODERANK_DATA at a folder with the evalplus release files") from exc
         read = evalplus_own_file(fam)  # the file just read (a download has just filled the cache)
+    if said.getvalue():
+        sys.stderr.write(said.getvalue().rstrip("\n") + "\n")
     aliases = dataset_hash_aliases(read) - {dataset_hash} if read is not None else frozenset()
     return records, dataset_hash, aliases
 
 
-def _trial_and_body(prompt: str, entry_point: str, fam: str,
-                    canonical_solution: str = "") -> tuple[tuple[str, ...], str]:
-    from coderank_evalplus.testgen import prompts
-
-    trials = tuple(prompts.trial_tests_from_prompt(prompt, entry_point))
-    body = prompts.make_test_prompt_body(prompt, entry_point, canonical_solution, fam)
-    return trials, body
-
-
 def _make_problem(rec: dict, fam: str, dataset_hash: str = "", aliases: frozenset[str] = frozenset()) -> Problem:
-    trials, body = _trial_and_body(rec["prompt"], rec["entry_point"], fam, rec.get("canonical_solution", ""))
-    return Problem(
-        task_id=rec["task_id"], dataset=fam, prompt=rec["prompt"], entry_point=rec["entry_point"],
-        canonical_solution=rec.get("canonical_solution", ""), base_input=rec.get("base_input", []),
-        plus_input=rec.get("plus_input", []), atol=float(rec.get("atol", 0) or 0), trial_tests=trials,
-        test_prompt_body=body, original_test=rec.get("test", ""), dataset_hash=dataset_hash,
-        dataset_hash_aliases=aliases,
-    )
+    """An evalplus record (HumanEval+, MBPP+, HumanEval) as a Problem: its ``test`` kept as it is."""
+    return build_problem(rec["task_id"], rec["prompt"], rec["entry_point"], test=rec.get("test", ""), dataset=fam,
+                         canonical_solution=rec.get("canonical_solution", ""), base_input=rec.get("base_input"),
+                         plus_input=rec.get("plus_input"), atol=float(rec.get("atol", 0) or 0),
+                         dataset_hash=dataset_hash, dataset_hash_aliases=aliases)
 
 
 def load_problems_or_original(dataset: str, data_dir: Optional[str] = None) -> tuple[str, dict[str, Problem]]:
     """``load_problems``, except that ``humaneval`` falls back to the ``human-eval`` package's HumanEval (base
-    tests only, no download) when HumanEval+ is neither local nor downloadable. Returns (dataset used, problems)."""
+    tests only, no download) when HumanEval+ is neither local nor downloadable. Returns (dataset used, problems).
+    Local data that is configured (``data_dir``, ``CODERANK_DATA``, ``HUMANEVAL_OVERRIDE_PATH``) is what is read:
+    when it is missing, DataNotFoundError says so (never another dataset in its stead)."""
     if is_problem_file(dataset):
         return dataset, load_problem_file(dataset)
     if livecodebench.is_hub_name(dataset):
@@ -209,7 +215,8 @@ def load_problems_or_original(dataset: str, data_dir: Optional[str] = None) -> t
     try:
         return canonical_dataset(dataset), load_problems(dataset, data_dir)
     except DataNotFoundError:
-        if canonical_dataset(dataset) != "humaneval":
+        if canonical_dataset(dataset) != "humaneval" or data_dir or os.environ.get("CODERANK_DATA") or \
+                os.environ.get("HUMANEVAL_OVERRIDE_PATH"):
             raise
         return "humaneval-original", load_original_humaneval()
 
@@ -239,7 +246,7 @@ def load_problems(dataset: str, data_dir: Optional[str] = None) -> dict[str, Pro
 def _livecodebench_hub(spec: str) -> dict[str, Problem]:
     """``livecodebench[:release_vN][?filters]`` from the hub (``io/livecodebench.py``); DataNotFoundError offline."""
     try:
-        return livecodebench.load(spec)
+        return livecodebench.load_hub_spec(spec)
     except livecodebench.HubUnavailable as exc:
         raise DataNotFoundError(str(exc)) from None
 
@@ -307,119 +314,59 @@ def _entry_point_from_assert(line: str) -> str:
 
 
 # --- your own benchmark, and a problem given only as a prompt --------------------------------------------------
-PROBLEM_FIELDS = ("task_id", "prompt", "entry_point", "test", "canonical_solution", "base_input", "plus_input", "atol")
-_IDENTIFIER = re.compile(r"^[A-Za-z_]\w*$")
-
-
 def is_problem_file(dataset: str) -> bool:
     """Whether a ``--dataset`` value names a problem file of your own (``.jsonl`` or ``.jsonl.gz``; LiveCodeBench's
     records also as a ``.json`` list, with filters after ``?``: ``io/livecodebench.py``)."""
     return str(dataset).split("?")[0].endswith((".jsonl", ".jsonl.gz", ".json"))
 
 
-def find_entry_point(prompt: str) -> str:
-    """The function a prompt asks for: the last top-level ``def`` in it (HumanEval's prompts define helpers first).
-    ValueError when the prompt defines none."""
-    try:
-        names = [n.name for n in ast.parse(prompt).body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    except (SyntaxError, ValueError, RecursionError, MemoryError):  # an unfinished prompt: read the def lines
-        names = re.findall(r"(?m)^(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\(", prompt)
-    if not names:
-        raise ValueError("the prompt defines no function: give its entry point")
-    return names[-1]
-
-
 def problem_from_prompt(prompt: str, entry_point: Optional[str] = None, task_id: Optional[str] = None,
                         test: str = "") -> Problem:
-    """A problem no benchmark has: its prompt (the entry point found there when not given; a class with a method and
-    no top-level function: that method, called on an instance, ``testgen/leetcode.py``), trial tests from its
-    examples, and a task id made from its text (``prompt/<digest>``: it seeds the inputs grown from the examples,
-    so the same prompt grows the same inputs)."""
-    from coderank_evalplus.testgen import leetcode
+    """A problem no benchmark has: its prompt (the entry point found there when not given; the shape decided as for
+    every problem, ``engine/shapes.decide``: a class with a method and no top-level function is that method, called
+    on an instance), trial tests from its examples, and a task id made from its text (``prompt/<digest>``: it seeds
+    the inputs grown from the examples, so the same prompt grows the same inputs)."""
+    problem = build_problem(task_id or "", prompt, entry_point, test=test)
+    if task_id:
+        return problem
+    digest = hashlib.sha256(f"{problem.entry_point}\0{prompt}".encode()).hexdigest()[:12]
+    return replace(problem, task_id=f"prompt/{digest}")
 
-    method = leetcode.method_of(prompt, entry_point)
-    entry = method[1] if method else (entry_point or find_entry_point(prompt))
-    if not _IDENTIFIER.match(entry):
-        raise ValueError(f"entry point {entry!r} is not a Python name")
-    tid = task_id or "prompt/" + hashlib.sha256(f"{entry}\0{prompt}".encode()).hexdigest()[:12]
-    if method:  # a LeetCode-style prompt: a class's method, called on an instance (``Solution().f``)
-        cls, name, params, doc = method
-        return Problem(task_id=tid, dataset="humaneval", prompt=prompt, entry_point=name, shape=METHOD,
-                       class_name=cls, trial_tests=tuple(leetcode.trial_tests(doc, cls, name, params)),
-                       test_prompt_body=prompt, original_test=test)
-    return _make_problem({"task_id": tid, "prompt": prompt, "entry_point": entry, "test": test}, "humaneval")
+
+def problem_of_record(rec: dict, where: str, dataset_hash: str = "") -> Problem:
+    """One record of a problem file, of either kind: LiveCodeBench's (recognised by its fields,
+    ``livecodebench.make_problem``) or your own (``problem_fields.from_record``). SampleFileError naming ``where``
+    and the field when it is neither."""
+    from coderank_evalplus.io.jsonl import SampleFileError
+
+    if livecodebench.is_record(rec):
+        return livecodebench.make_problem(rec, where, dataset_hash)
+    theirs = sorted(set(map(str, rec)) & set(livecodebench.FIELDS))
+    if theirs:  # LiveCodeBench's fields, not all that make one of its records
+        missing = sorted(livecodebench.RECORD_KEYS - set(rec))
+        raise SampleFileError(f"{where}: field '{theirs[0]}': a LiveCodeBench field, but the record is not one of "
+                              f"LiveCodeBench's (missing {', '.join(missing)}) nor one of your own "
+                              f"({', '.join(problem_fields.FIELDS)})")
+    return problem_fields.from_record(rec, where, dataset_hash)
 
 
 def load_problem_file(path: str | os.PathLike) -> dict[str, Problem]:
-    """Your own benchmark: JSON lines ``{task_id, prompt, entry_point, test}`` (``test``: asserts, or a
-    ``check(candidate)`` function as HumanEval's original format, called with the entry point when the test does not
-    call it), optionally ``canonical_solution`` with ``base_input`` / ``plus_input`` (lists of argument lists) and
-    ``atol``: then judged as evalplus judges HumanEval+ (outputs of the reference solution), else on ``test``.
-    A malformed line raises SampleFileError naming the file, the line and the field."""
-    from coderank_evalplus.io.jsonl import SampleFileError, read_jsonl
+    """Your own benchmark: JSON lines (or a ``.json`` list) of problems of any shape, each in your own format
+    (``io/problem_fields.py``: a function or a method with ``test`` asserts or evalplus-style inputs, a stdin program
+    or a method with input/output tests) or LiveCodeBench's (``io/livecodebench.py``), mixed as you like;
+    LiveCodeBench's filters after ``?`` keep its records that pass them. A malformed record raises SampleFileError
+    naming the file, the line and the field."""
+    from coderank_evalplus.io.jsonl import SampleFileError, read_records
 
-    name = str(path).split("?")[0]
+    name, filters = livecodebench.split_spec(str(path))
     if not Path(name).is_file():
         raise DataNotFoundError(f"--dataset {name}: no such problem file")
-    if "?" in str(path) or name.endswith(".json") or livecodebench.file_holds_records(name):
-        return livecodebench.load(str(path))  # LiveCodeBench's records (code_generation_lite), filtered
-    path = Path(path)
-    digest = hashlib.md5(path.read_bytes()).hexdigest()
-    out: dict[str, Problem] = {}
-    for lineno, rec in read_jsonl(path):
-        where = f"{path}:{lineno}"
-        rec = _problem_record(rec, where)
-        if rec["task_id"] in out:
-            raise SampleFileError(f"{where}: field 'task_id': {rec['task_id']!r} appears twice")
-        problem = _make_problem(rec, "humaneval", digest)
-        out[problem.task_id] = problem
-    if not out:
-        raise SampleFileError(f"{path}: no problems (empty file)")
+    digest = hashlib.md5(Path(name).read_bytes()).hexdigest()
+    rows = ((f"{name}:{n}", rec) for n, rec in read_records(name))
+    out = livecodebench.from_records(rows, digest, filters, make=problem_of_record)
+    if not out and filters == livecodebench.Filters():
+        raise SampleFileError(f"{name}: no problems (empty file)")
     return out
-
-
-def _problem_record(rec: dict, where: str) -> dict:
-    """One problem record checked field by field (SampleFileError naming the line and the field)."""
-    from coderank_evalplus.io.jsonl import SampleFileError
-
-    def bad(name: str, why: str) -> SampleFileError:
-        return SampleFileError(f"{where}: field '{name}': {why}")
-
-    unknown = sorted(set(map(str, rec)) - set(PROBLEM_FIELDS))
-    if unknown:
-        raise bad(unknown[0], f"unknown (a problem has {', '.join(PROBLEM_FIELDS)})")
-    has_inputs = "base_input" in rec
-    for name in ("task_id", "prompt", "entry_point", "test", "canonical_solution"):
-        required = name in ("task_id", "prompt", "entry_point") or (name == "test" and not has_inputs) or (
-            name == "canonical_solution" and has_inputs)
-        if name not in rec:
-            if required:
-                raise bad(name, "missing" + (" (or give base_input with a canonical_solution)" if name == "test"
-                                             else ""))
-            continue
-        if not isinstance(rec[name], str) or (required and not rec[name].strip()):
-            raise bad(name, f"expected a non-empty string, got {type(rec[name]).__name__}")
-    if not _IDENTIFIER.match(rec["entry_point"]):
-        raise bad("entry_point", f"{rec['entry_point']!r} is not a Python name")
-    for name in ("base_input", "plus_input"):
-        if name in rec and not (isinstance(rec[name], list) and all(isinstance(a, list) for a in rec[name])):
-            raise bad(name, "expected a list of argument lists")
-    if "plus_input" in rec and not has_inputs:
-        raise bad("base_input", "missing (plus_input needs base_input)")
-    if "atol" in rec and (isinstance(rec["atol"], bool) or not isinstance(rec["atol"], (int, float))):
-        raise bad("atol", f"expected a number, got {type(rec['atol']).__name__}")
-    test = rec.get("test", "")
-    if test:
-        try:
-            tree = ast.parse(test)
-        except SyntaxError as exc:
-            raise bad("test", f"does not compile (line {exc.lineno}: {exc.msg})") from None
-        defines_check = any(isinstance(n, ast.FunctionDef) and n.name == "check" for n in tree.body)
-        calls_check = any(isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)
-                          and isinstance(n.value.func, ast.Name) and n.value.func.id == "check" for n in tree.body)
-        if defines_check and not calls_check:  # HumanEval's original format: the harness calls check(entry_point)
-            test = test + f"\n\ncheck({rec['entry_point']})\n"
-    return {**rec, "test": test}
 
 
 def select_problems(problems: Mapping[str, Problem], present: Optional[Iterable[str]] = None,

@@ -71,23 +71,27 @@ def parse_io_pairs(text: str) -> list[tuple[str, str]]:
     return []
 
 
-def pair_asserts(problem: Problem, pairs: Iterable[tuple[str, str]]) -> list[str]:
-    """Each pair as an assert in the problem's test language (CodeT's ``solution(…)`` for a stdin program)."""
+def io_assert(shape: str, callee: str, inp: str, expected: str) -> Optional[str]:
+    """One input/output pair as an assert on ``callee``: a method's ``assert Solution().f(a, b) == out`` (each
+    non-blank input line a JSON argument, the output a JSON value, as LiveCodeBench's functional tests are written;
+    None when they are not JSON), else ``assert callee('…') == '…'`` (a stdin program's text in, text out)."""
     from coderank_evalplus.testgen.mutate import literal_repr
 
-    out = []
-    for inp, expected in pairs:
-        if problem.shape == METHOD:
-            try:
-                args = [json.loads(line) for line in inp.split("\n") if line.strip()]
-                value = json.loads(expected)
-            except ValueError:
-                continue
-            out.append(f"assert {problem.callee}({', '.join(literal_repr(a) for a in args)}) == {literal_repr(value)}")
-        else:
-            name = CODET_STDIN_ENTRY if problem.shape == STDIN else problem.entry_point
-            out.append(f"assert {name}({inp!r}) == {expected!r}")
-    return out
+    if shape != METHOD:
+        return f"assert {callee}({inp!r}) == {expected!r}"
+    try:
+        args = [json.loads(line) for line in inp.split("\n") if line.strip()]
+        value = json.loads(expected)
+    except ValueError:
+        return None
+    return f"assert {callee}({', '.join(literal_repr(a) for a in args)}) == {literal_repr(value)}"
+
+
+def pair_asserts(problem: Problem, pairs: Iterable[tuple[str, str]]) -> list[str]:
+    """Each pair as an assert in the problem's test language (CodeT's ``solution(…)`` for a stdin program)."""
+    callee = (problem.callee if problem.shape == METHOD
+              else CODET_STDIN_ENTRY if problem.shape == STDIN else problem.entry_point)
+    return [a for a in (io_assert(problem.shape, callee, inp, expected) for inp, expected in pairs) if a is not None]
 
 
 def parse_chat_io(text: str, problem: Problem) -> str:

@@ -621,9 +621,10 @@ def test_generation_prompt(problem: Problem) -> str:
         from coderank_evalplus.testgen.io_tests import codet_stdin_prompt
 
         return codet_stdin_prompt(problem)
-    if problem.shape == METHOD:
+    if problem.shape == METHOD:  # the statement, unless the prompt's own docstring is all there is (your own file)
         statement = str(problem.metadata.get("question_content") or "").strip().replace("'''", '"""')
-        return (f"'''\n{statement}\n'''\n{problem.prompt.rstrip()}\n        pass\n\n"
+        head = f"'''\n{statement}\n'''\n" if statement else ""
+        return (f"{head}{problem.prompt.rstrip()}\n        pass\n\n"
                 f"# check the correctness of {problem.callee}\nassert ")
     body = problem.test_prompt_body or make_test_prompt_body(
         problem.prompt, problem.entry_point, problem.canonical_solution, problem.dataset

@@ -1,5 +1,6 @@
 """The API's pick on problems beyond a bare function: a LeetCode-style prompt given as text (a class with a method
-and a docstring example) and a LiveCodeBench record."""
+and a docstring example) and a LiveCodeBench record; ``rerank`` on a problem file of every shape picks as ``pick``
+picks."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 
 import coderank_evalplus as cr
 from coderank_evalplus.io.problems import problem_from_prompt
-from coderank_evalplus.types import METHOD
+from coderank_evalplus.types import FUNCTION, METHOD, STDIN
 
 LEETCODE_PROMPT = '''class Solution:
     def twoSum(self, nums: List[int], target: int) -> List[int]:
@@ -59,3 +60,62 @@ def test_pick_on_a_livecodebench_record_uses_its_public_tests():
     assert chosen.index == 1
     assert [e.text for e in chosen.evidence if e.kind == "example"] == [
         "assert run_stdin('3\\n1 2 3\\n') == '6\\n'", "assert run_stdin('2\\n10 -4\\n') == '6\\n'"]
+
+
+# --- rerank ranks every shape as pick does --------------------------------------------------------------------
+SHAPES = Path(__file__).parents[1] / "data" / "shapes"  # one file: a function, two methods, two stdin programs
+# lcb_runner's own verdicts of the LiveCodeBench record's candidates (tests/data/lcb, bench/lcb_parity.py)
+LCB_VERDICTS = {"abc900_a": json.loads((SHAPES.parent / "lcb" / "lcb_verdicts.json").read_text())["abc900_a"]}
+
+
+def _shape_data() -> tuple[dict[str, dict], dict[str, list[dict]]]:
+    records = {r.get("task_id") or r["question_id"]: r
+               for r in map(json.loads, (SHAPES / "problems.jsonl").read_text().splitlines())}
+    pools: dict[str, list[dict]] = {}
+    for r in map(json.loads, (SHAPES / "samples.jsonl").read_text().splitlines()):
+        pools.setdefault(r["task_id"], []).append(r)
+    return records, pools
+
+
+def _picked_as_pick_picks(output, records: dict[str, dict], pools: dict[str, list[dict]]) -> None:
+    """Each problem's pick by ``rerank`` is ``pick``'s, given what a user gives ``pick``: the prompt's text for a
+    problem tested by asserts (its shape decided from the prompt), else the record; the examples and grown inputs
+    ran, and the judge's verdicts are the candidates' kinds."""
+    picks = output.picks("recommended")
+    with cr.Picker(workers=2) as picker:
+        for tid in output.task_ids:
+            rec = records[tid]
+            given = rec["prompt"] if "test" in rec else rec
+            chosen = picker.pick(given, [c["solution"] for c in pools[tid]], name=tid)
+            assert (chosen.index, sorted(chosen.group)) == (picks[tid].index, sorted(picks[tid].group)), tid
+            outcome = output.result.outcomes[tid]
+            assert outcome.executions.trial_matrix.shape[1] >= 1, tid  # the examples ran
+            assert outcome.executions.output_matrix.shape[1] >= 1, tid  # and inputs grown from them
+            verdicts = [outcome.verdicts[i].base for i in range(len(pools[tid]))]
+            assert verdicts == LCB_VERDICTS.get(tid, [c["kind"] == "right" for c in pools[tid]]), tid
+
+
+def test_rerank_ranks_a_class_solution_problem_of_your_own_as_pick_does(tmp_path):
+    """The documented own format (task_id, prompt, entry_point, test) with a ``class Solution`` prompt: a method,
+    its docstring's examples the trial tests, its asserts the judge's; ``rerank`` picks what ``pick`` picks on the
+    same prompt (where it used to rank it as a function: no test run, recommended = random)."""
+    records, pools = _shape_data()
+    path = tmp_path / "mine.jsonl"
+    path.write_text(json.dumps(records["mine/two_sum"]) + "\n")
+    samples = tmp_path / "samples.jsonl"
+    samples.write_text("".join(json.dumps(c) + "\n" for c in pools["mine/two_sum"]))
+    out = cr.rerank(samples, dataset=str(path), methods="recommended", workers=2, progress=False)
+    assert out.pass_at("random") == 60.0 and out.pass_at("recommended") == 100.0  # 3 of 5 right; it picks one
+    _picked_as_pick_picks(out, records, pools)
+    assert out.result.problems["mine/two_sum"].shape == METHOD
+
+
+def test_rerank_ranks_a_file_of_every_shape_and_a_livecodebench_record_as_pick_does():
+    records, pools = _shape_data()
+    out = cr.rerank(SHAPES / "samples.jsonl", dataset=str(SHAPES / "problems.jsonl"), methods="recommended",
+                    workers=2, progress=False)
+    assert {t: p.shape for t, p in out.result.problems.items()} == {
+        "mine/inc": FUNCTION, "mine/two_sum": METHOD, "mine/max_profit": METHOD, "mine/product": STDIN,
+        "abc900_a": STDIN}
+    _picked_as_pick_picks(out, records, pools)
+    assert out.pass_at("recommended") > out.pass_at("random")

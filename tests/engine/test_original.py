@@ -98,3 +98,14 @@ def test_humaneval_tests_with_loops_helpers_and_random_inputs_keep_their_verdict
         progs[t] = [p.prompt + p.canonical_solution, p.prompt + "    return None\n"]
     out = Judge(None, workers=2, progress=False).judge_programs(progs, probs)
     assert {t: [v.base for v in vs] for t, vs in out.items()} == {t: [True, False] for t in tasks}
+
+
+def test_a_check_function_called_with_an_expression_over_the_candidate():
+    """``check(Solution().twoSum)`` (a class's method): the expression is inlined where ``candidate`` is used, as
+    ``check(add)`` inlines the name; it once made one probe that had only to run (every candidate passed)."""
+    test = ("def check(candidate, k):\n    assert candidate([3, 3], k) == [0, 1]\n    assert candidate([1, 5, 7], 12)"
+            " == [1, 2]\n\n\ncheck(Solution().twoSum, 6)\n")
+    plan = plan_original(test, "twoSum")
+    assert plan.fails is None
+    assert plan.probes == ["Solution().twoSum([3, 3], 6)", "Solution().twoSum([1, 5, 7], 12)"]
+    assert [a[1] for a in plan.asserts] == [("==", 0, [0, 1]), ("==", 0, [1, 2])]

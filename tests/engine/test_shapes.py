@@ -3,6 +3,8 @@ tests as a function does; a function's program text (and so its cache keys) is u
 
 from __future__ import annotations
 
+import pytest
+
 from coderank_evalplus.engine import lcb, shapes
 from coderank_evalplus.engine.canonical import digest_value
 from coderank_evalplus.engine.execution import ProblemWork, execute, suite_items
@@ -86,3 +88,23 @@ def test_livecodebench_rewrites_a_stdin_program():
     text = lcb.make_function(lcb.clean_if_name(program))
     assert text.startswith(lcb.IMPORT_STRING) and "def wrapped_function():\n    n = int(input())\n    print(n)" in text
     assert lcb.make_function("def f(:\n") == "def f(:\n"  # does not parse: left as it is
+
+
+def test_one_rule_decides_the_shape_of_every_problem():
+    leetcode = "class Solution:\n    def twoSum(self, nums, target):\n        pass\n"
+    both = "def helper(x):\n    pass\n\n\nclass Solution:\n    def twoSum(self, nums, target):\n        pass\n"
+    assert shapes.decide("def f(x):\n    pass\n") == (FUNCTION, "f", "")
+    assert shapes.decide('"""Write a function g."""\n', "g") == (FUNCTION, "g", "")  # MBPP: no def in the prompt
+    assert shapes.decide(leetcode) == shapes.decide(leetcode, "twoSum") == shapes.decide(leetcode, "Solution") == (
+        METHOD, "twoSum", "Solution")
+    assert shapes.decide(both, "twoSum") == (METHOD, "twoSum", "Solution")
+    assert shapes.decide(both) == (FUNCTION, "helper", "")  # a top-level function is what a bare prompt asks for
+    assert shapes.decide("Print the sum.", None, io_tests=True) == (STDIN, STDIN_CALLEE, "")
+    assert shapes.decide(leetcode, "twoSum", io_tests=True) == (METHOD, "twoSum", "Solution")
+    assert shapes.decide("", "maxProfit", io_tests=True) == (METHOD, "maxProfit", "Solution")  # LiveCodeBench's
+    for prompt, entry, io, why in [("def f(x):\n    pass\n", "f", True, "is a function of the prompt"),
+                                   ("class Foo:\n    def f(self):\n        pass\n", "f", True, "name the class"),
+                                   ("x = 1\n", None, False, "defines no function"),
+                                   ("def f(x):\n    pass\n", "f g", False, "is not a Python name")]:
+        with pytest.raises(ValueError, match=why):
+            shapes.decide(prompt, entry, io)

