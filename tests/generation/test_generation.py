@@ -314,6 +314,7 @@ def test_llama_threads_come_from_the_environment(monkeypatch):
             llama_threads()
 
 
+@pytest.mark.model
 def test_embedded_llama_cpp(tmp_path):
     pytest.importorskip("llama_cpp")
     _gguf()
@@ -361,6 +362,7 @@ def _tiny_llama(path):
     return path
 
 
+@pytest.mark.model
 def test_hf_adapter_tiny_random_model(tmp_path):
     path = _tiny_llama(str(tmp_path / "tiny"))
     gen = make_generator("hf", path, batch_size=3, seed=0)
