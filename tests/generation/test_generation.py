@@ -384,6 +384,7 @@ def test_hf_adapter_tiny_random_model(tmp_path):
     assert n == len(ids) - 1 and total == pytest.approx(-loss * n, rel=1e-4)
 
 
+@pytest.mark.model
 def test_hf_adapter_batches_prompts_of_different_lengths(tmp_path):
     """Several prompts × n sequences in one left-padded call (the prompts' shared prefix pass included): each
     prompt's greedy reply is the one it gets alone, and each sampled reply's log-probability is the forward-pass
