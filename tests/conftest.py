@@ -1,8 +1,9 @@
-"""Test set-up: offline hub, the shared data folder, a private cache directory."""
+"""Test set-up: offline hub, the shared data folder, a private cache directory, the markers of slow tests."""
 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -46,3 +47,58 @@ def codet_samples(humaneval_problems):
     sols = read_solutions(CODET_SOLUTIONS, humaneval_problems, str(SHARED_DATA))
     tests = read_test_samples(CODET_TESTS, humaneval_problems, str(SHARED_DATA))
     return sols, tests
+
+
+# The fast selection (`python -m pytest -q -m "not slow"`, docs/contributing.md) leaves out every test marked `slow`.
+# Most slow tests are slow because of a fixture that starts something: every test that uses one of these fixtures,
+# directly or through another fixture, gets its marker here, so that a new test on the same fixture is marked
+# without anyone remembering to. A fixture is named by its module and function, so that a test module that imports
+# it (tests/hostile/test_forgery_ray.py imports the Ray cluster) is covered too. A test that is slow on its own
+# carries the marker itself (`@pytest.mark.slow`, or `pytestmark` for a whole module).
+SLOW_FIXTURES = {
+    "tests.engine.test_ray_executor.cluster": "ray",  # a two-node Ray cluster on 127.0.0.1
+    "tests.generation.test_generation.llama_server": "model",  # llama_cpp.server on the embedded model
+    "tests.integrations.test_evalplus_integration.runs": "harness",  # three evalplus.evaluate runs
+    "tests.integrations.test_lm_eval_integration.replay_run": "harness",  # lm_eval on replayed samples
+    "tests.integrations.test_lm_eval_chat.chat_run": "harness",  # lm_eval with the chat template
+    "tests.hostile.test_forgery_lm_eval.forgers_run": "harness",  # lm_eval on a pool of forgers
+    "tests.report.conftest.real_leaderboard": "slow",  # the leaderboard CLI on a small real suite
+    "tests.test_pipeline_lcb.lcb_run": "slow",  # LiveCodeBench samples judged as lcb_runner judges them
+    "tests.test_storage_faults.reference": "slow",  # a rerank CLI run the faulty runs are compared with
+    "tests.hostile.test_hostile.hostile_run": "slow",  # every hostile program, run once in the sandbox
+    "tests.hostile.test_hostile_stdin.hostile_stdin_run": "slow",  # the same as stdin programs
+    "tests.hostile.test_forgery_entry_points.rerank_runs": "slow",  # rerank CLI runs on forgers
+    "tests.hostile.test_forgery_entry_points.original_runs": "slow",  # the same on the original tests
+}
+# Markers that say what a slow test uses; each implies `slow`. `style` (ruff, mypy) does not: both take a second
+# with mypy's cache warm, and a lint finding is what most often fails CI.
+SLOW_KINDS = ("model", "ray", "browser", "harness")
+
+
+def _fixtures_used(item: pytest.Item) -> set[str]:
+    """The module.function of every fixture the test uses (the one in effect where a name is overridden)."""
+    defs = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
+    out = set()
+    for name in getattr(item, "fixturenames", ()):
+        if defs.get(name):
+            func = defs[name][-1].func
+            out.add(f"{getattr(func, '__module__', '')}.{getattr(func, '__name__', name)}")
+    return out
+
+
+def _check_slow_fixtures() -> None:
+    """A renamed or removed fixture would silently stop marking its tests: refuse, once its module is loaded."""
+    for key in SLOW_FIXTURES:
+        module, name = key.rsplit(".", 1)
+        if module in sys.modules and not hasattr(sys.modules[module], name):
+            raise pytest.UsageError(f"tests/conftest.py SLOW_FIXTURES: {module} has no fixture {name!r}")
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest's own -m selection reads the markers
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    _check_slow_fixtures()
+    for item in items:
+        for key in _fixtures_used(item) & SLOW_FIXTURES.keys():
+            item.add_marker(SLOW_FIXTURES[key])
+        if item.get_closest_marker("slow") is None and any(item.get_closest_marker(k) for k in SLOW_KINDS):
+            item.add_marker("slow")

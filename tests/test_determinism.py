@@ -14,6 +14,7 @@ import sys
 import time
 
 import numpy as np
+import pytest
 
 from coderank_evalplus.engine.execution import ExecutionStats, execute
 from coderank_evalplus.engine.sandbox import Limits
@@ -54,6 +55,7 @@ def _diff(a, b) -> list[str]:
 
 
 @needs_data
+@pytest.mark.slow
 def test_saturated_machine_gives_identical_results(humaneval_problems, codet_samples):
     sols, tests = codet_samples
     works = build_works(humaneval_problems, {t: sols[t][:SAMPLES] for t in TASKS}, tests, 5)

@@ -7,6 +7,8 @@ import random
 import subprocess
 import sys
 
+import pytest
+
 from coderank_evalplus.io.samples import codet_prompt_index, read_jsonl
 from tests.conftest import CODET_SOLUTIONS, CODET_TESTS, SHARED_DATA, needs_data
 
@@ -45,6 +47,7 @@ def _outputs(out) -> dict:
 
 
 @needs_data
+@pytest.mark.slow
 def test_shuffled_solutions_give_the_same_subset_and_numbers(tmp_path, humaneval_problems):
     sols = _codet_records(CODET_SOLUTIONS, humaneval_problems)
     tests = _codet_records(CODET_TESTS, humaneval_problems)
@@ -72,6 +75,7 @@ def test_shuffled_solutions_give_the_same_subset_and_numbers(tmp_path, humaneval
 
 
 @needs_data
+@pytest.mark.slow
 def test_limit_with_no_solutions_among_the_first_problems_is_a_clear_error(tmp_path, humaneval_problems):
     sols = _codet_records(CODET_SOLUTIONS, humaneval_problems)
     path = tmp_path / "late.jsonl"
@@ -83,6 +87,7 @@ def test_limit_with_no_solutions_among_the_first_problems_is_a_clear_error(tmp_p
 
 
 @needs_data
+@pytest.mark.slow
 def test_run_takes_the_dataset_first_problems_and_a_smaller_limit_reruns(tmp_path, monkeypatch, capsys):
     from coderank_evalplus import generation
     from coderank_evalplus.cli.console import main
@@ -108,6 +113,7 @@ def test_run_takes_the_dataset_first_problems_and_a_smaller_limit_reruns(tmp_pat
 
 
 @needs_data
+@pytest.mark.slow
 def test_leaderboard_suite_limit_follows_the_dataset_order(tmp_path, humaneval_problems, caplog):
     """Two suite entries, the same samples in dataset order and shuffled: both scored on the dataset's first problems,
     with the same numbers; the problems taken are printed and recorded."""

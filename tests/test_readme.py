@@ -3,6 +3,8 @@
 import re
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -67,6 +69,7 @@ def _from_python_blocks() -> list[str]:
     return re.findall(r"```python\n(.*?)```", section, re.S)
 
 
+@pytest.mark.slow
 def test_the_from_python_examples_run_as_written(tmp_path):
     """Each Python block of README's "From Python" runs as written from any folder (here an empty temporary one: the
     bundled samples are reached through the package)."""

@@ -20,6 +20,7 @@ import uuid
 from pathlib import Path
 
 import psutil
+import pytest
 
 from coderank_evalplus.engine.execution import ITEM_RECORD
 from tests.conftest import SHARED_DATA, needs_data
@@ -80,6 +81,7 @@ def _marked(marker: str) -> list:
 
 
 @needs_data
+@pytest.mark.slow
 def test_sigkill_mid_execution_then_rerun_equals_uninterrupted(tmp_path, codet_samples):
     inputs = _write_inputs(tmp_path, codet_samples)
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]), CODERANK_CACHE_COMMIT_S="0")

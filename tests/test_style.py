@@ -23,11 +23,13 @@ def _run(tool: str, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", tool, *args], cwd=REPO, capture_output=True, text=True, timeout=600)
 
 
+@pytest.mark.style
 def test_ruff_check_passes():
     r = _run("ruff", "check", "--no-fix", *LINTED)
     assert r.returncode == 0, f"ruff check {' '.join(LINTED)} (fix with --fix where it can):\n{r.stdout}{r.stderr}"
 
 
+@pytest.mark.style
 def test_mypy_passes():
     r = _run("mypy")  # the files and settings: [tool.mypy]
     assert r.returncode == 0, f"mypy:\n{r.stdout}{r.stderr}"

@@ -43,6 +43,7 @@ def bench(tmp_path):
     return tmp_path
 
 
+@pytest.mark.slow
 def test_plus_is_defined_for_every_problem_and_k_only_up_to_n(bench, monkeypatch):
     monkeypatch.chdir(bench)
     out = cr.rerank("samples.jsonl", dataset="problems.jsonl", methods="recommended", workers=2, progress=False)
@@ -61,6 +62,7 @@ def test_plus_is_defined_for_every_problem_and_k_only_up_to_n(bench, monkeypatch
     assert set(asked.result.methods["recommended"]["base"]) == {"pass@1", "pass@2"}
 
 
+@pytest.mark.slow
 def test_runs_without_output_get_folders_of_their_own(bench, monkeypatch, capsys):
     monkeypatch.chdir(bench)
     base = ["rerank", "--dataset", "problems.jsonl", "--methods", "recommended", "--quiet", "--workers", "2"]
@@ -83,6 +85,7 @@ def test_runs_without_output_get_folders_of_their_own(bench, monkeypatch, capsys
     assert main([*base, "--solutions", "other.jsonl", "--output", target, "--overwrite"]) == 0
 
 
+@pytest.mark.slow
 def test_library_errors_are_documented_types(bench, monkeypatch):
     monkeypatch.chdir(bench)
     out = cr.rerank("samples.jsonl", dataset="problems.jsonl", methods="codet", workers=2, progress=False)
@@ -103,6 +106,7 @@ def test_library_errors_are_documented_types(bench, monkeypatch):
         cr.rerank("samples.jsonl", dataset="problems.jsonl", no_such_option=1)
 
 
+@pytest.mark.slow
 def test_library_messages_go_through_logging(bench, monkeypatch, capsys, caplog):
     monkeypatch.chdir(bench)
     with caplog.at_level("INFO", logger="coderank_evalplus"):
@@ -122,6 +126,7 @@ def _humaneval_file(path, n):
     return path
 
 
+@pytest.mark.slow
 def test_rerank_returns_the_table_intervals_and_picks_and_writes_the_folder(tmp_path):
     samples = str(cr.example_path("solutions"))
     problems = _humaneval_file(tmp_path / "mine.jsonl", 3)

@@ -100,6 +100,7 @@ def test_prose_candidates_are_no_candidate(picker):
     assert isinstance(err.value, cr.CoderankError) and isinstance(err.value, ValueError)
 
 
+@pytest.mark.slow
 def test_reasons_say_why_each_losing_group_lost_by_name(picker):
     cands = [RIGHT, "    return a - b\n", "    while True:\n        pass\n", "    raise KeyError('x')\n",
              "    if a < -1:\n        return 0\n    return a + b\n", "def add(a, b):\n    return b + a\n"]

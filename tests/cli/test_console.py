@@ -35,6 +35,7 @@ def _cli(*args):
 
 
 @needs_data
+@pytest.mark.slow
 def test_rerank_writes_results_and_verdicts(small_inputs, tmp_path):
     out = tmp_path / "out"
     r = _cli("rerank", "--dataset", "humaneval", "--data-dir", str(SHARED_DATA), "--solutions",
@@ -114,6 +115,7 @@ def test_unknown_method_lists_the_available_ones(tmp_path):
 
 
 @needs_data
+@pytest.mark.slow
 def test_bad_samples_file_names_file_and_line(tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"task_id": "HumanEval/0", "solution": "x"}\nnot json\n')
@@ -123,6 +125,7 @@ def test_bad_samples_file_names_file_and_line(tmp_path):
 
 
 @needs_data
+@pytest.mark.slow
 def test_rerank_drops_problems_the_dataset_lacks_only_when_asked(tmp_path):
     sols = tmp_path / "samples.jsonl"
     sols.write_text("".join(json.dumps({"task_id": t, "solution": "def has_close_elements(n, t):\n    return False\n"})
@@ -140,6 +143,7 @@ def test_rerank_drops_problems_the_dataset_lacks_only_when_asked(tmp_path):
     assert json.loads((tmp_path / "o" / "rerank_results.json").read_text())["task_ids"] == ["HumanEval/0"]
 
 
+@pytest.mark.slow
 def test_rerank_with_examples_mutate_alone_and_combined(small_inputs, tmp_path):
     """``--tests examples+mutate:N``: no test file needed; the grown inputs are stored and the same on a rerun;
     repeated ``--tests`` combine a pool with them."""
@@ -174,6 +178,7 @@ def test_rerank_with_examples_mutate_alone_and_combined(small_inputs, tmp_path):
     assert _cli(*common, "--tests", "examples+mutate:x", "--output", str(tmp_path / "bad")).returncode == 2
 
 
+@pytest.mark.slow
 def test_rerank_without_tests_runs_examples_mutate(small_inputs, tmp_path):
     """No ``--tests``: the pool that needs no model (examples+mutate, default N), said in one line; the default
     methods, with recommended (which uses the prompt's examples) marked."""
@@ -190,6 +195,7 @@ def test_rerank_without_tests_runs_examples_mutate(small_inputs, tmp_path):
 
 
 @needs_data
+@pytest.mark.slow
 def test_rerank_raw_field_sanitizes_chat_replies(tmp_path):
     """The issue's case: raw replies (prose around a fenced block) for HumanEval/0 score 0 read as programs (with a
     warning); with --raw-field they are sanitized, counted in rerank_results.json and in a printed line."""

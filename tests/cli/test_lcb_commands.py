@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from coderank_evalplus.cli.console import main
 
 DATA = Path(__file__).parents[1] / "data" / "lcb"
@@ -33,6 +35,7 @@ def test_pick_needs_both_dataset_and_task_id(tmp_path, capsys):
     assert "not in" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_rerank_a_livecodebench_file(tmp_path, capsys):
     out = tmp_path / "run"
     assert main(["rerank", "--dataset", str(DATA / "problems.jsonl"), "--solutions", str(DATA / "samples.jsonl"),

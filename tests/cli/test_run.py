@@ -47,6 +47,7 @@ def check_doce_run(out, mode: str, methods: str = METHODS) -> dict:
 
 
 @needs_data
+@pytest.mark.model
 def test_run_embedded_with_likelihoods_and_sd_multi(tmp_path):
     pytest.importorskip("llama_cpp")
     from coderank_evalplus.generation.embedded_backend import default_gguf

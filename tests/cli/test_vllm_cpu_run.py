@@ -12,7 +12,7 @@ import pytest
 from tests.conftest import SHARED_DATA, needs_data
 from tests.vllm_cpu import BIN, needs_vllm, smollm2_dir, vllm_env
 
-pytestmark = [needs_vllm, needs_data, pytest.mark.timeout(1800)]
+pytestmark = [needs_vllm, needs_data, pytest.mark.model, pytest.mark.timeout(1800)]
 
 METHODS = "codet,ll,coder_reviewer,filter+ll+mbr_exec"
 

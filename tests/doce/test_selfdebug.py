@@ -99,6 +99,7 @@ def test_trial_outcomes_come_from_the_cache(tmp_path):
     cache.close()
 
 
+@pytest.mark.slow
 def test_multi_debugs_every_failing_candidate_once_then_reranks(tmp_path):
     bodies = [RIGHT, MINUS, TIMES, BOOM, BROKEN, RIGHT, MINUS]
     solutions, cfg, cache, before = _setup(tmp_path, bodies, ["first", "mbr_exec", "filter+mbr_exec"])
@@ -148,6 +149,7 @@ def test_multi_debugs_every_failing_candidate_once_then_reranks(tmp_path):
     cache.close()
 
 
+@pytest.mark.slow
 def test_sd1_debugs_each_methods_top_pick_for_up_to_three_rounds(tmp_path):
     bodies = [MINUS, RIGHT, TIMES, RIGHT]
     solutions, cfg, cache, before = _setup(tmp_path, bodies, ["first", "mbr_exec"])
@@ -169,6 +171,7 @@ def test_sd1_debugs_each_methods_top_pick_for_up_to_three_rounds(tmp_path):
     cache.close()
 
 
+@pytest.mark.slow
 def test_rounds_stop_at_the_limit(tmp_path):
     solutions, cfg, cache, before = _setup(tmp_path, [MINUS, TIMES], ["first"])
     model = ScriptedModel({MINUS: TIMES, TIMES: MINUS})  # never right, never the same as shown

@@ -74,6 +74,7 @@ def _cli(*args):
                           timeout=300)
 
 
+@pytest.mark.slow
 def test_cli_flag_errors(tmp_path):
     r = _cli("rerank", "--solutions", "x.jsonl", "--tests", "y.jsonl", "--ray-address", "127.0.0.1:1",
              "--output", str(tmp_path))

@@ -1,6 +1,8 @@
 """The judge gives evalplus's verdicts, on real CodeGen-16B samples."""
 
 
+import pytest
+
 from coderank_evalplus.engine.execution import ResultCache
 from coderank_evalplus.engine.judge import Judge, expected_outputs
 from tests.conftest import needs_data
@@ -20,6 +22,7 @@ def _evalplus_verdict(problem, program):
 
 
 @needs_data
+@pytest.mark.slow
 def test_verdicts_equal_evalplus(tmp_path, humaneval_problems, codet_samples):
     sols, _ = codet_samples
     programs = {t: list(dict.fromkeys(sols[t]))[:12] + [humaneval_problems[t].prompt + humaneval_problems[t]
@@ -62,6 +65,7 @@ class _CountingExecutor:
 
 
 @needs_data
+@pytest.mark.slow
 def test_identical_samples_share_one_check_and_get_evalplus_verdicts(tmp_path, humaneval_problems, codet_samples):
     sols, _ = codet_samples
     tid = "HumanEval/7"
@@ -112,6 +116,7 @@ def test_each_check_starts_in_an_empty_working_dir(tmp_path):
 
 
 @needs_data
+@pytest.mark.slow
 def test_programs_compiled_in_the_worker_get_evalplus_verdicts(tmp_path, humaneval_problems):
     # compiled once in the worker: one that does not compile fails without a child, one with an annotation naming
     # nothing fails at definition as under evalplus (no __future__ flag of ours), a correct one passes

@@ -59,6 +59,7 @@ def test_a_method_is_called_on_an_instance():
     assert ex.output_matrix[0].tolist() == [digest_value([1, 2]), digest_value([0, 1])]  # List[int] from the imports
 
 
+@pytest.mark.slow
 def test_stdin_programs_read_and_print_as_under_livecodebench():
     suite = suite_from_asserts({"run_stdin('5 6\\n') == '11\\n'": 1, "run_stdin('-1 1') == '0'": 1}, STDIN_CALLEE)
     names = list(STDIN_PROGRAMS)

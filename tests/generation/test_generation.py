@@ -314,6 +314,7 @@ def test_llama_threads_come_from_the_environment(monkeypatch):
             llama_threads()
 
 
+@pytest.mark.model
 def test_embedded_llama_cpp(tmp_path):
     pytest.importorskip("llama_cpp")
     _gguf()
@@ -361,6 +362,7 @@ def _tiny_llama(path):
     return path
 
 
+@pytest.mark.model
 def test_hf_adapter_tiny_random_model(tmp_path):
     path = _tiny_llama(str(tmp_path / "tiny"))
     gen = make_generator("hf", path, batch_size=3, seed=0)
@@ -382,6 +384,7 @@ def test_hf_adapter_tiny_random_model(tmp_path):
     assert n == len(ids) - 1 and total == pytest.approx(-loss * n, rel=1e-4)
 
 
+@pytest.mark.model
 def test_hf_adapter_batches_prompts_of_different_lengths(tmp_path):
     """Several prompts × n sequences in one left-padded call (the prompts' shared prefix pass included): each
     prompt's greedy reply is the one it gets alone, and each sampled reply's log-probability is the forward-pass

@@ -119,6 +119,7 @@ def test_features_are_read_aligned_with_the_samples(tmp_path):
     assert features_for(["ll"], f, {"M/1": MBPP}, {"M/1": ["b"]})["M/1"]["logprob"] == [-5.0]
 
 
+@pytest.mark.slow
 def test_rerank_cli_refuses_likelihood_methods_without_the_fields(tmp_path):
     import subprocess
     import sys
@@ -167,6 +168,7 @@ def test_scored_features_reach_the_rankers_and_the_results_folder(tmp_path):
     assert curve is not None
 
 
+@pytest.mark.model
 def test_likelihood_command_on_a_tiny_model(tmp_path):
     """``coderank-evalplus likelihood --backend hf``: fills the fields, keeps the rest, writes --output."""
     import subprocess
@@ -194,6 +196,7 @@ def test_likelihood_command_on_a_tiny_model(tmp_path):
     assert bad.returncode == 2 and "--features" in bad.stderr and "Traceback" not in bad.stderr
 
 
+@pytest.mark.slow
 def test_run_checks_its_self_debug_flags():
     import subprocess
     import sys

@@ -74,6 +74,7 @@ def _error_line(stderr: str) -> str:
     return lines[0]
 
 
+@pytest.mark.slow
 def test_run_on_a_chat_only_server_equals_rerank_of_the_raw_replies(problems, replies, tmp_path):
     """Chat found out from the server (one line), 429s with Retry-After waited out, log-probabilities of the chat
     replies kept, and the same random / oracle (and reranked) pass@1 as ``rerank --raw-field raw``."""
@@ -100,6 +101,7 @@ def test_run_on_a_chat_only_server_equals_rerank_of_the_raw_replies(problems, re
     assert ours == theirs
 
 
+@pytest.mark.slow
 def test_a_server_that_goes_away_fails_in_one_line_and_the_run_resumes(problems, replies, tmp_path):
     tids = TIDS[:4]
     out = tmp_path / "run"
@@ -122,6 +124,7 @@ def test_a_server_that_goes_away_fails_in_one_line_and_the_run_resumes(problems,
     assert {t: [s["raw"] for s in samples if s["task_id"] == t] for t in tids} == {t: replies[t] for t in tids}
 
 
+@pytest.mark.slow
 def test_ctrl_c_writes_the_requests_in_flight_and_the_run_resumes(problems, replies, tmp_path):
     tids = TIDS[:6]
     out = tmp_path / "run"
@@ -146,6 +149,7 @@ def test_ctrl_c_writes_the_requests_in_flight_and_the_run_resumes(problems, repl
 
 
 @pytest.mark.parametrize("case", ["key", "model"])
+@pytest.mark.slow
 def test_a_bad_key_or_an_unknown_model_is_one_line(problems, replies, tmp_path, case):
     with _server(problems, replies, api_key="sk-right") as srv:
         args = list(_run_args(srv.url, tmp_path / "run"))
@@ -163,6 +167,7 @@ def test_a_bad_key_or_an_unknown_model_is_one_line(problems, replies, tmp_path, 
     assert not srv.served
 
 
+@pytest.mark.slow
 def test_likelihood_methods_refuse_in_one_line_on_a_chat_only_server(problems, replies, tmp_path):
     """The reviewer likelihood needs /v1/completions (echo); the coder one the chat replies' logprobs."""
     with _server(problems, replies, logprobs=False) as srv:

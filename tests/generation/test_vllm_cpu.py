@@ -14,7 +14,7 @@ from coderank_evalplus.generation import make_generator
 from coderank_evalplus.testgen.prompts import CODET_STOP
 from tests.vllm_cpu import ENV, needs_vllm, smollm2_dir
 
-pytestmark = [needs_vllm, pytest.mark.timeout(1800)]  # engine starts take minutes on 2 busy cores
+pytestmark = [needs_vllm, pytest.mark.model, pytest.mark.timeout(1800)]  # engine starts take minutes on 2 busy cores
 
 ADD = 'def add(a: int, b: int) -> int:\n    """Return the sum of a and b."""\n'
 FIB = 'def fib(n: int) -> int:\n    """Return the n-th Fibonacci number: fib(0) = 0, fib(1) = 1."""\n'

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.conftest import needs_data
 from tests.hostile.forgers import ALWAYS_EQUAL, ENGINE_FORGERS, for_entry
 from tests.integrations.test_evalplus_integration import BIN, TASKS, _jsonl, _run, data, env, hook_installed  # noqa: F401
@@ -16,6 +18,7 @@ FORGER_NAMES = ["slot_writer", "log_forger", "expectation_hunter"]
 
 
 @needs_data
+@pytest.mark.harness
 def test_evalplus_rerank_pick_is_not_lifted_by_a_forger(data, env, tmp_path):  # noqa: F811
     problems = {r["task_id"]: r for r in _jsonl(data / "HumanEvalPlus.jsonl")}
     with open(tmp_path / "samples.jsonl", "w") as fh:

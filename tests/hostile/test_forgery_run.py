@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from coderank_evalplus.generation.base import Sample
 from tests.conftest import SHARED_DATA, needs_data
 from tests.hostile.forgers import ALWAYS_EQUAL_BODY, BODIES
@@ -24,6 +26,7 @@ class ForgingModel:
 
 
 @needs_data
+@pytest.mark.slow
 def test_run_judges_forgers_wrong(tmp_path, monkeypatch):
     from coderank_evalplus.cli import run as run_mod
     from coderank_evalplus.cli.console import main

@@ -206,6 +206,7 @@ print(len(before), killed, len(workers._children(os.getpid())))
 """
 
 
+@pytest.mark.slow
 def test_unconfined_escapee_is_still_killed_by_the_worker_sweep():
     """Without the kernel pieces a double fork + setsid escapes killpg; the worker (a subreaper) kills it."""
     marker = uuid.uuid4().hex

@@ -14,6 +14,7 @@ import uuid
 from pathlib import Path
 
 import psutil
+import pytest
 
 from coderank_evalplus.api import Picker
 from tests.hostile.forgers import ENGINE_FORGERS, GOOD
@@ -28,6 +29,7 @@ def _tree(root: Path) -> dict:
             for p in sorted(root.rglob("*"))}
 
 
+@pytest.mark.slow
 def test_hostile_candidates_decide_nothing_and_take_nothing_down(tmp_path, monkeypatch):
     canary = tmp_path / "canary"
     (canary / "inner").mkdir(parents=True)

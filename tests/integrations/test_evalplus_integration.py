@@ -240,6 +240,7 @@ def test_help_shows_rerank_flags(entry, env, tmp_path):
 
 
 @pytest.mark.parametrize("entry", sorted(ENTRY_POINTS))
+@pytest.mark.slow
 def test_unknown_method_lists_available(entry, data, env, tmp_path):
     out = _run(ENTRY_POINTS[entry] + ["humaneval", "--samples", str(data / "samples.jsonl"), "--rerank", "codet,nope",
                                       "--tests", str(data / "tests_codet.jsonl")], env, tmp_path)
@@ -249,6 +250,7 @@ def test_unknown_method_lists_available(entry, data, env, tmp_path):
     assert not list(data.glob("*_eval_results.json"))  # failed before evalplus ran
 
 
+@pytest.mark.slow
 def test_model_flags_without_model_are_named(data, env, tmp_path):
     out = _run(ENTRY_POINTS["console"] + ["humaneval", "--samples", str(data / "samples.jsonl"), "--rerank", "codet",
                                           "--temperature", "0.5"], env, tmp_path)
@@ -256,6 +258,7 @@ def test_model_flags_without_model_are_named(data, env, tmp_path):
     assert "--temperature" in out.stderr and "--model" in out.stderr and "Traceback" not in out.stderr
 
 
+@pytest.mark.slow
 def test_tests_for_other_tasks_are_named(data, env, tmp_path):
     bad = tmp_path / "other.jsonl"
     bad.write_text(json.dumps({"task_id": "HumanEval/1", "samples": ["f(1) == 1"]}) + "\n"
@@ -401,6 +404,7 @@ def test_evaluate_main_same_flags(data, in_process_env, capsys):
     assert "--n_samples" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_evaluate_limit_takes_the_first_problems(data, in_process_env, capsys, tmp_path):
     """``--limit N`` (issue 52): evalplus evaluates the samples of the dataset's first N problems only, from files of
     their own beside the samples; the full set's results are untouched."""
@@ -437,6 +441,7 @@ def test_leaderboard_names_evalplus_folders_by_model_and_keeps_their_pools_apart
     assert entries[0].pool != entries[1].pool
 
 
+@pytest.mark.slow
 def test_from_model_with_likelihood_methods_and_self_debug(data, in_process_env, tmp_path, monkeypatch, capsys):
     """``--model … --rerank filter+ll+mbr_exec,coder_reviewer --self_debug multi``: the (faked) backend scores the
     likelihood fields into evalplus's samples file, debugs every candidate failing a trial test, and the results

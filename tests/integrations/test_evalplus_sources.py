@@ -69,6 +69,7 @@ def _rerank(dataset, tmp_path, evaluate):
 
 @needs_data
 @pytest.mark.parametrize("source", SOURCES)
+@pytest.mark.slow
 def test_evalplus_verdicts_are_used_whatever_the_source(source, monkeypatch, tmp_path, capsys):
     dataset = evalplus_state(monkeypatch, tmp_path, source)
     res = _rerank(dataset, tmp_path, _stand_in_for_evalplus())
@@ -81,6 +82,7 @@ def test_evalplus_verdicts_are_used_whatever_the_source(source, monkeypatch, tmp
 
 
 @needs_data
+@pytest.mark.slow
 def test_results_about_another_dataset_version_are_still_refused(monkeypatch, tmp_path, capsys):
     import hashlib
 
@@ -96,6 +98,7 @@ def test_results_about_another_dataset_version_are_still_refused(monkeypatch, tm
 
 @needs_data
 @pytest.mark.parametrize("source", ["humaneval:cache", "mbpp:override_jsonl"])
+@pytest.mark.slow
 def test_rerank_cli_takes_what_evalplus_wrote_from_another_form_of_the_release(source, monkeypatch, tmp_path):
     """``coderank-evalplus rerank --eval-results``, reading the .gz release through CODERANK_DATA, takes the
     verdicts evalplus wrote when it read the same release decompressed (its cache, a gunzipped override)."""

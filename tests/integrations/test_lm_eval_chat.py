@@ -120,6 +120,7 @@ def _instruct_yaml() -> dict:
 
 
 @needs_data
+@pytest.mark.slow
 def test_chat_requests_prompt_as_lm_evals_instruct_task(tmp_path):
     from lm_eval.utils import apply_template
 
@@ -257,6 +258,7 @@ def test_chat_metrics_match_the_cli_on_the_same_replies(chat_run):
 
 
 @needs_data
+@pytest.mark.slow
 def test_scoring_without_the_flag_is_unchanged(tmp_path):
     """The same replies without chat mode: programs are the prompt + the reply cut at CodeT's stop sequences, test
     samples go in as answered, and the records carry no chat key."""

@@ -237,6 +237,7 @@ def test_hook_adds_task_folder_to_every_task_manager():
     assert TaskManager(metadata={"a": 1}).include_path == [ours]
 
 
+@pytest.mark.slow
 def test_hook_is_lazy_and_patches_lm_eval_on_import():
     code = textwrap.dedent('''
         import sys
@@ -301,6 +302,7 @@ def test_task_class_module_beside_the_yamls_is_the_task_class():
     assert module.CodeRankTask is CodeRankTask
 
 
+@pytest.mark.slow
 def test_startup_hook_installs_the_lm_eval_finder():
     """The installed .pth start-up hook must call install_lm_eval_hook() (plain ``lm-eval`` finds our tasks)."""
     assert _startup_hook_active(), ("a fresh interpreter does not patch lm-eval's TaskManager: the .pth start-up "
@@ -362,6 +364,7 @@ LIST_TASKS = textwrap.dedent('''
 ''')
 
 
+@pytest.mark.slow
 def test_tasks_listed_without_include_path(tmp_path):
     from coderank_evalplus.integrations.lm_eval import tasks_dir
 
@@ -383,6 +386,8 @@ def test_tasks_listed_without_include_path(tmp_path):
 @needs_data
 @pytest.mark.skipif(not all(importlib.util.find_spec(m) for m in ("torch", "transformers", "accelerate", "tokenizers")),
                     reason="lm-eval's hf model needs torch, transformers, accelerate (pip install 'lm-eval[hf]')")
+@pytest.mark.model
+@pytest.mark.harness
 def test_hf_tiny_model_end_to_end(tmp_path):
     model = tmp_path / "tiny-gpt2"
     _build_tiny_gpt2(model)
@@ -570,6 +575,7 @@ def test_task_writes_a_results_folder_the_leaderboard_reads(replay_run):
 
 
 @needs_data
+@pytest.mark.harness
 def test_two_models_get_folders_of_their_own_that_the_leaderboard_names(tmp_path):
     """The same task run for two models writes two folders under --output_path, one per model; the leaderboard
     names the rows after the models, on one pool (issue 51: the task's folder was keyed by task, so the next

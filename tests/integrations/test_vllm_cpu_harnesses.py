@@ -16,7 +16,7 @@ import pytest
 from tests.conftest import SHARED_DATA, needs_data
 from tests.vllm_cpu import BIN, needs_vllm, smollm2_dir, vllm_env
 
-pytestmark = [needs_vllm, needs_data, pytest.mark.timeout(1800)]
+pytestmark = [needs_vllm, needs_data, pytest.mark.model, pytest.mark.harness, pytest.mark.timeout(1800)]
 
 TASKS = ["HumanEval/0", "HumanEval/2"]
 

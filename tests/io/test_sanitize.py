@@ -74,6 +74,7 @@ def _records(rel: str) -> list[dict]:
 
 @needs_data
 @pytest.mark.parametrize("dataset,rel", CHAT_SETS, ids=[Path(r).name.split("_")[0] for _, r in CHAT_SETS])
+@pytest.mark.slow
 def test_shared_replies_match_evalplus(dataset, rel, problems_of):
     """Three replies of each shared chat set (its first, one a third in, one two thirds in): the same text as
     evalplus.sanitize. bench/sanitize_vs_evalplus.py compares all of them."""

@@ -15,7 +15,8 @@ import pytest
 from tests.conftest import needs_data
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
-pytestmark = [needs_data, pytest.mark.skipif(CHROMIUM is None, reason="no chromium (.ci/run installs Debian's)")]
+pytestmark = [needs_data, pytest.mark.browser,
+              pytest.mark.skipif(CHROMIUM is None, reason="no chromium (.ci/run installs Debian's)")]
 WIDTH = 1280
 # Test-side probe appended to a copy of the page (the page itself has no script): it reports what the browser laid out.
 PROBE = """<script>

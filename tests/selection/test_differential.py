@@ -100,6 +100,7 @@ def test_real_problems_keep_the_right_program(humaneval_problems, task_id, right
     assert set(out.confidence["recommended+select"]) == {"base", "plus"}
 
 
+@pytest.mark.slow
 def test_rerank_runs_the_step_once_for_every_face_and_reports_its_cost(tmp_path):
     """``rank_and_judge`` (the one door): ``recommended+select`` beside ``recommended``, the step's cost in the
     timing block and line, its evidence with the rankings written to the results folder."""

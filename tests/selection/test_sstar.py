@@ -215,6 +215,7 @@ GCD_WRONG = ("def greatest_common_divisor(a: int, b: int) -> int:\n"
              "    return min(a, b) if max(a, b) % min(a, b) == 0 else 1\n")
 
 
+@pytest.mark.slow
 def test_rerank_with_select_model_changes_the_pick_before_the_judge(tmp_path):
     """The one door (``api.rerank`` → ``rank_and_judge``): S* runs after ranking and before judging, so the pass@1
     of the method follows the judge's verdict — here a judge that prefers the wrong program turns CodeT's right pick

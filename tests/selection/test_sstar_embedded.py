@@ -9,7 +9,7 @@ import pytest
 from tests.conftest import needs_data
 
 pytest.importorskip("llama_cpp")
-pytestmark = needs_data
+pytestmark = [needs_data, pytest.mark.model]
 
 
 def test_sstar_end_to_end_with_the_embedded_model(tmp_path):

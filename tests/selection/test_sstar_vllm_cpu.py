@@ -11,7 +11,7 @@ import pytest
 from tests.conftest import needs_data
 from tests.vllm_cpu import ENV, needs_vllm, smollm2_dir
 
-pytestmark = [needs_vllm, needs_data, pytest.mark.timeout(1800)]
+pytestmark = [needs_vllm, needs_data, pytest.mark.model, pytest.mark.timeout(1800)]
 
 
 def test_sstar_end_to_end_with_vllm(tmp_path, tmp_path_factory, monkeypatch):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from coderank_evalplus.io.results_folder import StoredRun
 from coderank_evalplus.study.confidence_loso import CAPS, cached_table, loso
@@ -43,6 +44,7 @@ def test_each_family_is_scored_by_a_model_of_the_others_and_large_sets_get_their
     assert big["adaptive_at_10"] is not None and 0 <= big["adaptive_at_10"] <= 100
 
 
+@pytest.mark.slow
 def test_the_cap_for_a_large_folder_is_chosen_on_training_folders_only():
     """A held-out cap comes from the other families' large folders; with none among them there is no cap to pick, and
     the shipped model records the cap chosen on its own (permissive) folders."""

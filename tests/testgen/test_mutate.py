@@ -117,6 +117,7 @@ def test_validity_drops_inputs_most_candidates_crash_on():
         c for c, v in zip(gen.calls[:5], values[:5]) if v >= 0}
 
 
+@pytest.mark.slow
 def test_a_candidate_looping_forever_costs_its_time_limit_not_the_run():
     ex, gen = _isqrt_executions([TOLERANT, LOOPS, TOLERANT], n=25)
     values = [json.loads(c[len("isqrt("):-1]) for c in gen.calls]
