@@ -63,6 +63,7 @@ SLOW_FIXTURES = {
     "tests.integrations.test_lm_eval_chat.chat_run": "harness",  # lm_eval with the chat template
     "tests.hostile.test_forgery_lm_eval.forgers_run": "harness",  # lm_eval on a pool of forgers
     "tests.report.conftest.real_leaderboard": "slow",  # the leaderboard CLI on a small real suite
+    "tests.report.conftest.same_named_runs": "slow",  # two reranks and a leaderboard over them
     "tests.test_pipeline_lcb.lcb_run": "slow",  # LiveCodeBench samples judged as lcb_runner judges them
     "tests.test_storage_faults.reference": "slow",  # a rerank CLI run the faulty runs are compared with
     "tests.hostile.test_hostile.hostile_run": "slow",  # every hostile program, run once in the sandbox

@@ -175,7 +175,7 @@ def test_every_default_named_on_the_names_page_is_the_one_the_code_uses(faces):
 def test_run_and_rerank_without_output_write_under_the_folder_the_page_names(tmp_path, monkeypatch):
     from coderank_evalplus.cli import run as run_mod
     from coderank_evalplus.engine.workers import CANDIDATE_LOG_ENV
-    from tests.cli.test_run_problem_file import PROBLEMS, StandIn
+    from tests.cli.test_run_problem_file import FUNCTIONS, PROBLEMS, StandIn
 
     help_text = option("output").help
     root = re.search(r"under \./([\w.-]+)", help_text)
@@ -183,7 +183,7 @@ def test_run_and_rerank_without_output_write_under_the_folder_the_page_names(tmp
     assert root and f"under ./{root.group(1)} " in page
     root_dir = tmp_path / root.group(1)
     (tmp_path / "mine.jsonl").write_text("".join(json.dumps(p) + "\n" for p in PROBLEMS))
-    monkeypatch.setattr(run_mod, "make_model", lambda *a, **k: StandIn())
+    monkeypatch.setattr(run_mod, "make_model", lambda *a, **k: StandIn(FUNCTIONS))
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv(CANDIDATE_LOG_ENV, str(tmp_path / "before.log"))  # run sets it (relative): put it back after
     common = ["--dataset", "mine.jsonl", "--limit", "0", "--methods", "recommended", "--workers", "1", "--quiet"]

@@ -71,6 +71,7 @@ def test_rerank_writes_results_and_verdicts(small_inputs, tmp_path):
 
 
 @needs_data
+@pytest.mark.slow
 def test_pass_at_n_is_the_oracle_on_real_samples_and_the_table_says_its_rule(small_inputs, tmp_path):
     """40 real samples a problem, k up to 40: taking them all cannot miss a right one (the default rule, k picks in
     rank order); CodeT's rule, asked for by name, keeps pass@1 and is recorded and printed with the table."""

@@ -58,6 +58,7 @@ def test_evalplus_evaluate_help_renders_with_our_flags(page, tmp_path):
     assert "SYNOPSIS" in text and all(f"--{name}" in text for name in OPTIONS), text[-3000:]
 
 
+@pytest.mark.harness
 def test_lm_eval_lists_our_tasks(tmp_path):
     """``lm-eval ls groups`` (``--tasks list`` before lm-eval 0.4.10), as a user runs it: the coderank group is
     there."""

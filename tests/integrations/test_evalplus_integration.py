@@ -537,6 +537,7 @@ def test_rerank_without_tests_or_model_uses_examples_mutate(runs, data, env, tmp
     assert bad.returncode != 0 and "examples+mutate:N" in bad.stderr
 
 
+@pytest.mark.harness
 def test_given_samples_are_named_by_model_with_and_without_limit(data, in_process_env, tmp_path, caplog):
     """``--rerank --samples F [--limit N] --model NAME``: NAME names the samples (recorded as given, in the
     summary beside the samples and in the results folder the leaderboard reads); nothing is generated. Without
