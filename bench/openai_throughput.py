@@ -1,10 +1,12 @@
 """How many requests per second does `run --backend openai` keep going, at --concurrency 1 and at the default?
 
-Starts the canned chat-only server of the tests (tests/generation/chat_server.py) on 127.0.0.1, replaying
+Starts the canned chat-only server of the tests (tests/generation/chat_server.py) on 127.0.0.1 in a process of its
+own (so that its work does not take the client's GIL: the figures are the client's), replaying
 DeepSeek-Coder-6.7B-Instruct's real HumanEval replies (../shared/data/extra_humaneval), each request held
 ``--delay`` seconds as a model would, and drives the sampling loop (``generate_samples``, what `run` calls) through
 the openai generator with each concurrency in turn, side by side in one run, each into a fresh folder. Prints per
-concurrency: requests, wall seconds, requests/s, the most requests the server held at once, and the load average.
+concurrency: requests, wall seconds, requests/s, the most requests the server held at once, and the load average;
+then each concurrency's requests/s as a multiple of the first one's (the ceiling: the concurrency ratio).
 
     python bench/openai_throughput.py --data-dir ../shared/data --problems 40 --delay 0.5
 
@@ -17,6 +19,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import multiprocessing
 import os
 import sys
 import tempfile
@@ -28,11 +31,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository r
 SET = "extra_humaneval/samples/deepseek-coder-6.7b-instruct-q5_humaneval_n10_t0.6.jsonl.gz"
 
 
+def serve(conn, replies: dict[str, list[str]], prompts: dict[str, str], delay: float, honour_n: bool) -> None:
+    """The canned server, in the process this runs in, until told to stop; sends back its URL and model, then
+    (requests answered, the most held at once)."""
+    from tests.generation.chat_server import CannedChatServer
+
+    server = CannedChatServer(replies, prompts, delay=delay, honour_n=honour_n).start()
+    conn.send((server.url, server.model))
+    conn.recv()
+    server.stop()
+    conn.send((len(server.served), server.max_inflight))
+
+
 def main() -> None:
     from coderank_evalplus.generation import generate_samples, make_generator
     from coderank_evalplus.generation.openai_backend import DEFAULT_CONCURRENCY
     from coderank_evalplus.io.problems import load_problems
-    from tests.generation.chat_server import CannedChatServer
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data-dir", default=os.environ.get("CODERANK_DATA", "../shared/data"))
@@ -55,20 +69,35 @@ def main() -> None:
     print(f"{len(chosen)} problems × {args.n_samples} replies, server delay {args.delay} s per request, "
           f"{'one reply per request' if args.ignore_n else 'n replies per request'}")
     print(f"{'concurrency':>11} {'requests':>8} {'wall s':>7} {'req/s':>6} {'held at once':>12}  load average")
+    rates = {}
+    spawn = multiprocessing.get_context("spawn")  # a fresh interpreter: no threads or locks of ours forked
     for c in [int(x) for x in args.concurrency.split(",")]:
-        server = CannedChatServer(replies, prompts, delay=args.delay, honour_n=not args.ignore_n).start()
+        ours, theirs = spawn.Pipe()
+        server = spawn.Process(target=serve, args=(theirs, replies, prompts, args.delay, not args.ignore_n),
+                               daemon=True)
+        server.start()
+        theirs.close()  # ours only: a server that dies is an EOFError here, not a wait for ever
         try:
-            gen = make_generator("openai", server.model, base_url=server.url, concurrency=c, logprobs=True)
+            url, model = ours.recv()
+            gen = make_generator("openai", model, base_url=url, concurrency=c, logprobs=True)
             _ = gen.is_chat  # the chat-or-not probe, outside the timing
             with tempfile.TemporaryDirectory() as out:
                 t0 = time.monotonic()
                 generate_samples([problems[t] for t in chosen], gen, args.n_samples, 0, out_dir=out, progress=False)
                 wall = time.monotonic() - t0
+            ours.send("stop")
+            n, held = ours.recv()
         finally:
-            server.stop()
-        n = len(server.served)
+            server.join(timeout=10)
+            if server.is_alive():
+                server.kill()
         load = " ".join(f"{x:.2f}" for x in os.getloadavg())
-        print(f"{c:>11} {n:>8} {wall:>7.2f} {n / wall:>6.2f} {server.max_inflight:>12}  {load}")
+        rates[c] = n / wall
+        print(f"{c:>11} {n:>8} {wall:>7.2f} {rates[c]:>6.2f} {held:>12}  {load}", flush=True)
+    first, *rest = rates
+    for c in rest:
+        print(f"concurrency {c}: {rates[c] / rates[first]:.2f}× concurrency {first}'s requests/s (ceiling "
+              f"{c / first:g}×)")
 
 
 if __name__ == "__main__":
