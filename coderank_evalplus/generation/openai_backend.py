@@ -27,12 +27,13 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import re
 import signal
 import sys
 import threading
 import time
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Iterator, Optional
 
 from coderank_evalplus.generation.base import Sample, truncate_at_stop
@@ -297,6 +298,9 @@ class OpenAIGenerator:
         empty = [0] * len(prompts)
         inflight = [0] * len(prompts)
         pending: dict[Future, tuple[int, int]] = {}  # request -> (prompt index, samples asked for)
+        # requests as they finish, in that order: one look per request, where waiting on all the pending ones
+        # (concurrent.futures.wait) costs a look at each, n times per prompt for a server that ignores n
+        finished: queue.SimpleQueue[Future] = queue.SimpleQueue()
         pool = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="openai")
         if self._t0 is None:
             self._t0 = time.monotonic()
@@ -311,6 +315,7 @@ class OpenAIGenerator:
                 inflight[i] += 1
                 future = pool.submit(self._request, prompts[i], part, temperature, top_p, max_tokens, stop, seed)
                 pending[future] = (i, part)
+                future.add_done_callback(finished.put)
 
         def drop_queued() -> None:
             for f in list(pending):
@@ -331,7 +336,9 @@ class OpenAIGenerator:
                 submit(i, n)
             while pending:
                 try:
-                    done, _ = wait(list(pending), timeout=ctrl_c.poll, return_when=FIRST_COMPLETED)
+                    done = [finished.get(timeout=ctrl_c.poll)]
+                except queue.Empty:
+                    done = []
                 except KeyboardInterrupt as e:  # Ctrl-C not deferred (not the main thread)
                     if isinstance(halt, KeyboardInterrupt):
                         raise  # the second Ctrl-C: stop waiting
@@ -339,8 +346,12 @@ class OpenAIGenerator:
                     continue
                 if ctrl_c.pressed and not isinstance(halt, KeyboardInterrupt):
                     interrupted(KeyboardInterrupt())
+                while not finished.empty():
+                    done.append(finished.get())
                 ready = []
                 for f in done:
+                    if f not in pending:  # dropped from the queue (cancelled) after a failure or a Ctrl-C
+                        continue
                     i, asked = pending.pop(f)
                     inflight[i] -= 1
                     exc = f.exception()
