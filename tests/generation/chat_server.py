@@ -6,7 +6,8 @@ wrong key gets 401 and an unknown model 404. A reply is picked by the problem pr
 each problem's canned replies are served in order, ``n`` per request (or one, with ``honour_n=False``), so that a
 test can tell whether anything was drawn twice. Faults on demand: a 429 with ``Retry-After`` on the first attempt of
 every ``rate_limit_every``-th draw request, a per-request ``delay``, and going away (connections dropped, listener
-closed) after ``fail_after`` answered draws; ``start()`` again brings it back on the same port with its state.
+closed) after ``fail_after`` answered draws, and (``not_json``) a 200 whose body is a web page, as a proxy's is;
+``start()`` again brings it back on the same port with its state.
 ``chat_only=False``: its completions endpoint answers too (the same replies, for a prompt that contains the
 problem's).
 
@@ -33,11 +34,12 @@ class CannedChatServer:
     def __init__(self, replies: dict[str, list[str]], prompts: dict[str, str], model: str = "canned-chat",
                  api_key: Optional[str] = None, delay: float = 0.0, rate_limit_every: int = 0,
                  retry_after: float = 1.0, logprobs: bool = True, honour_n: bool = True,
-                 fail_after: Optional[int] = None, chat_only: bool = True) -> None:
+                 fail_after: Optional[int] = None, chat_only: bool = True, not_json: bool = False) -> None:
         self.replies, self.prompts, self.model, self.api_key = replies, prompts, model, api_key
         self.delay, self.rate_limit_every, self.retry_after = delay, rate_limit_every, retry_after
         self.logprobs, self.honour_n, self.fail_after = logprobs, honour_n, fail_after
         self.chat_only = chat_only  # False: /v1/completions answers too (a base model's server)
+        self.not_json = not_json  # True: draws answered 200 with an HTML page
         self.lock = threading.Lock()
         self.cursor: dict[str, int] = {t: 0 for t in replies}  # replies served per problem
         self.served: list[tuple[str, int]] = []  # (task_id, replies) per answered draw request
@@ -112,9 +114,11 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def _send(self, code: int, body: dict, headers: Optional[dict] = None) -> None:
-        data = json.dumps(body).encode()
+        self._write(code, json.dumps(body).encode(), "application/json", headers)
+
+    def _write(self, code: int, data: bytes, content_type: str, headers: Optional[dict] = None) -> None:
         self.send_response(code)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(data)))
         for k, v in (headers or {}).items():
             self.send_header(k, v)
@@ -196,6 +200,8 @@ class _Handler(BaseHTTPRequestHandler):
         if going:  # the server goes away: this connection dropped, the listener closed
             threading.Thread(target=c.stop, daemon=True).start()
             return self._drop()
+        if c.not_json:
+            return self._write(200, b"<html><body>\n<h1>Welcome</h1>\n</body></html>", "text/html")
         with c.lock:
             c.inflight += 1
             c.max_inflight = max(c.max_inflight, c.inflight)

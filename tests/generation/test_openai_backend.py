@@ -227,3 +227,43 @@ def test_more_samples_than_one_request_may_ask_for_are_split(problems, replies):
         gen = make_generator("openai", MODEL, base_url=srv.url, chat=True)
         [got] = gen.generate([chat_solution_messages(problems[tid])], MAX_N + 2, 0.8, 0.95, 64, [])
     assert len(got) == MAX_N + 2 and sorted(srv.served) == sorted([(tid, MAX_N), (tid, 2)])
+
+
+def test_log_probabilities_are_read_from_each_choice(problems, replies):
+    """Each chat choice's token log-probabilities summed and counted (the server's: −0.01 per character of each
+    token); none where the server gives none, and none from a completions endpoint that gives none."""
+    from coderank_evalplus.generation import make_generator
+    from coderank_evalplus.testgen.prompts import chat_solution_messages, solution_prompt
+    from tests.generation.chat_server import _tokens
+
+    tids = TIDS[:2]
+    with _server(problems, replies, tids, chat_only=False) as srv:
+        chat = make_generator("openai", MODEL, base_url=srv.url, chat=True, logprobs=True)
+        got = chat.generate([chat_solution_messages(problems[t]) for t in tids], 3, 0.8, 0.95, 64, [])
+        base = make_generator("openai", MODEL, base_url=srv.url, chat=False, logprobs=True)
+        [plain] = base.generate([solution_prompt(problems[tids[0]])], 2, 0.8, 0.95, 64, [])
+    for t, samples in zip(tids, got):
+        assert [s.text for s in samples] == replies[t][:3]
+        assert [s.n_tokens for s in samples] == [len(_tokens(x)) for x in replies[t][:3]]
+        assert [s.logprob for s in samples] == pytest.approx([-0.01 * len(x) for x in replies[t][:3]])
+    assert [s.text for s in plain] == replies[tids[0]][3:5]
+    assert all(s.logprob is None and s.n_tokens is None for s in plain)
+    with _server(problems, replies, tids[:1], logprobs=False) as srv:
+        gen = make_generator("openai", MODEL, base_url=srv.url, chat=True, logprobs=True)
+        [samples] = gen.generate([chat_solution_messages(problems[tids[0]])], 2, 0.8, 0.95, 64, [])
+    assert [s.text for s in samples] == replies[tids[0]][:2] and all(s.logprob is None for s in samples)
+
+
+def test_a_reply_that_is_not_json_is_one_line(problems, replies):
+    """A 200 whose body is a web page (a proxy's, a wrong --base-url): one line naming the server and the page."""
+    from coderank_evalplus.generation import make_generator
+    from coderank_evalplus.generation.openai_backend import ServerUnavailable
+    from coderank_evalplus.testgen.prompts import chat_solution_messages
+
+    tid = TIDS[0]
+    with _server(problems, replies, [tid], not_json=True) as srv:
+        gen = make_generator("openai", MODEL, base_url=srv.url, chat=True, max_retries=0)
+        with pytest.raises(ServerUnavailable) as err:
+            gen.generate([chat_solution_messages(problems[tid])], 2, 0.8, 0.95, 64, [])
+    assert str(err.value) == (f"OpenAI-compatible server at {srv.url}/ answered /v1/chat/completions with no JSON "
+                              f"object: <html><body> <h1>Welcome</h1> </body></html>")
