@@ -2,8 +2,10 @@
 
 import json
 
+from coderank_evalplus.api.evaluate import stage_config
+from coderank_evalplus.api.options import RerankOptions
 from coderank_evalplus.engine.execution import ResultCache
-from coderank_evalplus.pipeline import RerankConfig, rank_and_judge
+from coderank_evalplus.pipeline import rank_and_judge
 from coderank_evalplus.types import Problem
 
 PROB = Problem(task_id="T/0", dataset="humaneval", prompt="def add(a, b):\n", entry_point="add",
@@ -12,7 +14,7 @@ PROB = Problem(task_id="T/0", dataset="humaneval", prompt="def add(a, b):\n", en
 GOOD, BAD = "def add(a, b):\n    return a + b\n", "def add(a, b):\n    return a - b\n"
 SOLUTIONS = {"T/0": [GOOD, BAD, BAD, GOOD]}
 TESTS = {"T/0": ["add(1, 2) == 3", "add(0, 0) == 0\nassert add(2, 2) == 4"]}
-CFG = RerankConfig(methods=["codet"], workers=2, progress=False)
+CFG = stage_config(RerankOptions(methods=["codet"], workers=2, progress=False))
 
 
 def _evalplus_file(path, statuses):

@@ -66,9 +66,9 @@ def problem() -> Problem:
 
 
 def _contest(problem, programs, a, b, contenders):
-    from coderank_evalplus.selection.sstar import Contest
+    from coderank_evalplus.selection.sstar import Pair
 
-    return Contest(problem, list(programs), a, b, list(contenders))
+    return Pair(problem, list(programs), a, b, list(contenders))
 
 
 def _decide(srv, contests, tmp_path, **kw):
