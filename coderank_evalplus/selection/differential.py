@@ -161,7 +161,7 @@ def refine(work: ProblemWork, ex: Executions, ranking: Ranking, env: SelectEnv, 
     if found.ex is not None and found.separating.any():
         parts = parts_of(contest, found, programs)
         new = reordered(ranking, contest, parts, ex.n_candidates)
-        out.changed = merged_groups(new)[0].candidates != sorted(merged_groups(ranking)[0].candidates)
+        out.changed = pick_pool(new, ex.n_candidates) != pick_pool(ranking, ex.n_candidates)
         out.ranking = new
         n = sum(len(p) for p in parts)
         out.evidence = evidence_of(found, programs, parts, n, env, work.problem.entry_point)

@@ -137,3 +137,19 @@ def test_rerank_runs_the_step_once_for_every_face_and_reports_its_cost(tmp_path)
     (row,) = [r for r in rows if r["method"] == "recommended+select"]
     (step,) = row["steps"]
     assert step["changed"] and step["evidence"][0]["input"].startswith("add(11,")
+
+
+def test_a_ranking_without_groups_is_looked_at_through_its_fallback_pool():
+    """A ranking that put no candidate in a group but kept a fallback pool (the candidates trial filtering kept):
+    the pick draws from that pool (``metrics.pick_pool``), so the step's contest is that pool too. The lookalikes
+    in it are set apart; the candidate outside it stays out of the new ranking."""
+    from coderank_evalplus.types import Ranking
+
+    problem = problem_from_prompt(PROMPT, None, "toy/fallback")
+    work, ex, _ = _ranked(problem, [RIGHT] * 3 + [RIGHT2] * 2 + [LOOKALIKE] * 2 + ["    return a * b\n"])
+    ranking = Ranking([], {"fallback_pool": list(range(7))})
+    sel = refine(work, ex, ranking, SelectEnv(workers=2))
+    assert "several distinct programs" in sel.doubt and sel.changed
+    assert merged_groups(sel.ranking)[0].candidates == [0, 1, 2, 3, 4]
+    assert merged_groups(sel.ranking)[1].candidates == [5, 6]
+    assert 7 not in {c for g in sel.ranking.groups for c in g.candidates}
