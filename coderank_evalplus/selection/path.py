@@ -77,9 +77,10 @@ class ProblemPath:
 
     def run(self, works: Sequence[ProblemWork], features: Optional[Mapping[str, Features]] = None,
             lap: Lap = _no_lap) -> dict[str, ProblemOutcome]:
-        """Each work's outcome, by task id, in the works' order. ``features``: per task id, per-candidate features
-        that rankers read from ``RankContext.options`` (likelihood rankers). ``lap``: called as each phase ends
-        ("load", "execute", "rank", and each step's phase)."""
+        """Each work's outcome, by task id, in the works' order (a work's suite becomes the one executed: with the
+        grown inputs the validity rule kept). ``features``: per task id, per-candidate features that rankers read
+        from ``RankContext.options`` (likelihood rankers). ``lap``: called as each phase ends ("load", "execute",
+        "rank", and each step's phase)."""
         generated = self.grow_inputs(works)
         lap("load")
         executions = self.execute(works, generated)
