@@ -193,7 +193,9 @@ def read_pick_tests(sources: Optional[Sequence[Any]]) -> tuple[Optional[list[str
 
 
 class Picker:
-    """Picks problem after problem with the same sandbox workers and execution cache.
+    """Picks problem after problem with the same sandbox workers and execution cache: each problem goes down the
+    per-problem path (``selection.path.ProblemPath``: the same execution, rankers, steps and confidence as
+    ``rerank``), without a judge.
 
     ``with Picker() as picker: choice = picker.pick(prompt, candidates)``. The workers start on entering (or on
     the first pick) and stop on leaving (or ``close()``); the cache lives in ``cache_dir`` (kept) or in a temporary
@@ -221,7 +223,8 @@ class Picker:
         self._executor: Optional[WarmExecutor] = None
         self._cache: Any = None
         self._tmp: Optional[tempfile.TemporaryDirectory] = None
-        self._path: Any = None  # the per-problem path (selection.path.ProblemPath), made on the first pick
+        self._path: Any = None  # the per-problem path (selection.path.ProblemPath) on the workers and cache
+        self._selector: Any = None  # S*'s step, made once
 
     def __enter__(self) -> "Picker":
         self._start()
@@ -302,10 +305,11 @@ class Picker:
             from coderank_evalplus.selection.sstar import selector_from_options
 
             executor, cache = self._start()
-            folder = self._cache_dir or (Path(self._tmp.name) if self._tmp else Path("."))
-            selector = selector_from_options(self._options, folder)
+            if self._selector is None:
+                folder = self._cache_dir or (Path(self._tmp.name) if self._tmp else Path("."))
+                self._selector = selector_from_options(self._options, folder)
             self._path = ProblemPath(self._cfg, [self.method], cache, executor,
-                                     [selector] if selector is not None else [], explain=True)
+                                     [self._selector] if self._selector is not None else [], explain=True)
         return self._path
 
 
