@@ -63,3 +63,19 @@ def test_timing_block_accounts_for_the_run(tmp_path):
     again = rank_and_judge("humaneval", {"T/0": PROB}, SOLUTIONS, TESTS, CFG, ResultCache(tmp_path / "c.sqlite")).timing
     assert again["cached_items"] == t["items"] and again["executed_items"] == 0
     assert (again["judged_samples"], again["judged_programs"], again["judge_cached"]) == (4, 2, 2)
+
+
+def test_the_stage_config_has_no_default_of_its_own():
+    """Every setting of ``RerankConfig`` comes from the options (``stage_config``): the table's defaults, one place."""
+    import dataclasses
+
+    from coderank_evalplus.api.options import option
+    from coderank_evalplus.pipeline import RerankConfig
+
+    assert all(f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+               for f in dataclasses.fields(RerankConfig))
+    cfg = stage_config(RerankOptions())
+    for name in ("time_limit", "seed", "min_time_limit", "gt_time_limit_factor", "workers", "executor", "strict"):
+        assert getattr(cfg, name) == option(name).default, name
+    assert list(cfg.ks) == list(option("k").default) and list(cfg.methods) == list(option("methods").default)
+    assert cfg.tests_per_sample == option("tests_per_sample").default and cfg.plus is not option("base_only").default
