@@ -41,10 +41,12 @@ def main() -> None:
     args = ap.parse_args()
 
     from coderank_evalplus import metrics
+    from coderank_evalplus.api.evaluate import stage_config
+    from coderank_evalplus.api.options import RerankOptions
     from coderank_evalplus.engine.execution import ResultCache
     from coderank_evalplus.io.problems import load_problems
     from coderank_evalplus.io.samples import read_solutions
-    from coderank_evalplus.pipeline import RerankConfig, rank_and_judge, write_results
+    from coderank_evalplus.pipeline import rank_and_judge, write_results
     from coderank_evalplus.rankers import RankContext, get_ranker
     from coderank_evalplus.testgen.mutate import first_inputs
 
@@ -52,8 +54,8 @@ def main() -> None:
     problems = load_problems(args.dataset, args.data_dir)
     sols = read_solutions(args.solutions or Path(args.data_dir) / CODET.format("code_solution"), problems,
                           args.data_dir)
-    cfg = RerankConfig(methods=list(METHODS), workers=args.workers, limit=args.limit, mutate=max(budgets),
-                       progress=False)
+    cfg = stage_config(RerankOptions(methods=list(METHODS), workers=args.workers, limit=args.limit, progress=False),
+                       max(budgets))
     cache = ResultCache(Path(args.cache_dir) / "executions.sqlite")
     try:
         result = rank_and_judge(args.dataset, problems, sols, {}, cfg, cache)

@@ -45,10 +45,12 @@ def main() -> None:
     import numpy as np
 
     from coderank_evalplus.api import Picker
+    from coderank_evalplus.api.evaluate import stage_config
+    from coderank_evalplus.api.options import RerankOptions
     from coderank_evalplus.engine.execution import ResultCache
     from coderank_evalplus.io.problems import load_problems
     from coderank_evalplus.io.samples import read_solutions
-    from coderank_evalplus.pipeline import RerankConfig, rank_and_judge
+    from coderank_evalplus.pipeline import rank_and_judge
     from coderank_evalplus.testgen.mutate import GROWN_INPUTS
 
     data_dir = Path(args.data_dir)
@@ -62,8 +64,8 @@ def main() -> None:
     print("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|" + ("---:|" if args.also_seed is not None else ""))
     for path in sets:
         sols = read_solutions(path, problems, str(data_dir))
-        cfg = RerankConfig(methods=["recommended"], mutate=GROWN_INPUTS, plus=not args.base_only, progress=False,
-                           workers=args.workers)
+        cfg = stage_config(RerankOptions(methods=["recommended"], base_only=args.base_only, progress=False,
+                                         workers=args.workers), GROWN_INPUTS)
         cache = ResultCache(Path(args.cache_dir) / "executions.sqlite")
         t0 = time.monotonic()
         try:

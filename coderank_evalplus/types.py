@@ -181,7 +181,8 @@ class Verdict:
 
 @dataclass
 class ProblemOutcome:
-    """Per-problem record: rankings per method and the verdicts of the judged candidates."""
+    """Per-problem record (``selection.path``): rankings per method, the steps' answers, the confidence of each
+    method's pick, and the verdicts of the judged candidates."""
 
     task_id: str
     n_candidates: int
@@ -194,7 +195,7 @@ class ProblemOutcome:
     features: dict[str, np.ndarray] = field(default_factory=dict)  # per-candidate likelihood features
     generated: Optional[dict] = None  # inputs the examples+mutate source added (testgen.mutate.GeneratedInputs)
     confidence: dict[str, dict[str, float]] = field(default_factory=dict)  # method → split → P(pick passes)
-    selections: dict[str, Any] = field(default_factory=dict)  # method → selection.base.Selection (<method>+select)
+    steps: dict[str, list[Any]] = field(default_factory=dict)  # method → its steps' answers (selection.base)
 
 
 @dataclass

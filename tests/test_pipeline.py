@@ -3,8 +3,10 @@
 import json
 from dataclasses import replace
 
+from coderank_evalplus.api.evaluate import stage_config
+from coderank_evalplus.api.options import RerankOptions
 from coderank_evalplus.engine.execution import ResultCache
-from coderank_evalplus.pipeline import RerankConfig, rank_and_judge
+from coderank_evalplus.pipeline import rank_and_judge
 from coderank_evalplus.types import Problem
 
 PROB = Problem(task_id="T/0", dataset="humaneval", prompt="def add(a, b):\n", entry_point="add",
@@ -13,7 +15,7 @@ PROB = Problem(task_id="T/0", dataset="humaneval", prompt="def add(a, b):\n", en
 GOOD, BAD = "def add(a, b):\n    return a + b\n", "def add(a, b):\n    return a - b\n"
 SOLUTIONS = {"T/0": [GOOD, BAD, BAD, GOOD]}
 TESTS = {"T/0": ["add(1, 2) == 3", "add(0, 0) == 0\nassert add(2, 2) == 4"]}
-CFG = RerankConfig(methods=["codet"], workers=2, progress=False)
+CFG = stage_config(RerankOptions(methods=["codet"], workers=2, progress=False))
 
 
 def _evalplus_file(path, statuses):
@@ -95,7 +97,7 @@ def test_pass_at_n_is_the_oracle_for_every_ranked_method(tmp_path):
     methods = [m for m in list_rankers() if not is_log_score(m)] + ["filter+codet", "filter+srank",
                                                                     "recommended+select"]
     cache = ResultCache(tmp_path / "c.sqlite")
-    cfg = RerankConfig(methods=methods, ks=[1, 2, 3, 4], workers=2, progress=False)  # the default rule
+    cfg = stage_config(RerankOptions(methods=methods, k=[1, 2, 3, 4], workers=2, progress=False))  # the default rule
     ranked = rank_and_judge("humaneval", LOOKALIKES, LOOKALIKE_SOLUTIONS, LOOKALIKE_TESTS, cfg, cache)
     for split in ("base", "plus"):
         oracle = ranked.methods["oracle"][split]["pass@4"]
@@ -114,3 +116,19 @@ def test_pass_at_n_is_the_oracle_for_every_ranked_method(tmp_path):
     # CodeT's rule, with replacement inside a group: the look-alikes' group of three drawn twice misses 4/9 of the
     # time, so its pass@4 stays under the oracle
     assert codet.methods["codet"]["base"]["pass@4"] < ranked.methods["oracle"]["base"]["pass@4"]
+
+
+def test_the_stage_config_has_no_default_of_its_own():
+    """Every setting of ``RerankConfig`` comes from the options (``stage_config``): the table's defaults, one place."""
+    import dataclasses
+
+    from coderank_evalplus.api.options import option
+    from coderank_evalplus.pipeline import RerankConfig
+
+    assert all(f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+               for f in dataclasses.fields(RerankConfig))
+    cfg = stage_config(RerankOptions())
+    for name in ("time_limit", "seed", "min_time_limit", "gt_time_limit_factor", "workers", "executor", "strict"):
+        assert getattr(cfg, name) == option(name).default, name
+    assert list(cfg.ks) == list(option("k").default) and list(cfg.methods) == list(option("methods").default)
+    assert cfg.tests_per_sample == option("tests_per_sample").default and cfg.plus is not option("base_only").default

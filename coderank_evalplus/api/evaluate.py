@@ -9,14 +9,17 @@ programs, test samples, features) hands them in; the rest comes from the options
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
 import os
 import re
+import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any, Iterator, Mapping, Optional, Sequence
 
 from coderank_evalplus.api.options import RESULTS_ROOT, RerankOptions
 from coderank_evalplus.api.output import RerankOutput
@@ -60,28 +63,59 @@ def run_rerank(options: RerankOptions, *, problems: Optional[Mapping[str, Proble
     ``rerank_results.json``; ``load_s``: seconds the caller spent reading inputs it hands in (the timing line).
     ``selector``: S* after ranking (``selection.sstar.ModelSelector``), else the one ``options.select_model``
     names, its replies logged in the results folder (else the cache folder, else a temporary one)."""
-    from coderank_evalplus.engine.execution import ResultCache
-    from coderank_evalplus.engine.workers import CANDIDATE_LOG, CANDIDATE_LOG_ENV, log_candidates_to
-    from coderank_evalplus.io.problems import load_problems, select_problems, selection_note
-    from coderank_evalplus.pipeline import all_methods, rank_and_judge, read_tests
-    from coderank_evalplus.testgen.mutate import SOURCE, no_pool_note, split_sources
+    from coderank_evalplus.pipeline import all_methods, rank_and_judge, write_results
 
     options.check()
     all_methods(options.methods)
     t0 = time.monotonic()
+    given = _inputs(options, problems, solutions, test_samples, features, door)
+    provenance = describe(options, given.problems, given.chosen, given.sources, given.mutate, door,
+                          None if options.solutions else _mapping_digest(given.solutions))
+    folder = output_folder(options, provenance) if write else None
+    with _run_files(options, folder, cache, selector) as (cache, selector):
+        result = rank_and_judge(provenance["dataset"]["name"], given.problems, given.solutions, given.test_samples,
+                                stage_config(options, given.mutate), cache, given.features, executor=executor,
+                                eval_results=options.eval_results, load_s=load_s + time.monotonic() - t0,
+                                select=selector)
+    result.extra["provenance"] = {**provenance, "uses_prompt_examples": {
+        m: row["uses_prompt_examples"] for m, row in result.methods.items()}}
+    if given.sanitized is not None:
+        result.extra["sanitized"] = given.sanitized
+    result.extra.update(extra or {})
+    if folder is not None:
+        write_results(result, folder)
+    return RerankOutput(result, folder)
+
+
+@dataclass
+class _Inputs:
+    """What a run ranks: the dataset's problems, the chosen ones (``chosen``) with their programs, their raw test
+    samples and likelihood features; the test sources, inputs grown from the examples (``mutate``: N, or None), and
+    the sanitizer's tally (``raw_field``)."""
+
+    problems: Mapping[str, Problem]
+    chosen: list[str]
+    solutions: dict[str, Sequence[str]]
+    test_samples: Mapping[str, Sequence[str]]
+    features: Optional[Mapping[str, Mapping[str, Sequence[float]]]]
+    sources: list[str]
+    mutate: Optional[int]
+    sanitized: Optional[dict]
+
+
+def _inputs(options: RerankOptions, problems: Optional[Mapping[str, Problem]],
+            solutions: Optional[Mapping[str, Sequence[str]]], test_samples: Optional[Mapping[str, Sequence[str]]],
+            features: Optional[Mapping[str, Mapping[str, Sequence[float]]]], door: str) -> _Inputs:
+    """The inputs the caller handed in, the rest read as ``options`` say; the problems chosen (``limit``,
+    ``task_ids``) among those with solutions."""
+    from coderank_evalplus.io.problems import load_problems, select_problems, selection_note
+
     if problems is None:
         problems = load_problems(options.dataset, options.data_dir)
     sanitized = None
     if solutions is None:
         solutions, sanitized = _read_solutions(options, problems)
-    sources = list(options.tests or [])
-    if test_samples is None:
-        if not sources:
-            log.warning(no_pool_note("tests=FILE" if door == "python" else "--tests FILE"))
-            sources = [SOURCE]
-        test_samples, mutate = read_tests(sources, problems, options.data_dir, drop_extra=options.drop_extra_problems)
-    else:
-        mutate = spec.n if (spec := split_sources([s for s in sources if s != "model"])[1]) is not None else None
+    test_samples, sources, mutate = _tests(options, problems, test_samples, door)
     chosen = select_problems(problems, solutions, options.limit, options.task_ids)
     if not chosen:
         what = f"the first {options.limit} problems" if options.limit else "the problems asked for"
@@ -100,51 +134,58 @@ def run_rerank(options: RerankOptions, *, problems: Optional[Mapping[str, Proble
     if missing and mutate is None:
         log.warning("%d task(s) have no test samples (they fall back to a random pick): %s", len(missing),
                     ", ".join(missing[:5]) + (" …" if len(missing) > 5 else ""))
-    provenance = describe(options, problems, chosen, sources, mutate, door,
-                          None if options.solutions else _mapping_digest(solutions))
-    folder = output_folder(options, provenance) if write else None
+    return _Inputs(problems, list(chosen), dict(solutions), test_samples, features, sources, mutate, sanitized)
+
+
+def _tests(options: RerankOptions, problems: Mapping[str, Problem],
+           test_samples: Optional[Mapping[str, Sequence[str]]], door: str
+           ) -> tuple[Mapping[str, Sequence[str]], list[str], Optional[int]]:
+    """(raw test samples per task, the test sources, inputs grown from the examples: N or None): as handed in,
+    else read from ``options.tests`` (default, said in one line: examples+mutate)."""
+    from coderank_evalplus.pipeline import read_tests
+    from coderank_evalplus.testgen.mutate import SOURCE, no_pool_note, split_sources
+
+    sources = list(options.tests or [])
+    if test_samples is not None:
+        spec = split_sources([s for s in sources if s != "model"])[1]
+        return test_samples, sources, (spec.n if spec is not None else None)
+    if not sources:
+        log.warning(no_pool_note("tests=FILE" if door == "python" else "--tests FILE"))
+        sources = [SOURCE]
+    found, mutate = read_tests(sources, problems, options.data_dir, drop_extra=options.drop_extra_problems)
+    return found, sources, mutate
+
+
+@contextlib.contextmanager
+def _run_files(options: RerankOptions, folder: Optional[Path], cache: Any, selector: Any) -> Iterator[tuple[Any, Any]]:
+    """For the run: the execution cache (``cache``, else one in ``cache_dir`` or the results folder), S*
+    (``selector``, else the one ``select_model`` names, its replies logged in the folder, the cache folder or a
+    temporary one), and what the candidates print going to the folder's log; closed and restored on leaving."""
+    from coderank_evalplus.engine.execution import ResultCache
+    from coderank_evalplus.engine.workers import CANDIDATE_LOG, CANDIDATE_LOG_ENV, log_candidates_to
+
     log_before = os.environ.get(CANDIDATE_LOG_ENV)
     if folder is not None:  # what the candidates print goes to the folder's log, for this call only
         log_candidates_to(folder.resolve() / CANDIDATE_LOG)
-    own_cache = None
-    if cache is None:
-        root = Path(options.cache_dir) if options.cache_dir else (folder / "cache" if folder is not None else None)
-        cache = own_cache = ResultCache(root / "executions.sqlite") if root is not None else None
-    tmp = None
-    try:
+    with contextlib.ExitStack() as stack:
+        if cache is None:
+            root = Path(options.cache_dir) if options.cache_dir else (folder / "cache" if folder is not None else None)
+            cache = stack.enter_context(contextlib.closing(ResultCache(root / "executions.sqlite"))) \
+                if root is not None else None
         if selector is None and options.select_model:
             from coderank_evalplus.selection.sstar import selector_from_options
 
             where = folder if folder is not None else Path(options.cache_dir) if options.cache_dir else None
             if where is None:
-                import tempfile
-
-                tmp = tempfile.TemporaryDirectory(prefix="coderank_sstar_")
-                where = Path(tmp.name)
+                where = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="coderank_sstar_")))
             selector = selector_from_options(options, where)
-        result = rank_and_judge(provenance["dataset"]["name"], problems, solutions, test_samples,
-                                stage_config(options, mutate), cache, features, executor=executor,
-                                eval_results=options.eval_results, load_s=load_s + time.monotonic() - t0,
-                                select=selector)
-    finally:
-        if tmp is not None:
-            tmp.cleanup()
-        if own_cache is not None:
-            own_cache.close()
-        if log_before is None:
-            os.environ.pop(CANDIDATE_LOG_ENV, None)
-        else:
-            os.environ[CANDIDATE_LOG_ENV] = log_before
-    result.extra["provenance"] = {**provenance, "uses_prompt_examples": {
-        m: row["uses_prompt_examples"] for m, row in result.methods.items()}}
-    if sanitized is not None:
-        result.extra["sanitized"] = sanitized
-    result.extra.update(extra or {})
-    if folder is not None:
-        from coderank_evalplus.pipeline import write_results
-
-        write_results(result, folder)
-    return RerankOutput(result, folder)
+        try:
+            yield cache, selector
+        finally:
+            if log_before is None:
+                os.environ.pop(CANDIDATE_LOG_ENV, None)
+            else:
+                os.environ[CANDIDATE_LOG_ENV] = log_before
 
 
 def _read_solutions(options: RerankOptions, problems: Mapping[str, Problem]):

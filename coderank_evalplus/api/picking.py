@@ -20,8 +20,8 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
+from coderank_evalplus.api.options import option
 from coderank_evalplus.engine.executors import Executor, WarmExecutor
-from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.metrics import merged_groups, pick_pool
 from coderank_evalplus.testgen.mutate import GROWN_INPUTS
 from coderank_evalplus.types import FUNCTION, METHOD, PASS, STDIN, CoderankError, Executions, Problem, ProblemOutcome
@@ -115,7 +115,7 @@ class Pick:
     name: str = ""
     names: list[str] = field(default_factory=list)
     lost: list[LostGroup] = field(default_factory=list)
-    selection: Any = None  # the selection step's answer (``selection.base.Selection``) with a <method>+select
+    steps: list[Any] = field(default_factory=list)  # each step's answer after ranking (``selection.base.Selection``)
 
     @property
     def separating(self) -> list[Evidence]:
@@ -129,7 +129,7 @@ class Pick:
                 "entry_point": self.entry_point, "n_candidates": self.n_candidates, "n_groups": self.n_groups,
                 "uses_prompt_examples": self.uses_prompt_examples, "reasons": self.reasons,
                 "lost": [g.to_json() for g in self.lost],
-                "selection": self.selection.to_json() if self.selection is not None else None,
+                "steps": [s.to_json() for s in self.steps],
                 "evidence": [e.to_json() for e in self.evidence],
                 "seconds": round(self.seconds, 3), "program": self.program}
 
@@ -193,35 +193,38 @@ def read_pick_tests(sources: Optional[Sequence[Any]]) -> tuple[Optional[list[str
 
 
 class Picker:
-    """Picks problem after problem with the same sandbox workers and execution cache.
+    """Picks problem after problem with the same sandbox workers and execution cache: each problem goes down the
+    per-problem path (``selection.path.ProblemPath``: the same execution, rankers, steps and confidence as
+    ``rerank``), without a judge.
 
     ``with Picker() as picker: choice = picker.pick(prompt, candidates)``. The workers start on entering (or on
     the first pick) and stop on leaving (or ``close()``); the cache lives in ``cache_dir`` (kept) or in a temporary
     folder (removed on close). ``method``: any ranker (default ``recommended``); ``mutate``: inputs grown from the
     prompt's examples (0: none); ``time_limit``: CPU seconds per test, as ``rerank --time-limit``."""
 
-    def __init__(self, method: str = "recommended", mutate: int = GROWN_INPUTS, seed: int = 0,
-                 time_limit: float = 0.1, workers: Optional[int] = None,
-                 cache_dir: "str | os.PathLike | None" = None, select_model: Optional[str] = None,
-                 select_backend: Optional[str] = None, select_base_url: Optional[str] = None,
-                 select_max_tokens: int = 1000) -> None:
-        from coderank_evalplus.api.options import COUNT, METHOD, POSITIVE, POSITIVE_INT, check_value
+    def __init__(self, method: str = option("method").default, mutate: int = GROWN_INPUTS,
+                 seed: int = option("seed").default, time_limit: float = option("time_limit").default,
+                 workers: Optional[int] = None, cache_dir: "str | os.PathLike | None" = None,
+                 select_model: Optional[str] = None, select_backend: Optional[str] = None,
+                 select_base_url: Optional[str] = None,
+                 select_max_tokens: int = option("select_max_tokens").default) -> None:
+        from coderank_evalplus.api.evaluate import stage_config
+        from coderank_evalplus.api.options import COUNT, METHOD, RerankOptions, check_value
 
-        method = check_value("method", METHOD, method)
+        self.method = check_value("method", METHOD, method)
         self.mutate = check_value("mutate", COUNT, mutate)
-        self.time_limit = check_value("time_limit", POSITIVE, time_limit)
-        self.workers = None if workers is None else check_value("workers", POSITIVE_INT, workers)
-        self.method, self.seed = method, seed
+        # the rest checked as rerank's options are; S* after ranking (select_model) is made on the first pick
+        self._options = RerankOptions(methods=[self.method], time_limit=time_limit, seed=seed, workers=workers,
+                                      progress=False, select_model=select_model, select_backend=select_backend,
+                                      select_base_url=select_base_url, select_max_tokens=select_max_tokens).check()
+        self.time_limit, self.workers, self.seed = self._options.time_limit, self._options.workers, self._options.seed
+        self._cfg = stage_config(self._options, self.mutate or None)
         self._cache_dir = Path(cache_dir) if cache_dir is not None else None
         self._executor: Optional[WarmExecutor] = None
         self._cache: Any = None
         self._tmp: Optional[tempfile.TemporaryDirectory] = None
-        from coderank_evalplus.api.options import RerankOptions
-
-        # S* after ranking (select_model): checked as rerank's options are; the model is made on the first pick
-        self._select = RerankOptions(select_model=select_model, select_backend=select_backend,
-                                     select_base_url=select_base_url, select_max_tokens=select_max_tokens).check()
-        self._selector: Any = None
+        self._path: Any = None  # the per-problem path (selection.path.ProblemPath) on the workers and cache
+        self._selector: Any = None  # S*'s step, made once
 
     def __enter__(self) -> "Picker":
         self._start()
@@ -246,6 +249,7 @@ class Picker:
 
     def close(self) -> None:
         """Stop the workers, close the cache (a temporary one is removed)."""
+        self._path = None
         if self._executor is not None:
             self._executor.__exit__(None, None, None)
             self._executor = None
@@ -269,14 +273,6 @@ class Picker:
         from coderank_evalplus.engine.execution import ProblemWork
         from coderank_evalplus.io.candidates import as_program
         from coderank_evalplus.io.sanitize import raw_program
-        from coderank_evalplus.pipeline import (
-            RerankConfig,
-            add_mutated_inputs,
-            execute_works,
-            rank_outcome,
-            select_env,
-            select_outcome,
-        )
         from coderank_evalplus.rankers import uses_prompt_examples
         from coderank_evalplus.testgen.extract import assert_body
         from coderank_evalplus.testgen.io_tests import suite_for
@@ -293,38 +289,28 @@ class Picker:
         given = [assert_body(t.strip()) for t in split_tests(tests)]
         # each test its own sample, kept whole: what you give is never cut at CodeT's five asserts per sample
         work = ProblemWork(problem, programs, suite_for(problem, given, None))
-        cfg = RerankConfig(methods=[self.method], time_limit=self.time_limit, workers=self.workers,
-                           seed=self.seed, progress=False, mutate=self.mutate or None)
-        executor, cache = self._start()
-        generated = add_mutated_inputs([work], cfg)
-        ex = execute_works([work], generated, cache, Limits(cpu=self.time_limit), cfg, executor=executor)
-        gen = generated.get(problem.task_id)
-        outcome = rank_outcome(work, ex[problem.task_id], [self.method], self.seed, generated=gen)
-        select_outcome(work, outcome, [self.method], select_env(cfg, cache, Limits(cpu=self.time_limit), executor,
-                                                                explain=True))
-        decided = self._sstar(outcome, problem, cache, executor)
-        grown = set(gen.calls) if gen is not None else set()
+        outcome = self._problem_path().run([work])[problem.task_id]
+        grown = set(outcome.generated["inputs"]) if outcome.generated else set()
         chosen = _explain(outcome, self.method, problem.entry_point, problem.trial_tests, set(given), grown,
-                          programs, labels, executor, self.time_limit, problem.shape)
-        if decided is not None:  # S*'s decision and its evidence: the deciding input, each side's output
-            chosen.reasons += decided.reasons(labels)
+                          programs, labels, self._executor, self.time_limit, problem.shape)
         chosen.uses_prompt_examples = uses_prompt_examples(self.method, self.mutate > 0)
         chosen.seconds = time.monotonic() - t0
         return chosen
 
-
-    def _sstar(self, outcome: ProblemOutcome, problem: Problem, cache: Any, executor: Any) -> Any:
-        """S* on the pick and its rival when ``select_model`` is set (the ranking changed in place); its decision."""
-        if not self._select.select_model:
-            return None
-        if self._selector is None:
+    def _problem_path(self) -> Any:
+        """The per-problem path on this picker's workers and cache (``selection.path.ProblemPath``), with S* after
+        ranking when ``select_model`` is set (its replies logged in the cache folder)."""
+        if self._path is None:
+            from coderank_evalplus.selection.path import ProblemPath
             from coderank_evalplus.selection.sstar import selector_from_options
 
-            folder = self._cache_dir or (Path(self._tmp.name) if self._tmp else Path("."))
-            self._selector = selector_from_options(self._select, folder)
-        found = self._selector.select({problem.task_id: outcome}, {problem.task_id: problem}, [self.method], cache,
-                                      Limits(cpu=self.time_limit), self.workers, executor)
-        return found.get((problem.task_id, self.method))
+            executor, cache = self._start()
+            if self._selector is None:
+                folder = self._cache_dir or (Path(self._tmp.name) if self._tmp else Path("."))
+                self._selector = selector_from_options(self._options, folder)
+            self._path = ProblemPath(self._cfg, [self.method], cache, executor,
+                                     [self._selector] if self._selector is not None else [], explain=True)
+        return self._path
 
 
 def refuse_if_none_defines(programs: Sequence[str], entry_point: str, names: Sequence[str],
@@ -368,8 +354,9 @@ def _problem_of(prompt: "str | Problem | dict", entry_point: Optional[str], name
 
 
 def pick(prompt: "str | Problem | dict", candidates: Sequence[str], entry_point: Optional[str] = None,
-         tests: "str | Sequence[str] | None" = None, *, raw: bool = False, method: str = "recommended",
-         mutate: int = GROWN_INPUTS, seed: int = 0, time_limit: float = 0.1, workers: Optional[int] = None,
+         tests: "str | Sequence[str] | None" = None, *, raw: bool = False, method: str = option("method").default,
+         mutate: int = GROWN_INPUTS, seed: int = option("seed").default,
+         time_limit: float = option("time_limit").default, workers: Optional[int] = None,
          names: Optional[Sequence[str]] = None) -> Pick:
     """The candidate to keep for one problem given as a prompt (``Picker.pick`` with workers of its own, started
     and stopped here; use ``Picker`` for many problems). ``NoCandidate`` (a ``CoderankError``) when none of the
@@ -380,12 +367,12 @@ def pick(prompt: "str | Problem | dict", candidates: Sequence[str], entry_point:
 
 # --- why: the evidence and the groups that lost ---------------------------------------------------------------
 def _explain(outcome: ProblemOutcome, method: str, entry_point: str, trials: Sequence[str], given: set[str],
-             grown: set[str], programs: list[str], names: list[str], executor: Optional[Executor] = None,
-             time_limit: float = 0.1, shape: str = FUNCTION) -> Pick:
+             grown: set[str], programs: list[str], names: list[str], executor: Optional[Executor],
+             time_limit: float, shape: str = FUNCTION) -> Pick:
     """The pick of ``outcome``'s ranking by ``method``, with the evidence (how every example, test and input
     treated the pick, the others, and the next group) and why each other group lost."""
     ex = outcome.executions
-    assert ex is not None  # rank_outcome keeps the executions it ranked
+    assert ex is not None  # the per-problem path keeps the executions it ranked
     ranking = outcome.rankings[method]
     n = ex.n_candidates
     groups = merged_groups(ranking)
@@ -399,10 +386,9 @@ def _explain(outcome: ProblemOutcome, method: str, entry_point: str, trials: Seq
     chosen = Pick(group[0], programs[group[0]], group, conf, method, entry_point, n, len(groups), evidence,
                   name=names[group[0]], names=names)
     chosen.lost = losing_groups(ex, group, trials, given, names)
-    selection = outcome.selections.get(method)
-    if selection is not None:
-        set_apart(chosen.lost, selection.evidence)
-        chosen.selection = selection
+    chosen.steps = list(outcome.steps.get(method, []))
+    for step in chosen.steps:
+        set_apart(chosen.lost, step.evidence)
     if shape == FUNCTION:  # a method's class or a stdin program's input are not the probes' to build: those
         # groups keep their reason without the words of what they did
         _describe_lost(chosen.lost, programs, group[0], entry_point, executor, time_limit)
@@ -554,8 +540,8 @@ def _reasons(p: Pick, ex: Executions) -> list[str]:
             n_rest = sum(len(g.candidates) for g in rest)
             out.append(f"lost: {len(rest)} more group{'s' if len(rest) != 1 else ''} ({n_rest} "
                        f"candidate{'s' if n_rest != 1 else ''}: {_names([n for g in rest for n in g.names])})")
-    if p.selection is not None:
-        out += [f"selection ({p.selection.doubt}): {e.sentence()}" for e in p.selection.evidence]
+    for step in p.steps:
+        out += step.reasons(p.names)
     if p.confidence:
         out.append("confidence it is right: " + ", ".join(f"{v:.2f} ({s} tests)" for s, v in p.confidence.items()))
     return out

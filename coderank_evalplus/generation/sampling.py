@@ -16,7 +16,8 @@ dropped. Every write is flushed, so a killed run loses at most the problem in pr
 
 Adaptive budget (``stopper``): a problem's test samples are drawn first (their number stays as configured), then
 its solutions in rounds (``adaptive_rounds``: 1, 2, … 10, 15, 20, … up to ``n_samples``); after each round the
-stopper (``pipeline.adaptive_stopper``: execute, rank, the pick's confidence) says whether to stop.
+stopper (``pipeline.adaptive_stopper``: the per-problem path on the solutions so far, with their recorded
+log-probabilities, up to the pick's confidence) says whether to stop.
 ``out_dir/adaptive.jsonl`` gets one ``{"task_id", "samples", "confidence", "stopped"}`` line per problem (samples
 used; ``stopped``: the confidence reached τ before the cap); a resumed run skips the problems listed there.
 """
@@ -31,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional, Sequence
 
 from coderank_evalplus.generation.base import Generator, Sample, generate_each
+from coderank_evalplus.io.evalplus_samples import record_features
 from coderank_evalplus.storage import atomic_copy, os_storage_error, replace_file
 from coderank_evalplus.testgen.prompts import (
     CODET_STOP,
@@ -50,8 +52,9 @@ TESTS_FILE = "tests_raw.jsonl"
 ADAPTIVE_FILE = "adaptive.jsonl"
 PARTIAL = ".partial"  # suffix of a file being appended to
 ROUNDS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 15, 20, 30, 50, 75, 100, 150, 200)  # the adaptive rule's rounds
-# stopper(problem, solutions so far, raw test samples) -> (stop now, the pick's confidence)
-Stopper = Callable[[Problem, list[str], list[str]], tuple[bool, float]]
+# stopper(problem, solutions so far, raw test samples, the solutions' likelihood features: field → one value per
+# solution, as a samples file's records give them) -> (stop now, the pick's confidence)
+Stopper = Callable[[Problem, list[str], list[str], dict[str, list[float]]], tuple[bool, float]]
 
 
 def adaptive_rounds(n_samples: int) -> list[int]:
@@ -226,9 +229,9 @@ def _generate_adaptive(problems: list[Problem], generator: Generator, n_samples:
     spath, tpath = os.path.join(out_dir, SAMPLES_FILE), os.path.join(out_dir, TESTS_FILE)
     apath = os.path.join(out_dir, ADAPTIVE_FILE)
     swork, twork, awork = _working_file(spath), _working_file(tpath), _working_file(apath)
-    sols: dict[str, list[str]] = {}
+    sols: dict[str, list[dict]] = {}  # the solution records so far (their likelihood fields feed the stopper)
     for r in _read_jsonl_repair(swork):
-        sols.setdefault(r["task_id"], []).append(r["solution"])
+        sols.setdefault(r["task_id"], []).append(r)
     tests = {r["task_id"]: list(r.get("samples", [])) for r in _read_jsonl_repair(twork)}
     finished = {r["task_id"] for r in _read_jsonl_repair(awork)}
     stops = [] if generator.is_chat else list(CODET_STOP if stop is None else stop)
@@ -260,10 +263,11 @@ def _generate_adaptive(problems: list[Problem], generator: Generator, n_samples:
                     for s in outs[: target - len(have)]:
                         rec = _solution_record(p, s, generator.is_chat)
                         _append(sf, rec)
-                        have.append(rec["solution"])
+                        have.append(rec)
                 if len(have) < target:
                     continue
-                stopped, conf = stopper(p, list(have), tests.get(p.task_id, []))
+                stopped, conf = stopper(p, [r["solution"] for r in have], tests.get(p.task_id, []),
+                                        record_features(have))
                 if stopped and target < n_samples:
                     break
                 stopped = False

@@ -151,8 +151,9 @@ def saved_tests_cover(path: Path, task_ids: Sequence[str]) -> bool:
 def _with_tests(stop, tests: Mapping[str, list[str]]):
     """The stopper, fed the given test samples instead of the (absent) generated ones."""
 
-    def with_tests(problem: Problem, solutions: list[str], _raw: list[str]) -> tuple[bool, float]:
-        return stop(problem, solutions, list(tests.get(problem.task_id, [])))
+    def with_tests(problem: Problem, solutions: list[str], _raw: list[str],
+                   features: dict[str, list[float]]) -> tuple[bool, float]:
+        return stop(problem, solutions, list(tests.get(problem.task_id, [])), features)
 
     return with_tests
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, Sequence
 
 from coderank_evalplus.io.jsonl import SampleFileError, check_unmatched, read_jsonl, str_field
 from coderank_evalplus.types import Problem
@@ -43,11 +43,14 @@ def read_record_features(path: Path, problems: Mapping[str, Problem]) -> dict[st
     for _, rec in read_jsonl(path):
         tid = rec.get("task_id")
         if isinstance(tid, str) and tid in problems and ("solution" in rec or "completion" in rec):
-            per_task[tid].append({k: v for k, v in rec.items() if "logprob" in k and isinstance(v, (int, float))
-                                  and not isinstance(v, bool)})
-    out: dict[str, dict[str, list[float]]] = {}
-    for tid, recs in per_task.items():
-        names = sorted({k for r in recs for k in r})
-        if names:
-            out[tid] = {k: [float(r.get(k, float("nan"))) for r in recs] for k in names}
-    return out
+            per_task[tid].append(rec)
+    return {tid: found for tid, recs in per_task.items() if (found := record_features(recs))}
+
+
+def record_features(records: Sequence[Mapping]) -> dict[str, list[float]]:
+    """One problem's sample records → their numeric fields whose name contains ``logprob`` (likelihood features),
+    one value per record, nan where a record lacks a field another has; {} when none has any."""
+    kept = [{k: v for k, v in r.items() if "logprob" in k and isinstance(v, (int, float)) and not isinstance(v, bool)}
+            for r in records]
+    names = sorted({k for r in kept for k in r})
+    return {k: [float(r.get(k, float("nan"))) for r in kept] for k in names}

@@ -6,12 +6,16 @@ put in any group are unranked. Names of the form ``filter+<name>`` apply DOCE tr
 ``<feature>+<name>`` combines a likelihood feature ranker (registered with ``log_score=True``: its scores are
 log-probabilities) with any other ranker, as DOCE does: score = other ranker's score × exp(feature)
 (``rankers/compose.py``). Names compose: ``filter+ll+mbr_exec`` = filter, then ``ll+mbr_exec``.
+
+The steps after ranking are registered here too (``STEPS``, ``register_step``): a method name may end with one
+(``recommended+select``), so every face validates method names against one registry.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import Callable
+from dataclasses import dataclass
+from typing import Callable, TypeVar
 
 from coderank_evalplus.rankers.context import RankContext, RankFn  # noqa: F401 (re-exported)
 
@@ -24,11 +28,31 @@ _DESCRIPTIONS: dict[str, str] = {}
 # Modules that hold rankers; imported on first lookup so that `import coderank_evalplus` stays cheap.
 _RANKER_MODULES = ("baselines", "pass_count", "codet", "codet_iter", "srank", "mbr", "filtering", "likelihood", "b4",
                    "overlap", "learned", "learned_examples", "recommended")
-# Steps after ranking (``selection/``, issue 54): ``<method>+<step>`` is method's ranking refined by running the
-# leading programs again, which only the pipeline can do (it holds the engine); named here so that every face
-# validates the name. ``selection.base.register_strategy`` implements each.
-SELECTION_STEPS = {"select": "model-free selection: the leading programs split on inputs grown for them, the part "
-                             "most candidates agree with kept (selection/differential.py)"}
+
+
+@dataclass(frozen=True)
+class StepInfo:
+    """A step after ranking: what it does, the module of ``selection/`` that implements it (imported on first use,
+    as the rankers' modules are), and how a run asks for it: ``suffix``, a method name ending in ``+<name>``
+    (``recommended+select``); else an option chooses it for every method (S*: ``select_model``)."""
+
+    description: str
+    module: str
+    suffix: bool
+
+
+# Steps after ranking (``selection/``): each refines a method's ranking by running the leading programs again, which
+# only the per-problem path can do (it holds the engine; ``selection.path``). The one registry of steps: every face
+# validates and lists their names from here, and each implementation registers under its name (``register_step``).
+STEPS = {
+    "select": StepInfo("model-free selection: the leading programs split on inputs grown for them, the part most "
+                       "candidates agree with kept (selection/differential.py)", "differential", suffix=True),
+    "sstar": StepInfo("S*, model-assisted selection: the model asked for inputs that tell the pick and its rival "
+                      "apart, then which of them is right (selection/sstar.py); chosen by --select-model",
+                      "sstar", suffix=False),
+}
+SELECTION_STEPS = {name: s.description for name, s in STEPS.items() if s.suffix}  # the names a method may end with
+_STEP_CLASSES: dict[str, type] = {}
 _LOG_SCORE: set[str] = set()  # rankers whose scores are log-probabilities (features for <feature>+<ranker>)
 _USES_EXAMPLES: set[str] = set()  # rankers that read the prompt's examples (trial tests) themselves
 _IGNORES_TESTS: set[str] = set()  # rankers that never read the generated tests (baselines, likelihoods, hidden inputs)
@@ -88,6 +112,33 @@ def split_selection(name: str) -> tuple[str, "str | None"]:
     return (base, step) if base and step in SELECTION_STEPS else (name, None)
 
 
+_T = TypeVar("_T", bound=type)
+
+
+def register_step(name: str) -> Callable[[_T], _T]:
+    """Class decorator: the class implements the step ``name`` of ``STEPS`` (``selection.base.Step``); the class
+    gets ``name``."""
+    if name not in STEPS:
+        raise ValueError(f"step {name!r}: declare it in rankers.registry.STEPS first")
+
+    def wrap(cls: _T) -> _T:
+        if name in _STEP_CLASSES and _STEP_CLASSES[name] is not cls:
+            raise ValueError(f"step {name!r} is registered twice")
+        cls.name = name  # type: ignore[attr-defined]  # the protocol's attribute, set by the registry
+        _STEP_CLASSES[name] = cls
+        return cls
+
+    return wrap
+
+
+def get_step(name: str) -> type:
+    """The class implementing step ``name`` (its module imported on first use)."""
+    if name not in STEPS:
+        raise KeyError(f"unknown step after ranking {name!r} (known: {', '.join(STEPS)})")
+    importlib.import_module(f"coderank_evalplus.selection.{STEPS[name].module}")
+    return _STEP_CLASSES[name]
+
+
 def is_log_score(name: str) -> bool:
     """True for rankers whose scores are log-probabilities (likelihood features)."""
     _load_all()
@@ -116,7 +167,7 @@ def get_ranker(name: str) -> RankFn:
     base, step = split_selection(name)
     if step is not None:
         raise KeyError(f"{name!r}: the selection step +{step} runs the leading programs again, which a run does "
-                       f"(rerank, run, pick: pipeline.select_outcome), not a ranker over stored matrices; rank "
+                       f"(rerank, run, pick: selection.path), not a ranker over stored matrices; rank "
                        f"with {base!r} here")
     if name.startswith("filter+"):
         inner = get_ranker(name[len("filter+"):])

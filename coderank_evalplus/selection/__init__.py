@@ -1,8 +1,12 @@
-"""Selection after ranking: new evidence aimed at the programs still in contention (issue 54).
+"""Choosing one candidate per problem after execution: the per-problem path and the steps after ranking.
 
-``base``: what every strategy returns (``Selection``: the new order and its evidence) and the registry of
-strategies; ``differential``: the model-free strategy (inputs grown for the leading programs, kept where they
-disagree, the leaders regrouped by what they return there); ``sstar``: model-assisted selection (S*).
+``path``: the per-problem path (``ProblemPath``: execute → rank → steps after ranking → the pick and its confidence,
+for a batch of problems; every door, ``pick``, the adaptive budget and self-debug go through it); ``base``: the one
+protocol of a step after ranking (``Step``: a batch of ``StepItem`` in, a ``Selection`` each out: the new order, its
+evidence and cost); ``doubt``: the one rule of who is in contention (``contest_of``, on ``metrics.pick_pool``) and
+the model-free step's doubt; ``differential`` (with ``search``): the model-free step (``<method>+select``: inputs
+grown for the leading programs, kept where they disagree, the leaders regrouped by what they return there);
+``sstar``: model-assisted selection (S*, ``--select-model``). Steps are registered in ``rankers.registry.STEPS``.
 """
 
 from coderank_evalplus.selection.base import (
@@ -11,10 +15,8 @@ from coderank_evalplus.selection.base import (
     SelectionCost,
     SelectionEvidence,
     Side,
-    get_strategy,
-    list_strategies,
-    register_strategy,
+    Step,
+    StepItem,
 )
 
-__all__ = ["Selection", "SelectionCost", "SelectionEvidence", "SelectEnv", "Side", "get_strategy",
-           "list_strategies", "register_strategy"]
+__all__ = ["Selection", "SelectionCost", "SelectionEvidence", "SelectEnv", "Side", "Step", "StepItem"]

@@ -1,16 +1,19 @@
-"""What a selection strategy is given and returns, and the registry of strategies.
+"""What a step after ranking is given and returns: the one protocol every step implements (``Step``).
 
-A strategy refines one problem's ranking after the rankers ran: ``strategy(work, executions, ranking, env) ->
-Selection``. It may run programs (only through ``env``: the sandboxed engine and the execution cache), never reads
-a verdict, a hidden input or an expected output, and says why it changed the order (``SelectionEvidence``: the
-deciding input, what each side returned there, the rule that decided) and what it cost (``SelectionCost``).
+A step refines rankings after the rankers ran, for a batch of problems at once: ``step.run(items, env) ->
+[Selection]``, one ``StepItem`` (a problem's work, its executions, one method's ranking) in, one ``Selection`` out,
+in order. Batched so that a model step sends its requests together and a model-free one can run one execution per
+round for every problem. It may run programs (only through ``env``: the sandboxed engine and the execution cache),
+never reads a verdict, a hidden input or an expected output, and says why it changed the order
+(``SelectionEvidence``: the deciding input, what each side returned there, the rule that decided) and what it cost
+(``SelectionCost``). Steps are registered by name in ``rankers.registry.STEPS`` (``register_step``); the
+per-problem path (``selection.path``) runs them and computes the pick's confidence once, after the last.
 """
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any, Mapping, Optional, Protocol, Sequence
 
 from coderank_evalplus.engine.execution import ProblemWork, ResultCache
 from coderank_evalplus.engine.sandbox import Limits
@@ -72,9 +75,9 @@ class SelectionCost:
 
 @dataclass
 class Selection:
-    """A strategy's answer for one problem: ``ranking`` (the new order; the one it was given when nothing
-    changed), ``changed``, ``evidence`` (empty when nothing was learned), ``doubt`` (why the problem was looked at,
-    "" when it was not in doubt) and ``cost``."""
+    """A step's answer for one problem and method: ``strategy`` (the step's name), ``ranking`` (the new order; the
+    one it was given when nothing changed), ``changed`` (the pick's pool changed), ``evidence`` (empty when nothing
+    was learned), ``doubt`` (why the problem was looked at, "" when it was not) and ``cost``."""
 
     strategy: str
     ranking: Ranking
@@ -83,6 +86,10 @@ class Selection:
     doubt: str = ""
     cost: SelectionCost = field(default_factory=SelectionCost)
 
+    def reasons(self, names: Optional[Sequence[str]] = None) -> list[str]:
+        """The step's evidence in sentences (``pick``'s reasons); ``names``: the candidates' names."""
+        return [f"selection ({self.doubt}): {e.sentence()}" for e in self.evidence]
+
     def to_json(self) -> dict:
         return {"strategy": self.strategy, "changed": self.changed, "doubt": self.doubt,
                 "evidence": [e.to_json() for e in self.evidence], "cost": self.cost.to_json()}
@@ -90,7 +97,7 @@ class Selection:
 
 @dataclass
 class SelectEnv:
-    """Where a strategy runs programs: the execution cache, the sandbox's limits, the workers or executor; ``seed``
+    """Where a step runs programs: the execution cache, the sandbox's limits, the workers or executor; ``seed``
     seeds what it grows; ``progress``: show progress bars; ``explain``: probe the deciding input for each side's
     output in words (``pick``'s reasons), else the evidence names outputs by their digests."""
 
@@ -103,44 +110,26 @@ class SelectEnv:
     explain: bool = False  # say each side's output in words (one probe per side of the deciding input)
 
 
-Strategy = Callable[[ProblemWork, Executions, Ranking, SelectEnv], Selection]
+@dataclass
+class StepItem:
+    """One problem's ranking by one method, as a step is given it: the problem's work (problem, programs, suite),
+    the candidates' executions on it, the ranking, the method's name."""
 
-_STRATEGIES: dict[str, Strategy] = {}
-_DESCRIPTIONS: dict[str, str] = {}
-_MODULES = ("differential",)  # modules that register strategies, imported on first lookup
-
-
-def register_strategy(name: str, description: str = "") -> Callable[[Strategy], Strategy]:
-    """Decorator: ``strategy`` answers for the method suffix ``+name`` (e.g. ``recommended+select``)."""
-
-    from coderank_evalplus.rankers.registry import SELECTION_STEPS
-
-    if name not in SELECTION_STEPS:
-        raise ValueError(f"selection strategy {name!r}: name it in rankers.registry.SELECTION_STEPS first")
-
-    def wrap(fn: Strategy) -> Strategy:
-        if name in _STRATEGIES and _STRATEGIES[name] is not fn:
-            raise ValueError(f"selection strategy {name!r} is registered twice")
-        _STRATEGIES[name] = fn
-        _DESCRIPTIONS[name] = description or ((fn.__doc__ or "").strip().splitlines() or [""])[0]
-        return fn
-
-    return wrap
+    work: ProblemWork
+    executions: Executions
+    ranking: Ranking
+    method: str
 
 
-def _load() -> None:
-    for module in _MODULES:
-        importlib.import_module(f"coderank_evalplus.selection.{module}")
+class Step(Protocol):
+    """A step after ranking. ``name``: its name in ``rankers.registry.STEPS`` (set by ``register_step``);
+    ``phase``: the timing block's phase its seconds go to. ``run`` answers every item of a batch (problems and
+    methods mixed), in order. ``report`` sums up its answers over a run, ``done`` keyed by (task id, method):
+    (keys for the timing block, keys for ``rerank_results.json``)."""
 
+    name: str
+    phase: str
 
-def get_strategy(name: str) -> Strategy:
-    _load()
-    if name not in _STRATEGIES:
-        raise KeyError(f"unknown selection strategy {name!r} (known: {', '.join(sorted(_STRATEGIES))})")
-    return _STRATEGIES[name]
+    def run(self, items: Sequence[StepItem], env: SelectEnv) -> list[Selection]: ...
 
-
-def list_strategies() -> dict[str, str]:
-    """Name → one-line description of every registered strategy."""
-    _load()
-    return dict(sorted(_DESCRIPTIONS.items()))
+    def report(self, done: Mapping[tuple[str, str], Selection]) -> tuple[dict[str, Any], dict[str, Any]]: ...

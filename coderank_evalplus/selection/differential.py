@@ -1,12 +1,12 @@
 """The model-free selection (``<method>+select``): split the leading programs by what they return on inputs grown
 for them, keep the part most candidates agree with.
 
-For a problem in doubt (``doubt.contest_of``), the contenders' distinct programs run on inputs grown for them
+For a problem in doubt (``doubt.in_doubt``), the contenders' distinct programs run on inputs grown for them
 (``search.search``: mutation from the prompt's examples, then a round grown from the inputs where they disagree).
 On the valid inputs, the contenders fall into parts of equal outputs (a part never spans two groups of the
 ranking: the pool already told those apart). The new order: the parts by the number of candidates in them (samples
-counted), most first, a tie kept as one group, a part of the top group before a part of the second of the same
-size; then the top group's candidates that did not run (beyond ``doubt.MAX_PROGRAMS``); then the rest of the
+counted), most first, a tie kept as one group, a part of the pick's pool before a part of the next group of the
+same size; then the pool's candidates that did not run (beyond ``doubt.MAX_PROGRAMS``); then the rest of the
 ranking as it was. No verdict, hidden input or expected output is read. The evidence: the first separating input on
 which the new top part and the runner-up differ, what each returned (its output digest; in words when
 ``explain``), and the rule ("A kept: 7 of 9 candidates agree").
@@ -16,14 +16,15 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from typing import Optional
+from typing import Any, Iterable, Mapping, Optional, Sequence
 
 import numpy as np
 
 from coderank_evalplus.engine.execution import ProblemWork
-from coderank_evalplus.metrics import merged_groups
-from coderank_evalplus.selection.base import SelectEnv, Selection, SelectionEvidence, Side, register_strategy
-from coderank_evalplus.selection.doubt import CLOSE_CONFIDENCE, Contest, contest_of
+from coderank_evalplus.metrics import merged_groups, pick_pool
+from coderank_evalplus.rankers.registry import register_step
+from coderank_evalplus.selection.base import SelectEnv, Selection, SelectionEvidence, Side, StepItem
+from coderank_evalplus.selection.doubt import CLOSE_CONFIDENCE, Contest, in_doubt
 from coderank_evalplus.selection.search import MAX_ROUNDS, STEP, Search, search
 from coderank_evalplus.types import RAISED, RETURNED, Executions, Group, Ranking
 
@@ -49,16 +50,16 @@ def _group_of(contest: Contest, c: int) -> int:
     return next(g for g, members in enumerate(contest.groups) if c in members)
 
 
-def reordered(ranking: Ranking, contest: Contest, parts: list[list[int]]) -> Ranking:
-    """The ranking with the contenders replaced by ``parts`` (equal sizes at the top stay one group)."""
-    groups = merged_groups(ranking)
+def reordered(ranking: Ranking, contest: Contest, parts: list[list[int]], n_candidates: int) -> Ranking:
+    """The ranking with the contenders replaced by ``parts`` (equal sizes at the top stay one group); candidates
+    the ranking left out of its groups (outside a fallback pool) stay out."""
     inside = {c for m in contest.groups for c in m}
     top_size = len(parts[0])
     lead = [c for p in parts if len(p) == top_size for c in p]
     rest_parts = [p for p in parts if len(p) != top_size]
-    unrun = [c for c in groups[0].candidates if c not in inside]
+    unrun = [c for c in pick_pool(ranking, n_candidates) if c not in inside]
     order = [m for m in [lead] + rest_parts + [unrun] if m]
-    order += [list(g.candidates) for g in groups[len(contest.groups):]]
+    order += [list(g.candidates) for g in merged_groups(ranking)[len(contest.groups):]]
     # scores only order the groups here (each a distinct number, highest first); nothing downstream reads them
     new = [Group(sorted(m), float(len(order) - i)) for i, m in enumerate(order)]
     return Ranking(new, {**ranking.info, "selection": NAME})
@@ -118,29 +119,49 @@ def _in_words(texts: list[str], call: str, entry_point: str, env: SelectEnv) -> 
     return said if all(said) else None
 
 
-@register_strategy(NAME, "split the leading programs on inputs grown for them (kept where they disagree); the part "
-                         "most candidates agree with goes first")
-def select_differential(work: ProblemWork, ex: Executions, ranking: Ranking, env: SelectEnv) -> Selection:
-    """``work``'s ranking refined as the module's doc says; unchanged when the problem is not in doubt, has no
-    example to grow from, or nothing separates its contenders."""
-    return refine(work, ex, ranking, env)
+@register_step(NAME)
+class ModelFreeStep:
+    """``<method>+select``: each item's ranking refined as the module's doc says (``refine``); unchanged when the
+    problem is not in doubt, has no example to grow from, or nothing separates its contenders."""
+
+    name = NAME
+    phase = "select"  # the timing block's select_s
+
+    def run(self, items: Sequence[StepItem], env: SelectEnv) -> list[Selection]:
+        return [refine(it.work, it.executions, it.ranking, env) for it in items]
+
+    def report(self, done: Mapping[tuple[str, str], Selection]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Its cost over the run (timing: every method; ``selection``: per method)."""
+        methods = list(dict.fromkeys(m for _, m in done))
+        return totals(done.values()), {"selection": {m: totals(s for (_, k), s in done.items() if k == m)
+                                                     for m in methods}}
+
+
+def totals(sels: Iterable[Selection]) -> dict[str, Any]:
+    """The step's cost over problems: problems in doubt, problems whose pick changed, distinct programs run, inputs
+    grown, rounds, test items executed, seconds."""
+    sels = list(sels)
+    cost = {k: sum(getattr(s.cost, k) for s in sels) for k in ("programs", "inputs", "rounds", "executed_items")}
+    return {"select_problems": sum(bool(s.doubt) for s in sels), "select_changed": sum(s.changed for s in sels),
+            **{f"select_{k}": v for k, v in cost.items()},
+            "select_run_s": round(sum(s.cost.seconds for s in sels), 2)}
 
 
 def refine(work: ProblemWork, ex: Executions, ranking: Ranking, env: SelectEnv, close: float = CLOSE_CONFIDENCE,
            step: int = STEP, max_rounds: int = MAX_ROUNDS) -> Selection:
-    """``select_differential`` with its bounds named (``close`` 0: only a top group of several programs is in
-    doubt, as bench/split_top.py's prototype)."""
+    """The step on one problem and method, with its bounds named (``close`` 0: only a pool of several programs is
+    in doubt, as bench/split_top.py's prototype)."""
     t0 = time.monotonic()
     programs = list(work.programs)
-    contest = contest_of(ranking, ex, programs, close)
+    contest = in_doubt(ranking, ex, programs, close)
     if contest is None:
         return Selection(NAME, ranking)
     found = search(work.problem, contest.programs, env, step, max_rounds)
     out = Selection(NAME, ranking, doubt=contest.doubt, cost=found.cost)
     if found.ex is not None and found.separating.any():
         parts = parts_of(contest, found, programs)
-        new = reordered(ranking, contest, parts)
-        out.changed = merged_groups(new)[0].candidates != sorted(merged_groups(ranking)[0].candidates)
+        new = reordered(ranking, contest, parts, ex.n_candidates)
+        out.changed = pick_pool(new, ex.n_candidates) != pick_pool(ranking, ex.n_candidates)
         out.ranking = new
         n = sum(len(p) for p in parts)
         out.evidence = evidence_of(found, programs, parts, n, env, work.problem.entry_point)

@@ -1,23 +1,28 @@
-"""Which problems a selection looks at, and which of their candidates are in contention.
+"""Which candidates are in contention for a problem's pick (one rule, every step), and which problems the model-free
+step looks at.
 
-A problem is in doubt when the leading programs may still be told apart by new inputs:
+In contention (``contest_of``): the pick's pool (``metrics.pick_pool``: the ranking's top group, else its fallback
+pool, else every candidate) and the group ranked after it, when the pool is a group of the ranking and one follows.
+S* compares the pick with its rival among them; the model-free step takes them in as its doubt says (``in_doubt``).
 
-- the top group holds two or more distinct programs (they behave alike on every input of the pool, but they are
-  not the same text: a right and a wrong program can hide there), or
-- the top two groups are close: the confidence model (``rankers.confidence``, the number the pick reports) gives
-  the pick less than ``CLOSE_CONFIDENCE`` on base tests, and the second group passes as many of the prompt's
-  examples as the top group (a group that fails an example the pick passes is not its rival).
+A problem is in doubt for the model-free step when the leading programs may still be told apart by new inputs:
 
-The contenders are the top group's candidates, with the second group's when they are close; at most
-``MAX_PROGRAMS`` distinct programs run (the most sampled first): a bound on the cost, fixed before any evaluation.
+- the pool holds two or more distinct programs (they behave alike on every input of the tests, but they are not
+  the same text: a right and a wrong program can hide there), or
+- the pool and the group after it are close: the confidence model (``rankers.confidence``, the number the pick
+  reports) gives the pick less than ``CLOSE_CONFIDENCE`` on base tests, and that group passes as many of the
+  prompt's examples as the pool (a group that fails an example the pick passes is not its rival).
+
+Its contenders are the pool's candidates, with the next group's when they are close; at most ``MAX_PROGRAMS``
+distinct programs run (the most sampled first): a bound on the cost, fixed before any evaluation.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Optional
+from dataclasses import dataclass, field
+from typing import Optional, Sequence
 
-from coderank_evalplus.metrics import merged_groups
+from coderank_evalplus.metrics import merged_groups, pick_pool
 from coderank_evalplus.rankers.confidence import confidence
 from coderank_evalplus.types import PASS, Executions, Ranking
 
@@ -27,13 +32,34 @@ MAX_PROGRAMS = 16  # distinct programs run per problem (the most sampled first)
 
 @dataclass
 class Contest:
-    """The candidates in contention: ``groups[g]`` the candidates of the ranking's g-th (merged) group among
-    them, ``programs`` their distinct program texts (at most ``MAX_PROGRAMS``, most sampled first), ``doubt``
-    why the problem is in doubt."""
+    """Candidates in contention for one problem's pick: ``groups[0]`` the pick's pool, ``groups[1]`` (when there)
+    the group ranked after it. A step that narrows it says why (``doubt``) and which distinct program texts run
+    (``programs``, most sampled first)."""
 
     groups: list[list[int]]
-    programs: list[str]
-    doubt: str
+    doubt: str = ""
+    programs: list[str] = field(default_factory=list)
+
+    @property
+    def pool(self) -> list[int]:
+        return self.groups[0]
+
+    @property
+    def runner_up(self) -> list[int]:
+        return self.groups[1] if len(self.groups) > 1 else []
+
+    @property
+    def contenders(self) -> list[int]:
+        return sorted({c for g in self.groups for c in g})
+
+
+def contest_of(ranking: Ranking, n_candidates: int) -> Contest:
+    """The candidates in contention (the module's rule): the pick's pool, and the next group of the ranking when
+    the pool is its top group."""
+    pool = pick_pool(ranking, n_candidates)
+    groups = merged_groups(ranking)
+    runner_up = [sorted(int(c) for c in groups[1].candidates)] if groups and len(groups) > 1 else []
+    return Contest([pool, *runner_up])
 
 
 def trial_passes(ex: Executions, candidate: int) -> int:
@@ -42,22 +68,20 @@ def trial_passes(ex: Executions, candidate: int) -> int:
     return int((ex.trial_matrix[row] == PASS).sum()) if ex.trial_matrix.ndim == 2 else 0
 
 
-def contest_of(ranking: Ranking, ex: Executions, programs: list[str], close: float = CLOSE_CONFIDENCE,
-               max_programs: int = MAX_PROGRAMS) -> Optional[Contest]:
-    """The contest of a problem in doubt, or None when its leading programs are not in doubt."""
-    groups = merged_groups(ranking)
-    if not groups:
-        return None
-    top = sorted(int(c) for c in groups[0].candidates)
-    groups_in = [top]
+def in_doubt(ranking: Ranking, ex: Executions, programs: Sequence[str], close: float = CLOSE_CONFIDENCE,
+             max_programs: int = MAX_PROGRAMS) -> Optional[Contest]:
+    """The model-free step's contest of a problem in doubt (see the module's doc), or None when its leading
+    programs are not in doubt."""
+    contest = contest_of(ranking, ex.n_candidates)
+    pool, runner_up = contest.pool, contest.runner_up
+    groups_in = [pool]
     reasons = []
-    if len({programs[c] for c in top}) >= 2:
+    if len({programs[c] for c in pool}) >= 2:
         reasons.append("the top group holds several distinct programs")
-    if len(groups) > 1 and confidence(ranking, ex)["base"] < close:
-        second = sorted(int(c) for c in groups[1].candidates)
-        if trial_passes(ex, second[0]) >= trial_passes(ex, top[0]):
-            groups_in.append(second)
-            reasons.append("the top two groups are close")
+    if runner_up and confidence(ranking, ex)["base"] < close and trial_passes(ex, runner_up[0]) >= trial_passes(
+            ex, pool[0]):
+        groups_in.append(runner_up)
+        reasons.append("the top two groups are close")
     if not reasons:
         return None
     mass: dict[str, int] = {}
@@ -65,8 +89,7 @@ def contest_of(ranking: Ranking, ex: Executions, programs: list[str], close: flo
         for c in g:
             mass[programs[c]] = mass.get(programs[c], 0) + 1
     ordered = sorted(mass, key=lambda p: -mass[p])[:max_programs]
-    kept = set(ordered)
-    groups_in = [[c for c in g if programs[c] in kept] for g in groups_in]
     if len(ordered) < 2:
         return None
-    return Contest(groups_in, ordered, "; ".join(reasons))
+    kept = set(ordered)
+    return Contest([[c for c in g if programs[c] in kept] for g in groups_in], "; ".join(reasons), ordered)

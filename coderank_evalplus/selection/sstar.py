@@ -1,13 +1,14 @@
 """Model-assisted selection (S*, Li et al. 2025): ask the model for inputs that tell the two leading programs apart,
 run both, show it the outputs and ask which is right.
 
-For each problem in doubt, ``decide`` takes two candidates A (the pick) and B (its closest rival, ``leading_pair``)
-and runs S*'s rounds (``sstar_prompts``: the published prompts and limits, the source cited there):
+For each problem and method, ``decide`` takes two candidates A (the pick) and B (its closest rival among the
+candidates in contention, ``doubt.contest_of``: ``leading_pair``) and runs S*'s rounds (``sstar_prompts``: the
+published prompts and limits, the source cited there):
 
 1. up to ``ATTEMPTS`` times, ask for inputs that distinguish A and B (temperature 0.7 + 0.01·attempt); run the
-   candidates in contention (the top two groups' distinct programs) on them through the execution engine (sandbox,
-   cache); stop at the first attempt that gives an input on which A and B differ (S* retries a reply it cannot
-   read; we also retry one whose inputs do not separate them);
+   candidates in contention (the pick's pool and the next group: their distinct programs) on them through the
+   execution engine (sandbox, cache); stop at the first attempt that gives an input on which A and B differ (S*
+   retries a reply it cannot read; we also retry one whose inputs do not separate them);
 2. show the model A's and B's code with their outputs on those inputs (at most ``MAX_SHOWN``; what each returned
    or raised, in words, from ``engine.probe``), in both orders, greedily; a side wins when both answers agree;
 3. the winner's side — the contenders that return exactly what the winner returns on the distinguishing inputs —
@@ -16,15 +17,18 @@ and runs S*'s rounds (``sstar_prompts``: the published prompts and limits, the s
 
 Every reply is logged in a jsonl file keyed by model, prompt and settings (``generation.sampling.draw_logged``,
 the sampling loop's): a rerun reads them back and asks nothing twice; a killed run resumes. Cost per problem: at most
-``ATTEMPTS`` + ``ORDERS`` model calls; programs × inputs executions (at most the top groups' distinct programs ×
+``ATTEMPTS`` + ``ORDERS`` model calls; programs × inputs executions (at most the contenders' distinct programs ×
 ``MAX_INPUTS`` × ``ATTEMPTS``); two probes per shown input. No verdict, hidden input or expected output is read.
+
+As a step after ranking (``ModelSelector``, registered as ``sstar``; ``--select-model`` chooses it), the decisions
+of a batch of problems and methods are taken together: each question goes to the model with the others of its round.
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Optional, Sequence
+from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -32,8 +36,11 @@ from coderank_evalplus.engine import shapes
 from coderank_evalplus.engine.execution import ExecutionStats, ProblemWork, ResultCache, execute
 from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.metrics import merged_groups, pick_pool
+from coderank_evalplus.rankers.registry import register_step
 from coderank_evalplus.selection import sstar_prompts as P
-from coderank_evalplus.types import Executions, Group, Problem, ProblemOutcome, Ranking, TestSuite
+from coderank_evalplus.selection.base import SelectEnv, Selection, SelectionCost, StepItem
+from coderank_evalplus.selection.doubt import contest_of
+from coderank_evalplus.types import Executions, Group, Problem, Ranking, TestSuite
 
 SIDES = ("A", "B")
 
@@ -56,7 +63,7 @@ class SStarSettings:
 
 
 @dataclass
-class Contest:
+class Pair:
     """One problem's question: candidates ``a`` and ``b`` (indices into ``programs``) and the candidates in
     contention (``contenders``: those that take a side after the distinguishing inputs ran)."""
 
@@ -138,15 +145,14 @@ class SStarDecision:
 def leading_pair(ranking: Ranking, ex: Executions) -> Optional[tuple[int, int, list[int]]]:
     """(A, B, contenders) of a ranking, or None when there is no second program to compare.
 
-    A is the pick (the pick pool's first, ``metrics.pick_pool``). B is, first, a candidate of the top group whose
-    outputs differ from A's (the ranking tied them), else the second group's first, else a candidate of the top
-    group with another program that behaves as A on every input (a look-alike). Contenders: the top two groups'
-    candidates."""
-    pool = pick_pool(ranking, ex.n_candidates)
+    A is the pick (the pick pool's first, ``metrics.pick_pool``). B is, first, a candidate of the pool whose
+    outputs differ from A's (the ranking tied them), else the next group's first, else a candidate of the pool
+    with another program that behaves as A on every input (a look-alike). Contenders: the candidates in contention
+    (``doubt.contest_of``)."""
+    contest = contest_of(ranking, ex.n_candidates)
+    pool, second = contest.pool, contest.runner_up
     if not pool:
         return None
-    groups = merged_groups(ranking)
-    second = sorted(int(c) for c in groups[1].candidates) if len(groups) > 1 else []
     rows = np.asarray(ex.program_of_candidate)
     a = pool[0]
     ra = rows[a]
@@ -158,14 +164,15 @@ def leading_pair(ranking: Ranking, ex: Executions) -> Optional[tuple[int, int, l
     b = differ[0] if differ else second_other[0] if second_other else other[0] if other else None
     if b is None:
         return None
-    return a, b, sorted(set(pool) | set(second))
+    return a, b, contest.contenders
 
 
-def contest_of(problem: Problem, programs: Sequence[str], ranking: Ranking, ex: Executions) -> Optional[Contest]:
+def pair_of(problem: Problem, programs: Sequence[str], ranking: Ranking, ex: Executions) -> Optional[Pair]:
+    """The question S* asks about a ranking: the pick and its rival (``leading_pair``), None without a rival."""
     pair = leading_pair(ranking, ex)
     if pair is None:
         return None
-    return Contest(problem, list(programs), pair[0], pair[1], pair[2])
+    return Pair(problem, list(programs), pair[0], pair[1], pair[2])
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -173,7 +180,7 @@ def contest_of(problem: Problem, programs: Sequence[str], ranking: Ranking, ex: 
 # --------------------------------------------------------------------------------------------------------------
 
 
-def _requests(contests: Sequence[Contest], kind: str, generator, settings: SStarSettings, model: str,
+def _requests(contests: Sequence[Pair], kind: str, generator, settings: SStarSettings, model: str,
               attempt: int = 0, shown: Optional[Mapping[str, list[Shown]]] = None) -> list:
     from coderank_evalplus.generation.sampling import Request, chat_prompt, request_key
 
@@ -212,7 +219,7 @@ def _separating(ex: Executions, a: int, b: int) -> list[int]:
     return [int(i) for i in np.flatnonzero(diff)]
 
 
-def _sides(ex: Executions, c: Contest, cols: Sequence[int]) -> dict[str, list[int]]:
+def _sides(ex: Executions, c: Pair, cols: Sequence[int]) -> dict[str, list[int]]:
     rows = np.asarray(ex.program_of_candidate)
     cols = list(cols)
     out: dict[str, list[int]] = {}
@@ -234,7 +241,7 @@ def _in_words(probe: tuple[str, ...]) -> str:
     return in_words(probe, width=None) or "(its run was lost)"
 
 
-def decide(contests: Sequence[Contest], generator, log_path: str, model: str,
+def decide(contests: Sequence[Pair], generator, log_path: str, model: str,
            settings: SStarSettings = SStarSettings(), cache: Optional[ResultCache] = None, limits: Limits = Limits(),
            workers: Optional[int] = None, executor: Any = None, progress: bool = False,
            stats: Optional[ExecutionStats] = None) -> list[SStarDecision]:
@@ -332,7 +339,7 @@ def verdict(answers: Sequence[Optional[int]]) -> tuple[Optional[str], str]:
     return None, "disagree"
 
 
-def _widen(ex: Executions, c: Contest) -> Executions:
+def _widen(ex: Executions, c: Pair) -> Executions:
     """The contenders' executions re-indexed by candidate: row lookup through the full candidate list."""
     poc = np.zeros(len(c.programs), dtype=np.int64)
     for j, k in enumerate(c.contenders):
@@ -362,45 +369,68 @@ def apply_decision(ranking: Ranking, decision: SStarDecision) -> Ranking:
 # the step after ranking
 # --------------------------------------------------------------------------------------------------------------
 
+NAME = "sstar"
 LOG_FILE = "select_sstar.jsonl"  # the reply log's name in a results folder (or cache folder)
 
 
 @dataclass
+class SStarSelection(Selection):
+    """S*'s answer for one problem and method: a ``Selection`` with the model's decision and its evidence."""
+
+    decision: Optional[SStarDecision] = None
+
+    def reasons(self, names: Optional[Sequence[str]] = None) -> list[str]:
+        return self.decision.reasons(names) if self.decision is not None else []
+
+    def to_json(self) -> dict:
+        return {**super().to_json(), "decision": self.decision.to_json() if self.decision is not None else None}
+
+
+@register_step(NAME)
+@dataclass
 class ModelSelector:
     """S* as a step after ranking: the model (a ``Generator``), its name in the reply log's keys, the log, the
-    limits. ``select(outcomes, …)`` changes the rankings in place and returns the decisions."""
+    limits. ``run`` decides a batch of problems and methods together (each round's questions asked at once)."""
 
     generator: Any
     model: str
     log_path: str
     settings: SStarSettings = field(default_factory=SStarSettings)
+    name = NAME
+    phase = "select_model"  # the timing block's select_model_s
 
-    def select(self, outcomes: Mapping[str, ProblemOutcome], problems: Mapping[str, Problem],
-               methods: Sequence[str], cache: Optional[ResultCache] = None, limits: Limits = Limits(),
-               workers: Optional[int] = None, executor: Any = None, progress: bool = False,
-               in_doubt: Optional[Callable[[ProblemOutcome, str], bool]] = None,
-               stats: Optional[ExecutionStats] = None) -> dict[tuple[str, str], SStarDecision]:
-        """For each problem and each of ``methods`` it ranked (and ``in_doubt`` accepts, default: every one with
-        a second program in its top two groups): S* between the pick and its rival, the ranking replaced by
-        ``apply_decision``'s. Returns the decision per (task id, method)."""
-        contests, where = [], []
-        for tid, o in outcomes.items():
-            ex = o.executions
-            if ex is None:
-                continue
+    def run(self, items: Sequence[StepItem], env: SelectEnv) -> list[Selection]:
+        """For each item with a rival to its pick (``pair_of``): S* between the pick and the rival, the ranking
+        replaced by ``apply_decision``'s; an item without one is left as it was."""
+        out: list[Selection] = [Selection(NAME, it.ranking) for it in items]
+        pairs, where = [], []
+        for j, it in enumerate(items):
+            ex = it.executions
             programs = [ex.programs[int(r)] for r in ex.program_of_candidate]
-            for m in methods:
-                if m not in o.rankings or (in_doubt is not None and not in_doubt(o, m)):
-                    continue
-                c = contest_of(problems[tid], programs, o.rankings[m], ex)
-                if c is not None:
-                    contests.append(c)
-                    where.append((tid, m))
-        decisions = decide(contests, self.generator, self.log_path, self.model, self.settings, cache, limits,
-                           workers, executor, progress, stats) if contests else []
-        for (tid, m), d in zip(where, decisions):
-            outcomes[tid].rankings[m] = apply_decision(outcomes[tid].rankings[m], d)
-        return dict(zip(where, decisions))
+            pair = pair_of(it.work.problem, programs, it.ranking, ex)
+            if pair is not None:
+                pairs.append(pair)
+                where.append(j)
+        if not pairs:
+            return out
+        decisions = decide(pairs, self.generator, self.log_path, self.model, self.settings, env.cache, env.limits,
+                           env.workers, env.executor, env.progress)
+        for j, pair, d in zip(where, pairs, decisions):
+            before, n = items[j].ranking, items[j].executions.n_candidates
+            ranking = apply_decision(before, d)
+            cost = SelectionCost(programs=len({pair.programs[k] for k in pair.contenders}), inputs=len(d.inputs),
+                                 rounds=d.attempts, model_calls=d.model_calls)
+            out[j] = SStarSelection(NAME, ranking, pick_pool(ranking, n) != pick_pool(before, n),
+                                    doubt="a rival to the pick", cost=cost, decision=d)
+        return out
+
+    def report(self, done: Mapping[tuple[str, str], Selection]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The model calls (timing) and every decision with its evidence (``sstar``)."""
+        decided = {key: s.decision for key, s in done.items() if isinstance(s, SStarSelection) and s.decision}
+        calls = sum(d.model_calls for d in decided.values())
+        return {"select_model_calls": calls}, {"sstar": {
+            "model": self.model, "decisions": {f"{t}|{m}": d.to_json() for (t, m), d in decided.items()},
+            "model_calls": calls}}
 
 
 def make_selector(model: str, backend: Optional[str] = None, base_url: Optional[str] = None,

@@ -145,4 +145,4 @@ def test_reasons_show_the_selection_steps_deciding_input_and_each_sides_output()
     assert lost.candidates == [7, 8, 9] and lost.on == f"add(11, {said[2]})"
     assert lost.does == "returns 0" and lost.pick_does == f"returns {said[3]}"
     assert f"set apart on `add(11, {said[2]})`" in text
-    assert choice.to_json()["selection"]["evidence"][0]["input"] == lost.on
+    assert choice.to_json()["steps"][0]["evidence"][0]["input"] == lost.on

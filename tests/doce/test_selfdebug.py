@@ -8,12 +8,14 @@ import json
 
 import pytest
 
+from coderank_evalplus.api.evaluate import stage_config
+from coderank_evalplus.api.options import RerankOptions
 from coderank_evalplus.doce.feedback import Probe, call_of, feedback_text, probe_all
 from coderank_evalplus.doce.selfdebug import DebugSettings, run_self_debug, trial_outcomes
 from coderank_evalplus.engine.execution import ExecutionStats, ResultCache
 from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.generation import Sample
-from coderank_evalplus.pipeline import RerankConfig, rank_and_judge
+from coderank_evalplus.pipeline import rank_and_judge
 from coderank_evalplus.testgen.prompts import make_test_prompt_body, trial_tests_from_prompt
 from coderank_evalplus.types import Problem
 
@@ -53,7 +55,7 @@ class ScriptedModel:
 
 def _setup(tmp_path, bodies, methods):
     solutions = {"T/0": [PROMPT + b for b in bodies]}
-    cfg = RerankConfig(methods=methods, workers=2, progress=False)
+    cfg = stage_config(RerankOptions(methods=methods, workers=2, progress=False))
     cache = ResultCache(tmp_path / "cache" / "executions.sqlite")
     before = rank_and_judge("humaneval", PROBLEMS, solutions, TESTS, cfg, cache)
     return solutions, cfg, cache, before

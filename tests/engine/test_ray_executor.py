@@ -17,10 +17,12 @@ import tempfile
 import numpy as np
 import pytest
 
+from coderank_evalplus.api.evaluate import stage_config
+from coderank_evalplus.api.options import RerankOptions
 from coderank_evalplus.engine.execution import ResultCache, execute
 from coderank_evalplus.engine.executors import LocalExecutor
 from coderank_evalplus.engine.sandbox import Limits
-from coderank_evalplus.pipeline import RerankConfig, build_works, rank_and_judge
+from coderank_evalplus.pipeline import build_works, rank_and_judge
 from tests.conftest import REPO, needs_data
 
 ray = pytest.importorskip("ray")
@@ -133,7 +135,7 @@ def _everything(problems, samples, executor, tmp_path, name):
     sols, tests = _inputs(problems, samples)
     cache = ResultCache(tmp_path / f"{name}.sqlite")
     try:
-        cfg = RerankConfig(methods=METHODS, progress=False)
+        cfg = stage_config(RerankOptions(methods=METHODS, progress=False))
         ex = execute(build_works(problems, sols, tests, cfg.tests_per_sample), cache, Limits(cpu=cfg.time_limit),
                      progress=False, executor=executor)
         result = rank_and_judge("humaneval", problems, sols, tests, cfg, cache, executor=executor)

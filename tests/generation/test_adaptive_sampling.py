@@ -24,7 +24,7 @@ def test_rounds_end_at_the_cap():
 def test_stops_per_problem_and_records_the_samples_used(tmp_path):
     seen = []
 
-    def stopper(problem, solutions, tests):
+    def stopper(problem, solutions, tests, features):
         seen.append((problem.task_id, len(solutions), len(tests)))
         stop = problem.task_id == "T/0" and len(solutions) >= 3  # T/0 is settled after 3 samples, the others never
         return stop, 0.95 if stop else 0.2
@@ -49,5 +49,5 @@ def test_stops_per_problem_and_records_the_samples_used(tmp_path):
 def test_tau_zero_stops_after_the_first_round(tmp_path):
     gen = FakeGenerator()
     generate_samples(PROBLEMS, gen, 10, 0, out_dir=str(tmp_path), progress=False,
-                     stopper=lambda p, s, t: (True, 0.5))
+                     stopper=lambda p, s, t, f: (True, 0.5))
     assert all(r["samples"] == 1 and r["stopped"] for r in _jsonl(tmp_path / "adaptive.jsonl"))

@@ -140,8 +140,10 @@ def test_rerank_cli_refuses_likelihood_methods_without_the_fields(tmp_path):
 
 
 def test_scored_features_reach_the_rankers_and_the_results_folder(tmp_path):
+    from coderank_evalplus.api.evaluate import stage_config
+    from coderank_evalplus.api.options import RerankOptions
     from coderank_evalplus.io.results_folder import load_folder
-    from coderank_evalplus.pipeline import RerankConfig, rank_and_judge, write_results
+    from coderank_evalplus.pipeline import rank_and_judge, write_results
     from coderank_evalplus.report.curves import budget_curve
     from coderank_evalplus.report.scores import problem_scores
 
@@ -150,7 +152,7 @@ def test_scored_features_reach_the_rankers_and_the_results_folder(tmp_path):
     feats = {"T/0": {"logprob": [-1.0, -0.5, -6.0], "logprob_tokens": [1, 1, 2]}}
     methods = ["ll", "ll+mbr_exec", "filter+ll"]
     res = rank_and_judge("humaneval", problems, {"T/0": progs}, {"T/0": ["add(2, 2) == 4"]},
-                 RerankConfig(methods=methods, workers=1, progress=False), None, feats)
+                 stage_config(RerankOptions(methods=methods, workers=1, progress=False)), None, feats)
     r = res.outcomes["T/0"].rankings
     assert [g.candidates for g in r["ll"].groups] == [[1], [0], [2]]
     assert [g.candidates for g in r["filter+ll"].groups] == [[0], [2]]  # 1 fails the trial test add(1, 2) == 3

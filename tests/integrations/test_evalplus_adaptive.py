@@ -163,9 +163,11 @@ def test_default_tau_stops_where_the_confidence_reaches_the_recorded_tau(wrapped
 
 
 def test_given_tests_feed_the_stopper_and_none_are_generated(data, wrapped, tmp_path):
+    from coderank_evalplus.api.evaluate import stage_config
+    from coderank_evalplus.api.options import RerankOptions
     from coderank_evalplus.engine.execution import ResultCache
     from coderank_evalplus.io.samples import read_test_samples
-    from coderank_evalplus.pipeline import RerankConfig, adaptive_stopper
+    from coderank_evalplus.pipeline import adaptive_stopper
 
     evaluate, model, evaluated = wrapped
     evaluate("humaneval", **KW, tau=0, tests=str(data / "tests_ours.jsonl"), root=str(tmp_path))
@@ -176,9 +178,10 @@ def test_given_tests_feed_the_stopper_and_none_are_generated(data, wrapped, tmp_
     judged = {r["task_id"]: r["solution"] for r in evaluated[-1][2]}
     cache = ResultCache(tmp_path / "check.sqlite")
     try:  # the confidence each problem stopped at is the one on the given tests
-        stop = adaptive_stopper("codet", RerankConfig(methods=["codet"], workers=1, progress=False), cache, 0.0)
+        stop = adaptive_stopper("codet", stage_config(RerankOptions(methods=["codet"], workers=1, progress=False)),
+                                cache, 0.0)
         for t, r in _adaptive(stem).items():
-            assert r["confidence"] == round(stop(problems[t], [judged[t]], given[t])[1], 4)
+            assert r["confidence"] == round(stop(problems[t], [judged[t]], given[t], {})[1], 4)
     finally:
         cache.close()
 

@@ -1,9 +1,10 @@
-"""What a selection returns and the registry of strategies (selection/base.py)."""
+"""What a step after ranking returns (selection/base.py) and the one registry of steps (rankers.registry)."""
 
 import pytest
 
 from coderank_evalplus.rankers import split_selection, uses_prompt_examples, validate_methods
-from coderank_evalplus.selection import SelectionEvidence, Side, get_strategy, list_strategies, register_strategy
+from coderank_evalplus.rankers.registry import SELECTION_STEPS, STEPS, get_step, register_step
+from coderank_evalplus.selection import SelectionEvidence, Side
 
 
 def test_evidence_says_the_input_each_sides_output_and_the_rule():
@@ -21,11 +22,20 @@ def test_method_names_take_a_selection_step_after_any_ranker():
     assert uses_prompt_examples("codet+select")  # its inputs are grown from the prompt's examples
     with pytest.raises(ValueError, match="unknown ranking method"):
         validate_methods(["nothing+select"])
-    assert "select" in list_strategies() and callable(get_strategy("select"))
+    assert split_selection("codet+sstar") == ("codet+sstar", None)  # S* is chosen by --select-model, not by name
 
 
-def test_a_strategy_needs_a_registered_step_name():
-    with pytest.raises(ValueError, match="SELECTION_STEPS"):
-        register_strategy("guess")
+def test_both_steps_are_in_one_registry():
+    from coderank_evalplus.selection.differential import ModelFreeStep
+    from coderank_evalplus.selection.sstar import ModelSelector
+
+    assert get_step("select") is ModelFreeStep and get_step("sstar") is ModelSelector
+    assert (ModelFreeStep.name, ModelSelector.name) == ("select", "sstar")
+    assert set(STEPS) == {"select", "sstar"} and set(SELECTION_STEPS) == {"select"}
+
+
+def test_a_step_needs_a_declared_name():
+    with pytest.raises(ValueError, match="STEPS"):
+        register_step("guess")
     with pytest.raises(KeyError):
-        get_strategy("guess")
+        get_step("guess")

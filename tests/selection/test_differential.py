@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import pytest
 
+from coderank_evalplus.api.evaluate import stage_config
+from coderank_evalplus.api.options import RerankOptions
 from coderank_evalplus.engine.execution import ProblemWork
-from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.io.problems import problem_from_prompt
 from coderank_evalplus.metrics import merged_groups
-from coderank_evalplus.pipeline import RerankConfig, execute_works, rank_outcome, select_env, select_outcome
-from coderank_evalplus.selection import SelectEnv, get_strategy
+from coderank_evalplus.rankers.registry import get_step
+from coderank_evalplus.selection import SelectEnv, StepItem
 from coderank_evalplus.selection.differential import refine
 from coderank_evalplus.selection.doubt import MAX_PROGRAMS
+from coderank_evalplus.selection.path import ProblemPath
 from coderank_evalplus.selection.search import MAX_ROUNDS, STEP
 from coderank_evalplus.testgen.io_tests import suite_for
 from tests.conftest import needs_data
@@ -29,22 +31,27 @@ RIGHT, RIGHT2 = "    return a + b\n", "    return b + a\n"
 LOOKALIKE = "    return a + b if a != 11 else 0\n"  # right on both examples, wrong near them
 
 
+def _path(method, mutate=None):
+    return ProblemPath(stage_config(RerankOptions(methods=[method], progress=False, workers=2), mutate), [method])
+
+
 def _ranked(problem, bodies, method="recommended", mutate=None):
     """Executions on the examples (and ``mutate`` grown inputs) and the ranking of ``method``."""
-    from coderank_evalplus.pipeline import add_mutated_inputs
-
     work = ProblemWork(problem, [problem.prompt + b for b in bodies], suite_for(problem, [], None))
-    cfg = RerankConfig(methods=[method], mutate=mutate, progress=False, workers=2)
-    gen = add_mutated_inputs([work], cfg)
-    ex = execute_works([work], gen, None, Limits(cpu=0.1), cfg)[problem.task_id]
-    return work, ex, rank_outcome(work, ex, [method]).rankings[method]
+    out = _path(method, mutate).run([work])[problem.task_id]
+    return work, out.executions, out.rankings[method]
+
+
+def _select(work, ex, ranking):
+    """The registered step ``select`` on one problem (a batch of one)."""
+    return get_step("select")().run([StepItem(work, ex, ranking, "recommended+select")], SelectEnv(workers=2))[0]
 
 
 def test_lookalikes_in_the_top_group_are_split_and_the_larger_part_kept():
     problem = problem_from_prompt(PROMPT, None, "toy/add")
     work, ex, ranking = _ranked(problem, [RIGHT] * 4 + [RIGHT2] * 3 + [LOOKALIKE] * 3)
     assert sorted(merged_groups(ranking)[0].candidates) == list(range(10))  # the examples cannot tell them apart
-    sel = get_strategy("select")(work, ex, ranking, SelectEnv(workers=2))
+    sel = _select(work, ex, ranking)
     assert sel.changed and "several distinct programs" in sel.doubt
     assert merged_groups(sel.ranking)[0].candidates == list(range(7))
     assert merged_groups(sel.ranking)[1].candidates == [7, 8, 9]  # set apart, not dropped
@@ -58,7 +65,7 @@ def test_lookalikes_in_the_top_group_are_split_and_the_larger_part_kept():
 def test_a_problem_not_in_doubt_costs_nothing():
     problem = problem_from_prompt(PROMPT, None, "toy/add")
     work, ex, ranking = _ranked(problem, [RIGHT] * 5 + ["    return a * b\n"])
-    sel = get_strategy("select")(work, ex, ranking, SelectEnv(workers=2))
+    sel = _select(work, ex, ranking)
     assert not sel.changed and not sel.doubt and sel.cost.programs == 0 and sel.ranking is ranking
 
 
@@ -87,15 +94,16 @@ def test_the_cost_is_bounded_by_the_named_constants():
      "    return n // 3 if n % 3 == 0 else 1\n"),
 ])
 def test_real_problems_keep_the_right_program(humaneval_problems, task_id, right, wrong):
-    """A right program and a lookalike that passes every example of the prompt: the pipeline's hook
-    (``select_outcome``) sets the lookalike apart on an input grown from the examples."""
+    """A right program and a lookalike that passes every example of the prompt: the per-problem path
+    (``selection.path``) sets the lookalike apart on an input grown from the examples."""
     problem = humaneval_problems[task_id]
-    work, ex, _ = _ranked(problem, [right] * 3 + [wrong] * 2, method="recommended+select")
-    out = rank_outcome(work, ex, ["recommended+select"])
-    assert sorted(merged_groups(out.rankings["recommended+select"])[0].candidates) == [0, 1, 2, 3, 4]
-    select_outcome(work, out, ["recommended+select"], select_env(RerankConfig(workers=2), None, Limits(cpu=0.1), None))
+    work = ProblemWork(problem, [problem.prompt + b for b in [right] * 3 + [wrong] * 2], suite_for(problem, [], None))
+    methods = ["recommended", "recommended+select"]
+    path = ProblemPath(stage_config(RerankOptions(methods=methods, progress=False, workers=2)), methods)
+    out = path.run([work])[problem.task_id]
+    assert sorted(merged_groups(out.rankings["recommended"])[0].candidates) == [0, 1, 2, 3, 4]
     assert merged_groups(out.rankings["recommended+select"])[0].candidates == [0, 1, 2]
-    sel = out.selections["recommended+select"]
+    (sel,) = out.steps["recommended+select"]
     assert sel.changed and sel.evidence[0].input.startswith(problem.entry_point + "(")
     assert set(out.confidence["recommended+select"]) == {"base", "plus"}
 
@@ -115,7 +123,8 @@ def test_rerank_runs_the_step_once_for_every_face_and_reports_its_cost(tmp_path)
     problem = Problem(**{**problem.__dict__, "canonical_solution": RIGHT, "base_input": [[2, 3], [11, 1]],
                          "dataset_hash": "synthetic-select"})
     sols = {"T/0": [PROMPT + b for b in [RIGHT] * 4 + [RIGHT2] * 3 + [LOOKALIKE] * 3]}
-    cfg = RerankConfig(methods=["recommended", "recommended+select"], workers=2, progress=False, plus=False)
+    cfg = stage_config(RerankOptions(methods=["recommended", "recommended+select"], workers=2, progress=False,
+                                     base_only=True))
     res = rank_and_judge("humaneval", {"T/0": problem}, sols, {}, cfg, ResultCache(tmp_path / "c.sqlite"))
     assert res.methods["recommended"]["base"]["pass@1"] == 70.0
     assert res.methods["recommended+select"]["base"]["pass@1"] == 100.0
@@ -127,4 +136,21 @@ def test_rerank_runs_the_step_once_for_every_face_and_reports_its_cost(tmp_path)
     write_results(res, tmp_path)
     rows = [json.loads(line) for line in (tmp_path / "rankings.jsonl").read_text().splitlines()]
     (row,) = [r for r in rows if r["method"] == "recommended+select"]
-    assert row["selection"]["changed"] and row["selection"]["evidence"][0]["input"].startswith("add(11,")
+    (step,) = row["steps"]
+    assert step["changed"] and step["evidence"][0]["input"].startswith("add(11,")
+
+
+def test_a_ranking_without_groups_is_looked_at_through_its_fallback_pool():
+    """A ranking that put no candidate in a group but kept a fallback pool (the candidates trial filtering kept):
+    the pick draws from that pool (``metrics.pick_pool``), so the step's contest is that pool too. The lookalikes
+    in it are set apart; the candidate outside it stays out of the new ranking."""
+    from coderank_evalplus.types import Ranking
+
+    problem = problem_from_prompt(PROMPT, None, "toy/fallback")
+    work, ex, _ = _ranked(problem, [RIGHT] * 3 + [RIGHT2] * 2 + [LOOKALIKE] * 2 + ["    return a * b\n"])
+    ranking = Ranking([], {"fallback_pool": list(range(7))})
+    sel = refine(work, ex, ranking, SelectEnv(workers=2))
+    assert "several distinct programs" in sel.doubt and sel.changed
+    assert merged_groups(sel.ranking)[0].candidates == [0, 1, 2, 3, 4]
+    assert merged_groups(sel.ranking)[1].candidates == [5, 6]
+    assert 7 not in {c for g in sel.ranking.groups for c in g.candidates}

@@ -66,9 +66,9 @@ def problem() -> Problem:
 
 
 def _contest(problem, programs, a, b, contenders):
-    from coderank_evalplus.selection.sstar import Contest
+    from coderank_evalplus.selection.sstar import Pair
 
-    return Contest(problem, list(programs), a, b, list(contenders))
+    return Pair(problem, list(programs), a, b, list(contenders))
 
 
 def _decide(srv, contests, tmp_path, **kw):
@@ -248,3 +248,35 @@ def test_rerank_with_select_model_changes_the_pick_before_the_judge(tmp_path):
     assert d["shown"] == [{"input": "greatest_common_divisor(4, 6)", d["winner"]: "returns 1", loser: "returns 2"}]
     assert res["timing"]["select_model_calls"] == 3  # one input question, the judge in two orders
     assert (tmp_path / "out" / "select_sstar.jsonl").is_file()
+
+
+def test_after_sstar_moves_the_pick_the_confidence_is_the_final_rankings(tmp_path):
+    """A judge that prefers the wrong program moves CodeT's pick (one door: ``rank_and_judge``). The confidence
+    reported is the confidence model's on the ranking S* left, computed once after the last step: not the one of
+    the ranking before S*, which differs."""
+    from coderank_evalplus.api.evaluate import stage_config
+    from coderank_evalplus.api.options import RerankOptions
+    from coderank_evalplus.engine.execution import ResultCache
+    from coderank_evalplus.metrics import pick_pool
+    from coderank_evalplus.pipeline import rank_and_judge
+    from coderank_evalplus.rankers.confidence import confidence
+    from coderank_evalplus.selection.sstar import make_selector
+
+    prob = Problem("T/add", "humaneval", PROMPT, "add", trial_tests=("assert add(1, 2) == 3",),
+                   canonical_solution="    return a + b\n", base_input=[[1, 2], [-1, 2]],
+                   dataset_hash="synthetic-sstar")
+    sols = {"T/add": [RIGHT, WRONG, RIGHT]}
+    cfg = stage_config(RerankOptions(methods=["codet"], workers=1, progress=False, base_only=True))
+    cache = ResultCache(tmp_path / "c.sqlite")
+    try:
+        before = rank_and_judge("humaneval", {"T/add": prob}, sols, {}, cfg, cache).outcomes["T/add"]
+        with ScriptedServer(script_favouring("abs(")) as srv:
+            selector = make_selector(MODEL, "openai", srv.url, log_dir=tmp_path, chat=True)
+            after = rank_and_judge("humaneval", {"T/add": prob}, sols, {}, cfg, cache, select=selector)
+    finally:
+        cache.close()
+    out = after.outcomes["T/add"]
+    assert pick_pool(before.rankings["codet"], 3) == [0, 1, 2] and pick_pool(out.rankings["codet"], 3) == [1]
+    assert out.confidence["codet"] == confidence(out.rankings["codet"], out.executions)
+    assert out.confidence["codet"] != before.confidence["codet"]
+    assert after.extra["confidence"]["per_problem"]["codet"]["base"] == [out.confidence["codet"]["base"]]
