@@ -16,11 +16,11 @@ The rankers (``rankers/likelihood.py``) normalise both by their token counts.
 
 from __future__ import annotations
 
-import ast
 import os
 from typing import Iterable, Mapping, Optional, Sequence
 
 from coderank_evalplus.generation.base import Scorer
+from coderank_evalplus.testgen.prompts import code_without_docs
 from coderank_evalplus.types import Problem
 
 CODER = "coder"
@@ -37,29 +37,6 @@ def instruction_text(problem: Problem) -> str:
     span = _docstring_span(problem.prompt, problem.entry_point)
     text = problem.prompt if span is None else problem.prompt[span[0]:span[1]]
     return "\n".join(line.strip() for line in text.strip().splitlines())
-
-
-def _strip_docstrings(tree: ast.AST) -> None:
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            body = node.body
-            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-                    and isinstance(body[0].value.value, str):
-                node.body = body[1:] or [ast.Pass()]
-
-
-def code_without_docs(program: str, entry_point: str = "") -> str:
-    """The program with its docstrings and comments removed (``ast.unparse``); a program that does not parse
-    keeps its text, less the docstring of ``entry_point`` (or its first docstring)."""
-    try:
-        tree = ast.parse(program)
-        _strip_docstrings(tree)
-        return ast.unparse(tree)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        from coderank_evalplus.testgen.prompts import _docstring_span
-
-        span = _docstring_span(program, entry_point) if entry_point else None
-        return program if span is None else program[:span[0] - 3] + program[span[1] + 3:]
 
 
 def reviewer_pair(problem: Problem, program: str) -> tuple[str, str]:

@@ -2,7 +2,10 @@
 for them, keep the part most candidates agree with.
 
 For a problem in doubt (``doubt.in_doubt``), the contenders' distinct programs run on inputs grown for them
-(``search.search``: mutation from the prompt's examples, then a round grown from the inputs where they disagree).
+(``search.search``: mutation from the prompt's examples, then a round grown from the inputs where they disagree);
+the problems of a batch search together, one execution per round for all of them (``refine_all``), and a search
+runs no more items after its first round than executing the problem's candidates on its tests did
+(``execution_items``: the step costs about what the execution phase cost, whatever the pool).
 On the valid inputs, the contenders fall into parts of equal outputs (a part never spans two groups of the
 ranking: the pool already told those apart). The new order: the parts by the number of candidates in them (samples
 counted), most first, a tie kept as one group, a part of the pick's pool before a part of the next group of the
@@ -25,7 +28,7 @@ from coderank_evalplus.metrics import merged_groups, pick_pool
 from coderank_evalplus.rankers.registry import register_step
 from coderank_evalplus.selection.base import SelectEnv, Selection, SelectionEvidence, Side, StepItem
 from coderank_evalplus.selection.doubt import CLOSE_CONFIDENCE, Contest, in_doubt
-from coderank_evalplus.selection.search import MAX_ROUNDS, STEP, Search, search
+from coderank_evalplus.selection.search import MAX_ROUNDS, STEP, Search, search_many
 from coderank_evalplus.types import RAISED, RETURNED, Executions, Group, Ranking
 
 NAME = "select"
@@ -128,7 +131,7 @@ class ModelFreeStep:
     phase = "select"  # the timing block's select_s
 
     def run(self, items: Sequence[StepItem], env: SelectEnv) -> list[Selection]:
-        return [refine(it.work, it.executions, it.ranking, env) for it in items]
+        return refine_all([(it.work, it.executions, it.ranking) for it in items], env)
 
     def report(self, done: Mapping[tuple[str, str], Selection]) -> tuple[dict[str, Any], dict[str, Any]]:
         """Its cost over the run (timing: every method; ``selection``: per method)."""
@@ -148,15 +151,46 @@ def totals(sels: Iterable[Selection]) -> dict[str, Any]:
 
 
 def refine(work: ProblemWork, ex: Executions, ranking: Ranking, env: SelectEnv, close: float = CLOSE_CONFIDENCE,
-           step: int = STEP, max_rounds: int = MAX_ROUNDS) -> Selection:
+           step: int = STEP, max_rounds: int = MAX_ROUNDS, bounded: bool = True) -> Selection:
     """The step on one problem and method, with its bounds named (``close`` 0: only a pool of several programs is
-    in doubt, as bench/split_top.py's prototype)."""
+    in doubt, as bench/split_top.py's prototype): a batch of one."""
+    return refine_all([(work, ex, ranking)], env, close, step, max_rounds, bounded)[0]
+
+
+def refine_all(items: Sequence[tuple[ProblemWork, Executions, Ranking]], env: SelectEnv,
+               close: float = CLOSE_CONFIDENCE, step: int = STEP, max_rounds: int = MAX_ROUNDS,
+               bounded: bool = True) -> list[Selection]:
+    """The step on each (problem's work, its executions, a ranking of it), in order: the problems in doubt searched
+    together (``search.search_many``: one execution per round for all of them). ``bounded``: each search runs
+    no more items after its first round than the execution of the problem's candidates on its tests did
+    (``execution_items``); False: only the rounds bound it."""
     t0 = time.monotonic()
-    programs = list(work.programs)
-    contest = in_doubt(ranking, ex, programs, close)
-    if contest is None:
-        return Selection(NAME, ranking)
-    found = search(work.problem, contest.programs, env, step, max_rounds)
+    contests = [in_doubt(ranking, ex, list(work.programs), close) for work, ex, ranking in items]
+    asked = {k: c for k, c in enumerate(contests) if c is not None}
+    budgets = [execution_items(items[k][1]) if bounded else None for k in asked]
+    found = dict(zip(asked, search_many([(items[k][0].problem, c.programs) for k, c in asked.items()], env, step,
+                                        max_rounds, budgets)))
+    out = [Selection(NAME, ranking) if k not in asked else _decided(work, ex, ranking, asked[k], found[k], env)
+           for k, (work, ex, ranking) in enumerate(items)]
+    rest = (time.monotonic() - t0 - sum(s.cost.seconds for s in out)) / max(len(asked), 1)
+    for k in asked:
+        out[k].cost.seconds += max(rest, 0.0)
+    return out
+
+
+def execution_items(ex: Executions) -> int:
+    """Test items the execution phase ran for a problem: its distinct programs × its tests (inputs, asserts and
+    the prompt's examples), cached or not."""
+    tests = sum(m.shape[1] if m.ndim == 2 else 0 for m in (ex.output_matrix, ex.pass_matrix, ex.trial_matrix))
+    return int(ex.output_matrix.shape[0]) * tests
+
+
+def _decided(work: ProblemWork, ex: Executions, ranking: Ranking, contest: Contest, found: Search,
+             env: SelectEnv) -> Selection:
+    """One problem's selection from its search: the new order, whether the pick changed, the evidence. A
+    contender stands for the program that ran for it (``Contest.runs_as``: one text for copies that differ only in
+    comments, layout or docstrings)."""
+    programs = [contest.runs_as.get(c, text) for c, text in enumerate(work.programs)]
     out = Selection(NAME, ranking, doubt=contest.doubt, cost=found.cost)
     if found.ex is not None and found.separating.any():
         parts = parts_of(contest, found, programs)
@@ -165,5 +199,4 @@ def refine(work: ProblemWork, ex: Executions, ranking: Ranking, env: SelectEnv, 
         out.ranking = new
         n = sum(len(p) for p in parts)
         out.evidence = evidence_of(found, programs, parts, n, env, work.problem.entry_point)
-    out.cost.seconds = time.monotonic() - t0
     return out

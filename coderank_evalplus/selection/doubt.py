@@ -8,13 +8,15 @@ S* compares the pick with its rival among them; the model-free step takes them i
 A problem is in doubt for the model-free step when the leading programs may still be told apart by new inputs:
 
 - the pool holds two or more distinct programs (they behave alike on every input of the tests, but they are not
-  the same text: a right and a wrong program can hide there), or
+  the same code: a right and a wrong program can hide there; texts that differ only in comments, layout and
+  docstrings are one program, ``program_key``, and run once), or
 - the pool and the group after it are close: the confidence model (``rankers.confidence``, the number the pick
   reports) gives the pick less than ``CLOSE_CONFIDENCE`` on base tests, and that group passes as many of the
   prompt's examples as the pool (a group that fails an example the pick passes is not its rival).
 
 Its contenders are the pool's candidates, with the next group's when they are close; at most ``MAX_PROGRAMS``
-distinct programs run (the most sampled first): a bound on the cost, fixed before any evaluation.
+distinct programs run (the most sampled first; each as the text most sampled among its copies): a bound on the
+cost, fixed before any evaluation.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Optional, Sequence
 
 from coderank_evalplus.metrics import merged_groups, pick_pool
 from coderank_evalplus.rankers.confidence import confidence
+from coderank_evalplus.testgen.prompts import code_without_docs
 from coderank_evalplus.types import PASS, Executions, Ranking
 
 CLOSE_CONFIDENCE = 0.5  # the pick is more likely wrong than right: a priori, not fitted
@@ -33,12 +36,13 @@ MAX_PROGRAMS = 16  # distinct programs run per problem (the most sampled first)
 @dataclass
 class Contest:
     """Candidates in contention for one problem's pick: ``groups[0]`` the pick's pool, ``groups[1]`` (when there)
-    the group ranked after it. A step that narrows it says why (``doubt``) and which distinct program texts run
-    (``programs``, most sampled first)."""
+    the group ranked after it. A step that narrows it says why (``doubt``), which distinct programs run
+    (``programs``, most sampled first) and which of them runs for each contender (``runs_as``)."""
 
     groups: list[list[int]]
     doubt: str = ""
     programs: list[str] = field(default_factory=list)
+    runs_as: dict[int, str] = field(default_factory=dict)  # contender → the text of ``programs`` that runs for it
 
     @property
     def pool(self) -> list[int]:
@@ -74,9 +78,10 @@ def in_doubt(ranking: Ranking, ex: Executions, programs: Sequence[str], close: f
     programs are not in doubt."""
     contest = contest_of(ranking, ex.n_candidates)
     pool, runner_up = contest.pool, contest.runner_up
+    key = {c: program_key(programs[c]) for g in contest.groups for c in g}
     groups_in = [pool]
     reasons = []
-    if len({programs[c] for c in pool}) >= 2:
+    if len({key[c] for c in pool}) >= 2:
         reasons.append("the top group holds several distinct programs")
     if runner_up and confidence(ranking, ex)["base"] < close and trial_passes(ex, runner_up[0]) >= trial_passes(
             ex, pool[0]):
@@ -85,11 +90,20 @@ def in_doubt(ranking: Ranking, ex: Executions, programs: Sequence[str], close: f
     if not reasons:
         return None
     mass: dict[str, int] = {}
+    copies: dict[str, dict[str, int]] = {}
     for g in groups_in:
         for c in g:
-            mass[programs[c]] = mass.get(programs[c], 0) + 1
-    ordered = sorted(mass, key=lambda p: -mass[p])[:max_programs]
+            mass[key[c]] = mass.get(key[c], 0) + 1
+            texts = copies.setdefault(key[c], {})
+            texts[programs[c]] = texts.get(programs[c], 0) + 1
+    ordered = sorted(mass, key=lambda k: -mass[k])[:max_programs]
     if len(ordered) < 2:
         return None
-    kept = set(ordered)
-    return Contest([[c for c in g if programs[c] in kept] for g in groups_in], "; ".join(reasons), ordered)
+    runs = {k: max(copies[k], key=lambda t: copies[k][t]) for k in ordered}  # the most sampled text (first on a tie)
+    kept = [[c for c in g if key[c] in runs] for g in groups_in]
+    return Contest(kept, "; ".join(reasons), [runs[k] for k in ordered], {c: runs[key[c]] for g in kept for c in g})
+
+
+def program_key(text: str) -> str:
+    """What makes two program texts one program: their code without comments, layout and docstrings."""
+    return code_without_docs(text)

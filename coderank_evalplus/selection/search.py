@@ -4,20 +4,31 @@ Round 1 grows ``STEP`` inputs from the examples' arguments by evalplus's type-aw
 (``testgen.mutate.mutate_inputs``, a seed of its own, so other inputs than the pool's); the contenders run on them
 (the sandboxed engine, through the execution cache). An input is valid when more than ``VALID_SHARE`` of the
 contenders returned on it (``testgen.mutate``'s rule); it separates when the contenders' outputs on it differ. The
-search goes on while nothing separates, up to ``MAX_ROUNDS`` rounds; once inputs separate, one more round of
+search goes on while nothing separates, up to ``MAX_ROUNDS`` rounds, each grown from the examples and the valid
+inputs so far (an input most contenders raise or time out on lies outside what the problem asks, and its mutations
+mostly do too: growing from it spent most of the search's time on timeouts); once inputs separate, one more round of
 ``STEP`` inputs is grown from the separating inputs alone (the differential step: mutations of an input where the
 programs differ are where they differ most often) and the search ends. Cost: at most contenders ×
 ``STEP`` × (``MAX_ROUNDS`` + 1) test items, fewer when the cache has them.
+
+Many searches run together (``search_many``), as the execution phase runs many problems: each round, every search
+still going grows its inputs and all of them run in one ``engine.execution.execute`` call (one pass over the
+workers, the cache consulted once), so a batch costs at most ``MAX_ROUNDS`` + 1 round trips whatever its number of
+problems. Searches of one problem (several methods' contenders) share their work: a round's inputs of a problem
+are grown the same way for each (they depend on the examples and the round, never on the programs, except in the
+focused round), so the union of their programs runs once on the union of their inputs.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
+from typing import Optional, Sequence
 
 import numpy as np
 
 from coderank_evalplus.engine.execution import ExecutionStats, ProblemWork, execute
+from coderank_evalplus.engine.executors import LocalExecutor, WarmExecutor
 from coderank_evalplus.selection.base import SelectEnv, SelectionCost
 from coderank_evalplus.testgen.mutate import VALID_SHARE, call_text, mutate_inputs, seeds_of
 from coderank_evalplus.types import RETURNED, Executions, Problem, TestSuite
@@ -50,13 +61,6 @@ def column_masks(ex: Executions) -> tuple[np.ndarray, np.ndarray]:
     return valid, valid & differs
 
 
-def _joined(before: Executions, ran: Executions) -> Executions:
-    """``before`` with the inputs of ``ran`` (the same programs, in the same rows) appended as columns."""
-    suite = TestSuite(inputs=before.suite.inputs + ran.suite.inputs)
-    return replace(before, output_matrix=np.hstack([before.output_matrix, ran.output_matrix]),
-                   output_kind=np.hstack([before.output_kind, ran.output_kind]), suite=suite)
-
-
 def _grow(problem: Problem, pool: list[list], n: int, salt: str, seen: set[str]) -> list[tuple[str, list]]:
     args = mutate_inputs(pool, n + len(seen), problem.callee, salt, problem.shape)
     out = []
@@ -70,41 +74,146 @@ def _grow(problem: Problem, pool: list[list], n: int, salt: str, seen: set[str])
     return out
 
 
-def search(problem: Problem, programs: list[str], env: SelectEnv, step: int = STEP,
-           max_rounds: int = MAX_ROUNDS) -> Search:
-    """Grow inputs for ``programs`` (distinct texts) and run them (see the module's doc)."""
-    t0 = time.monotonic()
-    found = Search()
-    seeds = seeds_of(problem)
-    if not seeds or len(programs) < 2:
-        return found
-    seen = {c for c in (call_text(problem.callee, s) for s in seeds) if c is not None}
-    args_of: dict[str, list] = {}
-    stats = ExecutionStats()
-    focused = False
-    for rnd in range(max_rounds + 1):
-        separating = [c for c, s in zip(found.calls, found.separating) if s]
+@dataclass
+class _State:
+    """One search under way: its problem and programs, what it grew so far, and whether it is done."""
+
+    problem: Problem
+    programs: list[str]
+    found: Search = field(default_factory=Search)
+    seeds: list[list] = field(default_factory=list)
+    seen: set[str] = field(default_factory=set)
+    args_of: dict[str, list] = field(default_factory=dict)
+    outputs: list[np.ndarray] = field(default_factory=list)  # per round: (output_kind, output_matrix) column blocks
+    kinds: list[np.ndarray] = field(default_factory=list)
+    new: list[str] = field(default_factory=list)  # this round's inputs
+    focused: bool = False
+    done: bool = False
+    budget: Optional[int] = None  # items (programs × inputs) the search may run after its first round
+
+    def next_round(self, rnd: int, step: int, max_rounds: int, seed: int) -> None:
+        """Grow this round's inputs (``new``), or finish: after the focused round, after ``max_rounds`` rounds
+        with nothing separating, when another round would pass the budget, or when nothing new grows."""
+        self.new = []
+        over = self.budget is not None and rnd > 0 and \
+            len(self.programs) * (len(self.found.calls) + step) > self.budget
+        if self.done or self.focused or over:
+            self.done = True
+            return
+        separating = [c for c, s in zip(self.found.calls, self.found.separating) if s]
         if separating:
-            pool, focused = [args_of[c] for c in separating], True
+            pool, self.focused = [self.args_of[c] for c in separating], True
         elif rnd == max_rounds:
-            break
+            self.done = True
+            return
         else:
-            pool = seeds + [args_of[c] for c in found.calls]
-        new = _grow(problem, pool, step, f"select:{env.seed}:{problem.task_id}:{rnd}", seen)
-        if not new:
+            pool = self.seeds + [self.args_of[c] for c, ok in zip(self.found.calls, self.found.valid) if ok]
+        grown = _grow(self.problem, pool, step, f"select:{seed}:{self.problem.task_id}:{rnd}", self.seen)
+        if not grown:
+            self.done = True
+            return
+        for call, a in grown:
+            self.args_of[call] = a
+            self.found.calls.append(call)
+        self.new = [c for c, _ in grown]
+        self.found.cost.rounds += 1
+
+    def take(self, ex: Executions) -> None:
+        """This round's columns of ``ex`` (a run of a superset of the programs and inputs) joined to the found
+        ones."""
+        rows = [ex.programs.index(p) for p in self.programs]
+        cols = [ex.suite.inputs.index(c) for c in self.new]
+        self.kinds.append(np.asarray(ex.output_kind)[np.ix_(rows, cols)])
+        self.outputs.append(np.asarray(ex.output_matrix)[np.ix_(rows, cols)])
+        n = len(self.programs)
+        kinds, outs = np.hstack(self.kinds), np.hstack(self.outputs)
+        self.found.ex = Executions(task_id=self.problem.task_id, program_of_candidate=np.arange(n, dtype=np.int64),
+                                   pass_matrix=np.zeros((n, 0), dtype=np.uint8),
+                                   assert_counts=np.zeros(0, dtype=np.int64), output_matrix=outs, output_kind=kinds,
+                                   trial_matrix=np.zeros((n, 0), dtype=np.uint8), compiled=ex.compiled[rows],
+                                   suite=TestSuite(inputs=list(self.found.calls)), programs=list(self.programs))
+        self.found.valid, self.found.separating = column_masks(self.found.ex)
+
+
+def search_many(queries: Sequence[tuple[Problem, list[str]]], env: SelectEnv, step: int = STEP,
+                max_rounds: int = MAX_ROUNDS, budgets: Optional[Sequence[Optional[int]]] = None) -> list[Search]:
+    """``search`` for each (problem, distinct program texts), round by round for all of them together (see the
+    module's doc); one ``Search`` per query, in order. ``budgets``: per query, the items (programs × inputs) its
+    search may run in all, beyond its first round (None: no bound but the rounds'). Each search's cost counts its
+    own programs, inputs and rounds; the items executed and the seconds of a round are shared out over its searches
+    by their size (programs × inputs)."""
+    t0 = time.monotonic()
+    states = []
+    for k, (problem, programs) in enumerate(queries):
+        st = _State(problem, list(programs), seeds=seeds_of(problem), budget=budgets[k] if budgets else None)
+        st.done = not st.seeds or len(st.programs) < 2
+        st.seen = {c for c in (call_text(problem.callee, s) for s in st.seeds) if c is not None}
+        states.append(st)
+    begun = [not st.done for st in states]
+    pool = _one_pool(env)
+    try:
+        _rounds(states, replace(env, executor=pool or env.executor), step, max_rounds)
+    finally:
+        if pool is not None:
+            pool.__exit__(None, None, None)
+    rest = (time.monotonic() - t0 - sum(st.found.cost.seconds for st in states)) / max(len(states), 1)
+    for st, started in zip(states, begun):
+        if started:
+            st.found.cost.programs = len(st.programs)
+            st.found.cost.inputs = len(st.found.calls)
+        st.found.cost.seconds += max(rest, 0.0)
+    return [st.found for st in states]
+
+
+def _one_pool(env: SelectEnv) -> Optional[WarmExecutor]:
+    """This machine's workers kept for every round of a batch (started on the first round that runs), where the
+    run's executor would start a pool per call; None where it keeps its own (a cluster)."""
+    if env.executor is None:
+        return WarmExecutor(env.workers)
+    if isinstance(env.executor, LocalExecutor):
+        return WarmExecutor(env.executor.workers)
+    return None
+
+
+def _rounds(states: Sequence[_State], env: SelectEnv, step: int, max_rounds: int) -> None:
+    """The rounds of every search under way, each one execution for all of them."""
+    for rnd in range(max_rounds + 1):
+        live = [st for st in states if not st.done]
+        for st in live:
+            st.next_round(rnd, step, max_rounds, env.seed)
+        live = [st for st in live if st.new]
+        if not live:
             break
-        for call, a in new:
-            args_of[call] = a
-            found.calls.append(call)
-        found.cost.rounds += 1
-        ran = execute([ProblemWork(problem, programs, TestSuite(inputs=[c for c, _ in new]))], env.cache,
-                      env.limits, env.workers, progress=False, stats=stats, executor=env.executor)[problem.task_id]
-        found.ex = ran if found.ex is None else _joined(found.ex, ran)
-        found.valid, found.separating = column_masks(found.ex)
-        if focused:
-            break
-    found.cost.programs = len(programs)
-    found.cost.inputs = len(found.calls)
-    found.cost.executed_items = stats.executed_pairs
-    found.cost.seconds = time.monotonic() - t0
-    return found
+        by_task: dict[str, list[_State]] = {}
+        for st in live:
+            by_task.setdefault(st.problem.task_id, []).append(st)
+        works = [ProblemWork(group[0].problem, list(dict.fromkeys(p for st in group for p in st.programs)),
+                             TestSuite(inputs=list(dict.fromkeys(c for st in group for c in st.new))))
+                 for group in by_task.values()]
+        stats = ExecutionStats()
+        r0 = time.monotonic()
+        ran = execute(works, env.cache, env.limits, env.workers, progress=False, stats=stats, executor=env.executor)
+        sizes = [len(st.programs) * len(st.new) for st in live]
+        seconds = time.monotonic() - r0
+        for st, items, size in zip(live, shares(stats.executed_pairs, sizes), sizes):
+            st.take(ran[st.problem.task_id])
+            st.found.cost.executed_items += items
+            st.found.cost.seconds += seconds * size / max(sum(sizes), 1)
+
+
+def shares(total: int, sizes: Sequence[int]) -> list[int]:
+    """``total`` split over ``sizes`` in proportion, in whole numbers that add up to it (largest remainders)."""
+    weight = sum(sizes)
+    if not weight:
+        return [0] * len(sizes)
+    exact = [total * s / weight for s in sizes]
+    out = [int(x) for x in exact]
+    for i in sorted(range(len(sizes)), key=lambda i: out[i] - exact[i])[:total - sum(out)]:
+        out[i] += 1
+    return out
+
+
+def search(problem: Problem, programs: list[str], env: SelectEnv, step: int = STEP,
+           max_rounds: int = MAX_ROUNDS, budget: Optional[int] = None) -> Search:
+    """Grow inputs for ``programs`` (distinct texts) and run them (see the module's doc): a batch of one."""
+    return search_many([(problem, programs)], env, step, max_rounds, [budget])[0]

@@ -76,6 +76,27 @@ def _docstring_span(prompt: str, entry_point: str) -> Optional[tuple[int, int]]:
     return i + 3, j
 
 
+def _strip_docstrings(tree: ast.AST) -> None:
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                    and isinstance(body[0].value.value, str):
+                node.body = body[1:] or [ast.Pass()]
+
+
+def code_without_docs(program: str, entry_point: str = "") -> str:
+    """The program with its docstrings and comments removed (``ast.unparse``); a program that does not parse
+    keeps its text, less the docstring of ``entry_point`` (or its first docstring)."""
+    try:
+        tree = ast.parse(program)
+        _strip_docstrings(tree)
+        return ast.unparse(tree)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        span = _docstring_span(program, entry_point) if entry_point else None
+        return program if span is None else program[:span[0] - 3] + program[span[1] + 3:]
+
+
 # --------------------------------------------------------------------------------------------------------------
 # example-line recognition
 # --------------------------------------------------------------------------------------------------------------
@@ -87,6 +108,8 @@ _HEADER = re.compile(
 _PROSE = re.compile(r"^[A-Z][a-z]*(?:\s+[a-z]+){2,}")
 _IO_LINE = re.compile(r"^(?:input|output|explanation)\s*\d*\s*:", re.I)
 _SEP = re.compile(r"^\s*(?:==>|=>|==|->|➞|=|#\s*=>|#\s*returns|should\s+return|returns|return)\s*", re.I)
+
+
 
 
 def _find_call(s: str, entry_point: str) -> Optional[tuple[int, int]]:

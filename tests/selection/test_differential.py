@@ -86,6 +86,38 @@ def test_the_cost_is_bounded_by_the_named_constants():
     assert not sel.changed  # nothing separates programs that all add
 
 
+def test_the_search_costs_no_more_than_the_execution_after_its_first_round():
+    """Programs that all add: nothing separates them, so the search would go on for every round; bounded (the
+    default), it stops once another round would run more items than executing the candidates on their tests did."""
+    from coderank_evalplus.selection.differential import execution_items, refine_all
+
+    problem = problem_from_prompt(PROMPT, None, "toy/alike")
+    bodies = [f"    return a + b + {k} * 0\n" for k in range(4)]
+    work, ex, ranking = _ranked(problem, bodies, mutate=20)
+    tests = len(ex.suite.inputs) + len(ex.suite.asserts) + 2  # + the prompt's two examples as trial tests
+    assert execution_items(ex) == 4 * tests and tests > 20
+    bounded, free = (refine_all([(work, ex, ranking)], SelectEnv(workers=2), bounded=b)[0] for b in (True, False))
+    assert bounded.cost.programs * bounded.cost.inputs <= execution_items(ex)
+    assert 2 <= bounded.cost.rounds == execution_items(ex) // (4 * STEP) < MAX_ROUNDS == free.cost.rounds
+    assert not bounded.changed and not free.changed
+
+
+def test_copies_that_differ_in_comments_and_layout_run_once():
+    """Texts that differ only in comments, layout and docstrings are one program: a top group of such copies is
+    not in doubt, and among contenders they run as one."""
+    from coderank_evalplus.selection.doubt import in_doubt, program_key
+
+    assert program_key("def f(a):\n    'doc'\n    return a  # one\n") == program_key("def f(a):\n  return (a)\n")
+    problem = problem_from_prompt(PROMPT, None, "toy/copies")
+    copies = [RIGHT, "    return a + b  # the sum\n", "    return (a +\n            b)\n"]
+    work, ex, ranking = _ranked(problem, copies * 2)
+    assert in_doubt(ranking, ex, work.programs) is None
+    work, ex, ranking = _ranked(problem, copies * 2 + [LOOKALIKE])
+    contest = in_doubt(ranking, ex, work.programs)
+    assert contest is not None and len(contest.programs) == 2
+    assert {contest.runs_as[c] for c in range(6)} == {work.programs[0]}
+
+
 @needs_data
 @pytest.mark.parametrize("task_id, right, wrong", [
     ("HumanEval/55", "    a, b = 0, 1\n    for _ in range(n):\n        a, b = b, a + b\n    return a\n",
@@ -120,9 +152,10 @@ def test_rerank_runs_the_step_once_for_every_face_and_reports_its_cost(tmp_path)
     from coderank_evalplus.types import Problem
 
     problem = problem_from_prompt(PROMPT, None, "T/0")
-    problem = Problem(**{**problem.__dict__, "canonical_solution": RIGHT, "base_input": [[2, 3], [11, 1]],
+    problem = Problem(**{**problem.__dict__, "canonical_solution": RIGHT, "base_input": [[2, 3], [3, 1]],
                          "dataset_hash": "synthetic-select"})
-    sols = {"T/0": [PROMPT + b for b in [RIGHT] * 4 + [RIGHT2] * 3 + [LOOKALIKE] * 3]}
+    wide = "    return a + b if a != 3 else 0\n"  # right on both examples, wrong on any a = 3
+    sols = {"T/0": [PROMPT + b for b in [RIGHT] * 4 + [RIGHT2] * 3 + [wide] * 3]}
     cfg = stage_config(RerankOptions(methods=["recommended", "recommended+select"], workers=2, progress=False,
                                      base_only=True))
     res = rank_and_judge("humaneval", {"T/0": problem}, sols, {}, cfg, ResultCache(tmp_path / "c.sqlite"))
@@ -137,7 +170,7 @@ def test_rerank_runs_the_step_once_for_every_face_and_reports_its_cost(tmp_path)
     rows = [json.loads(line) for line in (tmp_path / "rankings.jsonl").read_text().splitlines()]
     (row,) = [r for r in rows if r["method"] == "recommended+select"]
     (step,) = row["steps"]
-    assert step["changed"] and step["evidence"][0]["input"].startswith("add(11,")
+    assert step["changed"] and step["evidence"][0]["input"].startswith("add(")
 
 
 def test_a_ranking_without_groups_is_looked_at_through_its_fallback_pool():
