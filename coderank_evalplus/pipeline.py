@@ -28,7 +28,7 @@ from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.io.eval_results import read_verdicts
 from coderank_evalplus.io.results_folder import write_folder
 from coderank_evalplus.io.samples import read_test_samples
-from coderank_evalplus.rankers import split_selection, uses_prompt_examples, validate_methods
+from coderank_evalplus.rankers import alias_of, uses_prompt_examples, validate_methods
 from coderank_evalplus.rankers.confidence import confidence_block
 from coderank_evalplus.rankers.confidence import default_model as default_confidence_model
 from coderank_evalplus.selection.base import Step
@@ -187,6 +187,8 @@ def _result(dataset: str, works: Sequence[ProblemWork], outcomes: dict[str, Prob
         extra["splits"] = {"plus": {"problems_with_plus_tests": sum(w.problem.has_plus_tests for w in works),
                                     "problems": len(works)}}
     config = {k: v for k, v in asdict(cfg).items() if k not in ("progress", "workers", "executor", "ray_address")}
+    # what each alias among the methods stood for in this run (a report reads an older folder's by its absence)
+    config["aliases"] = {m: a for m in methods if (a := alias_of(m)) is not None}
     stats_json = {"unique_programs": stats.unique_programs, "executed_items": stats.executed_pairs,
                   "cached_items": stats.cached_pairs, "wall_s": round(stats.wall_s, 2)}
     return RerankResult(dataset, len(works), table, outcomes, {**config, "methods": methods}, stats_json,
@@ -196,20 +198,19 @@ def _result(dataset: str, works: Sequence[ProblemWork], outcomes: dict[str, Prob
 def adaptive_stopper(method: str, cfg: RerankConfig, cache: Optional[ResultCache], tau: Optional[float] = None,
                      model: Optional[dict] = None):
     """The adaptive budget's stopper for ``generation.sampling``: a problem's solutions so far go down the
-    per-problem path (executed on its tests, the cache keeping earlier rounds' work; ranked with ``method``'s
-    ranker, with the samples' features, as a rerank ranks them), and sampling stops once the pick's base confidence
-    reaches ``tau`` (default: the confidence model's recorded τ). A step after ranking (``<method>+select``) is
-    not run while sampling."""
+    per-problem path (executed on its tests, the cache keeping earlier rounds' work; ranked with ``method``, with
+    the samples' features, as a rerank ranks them, its step after ranking included: ``recommended`` runs the
+    selection step), and sampling stops once the base confidence of that pick reaches ``tau`` (default: the
+    confidence model's recorded τ)."""
     model = model or default_confidence_model()
     threshold = adaptive_tau(tau, model)
-    ranker = split_selection(method)[0]
-    path = ProblemPath(replace(cfg, progress=False), [ranker], cache, confidence_model=model)
+    path = ProblemPath(replace(cfg, progress=False), [method], cache, confidence_model=model)
 
     def stop(problem: Problem, solutions: list[str], raw_tests: list[str],
              features: Mapping[str, Sequence[float]]) -> tuple[bool, float]:
         tid = problem.task_id
         works = build_works({tid: problem}, {tid: solutions}, {tid: raw_tests}, cfg.tests_per_sample)
-        conf = path.run(works, {tid: features})[tid].confidence[ranker]["base"]
+        conf = path.run(works, {tid: features})[tid].confidence[method]["base"]
         return conf >= threshold, conf
 
     return stop

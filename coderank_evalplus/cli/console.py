@@ -44,10 +44,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def cmd_methods() -> int:
     from coderank_evalplus.rankers import describe_ranker, list_rankers
+    from coderank_evalplus.rankers.registry import list_aliases
 
     print("random  (unbiased pass@k of a random pick; always reported)")
     print("oracle  (any correct candidate; always reported)")
-    for name in list_rankers():
+    for name in sorted([*list_rankers(), *list_aliases()]):
         if name in ("random", "oracle"):
             continue
         print(f"{name:22s} {describe_ranker(name)}")

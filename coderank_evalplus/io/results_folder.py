@@ -17,7 +17,12 @@ lm-eval tasks; read by ``leaderboard``):
   where present ``canonical_pass`` / ``canonical_output`` / ``canonical_kind`` (the reference solution on the same
   suite), ``hidden_output`` / ``hidden_kind`` (outputs on the benchmark's base inputs, for ``mbr_exec_hidden``) and
   ``feature.<name>`` (candidate: likelihood features such as ``logprob``, nan where unknown; listed in the problem's
-  ``features``).
+  ``features``), and ``ranking.<method>`` for each method whose ranking a step after ranking refined
+  (``recommended``, ``<method>+select``, S*): per candidate its group in that final ranking (0 the top, -1 none;
+  listed in the problem's ``rankings``), with ``fallback.<method>`` (bool per candidate) where the ranking kept
+  a fallback pool instead of groups. A report cannot rank those methods again from the matrices (the step ran
+  programs on inputs of its own): it reads them here. ``programs``: the distinct programs' texts, one per row of
+  the matrices (UTF-8, NUL between them; ``load_programs``), so that a step can run again on sub-samples.
   With the ``examples+mutate`` test source a record also has ``generated_inputs``: the seed, the seed inputs, the
   grown inputs (all of them, as call expressions), each one's share of runnable candidates that returned on it and
   whether the validity rule kept it (kept ones are in ``inputs``).
@@ -37,7 +42,17 @@ import numpy as np
 
 from coderank_evalplus.storage import atomic_open as _atomic
 from coderank_evalplus.storage import atomic_write_text  # noqa: F401 - the one atomic writer, re-exported
-from coderank_evalplus.types import FUNCTION, LAYOUT, CoderankError, Executions, Problem, RerankResult, TestSuite  # noqa: F401 (LAYOUT re-exported)
+from coderank_evalplus.types import (  # noqa: F401 (LAYOUT re-exported)
+    FUNCTION,
+    LAYOUT,
+    CoderankError,
+    Executions,
+    Group,
+    Problem,
+    Ranking,
+    RerankResult,
+    TestSuite,
+)
 
 PROBLEMS_FILE = "problems.jsonl"
 MATRICES_FILE = "matrices.npz"
@@ -60,6 +75,7 @@ class StoredProblem:
     canonical: Optional[Executions] = None
     hidden: Optional[tuple[np.ndarray, np.ndarray]] = None
     features: dict[str, np.ndarray] = field(default_factory=dict)  # likelihood features, one value per candidate
+    rankings: dict[str, Ranking] = field(default_factory=dict)  # final rankings of the methods a step refined
 
     def correct(self, split: str) -> np.ndarray:
         """Bool per candidate: judged correct on ``split`` ("base" or "plus")."""
@@ -129,6 +145,9 @@ def write_folder(result: RerankResult, problems: dict[str, Problem], out: Path) 
         ex = o.executions
         assert ex is not None  # outcomes without executions are skipped above
         base, plus = _verdict_arrays(o.n_candidates, o.verdicts)
+        if ex.programs:
+            arrays[f"{i}.programs"] = np.frombuffer("\0".join(ex.programs).encode("utf-8", "surrogatepass"),
+                                                    dtype=np.uint8)
         arrays.update({f"{i}.program_of_candidate": ex.program_of_candidate, f"{i}.pass_matrix": ex.pass_matrix,
                        f"{i}.output_matrix": ex.output_matrix, f"{i}.output_kind": ex.output_kind,
                        f"{i}.trial_matrix": ex.trial_matrix, f"{i}.compiled": ex.compiled,
@@ -145,10 +164,41 @@ def write_folder(result: RerankResult, problems: dict[str, Problem], out: Path) 
         if o.features:
             arrays.update({f"{i}.feature.{name}": np.asarray(v, dtype=float) for name, v in o.features.items()})
             rec["features"] = sorted(o.features)
+        stepped = [m for m in o.steps if m in o.rankings]
+        if stepped:
+            for m in stepped:
+                arrays.update({f"{i}.{k}.{m}": v for k, v in ranking_arrays(o.rankings[m], o.n_candidates).items()})
+            rec["rankings"] = stepped
         lines.append(json.dumps(rec))
     with _atomic(out / MATRICES_FILE, "wb") as fh:
         np.savez_compressed(fh, **arrays)  # type: ignore[arg-type]  # numpy's stub takes **arrays for allow_pickle
     atomic_write_text(out / PROBLEMS_FILE, "".join(line + "\n" for line in lines))
+
+
+def ranking_arrays(ranking: Ranking, n_candidates: int) -> dict[str, np.ndarray]:
+    """A ranking as arrays over the candidates: ``ranking`` (its merged group, 0 the top, -1 none) and, where it
+    kept a fallback pool instead of groups, ``fallback`` (member or not)."""
+    from coderank_evalplus.metrics import merged_groups
+
+    group = np.full(n_candidates, -1, dtype=np.int32)
+    for g, members in enumerate(merged_groups(ranking)):
+        group[np.asarray(members.candidates, dtype=np.int64)] = g
+    out = {"ranking": group}
+    pool = ranking.info.get("fallback_pool")
+    if pool and (group < 0).all():
+        member = np.zeros(n_candidates, dtype=bool)
+        member[np.asarray(pool, dtype=np.int64)] = True
+        out["fallback"] = member
+    return out
+
+
+def ranking_from_arrays(group: np.ndarray, fallback: Optional[np.ndarray] = None, **info: Any) -> Ranking:
+    """The ranking ``ranking_arrays`` wrote (group scores: distinct numbers, highest first)."""
+    n_groups = int(group.max()) + 1 if group.size else 0
+    groups = [Group([int(c) for c in np.flatnonzero(group == g)], float(n_groups - g)) for g in range(n_groups)]
+    if fallback is not None and fallback.any():
+        info["fallback_pool"] = [int(c) for c in np.flatnonzero(fallback)]
+    return Ranking(groups, info)
 
 
 def _suite(rec: dict) -> TestSuite:
@@ -171,6 +221,21 @@ def _canonical(task_id: str, arr, i: int, suite: TestSuite) -> Executions:
                       output_matrix=arr[f"{i}.canonical_output"][None, :],
                       output_kind=arr[f"{i}.canonical_kind"][None, :],
                       trial_matrix=np.zeros((1, 0), dtype=np.uint8), compiled=np.ones(1, dtype=bool), suite=suite)
+
+
+def load_programs(folder: str | os.PathLike) -> dict[str, list[str]]:
+    """Each problem's candidates as program texts (in sample order), by task id, for the problems whose programs
+    the folder stores (``programs``; a folder written before it did stores none)."""
+    folder = Path(folder)
+    lines = (folder / PROBLEMS_FILE).read_text(encoding="utf-8").splitlines()
+    out = {}
+    with np.load(folder / MATRICES_FILE, allow_pickle=False) as arr:
+        names = set(arr.files)
+        for i, line in enumerate(lines):
+            if f"{i}.programs" in names:
+                rows = arr[f"{i}.programs"].tobytes().decode("utf-8", "surrogatepass").split("\0")
+                out[json.loads(line)["task_id"]] = [rows[r] for r in arr[f"{i}.program_of_candidate"]]
+    return out
 
 
 def read_summary(folder: Path) -> dict:
@@ -202,6 +267,7 @@ def load_folder(folder: str | os.PathLike, task_ids: Optional[Iterable[str]] = N
     try:
         lines = (folder / PROBLEMS_FILE).read_text(encoding="utf-8").splitlines()
         with np.load(folder / MATRICES_FILE, allow_pickle=False) as arr:
+            names = set(arr.files)
             for i, line in enumerate(lines):
                 rec = json.loads(line)
                 tid = rec["task_id"]
@@ -215,8 +281,11 @@ def load_folder(folder: str | os.PathLike, task_ids: Optional[Iterable[str]] = N
                 canonical = _canonical(tid, arr, i, suite) if rec.get("has_canonical") else None
                 hidden = (arr[f"{i}.hidden_output"], arr[f"{i}.hidden_kind"]) if rec.get("has_hidden") else None
                 features = {name: arr[f"{i}.feature.{name}"] for name in rec.get("features") or ()}
+                rankings = {m: ranking_from_arrays(arr[f"{i}.ranking.{m}"], arr[f"{i}.fallback.{m}"]
+                                                   if f"{i}.fallback.{m}" in names else None, method=m)
+                            for m in rec.get("rankings") or ()}
                 run.problems.append(StoredProblem(problem, ex, arr[f"{i}.verdict_base"], arr[f"{i}.verdict_plus"],
-                                                  canonical, hidden, features))
+                                                  canonical, hidden, features, rankings))
     except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as exc:
         raise ResultsFolderError(f"{folder}: damaged results folder ({type(exc).__name__}: {exc}); run the "
                                  f"command that wrote it again") from None

@@ -8,6 +8,7 @@ import only ``types`` (and numpy/scipy); the registry imports the ranker modules
 
 from coderank_evalplus.rankers.context import RankContext, RankFn
 from coderank_evalplus.rankers.registry import (
+    alias_of,
     describe_ranker,
     get_ranker,
     is_log_score,
@@ -18,5 +19,5 @@ from coderank_evalplus.rankers.registry import (
     validate_methods,
 )
 
-__all__ = ["RankContext", "RankFn", "describe_ranker", "get_ranker", "is_log_score", "list_rankers",
+__all__ = ["RankContext", "RankFn", "alias_of", "describe_ranker", "get_ranker", "is_log_score", "list_rankers",
            "register_ranker", "split_selection", "uses_prompt_examples", "validate_methods"]

@@ -8,7 +8,9 @@ log-probabilities) with any other ranker, as DOCE does: score = other ranker's s
 (``rankers/compose.py``). Names compose: ``filter+ll+mbr_exec`` = filter, then ``ll+mbr_exec``.
 
 The steps after ranking are registered here too (``STEPS``, ``register_step``): a method name may end with one
-(``recommended+select``), so every face validates method names against one registry.
+(``codet+select``), so every face validates method names against one registry. A method may also be an alias of
+such a name (``register_alias``: ``recommended`` is ``learned_examples+select``): it is listed, validated and run
+as its target, and reported under its own name.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ DEFAULT_METHODS = ("recommended", "codet", "srank", "mbr_exec")
 
 _REGISTRY: dict[str, RankFn] = {}
 _DESCRIPTIONS: dict[str, str] = {}
+_ALIASES: dict[str, str] = {}  # method name → the method it stands for (a ranker, perhaps followed by a step)
 # Modules that hold rankers; imported on first lookup so that `import coderank_evalplus` stays cheap.
 _RANKER_MODULES = ("baselines", "pass_count", "codet", "codet_iter", "srank", "mbr", "filtering", "likelihood", "b4",
                    "overlap", "learned", "learned_examples", "recommended")
@@ -80,6 +83,20 @@ def register_ranker(name: str, description: str = "", log_score: bool = False, u
     return wrap
 
 
+def register_alias(name: str, target: str, description: str) -> None:
+    """Register method ``name`` as another name of ``target`` (a ranker's name, perhaps ``<ranker>+<step>``)."""
+    if name in _REGISTRY or (name in _ALIASES and _ALIASES[name] != target):
+        raise ValueError(f"method {name!r} is registered twice")
+    _ALIASES[name] = target
+    _DESCRIPTIONS[name] = description
+
+
+def alias_of(name: str) -> "str | None":
+    """The method an alias stands for (``recommended`` → ``learned_examples+select``); None for any other name."""
+    _load_all()
+    return _ALIASES.get(name)
+
+
 _LOADED: list[bool] = []
 
 
@@ -101,15 +118,30 @@ def list_rankers() -> list[str]:
     return sorted(_REGISTRY)
 
 
+def list_aliases() -> dict[str, str]:
+    """Every alias and the method it stands for."""
+    _load_all()
+    return dict(sorted(_ALIASES.items()))
+
+
 def describe_ranker(name: str) -> str:
     _load_all()
     return _DESCRIPTIONS.get(name, "")
 
 
 def split_selection(name: str) -> tuple[str, "str | None"]:
-    """``("recommended", "select")`` for ``recommended+select``; ``(name, None)`` for a name without a step."""
+    """``("codet", "select")`` for ``codet+select``; ``(name, None)`` for a name without a step; an alias as what it
+    stands for (``recommended``: ``("learned_examples", "select")``)."""
+    _load_all()
+    name = _ALIASES.get(name, name)
     base, _, step = name.rpartition("+")
-    return (base, step) if base and step in SELECTION_STEPS else (name, None)
+    if not base or step not in SELECTION_STEPS:
+        return name, None
+    if base in _ALIASES:  # recommended+select: an alias that ends with that step already, or a ranker's alias
+        inner, own = split_selection(base)
+        if own in (None, step):
+            return inner, step
+    return base, step
 
 
 _T = TypeVar("_T", bound=type)
@@ -169,6 +201,7 @@ def get_ranker(name: str) -> RankFn:
         raise KeyError(f"{name!r}: the selection step +{step} runs the leading programs again, which a run does "
                        f"(rerank, run, pick: selection.path), not a ranker over stored matrices; rank "
                        f"with {base!r} here")
+    name = base  # an alias of a ranker: that ranker
     if name.startswith("filter+"):
         inner = get_ranker(name[len("filter+"):])
         from coderank_evalplus.rankers.filtering import with_trial_filter
@@ -203,7 +236,7 @@ def validate_methods(names: list[str]) -> list[str]:
                 why.append(str(exc.args[0]))
     if bad:
         raise ValueError(f"unknown ranking method(s): {', '.join(bad)}. {'. '.join(why) + '. ' if why else ''}"
-                         f"Available: {', '.join(list_rankers())} (each also as filter+<name>, and after a "
-                         f"likelihood feature as {'|'.join(sorted(_LOG_SCORE))}+<name>; each followed by a selection "
-                         f"step as <name>+{'|'.join(SELECTION_STEPS)})")
+                         f"Available: {', '.join(sorted([*list_rankers(), *_ALIASES]))} (each also as "
+                         f"filter+<name>, and after a likelihood feature as {'|'.join(sorted(_LOG_SCORE))}+<name>; "
+                         f"each followed by a selection step as <name>+{'|'.join(SELECTION_STEPS)})")
     return names

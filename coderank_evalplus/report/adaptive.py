@@ -22,7 +22,16 @@ from coderank_evalplus.io.results_folder import StoredRun
 from coderank_evalplus.rankers import get_ranker
 from coderank_evalplus.rankers.confidence import FEATURES, pick_features, predict
 from coderank_evalplus.rankers.filtering import restrict
-from coderank_evalplus.report.curves import DEFAULT_DRAWS, _map_problems, budgets_for, draw_subset
+from coderank_evalplus.report.curves import (
+    DEFAULT_DRAWS,
+    Refine,
+    SubsetItem,
+    _map_problems,
+    budgets_for,
+    draw_subset,
+    refined,
+    stepped,
+)
 from coderank_evalplus.report.scores import pass_at_1, rank, splits_of
 from coderank_evalplus.report.stats import mean_estimate, resample_indices
 
@@ -47,44 +56,76 @@ class RoundTable:
     passed: np.ndarray
 
 
-def _problem_rounds(args: tuple) -> tuple[np.ndarray, np.ndarray]:
+def _problem_rounds(args: tuple) -> tuple[np.ndarray, np.ndarray, list[tuple]]:
+    """One problem's features and passes at every (method, round, draw); a stepped method's are left to its step
+    (``curves.Refine``): (method, round, draw, the subset drawn, its ranker's ranking) each."""
     sp, rounds, draws, methods, splits, seed, rank_seed, options = args
     ex = sp.executions
     total = ex.n_candidates
     feats = np.zeros((len(methods), len(rounds), draws, len(FEATURES)))
     passed = np.zeros((len(methods), len(rounds), draws, len(splits)))
     correct = [sp.correct(s) for s in splits]
-    rankers = {m: get_ranker(m) for m in methods}
+    steps = stepped(methods)
+    rankers = {m: get_ranker(steps.get(m, m)) for m in methods}
+    pending: list[tuple] = []
     for r, budget in enumerate(rounds):
         size = min(budget, total)
         for d in range(draws):
             if size == total and d > 0:  # every draw takes everything (as in the curve)
                 feats[:, r, d], passed[:, r, d] = feats[:, r, 0], passed[:, r, 0]
+                pending += [(m, r, d, None, None) for m, method in enumerate(methods) if method in steps]
                 continue
             chosen = draw_subset(total, size, seed, d, budget)
             sub, rows = restrict(ex, chosen)
             hidden = None if sp.hidden is None else (sp.hidden[0][rows], sp.hidden[1][rows])
             for m, method in enumerate(methods):
                 ranking = rank(sp, rankers[method], rank_seed, sub, hidden, chosen, options)
+                if method in steps and size > 1:
+                    pending.append((m, r, d, chosen, ranking))
+                    continue
                 feats[m, r, d] = pick_features(ranking, sub)
                 for s in range(len(splits)):
                     # one candidate: the curve scores it directly (every method picks it)
                     passed[m, r, d, s] = float(correct[s][chosen[0]]) if size == 1 else \
                         pass_at_1(method, correct[s][chosen], ranking)
-    return feats, passed
+    return feats, passed, pending
+
+
+def _stepped_rounds(run: StoredRun, methods: Sequence[str], splits: Sequence[str], out: list[tuple],
+                    refine: Optional[Refine]) -> None:
+    """Fill in the stepped methods' features and passes of every problem (``out``: ``_problem_rounds``'s), from
+    their refined rankings (one ``refine`` call for the folder)."""
+    items, where = [], []
+    for p, (sp, (_, _, pending)) in enumerate(zip(run.problems, out)):
+        for m, r, d, chosen, ranking in pending:
+            if chosen is not None:
+                items.append(SubsetItem(sp, chosen, restrict(sp.executions, chosen)[0], ranking, methods[m]))
+                where.append((p, m, r, d))
+    for (p, m, r, d), it, ranking in zip(where, items, refined(run, items, refine)):
+        feats, passed, _ = out[p]
+        feats[m, r, d] = pick_features(ranking, it.executions)
+        for s, split in enumerate(splits):
+            passed[m, r, d, s] = pass_at_1(methods[m], run.problems[p].correct(split)[it.candidates], ranking)
+    for feats, passed, pending in out:
+        for m, r, d, chosen, _ in pending:
+            if chosen is None:
+                feats[m, r, d], passed[m, r, d] = feats[m, r, 0], passed[m, r, 0]
 
 
 def round_tables(run: StoredRun, methods: Sequence[str], draws: int = DEFAULT_DRAWS, seed: int = 0,
                  grid: Sequence[int] = ROUNDS, workers: Optional[int] = None, progress: bool = False,
-                 label: str = "", options: Optional[dict] = None) -> dict[str, RoundTable]:
+                 label: str = "", options: Optional[dict] = None,
+                 refine: Optional[Refine] = None) -> dict[str, RoundTable]:
     """{method: RoundTable} of a folder; rounds: the grid's budgets up to the folder's fewest samples per problem
     (and that number itself), as the budget curve's; ``options``: ranker options (e.g. a learned model to rank
-    with instead of the shipped one)."""
+    with instead of the shipped one); ``refine``: the step of a method with a step after ranking on each round's
+    subset (``curves.Refine``; such a method is refused without one)."""
     available = min((p.executions.n_candidates for p in run.problems), default=0)
     rounds = budgets_for(available, grid)
     splits = splits_of(run)
     jobs = [(sp, rounds, draws, list(methods), splits, seed, run.seed, options) for sp in run.problems]
     out = _map_problems(jobs, workers, f"{label} adaptive rounds".strip(), progress, fn=_problem_rounds)
+    _stepped_rounds(run, methods, splits, out, refine)
     F = np.stack([o[0] for o in out], axis=1) if out else np.zeros((len(methods), 0, len(rounds), draws, len(FEATURES)))
     P = np.stack([o[1] for o in out], axis=1) if out else np.zeros((len(methods), 0, len(rounds), draws, len(splits)))
     return {m: RoundTable(rounds, draws, splits, F[k], P[k]) for k, m in enumerate(methods)}

@@ -22,13 +22,14 @@ def final_picks(run: "StoredRun", method: str = "recommended") -> tuple[np.ndarr
     """Features of the full folder's pick per problem, and its expected pass per split (both splits: a folder
     without plus verdicts repeats base)."""
     from coderank_evalplus.rankers.confidence import FEATURES, pick_features
-    from coderank_evalplus.report.scores import pass_at_1, rank, splits_of
+    from coderank_evalplus.report.scores import pass_at_1, rank, splits_of, stored_method
 
     X: list[np.ndarray] = []
     y: dict[str, list[float]] = {"base": [], "plus": []}
     splits = splits_of(run)
+    read_as = stored_method(run, method)
     for sp in run.problems:
-        ranking = rank(sp, method, run.seed)
+        ranking = rank(sp, read_as, run.seed)
         X.append(pick_features(ranking, sp.executions))
         for s in ("base", "plus"):
             y[s].append(pass_at_1(method, sp.correct(s if s in splits else "base"), ranking))

@@ -3,6 +3,11 @@
 Each point sub-samples, per problem, N of the stored candidates (or M of the raw test samples) without
 replacement, ranks the subset again on the stored matrices and scores it with the stored verdicts: nothing is
 executed again. Every method sees the same subsets (seeded per draw), so the curves are paired like the table.
+
+A method with a step after ranking (``recommended``, ``<method>+select``) cannot be ranked from the matrices alone:
+the step runs programs on inputs of its own. Its subsets are ranked by its ranker here, and the step is handed to
+the caller's ``refine`` (a ``Refine``: all of a folder's subsets at once, so that it can batch their work; the
+per-problem path's step on the execution cache, ``selection.stored``); without one, such a method is refused.
 """
 
 from __future__ import annotations
@@ -11,21 +16,56 @@ import dataclasses
 import hashlib
 import os
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
-from coderank_evalplus.io.results_folder import MATRICES_FILE, PROBLEMS_FILE, StoredRun
-from coderank_evalplus.rankers import get_ranker
+from coderank_evalplus.io.results_folder import MATRICES_FILE, PROBLEMS_FILE, StoredProblem, StoredRun
+from coderank_evalplus.rankers import get_ranker, split_selection
 from coderank_evalplus.rankers.filtering import restrict
 from coderank_evalplus.report.scores import BASELINES, pass_at_1, rank
-from coderank_evalplus.types import Executions, TestSuite
+from coderank_evalplus.types import Executions, Ranking, TestSuite
 
 CANDIDATE_BUDGETS = (1, 2, 5, 10, 20, 50, 100, 200)
 TEST_BUDGETS = (1, 2, 5, 10, 20, 50, 100)
 DEFAULT_DRAWS = 20
 CACHE_VERSION = 1  # bump when a change here changes the figures: cached curves are then computed afresh
+
+
+@dataclass
+class SubsetItem:
+    """A sub-sample's ranking by a stepped method's ranker, for the step to refine: the stored problem, the stored
+    candidates it holds (None: all of them, on a subset of the tests), its executions, the ranking, the method."""
+
+    problem: StoredProblem
+    candidates: Optional[np.ndarray]
+    executions: Executions
+    ranking: Ranking
+    method: str
+
+
+# The step after ranking on a folder's sub-samples: (the folder, its items) → one refined ranking per item, in order.
+Refine = Callable[[StoredRun, Sequence[SubsetItem]], list[Ranking]]
+
+
+def stepped(methods: Sequence[str]) -> dict[str, str]:
+    """{method: its ranker} for the methods with a step after ranking."""
+    return {m: base for m in methods if m not in BASELINES for base, step in [split_selection(m)] if step}
+
+
+def refined(run: StoredRun, items: Sequence[SubsetItem], refine: Optional[Refine]) -> list[Ranking]:
+    """``refine``'s rankings of ``items`` (none: nothing to refine); ValueError when there are items and no
+    ``refine``."""
+    if not items:
+        return []
+    if refine is None:
+        methods = sorted({it.method for it in items})
+        raise ValueError(f"{run.path}: {', '.join(methods)} end(s) with a step after ranking, which runs programs: "
+                         f"its sub-samples need the step again (give the run's execution cache, --cache-dir), or "
+                         f"leave the method out")
+    return refine(run, items)
 
 
 def budgets_for(available: int, grid: Sequence[int]) -> list[int]:
@@ -65,15 +105,19 @@ def draw_subset(total: int, size: int, seed: int, draw: int, budget: int, kind: 
     return np.sort(rng.choice(total, size=size, replace=False))
 
 
-def _problem_points(args: tuple) -> np.ndarray:
-    """One problem's pass@1 for every (budget, draw, method, split): shape (budgets, draws, methods, splits)."""
+def _problem_points(args: tuple) -> tuple[np.ndarray, list[tuple]]:
+    """One problem's pass@1 for every (budget, draw, method, split): shape (budgets, draws, methods, splits); a
+    stepped method's points are left to its step: (budget, draw, method, the subset drawn, its ranker's ranking)
+    each."""
     sp, kind, budgets, draws, methods, splits, seed, rank_seed = args
     ex = sp.executions
     n = ex.n_candidates
     n_samples = len(ex.suite.sample_asserts or [])
     out = np.full((len(budgets), draws, len(methods), len(splits)), np.nan)
     correct = [sp.correct(s) for s in splits]
-    rankers = {m: get_ranker(m) for m in methods if m not in BASELINES}
+    steps = stepped(methods)
+    rankers = {m: get_ranker(steps.get(m, m)) for m in methods if m not in BASELINES}
+    pending: list[tuple] = []
     for b, budget in enumerate(budgets):
         total = n if kind == "candidates" else n_samples
         if total == 0:
@@ -82,6 +126,7 @@ def _problem_points(args: tuple) -> np.ndarray:
         for d in range(draws):
             if size == total and d > 0:  # every draw takes everything: same result
                 out[b, d] = out[b, 0]
+                pending += [(b, d, m, None, None) for m, method in enumerate(methods) if method in steps]
                 continue
             chosen = draw_subset(total, size, seed, d, budget, kind)
             if kind == "candidates" and size == 1:  # one candidate: every method picks it (ranked or fallback)
@@ -96,9 +141,36 @@ def _problem_points(args: tuple) -> np.ndarray:
                 sub, hidden, sub_correct, cands = restrict_tests(ex, chosen), sp.hidden, correct, None
             for m, method in enumerate(methods):
                 ranking = None if method in BASELINES else rank(sp, rankers[method], rank_seed, sub, hidden, cands)
+                if method in steps:
+                    pending.append((b, d, m, chosen, ranking))
+                    continue
                 for s in range(len(splits)):
                     out[b, d, m, s] = pass_at_1(method, sub_correct[s], ranking)
-    return out
+    return out, pending
+
+
+def _stepped_points(run: StoredRun, kind: str, methods: Sequence[str], splits: Sequence[str],
+                    per_problem: list[tuple[np.ndarray, list[tuple]]], refine: Optional[Refine]) -> np.ndarray:
+    """The points of every problem, the stepped methods' filled in by ``refine`` (one call for the folder)."""
+    items, where = [], []
+    for p, (sp, (_, pending)) in enumerate(zip(run.problems, per_problem)):
+        for b, d, m, chosen, ranking in pending:
+            if chosen is None:  # a draw that took everything: the first draw's point
+                continue
+            sub = restrict(sp.executions, chosen)[0] if kind == "candidates" else restrict_tests(sp.executions, chosen)
+            items.append(SubsetItem(sp, chosen if kind == "candidates" else None, sub, ranking, methods[m]))
+            where.append((p, b, d, m))
+    stacked = np.stack([o for o, _ in per_problem])  # problems × budgets × draws × methods × splits
+    for (p, b, d, m), it, ranking in zip(where, items, refined(run, items, refine)):
+        correct = [run.problems[p].correct(s) for s in splits]
+        for s in range(len(splits)):
+            stacked[p, b, d, m, s] = pass_at_1(methods[m], correct[s] if it.candidates is None
+                                               else correct[s][it.candidates], ranking)
+    for p, (_, pending) in enumerate(per_problem):
+        for b, d, m, chosen, _ in pending:
+            if chosen is None:
+                stacked[p, b, d, m] = stacked[p, b, 0, m]
+    return stacked
 
 
 def _map_problems(jobs: list[tuple], workers: Optional[int], desc: str, progress: bool,
@@ -117,14 +189,18 @@ def _map_problems(jobs: list[tuple], workers: Optional[int], desc: str, progress
 
 def scores_at_budget(run: StoredRun, methods: Sequence[str], budget: int, draws: int = DEFAULT_DRAWS,
                      seed: int = 0, splits: Sequence[str] = ("base",), workers: Optional[int] = None,
-                     progress: bool = False, label: str = "") -> dict[str, dict[str, np.ndarray]]:
+                     progress: bool = False, label: str = "", refine: Optional[Refine] = None
+                     ) -> dict[str, dict[str, np.ndarray]]:
     """{method: {split: per-problem pass@1 (0..1) with ``budget`` candidates}}: each problem's mean over the SAME
     seeded draws the budget curve uses (same seeds, same subsets), so the mean over problems equals the curve's
-    point at ``budget``. A problem with at most ``budget`` candidates keeps them all."""
+    point at ``budget``. A problem with at most ``budget`` candidates keeps them all. ``refine``: the step of the
+    stepped methods (module doc)."""
     if not run.problems:
         return {m: {s: np.zeros(0) for s in splits} for m in methods}
     jobs = [(sp, "candidates", [budget], draws, list(methods), list(splits), seed, run.seed) for sp in run.problems]
-    per_problem = np.stack(_map_problems(jobs, workers, f"{label} {budget} candidates".strip(), progress))
+    per_problem = _stepped_points(run, "candidates", methods, splits,
+                                  _map_problems(jobs, workers, f"{label} {budget} candidates".strip(), progress),
+                                  refine)
     means = per_problem[:, 0].mean(axis=1)  # problems × methods × splits
     return {m: {s: means[:, k, j] for j, s in enumerate(splits)} for k, m in enumerate(methods)}
 
@@ -142,9 +218,11 @@ def folder_hash(folder: Path) -> "hashlib._Hash":
 
 def budget_curve(run: StoredRun, methods: Sequence[str], kind: str = "candidates", draws: int = DEFAULT_DRAWS,
                  seed: int = 0, grid: Optional[Sequence[int]] = None, workers: Optional[int] = None,
-                 splits: Sequence[str] = ("base",), progress: bool = False, label: str = "") -> dict:
+                 splits: Sequence[str] = ("base",), progress: bool = False, label: str = "",
+                 refine: Optional[Refine] = None) -> dict:
     """pass@1 (percent) per budget for each method and split: mean over draws, standard deviation, and the
-    2.5–97.5 % range of the draws. ``kind`` is "candidates" (N) or "tests" (M raw test samples)."""
+    2.5–97.5 % range of the draws. ``kind`` is "candidates" (N) or "tests" (M raw test samples). ``refine``: the
+    step of the stepped methods (module doc)."""
     if kind == "candidates":
         available = min((p.executions.n_candidates for p in run.problems), default=0)
         budgets = budgets_for(available, grid or CANDIDATE_BUDGETS)
@@ -158,7 +236,7 @@ def budget_curve(run: StoredRun, methods: Sequence[str], kind: str = "candidates
         return result
     jobs = [(sp, kind, budgets, draws, list(methods), list(splits), seed, run.seed) for sp in run.problems]
     per_problem = _map_problems(jobs, workers, f"{label} curve over {kind}".strip(), progress)
-    stacked = np.stack(per_problem)  # problems × budgets × draws × methods × splits
+    stacked = _stepped_points(run, kind, methods, splits, per_problem, refine)  # problems × budgets × draws × …
     # problems whose pool has no test samples are left out of the test-budget curve
     per_draw = 100.0 * np.nanmean(stacked, axis=0)  # budgets × draws × methods × splits
     for s, split in enumerate(splits):

@@ -12,7 +12,7 @@ import numpy as np
 
 from coderank_evalplus import metrics
 from coderank_evalplus.io.results_folder import StoredProblem, StoredRun
-from coderank_evalplus.rankers import RankContext, RankFn, get_ranker, validate_methods
+from coderank_evalplus.rankers import RankContext, RankFn, get_ranker, split_selection, validate_methods
 from coderank_evalplus.types import Executions, Ranking
 
 BASELINES = ("random", "oracle")
@@ -29,11 +29,32 @@ def splits_of(run: StoredRun) -> tuple[str, ...]:
     return ("base", "plus") if run.has_plus else ("base",)
 
 
+def stored_method(run: StoredRun, method: str) -> str:
+    """The name ``method`` is read under in ``run``: itself, except an alias that gained a step after ranking since
+    the folder was written (its config records no aliases): ``recommended`` in a folder from before the selection
+    step joined it meant its ranker alone (``rankers.recommended.BEFORE_STEP``), and the folder's own table says
+    so."""
+    from coderank_evalplus.rankers.recommended import BEFORE_STEP
+
+    if "aliases" in (run.summary.get("config") or {}) or any(method in p.rankings for p in run.problems):
+        return method
+    return BEFORE_STEP.get(method, method)
+
+
 def rank(sp: StoredProblem, method: str | RankFn, seed: int, executions: Optional[Executions] = None,
          hidden: Optional[tuple[np.ndarray, np.ndarray]] = None, candidates: Optional[np.ndarray] = None,
          options: Optional[dict] = None) -> Ranking:
     """``method``'s ranking of the stored problem (or of a subset given as ``executions`` / ``hidden``, made of
-    the stored ``candidates`` when they are a subset); ``options``: more ranker options (e.g. a learned model)."""
+    the stored ``candidates`` when they are a subset); ``options``: more ranker options (e.g. a learned model). A
+    method with a step after ranking (``recommended``, ``<method>+select``) is read from the folder, where the run
+    stored its final ranking: a step runs programs, so it cannot be done again here, nor on a subset."""
+    if isinstance(method, str) and split_selection(method)[1] is not None:
+        if executions is None and method in sp.rankings:
+            return sp.rankings[method]
+        where = "on a sub-sample of the candidates or tests" if executions is not None else \
+            "here: the folder does not store its ranking (run the rerank again with it among --methods)"
+        raise ValueError(f"{sp.problem.task_id}: {method} ends with a step after ranking, which runs programs; it "
+                         f"cannot be ranked from the stored matrices {where}")
     ex = executions if executions is not None else sp.executions
     bench = hidden if executions is not None else sp.hidden
     features = {k: (v if candidates is None else v[candidates]) for k, v in sp.features.items()}
@@ -56,9 +77,10 @@ def problem_scores(run: StoredRun, methods: Sequence[str]) -> dict[str, dict[str
     """{method: {split: pass@1 per problem (0..1), in the run's problem order}}."""
     splits = splits_of(run)
     out = {m: {s: np.zeros(len(run.problems)) for s in splits} for m in methods}
+    read_as = {m: stored_method(run, m) for m in methods}
     for i, sp in enumerate(run.problems):
         for m in methods:
-            ranking = None if m in BASELINES else rank(sp, m, run.seed)
+            ranking = None if m in BASELINES else rank(sp, read_as[m], run.seed)
             for s in splits:
                 out[m][s][i] = pass_at_1(m, sp.correct(s), ranking)
     return out

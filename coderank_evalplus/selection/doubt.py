@@ -21,12 +21,13 @@ cost, fixed before any evaluation.
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
 from coderank_evalplus.metrics import merged_groups, pick_pool
 from coderank_evalplus.rankers.confidence import confidence
-from coderank_evalplus.testgen.prompts import code_without_docs
+from coderank_evalplus.testgen.prompts import tree_without_docs
 from coderank_evalplus.types import PASS, Executions, Ranking
 
 CLOSE_CONFIDENCE = 0.5  # the pick is more likely wrong than right: a priori, not fitted
@@ -78,7 +79,8 @@ def in_doubt(ranking: Ranking, ex: Executions, programs: Sequence[str], close: f
     programs are not in doubt."""
     contest = contest_of(ranking, ex.n_candidates)
     pool, runner_up = contest.pool, contest.runner_up
-    key = {c: program_key(programs[c]) for g in contest.groups for c in g}
+    keys = {t: program_key(t) for t in {programs[c] for g in contest.groups for c in g}}  # each text parsed once
+    key = {c: keys[programs[c]] for g in contest.groups for c in g}
     groups_in = [pool]
     reasons = []
     if len({key[c] for c in pool}) >= 2:
@@ -105,5 +107,12 @@ def in_doubt(ranking: Ranking, ex: Executions, programs: Sequence[str], close: f
 
 
 def program_key(text: str) -> str:
-    """What makes two program texts one program: their code without comments, layout and docstrings."""
-    return code_without_docs(text)
+    """What makes two program texts one program: their syntax tree without docstrings (so comments and layout do
+    not count either); the text itself when it does not parse."""
+    tree = tree_without_docs(text)
+    if tree is None:
+        return text
+    try:
+        return ast.dump(tree)
+    except RecursionError:
+        return text

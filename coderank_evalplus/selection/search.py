@@ -13,10 +13,9 @@ programs differ are where they differ most often) and the search ends. Cost: at 
 
 Many searches run together (``search_many``), as the execution phase runs many problems: each round, every search
 still going grows its inputs and all of them run in one ``engine.execution.execute`` call (one pass over the
-workers, the cache consulted once), so a batch costs at most ``MAX_ROUNDS`` + 1 round trips whatever its number of
-problems. Searches of one problem (several methods' contenders) share their work: a round's inputs of a problem
-are grown the same way for each (they depend on the examples and the round, never on the programs, except in the
-focused round), so the union of their programs runs once on the union of their inputs.
+workers, which stay up for every round, and the cache consulted once), so a batch costs at most ``MAX_ROUNDS`` + 1
+round trips whatever its number of problems. Searches of one problem that grow the same inputs (the first round's
+depend on the examples and the seed alone) share their work: the union of their programs runs once on them.
 """
 
 from __future__ import annotations
@@ -184,19 +183,28 @@ def _rounds(states: Sequence[_State], env: SelectEnv, step: int, max_rounds: int
         live = [st for st in live if st.new]
         if not live:
             break
-        by_task: dict[str, list[_State]] = {}
+        # searches of one problem growing the same inputs run as one work (the union of their programs); a problem
+        # with searches on different inputs (focused rounds) has a work per input set, each under a key of its own
+        by_inputs: dict[tuple, list[_State]] = {}
         for st in live:
-            by_task.setdefault(st.problem.task_id, []).append(st)
-        works = [ProblemWork(group[0].problem, list(dict.fromkeys(p for st in group for p in st.programs)),
-                             TestSuite(inputs=list(dict.fromkeys(c for st in group for c in st.new))))
-                 for group in by_task.values()]
+            by_inputs.setdefault((st.problem.task_id, tuple(st.new)), []).append(st)
+        key_of: dict[int, str] = {}
+        works: list[ProblemWork] = []
+        keys: set[str] = set()
+        for k, ((tid, calls), group) in enumerate(by_inputs.items()):
+            key = tid if tid not in keys else f"{tid}#{k}"
+            keys.add(key)
+            problem = group[0].problem if key == tid else replace(group[0].problem, task_id=key)
+            works.append(ProblemWork(problem, list(dict.fromkeys(p for st in group for p in st.programs)),
+                                     TestSuite(inputs=list(calls))))
+            key_of.update((id(st), key) for st in group)
         stats = ExecutionStats()
         r0 = time.monotonic()
         ran = execute(works, env.cache, env.limits, env.workers, progress=False, stats=stats, executor=env.executor)
         sizes = [len(st.programs) * len(st.new) for st in live]
         seconds = time.monotonic() - r0
         for st, items, size in zip(live, shares(stats.executed_pairs, sizes), sizes):
-            st.take(ran[st.problem.task_id])
+            st.take(ran[key_of[id(st)]])
             st.found.cost.executed_items += items
             st.found.cost.seconds += seconds * size / max(sum(sizes), 1)
 

@@ -85,16 +85,28 @@ def _strip_docstrings(tree: ast.AST) -> None:
                 node.body = body[1:] or [ast.Pass()]
 
 
+def tree_without_docs(program: str) -> Optional[ast.Module]:
+    """The program's syntax tree without its docstrings (comments and layout are not in a tree); None when it does
+    not parse."""
+    try:
+        tree = ast.parse(program)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    _strip_docstrings(tree)
+    return tree
+
+
 def code_without_docs(program: str, entry_point: str = "") -> str:
     """The program with its docstrings and comments removed (``ast.unparse``); a program that does not parse
     keeps its text, less the docstring of ``entry_point`` (or its first docstring)."""
-    try:
-        tree = ast.parse(program)
-        _strip_docstrings(tree)
-        return ast.unparse(tree)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        span = _docstring_span(program, entry_point) if entry_point else None
-        return program if span is None else program[:span[0] - 3] + program[span[1] + 3:]
+    tree = tree_without_docs(program)
+    if tree is not None:
+        try:
+            return ast.unparse(tree)
+        except (ValueError, RecursionError, MemoryError):
+            pass
+    span = _docstring_span(program, entry_point) if entry_point else None
+    return program if span is None else program[:span[0] - 3] + program[span[1] + 3:]
 
 
 # --------------------------------------------------------------------------------------------------------------

@@ -79,7 +79,7 @@ def test_a_cluster_failing_every_example_never_outranks_one_passing_them_all(siz
         outputs = [[1, 2]] * a + [[1, 3]] * b
         trial = [good if first_passes else bad] * a + [bad if first_passes else good] * b
         ex = make_executions(passes=[[1]] * (a + b), outputs=outputs, trial=trial, assert_input=[0], expected=["1"])
-        ranking = get_ranker("recommended")(make_ctx(ex))
+        ranking = get_ranker("learned_examples")(make_ctx(ex))
         top = sorted(merged_groups(ranking)[0].candidates)
         assert top == (list(range(a)) if first_passes else list(range(a, a + b)))
 

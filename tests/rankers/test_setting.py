@@ -4,7 +4,7 @@ import pytest
 
 from coderank_evalplus.rankers import list_rankers, uses_prompt_examples
 
-EXAMPLES = {"learned_examples", "recommended"}  # read the examples themselves
+EXAMPLES = {"learned_examples"}  # read the examples themselves
 NO_TESTS = {"random", "first", "oracle", "ll", "coder_reviewer", "mbr_exec_hidden"}  # never read the pool
 
 
@@ -25,4 +25,5 @@ def test_on_a_pool_grown_from_the_examples_every_reader_of_the_tests_uses_them(n
 
 def test_composed_names():
     assert not uses_prompt_examples("ll+srank") and uses_prompt_examples("ll+srank", tests_from_examples=True)
-    assert uses_prompt_examples("ll+recommended") and uses_prompt_examples("filter+ll+mbr_exec")
+    assert uses_prompt_examples("ll+learned_examples") and uses_prompt_examples("filter+ll+mbr_exec")
+    assert uses_prompt_examples("recommended") and uses_prompt_examples("codet+select")  # a step grows from them

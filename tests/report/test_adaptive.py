@@ -41,10 +41,10 @@ def _model(tau: float = 0.8) -> dict:
 
 def test_fixed_points_are_the_budget_curves():
     run = _run()
-    table = round_tables(run, ["recommended", "codet"], draws=6, workers=1)
-    curve = budget_curve(run, ["recommended", "codet"], "candidates", draws=6, workers=1, splits=("base", "plus"),
+    table = round_tables(run, ["learned_examples", "codet"], draws=6, workers=1)
+    curve = budget_curve(run, ["learned_examples", "codet"], "candidates", draws=6, workers=1, splits=("base", "plus"),
                          grid=table["codet"].rounds)
-    for m in ("recommended", "codet"):
+    for m in ("learned_examples", "codet"):
         got = fixed(table[m])
         assert [g["n"] for g in got] == list(range(1, 11))
         for g, c, cp in zip(got, curve["curves"]["base"][m], curve["curves"]["plus"][m]):
@@ -93,3 +93,26 @@ def test_tau_is_chosen_on_the_given_tables_and_reported():
     assert rep["calibration"]["base"]["auroc"] == 1.0
     few = method_report(t, model, tau, {"base": conf[:3]}, {"base": conf[:3] > 0.5}, n_resamples=50)
     assert few["calibration"]["base"] == {"ece": None, "brier": None, "auroc": None}
+
+
+def test_a_stepped_method_gets_its_step_on_every_subset_or_is_refused():
+    """``recommended`` runs a step after its ranker: the round tables and the curves hand each sub-sample's ranking
+    to the caller's ``refine`` (all of a folder's at once) and score what it returns; without one they refuse."""
+    import pytest
+
+    run = _run()
+    seen = []
+
+    def refine(r, items):  # the step that changes nothing: recommended's figures are then its ranker's
+        seen.append(len(items))
+        assert r is run and all(it.method == "recommended" and len(it.candidates) > 1 for it in items)
+        return [it.ranking for it in items]
+
+    tables = round_tables(run, ["learned_examples", "recommended"], draws=3, workers=1, refine=refine)
+    assert np.array_equal(tables["recommended"].passed, tables["learned_examples"].passed)
+    assert np.array_equal(tables["recommended"].features, tables["learned_examples"].features)
+    curve = budget_curve(run, ["learned_examples", "recommended"], draws=3, workers=1, refine=refine)
+    base = curve["curves"]["base"]
+    assert base["recommended"] == base["learned_examples"] and len(seen) == 2 and all(seen)
+    with pytest.raises(ValueError, match="step after ranking"):
+        round_tables(run, ["recommended"], draws=2, workers=1)

@@ -15,7 +15,8 @@ def test_evidence_says_the_input_each_sides_output_and_the_rule():
 
 
 def test_method_names_take_a_selection_step_after_any_ranker():
-    assert split_selection("recommended+select") == ("recommended", "select")
+    assert split_selection("learned_examples+select") == ("learned_examples", "select")
+    assert split_selection("recommended") == split_selection("recommended+select") == ("learned_examples", "select")
     assert split_selection("filter+srank+select") == ("filter+srank", "select")
     assert split_selection("ll+mbr_exec") == ("ll+mbr_exec", None)
     assert validate_methods(["codet+select"]) == ["codet+select"]

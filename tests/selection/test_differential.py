@@ -35,7 +35,7 @@ def _path(method, mutate=None):
     return ProblemPath(stage_config(RerankOptions(methods=[method], progress=False, workers=2), mutate), [method])
 
 
-def _ranked(problem, bodies, method="recommended", mutate=None):
+def _ranked(problem, bodies, method="learned_examples", mutate=None):
     """Executions on the examples (and ``mutate`` grown inputs) and the ranking of ``method``."""
     work = ProblemWork(problem, [problem.prompt + b for b in bodies], suite_for(problem, [], None))
     out = _path(method, mutate).run([work])[problem.task_id]
@@ -130,14 +130,14 @@ def test_real_problems_keep_the_right_program(humaneval_problems, task_id, right
     (``selection.path``) sets the lookalike apart on an input grown from the examples."""
     problem = humaneval_problems[task_id]
     work = ProblemWork(problem, [problem.prompt + b for b in [right] * 3 + [wrong] * 2], suite_for(problem, [], None))
-    methods = ["recommended", "recommended+select"]
+    methods = ["learned_examples", "recommended"]
     path = ProblemPath(stage_config(RerankOptions(methods=methods, progress=False, workers=2)), methods)
     out = path.run([work])[problem.task_id]
-    assert sorted(merged_groups(out.rankings["recommended"])[0].candidates) == [0, 1, 2, 3, 4]
-    assert merged_groups(out.rankings["recommended+select"])[0].candidates == [0, 1, 2]
-    (sel,) = out.steps["recommended+select"]
+    assert sorted(merged_groups(out.rankings["learned_examples"])[0].candidates) == [0, 1, 2, 3, 4]
+    assert merged_groups(out.rankings["recommended"])[0].candidates == [0, 1, 2]
+    (sel,) = out.steps["recommended"]
     assert sel.changed and sel.evidence[0].input.startswith(problem.entry_point + "(")
-    assert set(out.confidence["recommended+select"]) == {"base", "plus"}
+    assert set(out.confidence["recommended"]) == {"base", "plus"}
 
 
 @pytest.mark.slow
@@ -156,21 +156,30 @@ def test_rerank_runs_the_step_once_for_every_face_and_reports_its_cost(tmp_path)
                          "dataset_hash": "synthetic-select"})
     wide = "    return a + b if a != 3 else 0\n"  # right on both examples, wrong on any a = 3
     sols = {"T/0": [PROMPT + b for b in [RIGHT] * 4 + [RIGHT2] * 3 + [wide] * 3]}
-    cfg = stage_config(RerankOptions(methods=["recommended", "recommended+select"], workers=2, progress=False,
+    cfg = stage_config(RerankOptions(methods=["learned_examples", "recommended"], workers=2, progress=False,
                                      base_only=True))
     res = rank_and_judge("humaneval", {"T/0": problem}, sols, {}, cfg, ResultCache(tmp_path / "c.sqlite"))
-    assert res.methods["recommended"]["base"]["pass@1"] == 70.0
-    assert res.methods["recommended+select"]["base"]["pass@1"] == 100.0
-    assert res.methods["recommended+select"]["uses_prompt_examples"] is True
+    assert res.methods["learned_examples"]["base"]["pass@1"] == 70.0
+    assert res.methods["recommended"]["base"]["pass@1"] == 100.0
+    assert res.methods["recommended"]["uses_prompt_examples"] is True
     assert res.timing["select_problems"] == 1 and res.timing["select_changed"] == 1
     assert res.timing["select_programs"] == 3 and "select_s" in res.timing
     assert "select " in timing_line(res.timing) and "1 picks changed" in timing_line(res.timing)
-    assert res.extra["selection"]["recommended+select"]["select_changed"] == 1
+    assert res.extra["selection"]["recommended"]["select_changed"] == 1
     write_results(res, tmp_path)
     rows = [json.loads(line) for line in (tmp_path / "rankings.jsonl").read_text().splitlines()]
-    (row,) = [r for r in rows if r["method"] == "recommended+select"]
+    (row,) = [r for r in rows if r["method"] == "recommended"]
     (step,) = row["steps"]
     assert step["changed"] and step["evidence"][0]["input"].startswith("add(")
+    # the folder keeps the step's final ranking and the programs, so reports read the pick the run made
+    from coderank_evalplus.io.results_folder import load_folder, load_programs
+    from coderank_evalplus.report.scores import problem_scores
+
+    run = load_folder(tmp_path)
+    assert run.summary["config"]["aliases"] == {"recommended": "learned_examples+select"}
+    assert run.problems[0].rankings["recommended"].groups[0].candidates == list(range(7))
+    assert problem_scores(run, ["learned_examples", "recommended"])["recommended"]["base"].tolist() == [1.0]
+    assert load_programs(tmp_path)["T/0"] == sols["T/0"]
 
 
 def test_a_ranking_without_groups_is_looked_at_through_its_fallback_pool():
