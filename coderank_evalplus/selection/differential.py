@@ -3,9 +3,10 @@ for them, keep the part most candidates agree with.
 
 For a problem in doubt (``doubt.in_doubt``), the contenders' distinct programs run on inputs grown for them
 (``search.search``: mutation from the prompt's examples, then a round grown from the inputs where they disagree);
-the problems of a batch search together, one execution per round for all of them (``refine_all``), and a search
-runs no more items after its first round than executing the problem's candidates on its tests did
-(``execution_items``: the step costs about what the execution phase cost, whatever the pool).
+the problems of a batch search together, one execution per round for all of them (``refine_all``), and after its
+first round a search runs no more test items than executing the problem's candidates on its tests did
+(``execution_items``; a round grows fewer inputs where the rest would pass that bound): the step costs about what
+the execution phase cost, whatever the pool.
 On the valid inputs, the contenders fall into parts of equal outputs (a part never spans two groups of the
 ranking: the pool already told those apart). The new order: the parts by the number of candidates in them (samples
 counted), most first, a tie kept as one group, a part of the pick's pool before a part of the next group of the
@@ -161,8 +162,8 @@ def refine_all(items: Sequence[tuple[ProblemWork, Executions, Ranking]], env: Se
                close: float = CLOSE_CONFIDENCE, step: int = STEP, max_rounds: int = MAX_ROUNDS,
                bounded: bool = True) -> list[Selection]:
     """The step on each (problem's work, its executions, a ranking of it), in order: the problems in doubt searched
-    together (``search.search_many``: one execution per round for all of them). ``bounded``: each search runs
-    no more items after its first round than the execution of the problem's candidates on its tests did
+    together (``search.search_many``: one execution per round for all of them). ``bounded``: after its first round
+    each search runs no more items than the execution of the problem's candidates on its tests did
     (``execution_items``); False: only the rounds bound it."""
     t0 = time.monotonic()
     contests = [in_doubt(ranking, ex, list(work.programs), close) for work, ex, ranking in items]

@@ -21,12 +21,13 @@ batch of one, so a caller may feed problems one by one as they arrive, with the 
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 from typing import Callable, Mapping, Optional, Protocol, Sequence
 
 import numpy as np
 
 from coderank_evalplus.engine.execution import ExecutionStats, ProblemWork, ResultCache, execute
-from coderank_evalplus.engine.executors import Executor
+from coderank_evalplus.engine.executors import Executor, LocalExecutor, WarmExecutor
 from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.rankers import RankContext, get_ranker, split_selection
 from coderank_evalplus.rankers.confidence import confidence
@@ -80,7 +81,21 @@ class ProblemPath:
         """Each work's outcome, by task id, in the works' order (a work's suite becomes the one executed: with the
         grown inputs the validity rule kept). ``features``: per task id, per-candidate features that rankers read
         from ``RankContext.options`` (likelihood rankers). ``lap``: called as each phase ends ("load", "execute",
-        "rank", and each step's phase)."""
+        "rank", and each step's phase). This machine's workers stay up from the execution to the last step (where
+        the run's executor would start a pool for each call)."""
+        saved = self.executor
+        if saved is not None and not isinstance(saved, LocalExecutor):
+            return self._run(works, features, lap)
+        pool = WarmExecutor(self.cfg.workers if saved is None else saved.workers)  # started by its first job
+        self.executor, self.env = pool, replace(self.env, executor=pool)
+        try:
+            return self._run(works, features, lap)
+        finally:
+            pool.__exit__(None, None, None)
+            self.executor, self.env = saved, replace(self.env, executor=saved)
+
+    def _run(self, works: Sequence[ProblemWork], features: Optional[Mapping[str, Features]], lap: Lap
+             ) -> dict[str, ProblemOutcome]:
         generated = self.grow_inputs(works)
         lap("load")
         executions = self.execute(works, generated)

@@ -88,15 +88,16 @@ class _State:
     new: list[str] = field(default_factory=list)  # this round's inputs
     focused: bool = False
     done: bool = False
-    budget: Optional[int] = None  # items (programs × inputs) the search may run after its first round
+    budget: Optional[int] = None  # items (programs × inputs) the search may run in all, its first round aside
 
     def next_round(self, rnd: int, step: int, max_rounds: int, seed: int) -> None:
-        """Grow this round's inputs (``new``), or finish: after the focused round, after ``max_rounds`` rounds
-        with nothing separating, when another round would pass the budget, or when nothing new grows."""
+        """Grow this round's inputs (``new``: ``step``; after the first round, fewer where the budget has room for
+        fewer), or finish: after the focused round, after ``max_rounds`` rounds with nothing separating, when the
+        budget has no room for one more input, or when nothing new grows."""
         self.new = []
-        over = self.budget is not None and rnd > 0 and \
-            len(self.programs) * (len(self.found.calls) + step) > self.budget
-        if self.done or self.focused or over:
+        if self.budget is not None and rnd > 0:
+            step = min(step, (self.budget - len(self.programs) * len(self.found.calls)) // len(self.programs))
+        if self.done or self.focused or step < 1:
             self.done = True
             return
         separating = [c for c, s in zip(self.found.calls, self.found.separating) if s]
@@ -138,7 +139,7 @@ def search_many(queries: Sequence[tuple[Problem, list[str]]], env: SelectEnv, st
                 max_rounds: int = MAX_ROUNDS, budgets: Optional[Sequence[Optional[int]]] = None) -> list[Search]:
     """``search`` for each (problem, distinct program texts), round by round for all of them together (see the
     module's doc); one ``Search`` per query, in order. ``budgets``: per query, the items (programs × inputs) its
-    search may run in all, beyond its first round (None: no bound but the rounds'). Each search's cost counts its
+    search may run in all, its first round aside (None: no bound but the rounds'). Each search's cost counts its
     own programs, inputs and rounds; the items executed and the seconds of a round are shared out over its searches
     by their size (programs × inputs)."""
     t0 = time.monotonic()

@@ -86,9 +86,10 @@ def test_the_cost_is_bounded_by_the_named_constants():
     assert not sel.changed  # nothing separates programs that all add
 
 
-def test_the_search_costs_no_more_than_the_execution_after_its_first_round():
+def test_the_search_costs_no_more_than_the_execution():
     """Programs that all add: nothing separates them, so the search would go on for every round; bounded (the
-    default), it stops once another round would run more items than executing the candidates on their tests did."""
+    default), after a first round it runs no more items than executing the candidates on their tests did, its last
+    round smaller."""
     from coderank_evalplus.selection.differential import execution_items, refine_all
 
     problem = problem_from_prompt(PROMPT, None, "toy/alike")
@@ -97,8 +98,8 @@ def test_the_search_costs_no_more_than_the_execution_after_its_first_round():
     tests = len(ex.suite.inputs) + len(ex.suite.asserts) + 2  # + the prompt's two examples as trial tests
     assert execution_items(ex) == 4 * tests and tests > 20
     bounded, free = (refine_all([(work, ex, ranking)], SelectEnv(workers=2), bounded=b)[0] for b in (True, False))
-    assert bounded.cost.programs * bounded.cost.inputs <= execution_items(ex)
-    assert 2 <= bounded.cost.rounds == execution_items(ex) // (4 * STEP) < MAX_ROUNDS == free.cost.rounds
+    assert bounded.cost.inputs == max(STEP, execution_items(ex) // 4) and bounded.cost.programs == 4
+    assert bounded.cost.rounds == -(-bounded.cost.inputs // STEP) < MAX_ROUNDS == free.cost.rounds
     assert not bounded.changed and not free.changed
 
 
