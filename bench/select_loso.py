@@ -1,23 +1,24 @@
-"""Does the selection step (``recommended+select``, issue 54) help the default pick, held out? Measured leave one
-family out on results folders, beside the held-out ``learned_examples`` pick it refines and the best fixed
-composition.
+"""Does the default pick gain from the selection step, held out? ``recommended`` (``learned_examples`` followed by the
+step) against ``learned_examples`` alone — the default before the step joined it — leave one family out on results
+folders, with the step's parts ordered by size (the rule it shipped with) and by a part model trained on the other
+families (``selection/parts.py``).
 
 For every model family, ``learned_examples`` is trained on the folders of every OTHER family
-(``study/learned_loso.heldout_models``, as bench/recommended_loso.py) and ranks that family's folders; the
-package's selection step (``selection.differential.refine``: the same code ``<method>+select`` runs) then refines
-each problem's ranking, running the leading programs of the problems in doubt on inputs grown for them (the
-sandboxed engine, through the execution cache ``--cache-dir``). No verdict, hidden input or expected output is
-used to grow, keep or pick; the step's constants (``selection.doubt``, ``selection.search``) were fixed before any
-folder was scored, none is fitted here. ``--top-only``: the prototype's rule (bench/split_top.py): only a top group
-of several programs is in doubt, never two close groups.
+(``study/learned_loso.heldout_models``) and ranks that family's folders; the package's step (``selection
+.differential.decide_all``: the same code ``recommended`` runs, batched over a folder's problems) then looks at
+each problem, running the leading programs of the problems in doubt on inputs grown for them (the sandboxed
+engine, through the execution cache ``--cache-dir``); what it found is kept as JSON beside the cache. The parts
+are then ordered by size, and by the part model of the other families (``study/select_loso.heldout_parts``). No
+verdict, hidden input or expected output is used to grow, keep or pick; the step's constants were fixed before
+any folder was scored, and nothing is fitted on the folder it scores.
 
-Printed per folder × split: pass@1 of the held-out pick before and after the step, the paired difference (95 %
-bootstrap interval), problems in doubt / changed, cost per problem (distinct programs run, inputs, items executed,
-seconds); then per split the means over model families of before, after and the best fixed composition
-(filter+srank / filter+overlap_agreement / filter+mbr_exec: the best on that mean), and the folders where the step
-helps / hurts beyond its interval.
+Printed per folder × split: pass@1 before, with the step (size rule, part model), the differences (95 % paired
+bootstrap intervals), problems in doubt / split / picks changed, cost; then per split the means over model
+families, the share of the random → oracle gap each closes on those means, and the folders helped / hurt beyond
+their interval. ``--write-model`` trains the shipped part model (selection/part_model.json) on the permissively
+licensed folders among those given (study/learned_loso.PERMISSIVE_SOURCES).
 
-    python bench/select_loso.py 'runs/recommended/*/runs/*' --cache-dir C --only examples+mutate --json sel.json
+    python bench/select_loso.py 'runs/recommended/*/runs/*' --cache-dir C --json select_loso.json
 """
 
 from __future__ import annotations
@@ -28,133 +29,100 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
-from coderank_evalplus import metrics
-from coderank_evalplus.engine.execution import ProblemWork, ResultCache
+from coderank_evalplus.engine.execution import ResultCache
 from coderank_evalplus.engine.executors import WarmExecutor
 from coderank_evalplus.engine.sandbox import Limits
-from coderank_evalplus.io.problems import load_problems
-from coderank_evalplus.io.samples import read_solutions
 from coderank_evalplus.rankers import learned_examples
-from coderank_evalplus.rankers.learned import model_vector, table_ranking
-from coderank_evalplus.report.scores import problem_scores, splits_of
-from coderank_evalplus.report.stats import paired_difference, resample_indices
 from coderank_evalplus.selection import SelectEnv
-from coderank_evalplus.selection.differential import refine
-from coderank_evalplus.selection.doubt import CLOSE_CONFIDENCE
-from coderank_evalplus.study.learned_loso import COMPOSITIONS, heldout_models, read_folders
+from coderank_evalplus.selection.parts import MODEL_FILE
+from coderank_evalplus.selection.stored import recorded_texts
+from coderank_evalplus.study.learned_loso import heldout_models, read_folders
+from coderank_evalplus.study.select_loso import decisions, family_summary, heldout_parts, rows, train_shipped_parts
 
 
-def folder_rows(sf, model: dict, problems: dict, env: SelectEnv, close: float, idx_seed: int,
-                resamples: int) -> list[dict]:
-    """One row per split of one folder: before / after / compositions per problem, the paired difference, cost."""
-    inputs = sf.run.summary.get("inputs") or {}
-    solutions = read_solutions(inputs["solutions"], problems, drop_extra=True)  # the folder's problems only
-    vector = model_vector(model)
-    splits = splits_of(sf.run)
-    before = {s: [] for s in splits}
-    after = {s: [] for s in splits}
-    cost = {"doubt": 0, "changed": 0, "programs": 0, "inputs": 0, "executed_items": 0, "seconds": 0.0}
-    env.seed = sf.run.seed
-    for table, sp in zip(sf.tables, sf.run.problems):
-        tid = sp.problem.task_id
-        ranking = table_ranking(table, vector, "learned_examples")
-        work = ProblemWork(problems[tid], list(solutions[tid]))
-        sel = refine(work, sp.executions, ranking, env, close=close)
-        cost["doubt"] += bool(sel.doubt)
-        cost["changed"] += sel.changed
-        for k in ("programs", "inputs", "executed_items", "seconds"):
-            cost[k] += getattr(sel.cost, k)
-        for s in splits:
-            before[s].append(metrics.ranked_pass_at_k(ranking, sp.correct(s), 1))
-            after[s].append(metrics.ranked_pass_at_k(sel.ranking, sp.correct(s), 1))
-    comps = problem_scores(sf.run, list(COMPOSITIONS))
-    n = len(sf.run.problems)
-    idx = resample_indices(n, resamples, idx_seed)
-    rows = []
-    for s in splits:
-        b, a = np.asarray(before[s]), np.asarray(after[s])
-        rows.append({"set": sf.label, "model": sf.model, "dataset": sf.run.dataset, "split": s, "n_problems": n,
-                     "before": 100 * b.mean(), "after": 100 * a.mean(),
-                     **{c: 100 * float(np.mean(comps[c][s])) for c in COMPOSITIONS},
-                     "diff": paired_difference(a, b, idx).to_json(),
-                     "per_problem": {k: round(v / n, 3) for k, v in cost.items()}, "totals": cost})
-    return rows
+def _ci(d: dict) -> str:
+    lo, hi = d["ci95"] or (float("nan"), float("nan"))
+    return f"{d['diff']:+.2f} [{lo:+.2f}, {hi:+.2f}]"
 
 
-def family_mean(rows: list[dict], families: list[str], key: str) -> float:
-    """Mean of ``key`` over model families (each family's folders averaged first)."""
-    return float(np.mean([np.mean([r[key] for r in rows if r["model"] == f]) for f in families]))
+def print_rows(out: list[dict]) -> None:
+    print("| folder | split | learned_examples | recommended (size rule) | recommended (part model) | size − before | "
+          "model − before | model − size | in doubt / split / changed (size, model) | programs × inputs per "
+          "problem |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in out:
+        p, c, n = r["pass@1"], r["cost"], max(r["in_doubt"], 1)
+        print(f"| {r['set']} | {r['split']} | {p['before']['pass@1']:.2f} | {p['size']['pass@1']:.2f} | "
+              f"{p['model']['pass@1']:.2f} | {_ci(r['minus_before']['size'])} | {_ci(r['minus_before']['model'])} | "
+              f"{_ci(r['model_minus_size'])} | {r['in_doubt']} / {r['split_problems']} / {r['changed']['size']}, "
+              f"{r['changed']['model']} | {c['programs'] / n:.1f} × {c['inputs'] / n:.1f} |")
 
 
-def summary(rows: list[dict]) -> list[str]:
-    out = []
-    for s in ("base", "plus"):
-        sub = [r for r in rows if r["split"] == s]
-        if not sub:
+def print_summary(out: list[dict]) -> None:
+    for split in ("base", "plus"):
+        if not any(r["split"] == split for r in out):
             continue
-        fams = list(dict.fromkeys(r["model"] for r in sub))
-
-        fm = {k: family_mean(sub, fams, k) for k in ("before", "after", *COMPOSITIONS)}
-        best = max(COMPOSITIONS, key=lambda c: fm[c])
-        helps = sum(r["diff"]["ci95"][0] > 0 for r in sub if r["diff"]["ci95"])
-        hurts = [r["set"] for r in sub if r["diff"]["ci95"] and r["diff"]["ci95"][1] < 0]
-        out.append(f"{s}: mean over {len(fams)} families ({len(sub)} folders): before {fm['before']:.2f}, after "
-                   f"{fm['after']:.2f} ({fm['after'] - fm['before']:+.2f}); best fixed composition {best} "
-                   f"{fm[best]:.2f}: after − it {fm['after'] - fm[best]:+.2f}; folders helped / hurt beyond the "
-                   f"interval: {helps} / {len(hurts)}" + (f" ({'; '.join(hurts)})" if hurts else ""))
-    return out
+        s = family_summary(out, split)
+        m, g = s["means"], s["gap_closed"]
+        print(f"\n{split}: mean over {s['families']} families ({s['folders']} folders): random {m['random']:.2f}, "
+              f"learned_examples {m['before']:.2f}, recommended with parts by size {m['size']:.2f} "
+              f"({m['size'] - m['before']:+.2f}), by the part model {m['model']:.2f} ({m['model'] - m['before']:+.2f})"
+              f", oracle {m['oracle']:.2f}")
+        print(f"  share of the random → oracle gap closed on those means: learned_examples {g['before']:.3f}, "
+              f"size rule {g['size']:.3f}, part model {g['model']:.3f}")
+        for rule in ("size", "model"):
+            hurt = s[rule]["hurt"]
+            print(f"  {rule}: folders helped / hurt beyond the interval: {s[rule]['helped']} / {len(hurt)}"
+                  + (f" ({'; '.join(hurt)})" if hurt else ""))
+        worse = s["model_vs_size"]["worse"]
+        print(f"  part model against the size rule: better / worse beyond the interval on "
+              f"{s['model_vs_size']['better']} / {len(worse)} folders" + (f" ({'; '.join(worse)})" if worse else ""))
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("folders", nargs="+")
-    ap.add_argument("--cache-dir", required=True, help="the execution cache (executions.sqlite inside)")
+    ap.add_argument("--cache-dir", required=True, help="the execution cache (executions.sqlite inside); the step's "
+                                                       "findings are kept beside it (select_loso/)")
     ap.add_argument("--only", action="append", default=None,
-                    help="score only the folders whose tests label (or name) is this (repeatable; every folder still "
-                         "trains)")
-    ap.add_argument("--top-only", action="store_true", help="the prototype's rule: never two close groups")
+                    help="run the step only on the folders whose tests label (or name) is this (repeatable); every "
+                         "folder still trains the rankers, and the part models train on the folders the step ran on")
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--time-limit", type=float, default=0.1, help="CPU seconds per input (rerank's default)")
     ap.add_argument("--resamples", type=int, default=2000)
     ap.add_argument("--json")
+    ap.add_argument("--write-model", action="store_true", help=f"train {MODEL_FILE.name} on the permissive folders")
     args = ap.parse_args(argv)
+    t0 = time.perf_counter()
     sets = read_folders(args.folders, ranker="learned_examples")
-    models = heldout_models(sets, learned_examples.SPEC)
+    rankers = heldout_models(sets, learned_examples.SPEC)
+    print(f"{len(sets)} folders, held-out rankers in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+    chosen = [sf for sf in sets if not args.only or any(o in (sf.tests_label, sf.name, sf.label) for o in args.only)]
     cache = ResultCache(Path(args.cache_dir) / "executions.sqlite")
-    executor = WarmExecutor(args.workers)  # workers kept from one problem to the next (as Picker's)
-    executor.start()
-    env = SelectEnv(cache, Limits(cpu=args.time_limit), args.workers, executor)
-    close = 0.0 if args.top_only else CLOSE_CONFIDENCE
-    rows: list[dict] = []
-    problems_of: dict = {}
-    print("| folder | split | before | after | after − before [95 %] | in doubt | changed | programs/problem | "
-          "inputs/problem | s/problem |")
+    executor = WarmExecutor(args.workers)  # started by the first search; kept from one folder to the next
+    records: dict[int, list[dict]] = {}
     try:
-        for sf in sets:
-            if args.only and not any(o in (sf.tests_label, sf.name, sf.label) for o in args.only):
-                continue
+        for sf in chosen:
             t0 = time.perf_counter()
-            if sf.run.dataset not in problems_of:
-                problems_of[sf.run.dataset] = load_problems(sf.run.dataset)
-            new = folder_rows(sf, models[sf.model], problems_of[sf.run.dataset], env, close, 0, args.resamples)
-            for r in new:
-                d, c = r["diff"], r["per_problem"]
-                ci = d["ci95"] or [float("nan")] * 2
-                print(f"| {r['set']} | {r['split']} | {r['before']:.2f} | {r['after']:.2f} | {d['diff']:+.2f} "
-                      f"[{ci[0]:+.2f}, {ci[1]:+.2f}] | {r['totals']['doubt']} | {r['totals']['changed']} | "
-                      f"{c['programs']:.1f} | {c['inputs']:.1f} | {c['seconds']:.2f} |", flush=True)
-            rows += new
-            print(f"  ({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
-            if args.json:
-                Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")
+            limits = Limits(cpu=float((sf.run.summary.get("config") or {}).get("time_limit", 0.1)))
+            env = SelectEnv(cache, limits, args.workers, executor)
+            records[id(sf)] = decisions(sf, rankers[sf.model], env, recorded_texts(sf.run),
+                                        Path(args.cache_dir) / "select_loso")
+            print(f"{sf.label}: {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
     finally:
         executor.__exit__(None, None, None)
         cache.close()
-    for line in summary(rows):
-        print(line)
+    part_models = heldout_parts(chosen, records)
+    out = rows(chosen, records, part_models, args.resamples)
+    print_rows(out)
+    print_summary(out)
+    if args.json:
+        Path(args.json).write_text(json.dumps({"rows": out, "part_models": part_models}, indent=1) + "\n")
+    if args.write_model:
+        model = train_shipped_parts(chosen, records)
+        MODEL_FILE.write_text(json.dumps(model, indent=1, sort_keys=True) + "\n")
+        print(f"\nwrote {MODEL_FILE} (digest {model['digest'][:12]}), trained on "
+              + ", ".join(f"{t['name']} × {t['tests']}" for t in model["training_sets"]))
     return 0
 
 

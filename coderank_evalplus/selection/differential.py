@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
+from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
 import numpy as np
@@ -29,15 +30,18 @@ from coderank_evalplus.metrics import merged_groups, pick_pool
 from coderank_evalplus.rankers.registry import register_step
 from coderank_evalplus.selection.base import SelectEnv, Selection, SelectionEvidence, Side, StepItem
 from coderank_evalplus.selection.doubt import CLOSE_CONFIDENCE, Contest, in_doubt
+from coderank_evalplus.selection.parts import order, part_features, part_model, part_scores
 from coderank_evalplus.selection.search import MAX_ROUNDS, STEP, Search, search_many
 from coderank_evalplus.types import RAISED, RETURNED, Executions, Group, Ranking
 
 NAME = "select"
+SHIPPED = "shipped"  # refine_all's part model: the one shipped with the package (parts.part_model)
 
 
 def parts_of(contest: Contest, found: Search, programs: list[str]) -> list[list[int]]:
     """The contenders split by (ranking group, outputs on the valid grown inputs), ordered by size (most
-    candidates first; a tie: the earlier group first, then the first candidate)."""
+    candidates first; a tie: the earlier group first, then the first candidate): the order a tie of scores
+    keeps (``parts.order``)."""
     assert found.ex is not None
     cols = np.flatnonzero(found.valid)
     row_of = {p: i for i, p in enumerate(found.ex.programs)}
@@ -54,13 +58,15 @@ def _group_of(contest: Contest, c: int) -> int:
     return next(g for g, members in enumerate(contest.groups) if c in members)
 
 
-def reordered(ranking: Ranking, contest: Contest, parts: list[list[int]], n_candidates: int) -> Ranking:
-    """The ranking with the contenders replaced by ``parts`` (equal sizes at the top stay one group); candidates
-    the ranking left out of its groups (outside a fallback pool) stay out."""
+def reordered(ranking: Ranking, contest: Contest, parts: list[list[int]], n_candidates: int,
+              scores: Optional[Sequence[float]] = None) -> Ranking:
+    """The ranking with the contenders replaced by ``parts`` (best first; ``scores``: theirs, default their
+    sizes: parts scored as the top one stay one group); candidates the ranking left out of its groups (outside a
+    fallback pool) stay out."""
     inside = {c for m in contest.groups for c in m}
-    top_size = len(parts[0])
-    lead = [c for p in parts if len(p) == top_size for c in p]
-    rest_parts = [p for p in parts if len(p) != top_size]
+    score = list(scores) if scores is not None else [float(len(p)) for p in parts]
+    lead = [c for p, s in zip(parts, score) if s == score[0] for c in p]
+    rest_parts = [p for p, s in zip(parts, score) if s != score[0]]
     unrun = [c for c in pick_pool(ranking, n_candidates) if c not in inside]
     order = [m for m in [lead] + rest_parts + [unrun] if m]
     order += [list(g.candidates) for g in merged_groups(ranking)[len(contest.groups):]]
@@ -89,8 +95,9 @@ def _digest_words(ex: Executions, row: int, col: int) -> str:
 
 
 def evidence_of(found: Search, programs: list[str], parts: list[list[int]], n_contenders: int,
-                env: SelectEnv, problem_entry: str) -> list[SelectionEvidence]:
-    """The deciding input between the new top part (A) and the runner-up (B), each side's output, the rule."""
+                env: SelectEnv, problem_entry: str, rule: Optional[str] = None) -> list[SelectionEvidence]:
+    """The deciding input between the new top part (A) and the runner-up (B), each side's output, the rule (given,
+    or the size rule's words)."""
     if len(parts) < 2:
         return []
     a, b = parts[0], parts[1]
@@ -103,9 +110,9 @@ def evidence_of(found: Search, programs: list[str], parts: list[list[int]], n_co
     words = [_digest_words(found.ex, r, col) for r in rows]
     if env.explain:
         words = _in_words([programs[a[0]], programs[b[0]]], call, problem_entry, env) or words
-    if len(a) == len(b):
+    if rule is None and len(a) == len(b):
         rule = f"a tie: A and B both hold {len(a)} of {n_contenders} candidates, kept together"
-    else:
+    elif rule is None:
         rule = f"A kept: {len(a)} of {n_contenders} candidates agree (B: {len(b)})"
     return [SelectionEvidence(call, (Side("A", tuple(a), words[0]), Side("B", tuple(b), words[1])), rule)]
 
@@ -158,27 +165,6 @@ def refine(work: ProblemWork, ex: Executions, ranking: Ranking, env: SelectEnv, 
     return refine_all([(work, ex, ranking)], env, close, step, max_rounds, bounded)[0]
 
 
-def refine_all(items: Sequence[tuple[ProblemWork, Executions, Ranking]], env: SelectEnv,
-               close: float = CLOSE_CONFIDENCE, step: int = STEP, max_rounds: int = MAX_ROUNDS,
-               bounded: bool = True) -> list[Selection]:
-    """The step on each (problem's work, its executions, a ranking of it), in order: the problems in doubt searched
-    together (``search.search_many``: one execution per round for all of them). ``bounded``: after its first round
-    each search runs no more items than the execution of the problem's candidates on its tests did
-    (``execution_items``); False: only the rounds bound it."""
-    t0 = time.monotonic()
-    contests = [in_doubt(ranking, ex, list(work.programs), close) for work, ex, ranking in items]
-    asked = {k: c for k, c in enumerate(contests) if c is not None}
-    budgets = [execution_items(items[k][1]) if bounded else None for k in asked]
-    found = dict(zip(asked, search_many([(items[k][0].problem, c.programs) for k, c in asked.items()], env, step,
-                                        max_rounds, budgets)))
-    out = [Selection(NAME, ranking) if k not in asked else _decided(work, ex, ranking, asked[k], found[k], env)
-           for k, (work, ex, ranking) in enumerate(items)]
-    rest = (time.monotonic() - t0 - sum(s.cost.seconds for s in out)) / max(len(asked), 1)
-    for k in asked:
-        out[k].cost.seconds += max(rest, 0.0)
-    return out
-
-
 def execution_items(ex: Executions) -> int:
     """Test items the execution phase ran for a problem: its distinct programs × its tests (inputs, asserts and
     the prompt's examples), cached or not."""
@@ -186,18 +172,74 @@ def execution_items(ex: Executions) -> int:
     return int(ex.output_matrix.shape[0]) * tests
 
 
-def _decided(work: ProblemWork, ex: Executions, ranking: Ranking, contest: Contest, found: Search,
-             env: SelectEnv) -> Selection:
-    """One problem's selection from its search: the new order, whether the pick changed, the evidence. A
-    contender stands for the program that ran for it (``Contest.runs_as``: one text for copies that differ only in
-    comments, layout or docstrings)."""
-    programs = [contest.runs_as.get(c, text) for c, text in enumerate(work.programs)]
-    out = Selection(NAME, ranking, doubt=contest.doubt, cost=found.cost)
-    if found.ex is not None and found.separating.any():
-        parts = parts_of(contest, found, programs)
-        new = reordered(ranking, contest, parts, ex.n_candidates)
+@dataclass
+class Decision:
+    """One problem's search and what it split: the contest, the search, the parts (``parts_of``'s order; empty
+    where nothing separated) and the text that ran for each candidate (``Contest.runs_as``)."""
+
+    contest: Contest
+    found: Search
+    parts: list[list[int]]
+    programs: list[str]
+
+
+def decide_all(items: Sequence[tuple[ProblemWork, Executions, Ranking]], env: SelectEnv,
+               close: float = CLOSE_CONFIDENCE, step: int = STEP, max_rounds: int = MAX_ROUNDS,
+               bounded: bool = True) -> list[Optional[Decision]]:
+    """Each item's contest and search (None where its leading programs are not in doubt), the problems in doubt
+    searched together (``search.search_many``: one execution per round for all of them). ``bounded``: after its
+    first round each search runs no more items than the execution of the problem's candidates on its tests did
+    (``execution_items``); False: only the rounds bound it."""
+    contests = [in_doubt(ranking, ex, list(work.programs), close) for work, ex, ranking in items]
+    asked = {k: c for k, c in enumerate(contests) if c is not None}
+    budgets = [execution_items(items[k][1]) if bounded else None for k in asked]
+    found = dict(zip(asked, search_many([(items[k][0].problem, c.programs) for k, c in asked.items()], env, step,
+                                        max_rounds, budgets)))
+    out: list[Optional[Decision]] = []
+    for k, (work, _, _) in enumerate(items):
+        if k not in asked:
+            out.append(None)
+            continue
+        contest, searched = asked[k], found[k]
+        programs = [contest.runs_as.get(c, text) for c, text in enumerate(work.programs)]
+        split = searched.ex is not None and bool(searched.separating.any())
+        out.append(Decision(contest, searched, parts_of(contest, searched, programs) if split else [], programs))
+    return out
+
+
+def refine_all(items: Sequence[tuple[ProblemWork, Executions, Ranking]], env: SelectEnv,
+               close: float = CLOSE_CONFIDENCE, step: int = STEP, max_rounds: int = MAX_ROUNDS,
+               bounded: bool = True, model: "dict | str | None" = SHIPPED) -> list[Selection]:
+    """The step on each (problem's work, its executions, a ranking of it), in order: ``decide_all``, then the
+    parts ordered by ``parts.order`` on ``model``'s scores (a part model; ``SHIPPED``: the shipped one if any;
+    None: the parts' sizes)."""
+    t0 = time.monotonic()
+    decisions = decide_all(items, env, close, step, max_rounds, bounded)
+    model = part_model() if model == SHIPPED else model
+    assert not isinstance(model, str)
+    out = [Selection(NAME, ranking) if d is None else decided(ex, ranking, d, env, work.problem.entry_point, model)
+           for (work, ex, ranking), d in zip(items, decisions)]
+    asked = [k for k, d in enumerate(decisions) if d is not None]
+    rest = (time.monotonic() - t0 - sum(s.cost.seconds for s in out)) / max(len(asked), 1)
+    for k in asked:
+        out[k].cost.seconds += max(rest, 0.0)
+    return out
+
+
+def decided(ex: Executions, ranking: Ranking, d: Decision, env: SelectEnv, entry_point: str,
+            model: Optional[dict]) -> Selection:
+    """One problem's selection from its decision: the parts ordered by their scores (``model``'s, else their
+    sizes), the new order, whether the pick changed, the evidence."""
+    out = Selection(NAME, ranking, doubt=d.contest.doubt, cost=d.found.cost)
+    if d.parts:
+        parts, scores = order(d.parts, part_scores(part_features(d.contest, d.found, d.parts, d.programs, ex), model))
+        new = reordered(ranking, d.contest, parts, ex.n_candidates, scores)
         out.changed = pick_pool(new, ex.n_candidates) != pick_pool(ranking, ex.n_candidates)
         out.ranking = new
         n = sum(len(p) for p in parts)
-        out.evidence = evidence_of(found, programs, parts, n, env, work.problem.entry_point)
+        rule = None if model is None or len(parts) < 2 else (
+            f"a tie: the part model scores A and B alike ({len(parts[0])} and {len(parts[1])} of {n} candidates), "
+            f"kept together" if scores[0] == scores[1] else
+            f"A kept: the part model ranks it above B ({len(parts[0])} and {len(parts[1])} of {n} candidates)")
+        out.evidence = evidence_of(d.found, d.programs, parts, n, env, entry_point, rule)
     return out

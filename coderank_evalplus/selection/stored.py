@@ -22,7 +22,7 @@ from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.io.results_folder import StoredRun, load_programs
 from coderank_evalplus.rankers import split_selection
 from coderank_evalplus.selection.base import SelectEnv
-from coderank_evalplus.selection.differential import NAME, refine_all
+from coderank_evalplus.selection.differential import NAME, SHIPPED, refine_all
 from coderank_evalplus.types import Ranking
 
 Texts = Callable[[StoredRun], Mapping[str, Sequence[str]]]  # a run → its candidates' texts per task id
@@ -46,12 +46,15 @@ def recorded_texts(run: StoredRun, data_dir: Optional[str] = None) -> dict[str, 
 
 class StoredSteps:
     """``report.curves.Refine`` on the execution cache ``cache`` (and ``executor``, else a pool of ``workers``);
-    ``texts``: where the candidates' texts come from (default ``recorded_texts``)."""
+    ``texts``: where the candidates' texts come from (default ``recorded_texts``); ``model_of``: the part model a
+    folder's steps order their parts with (``differential.refine_all``'s ``model``; default the shipped one)."""
 
     def __init__(self, cache: Optional[ResultCache], workers: Optional[int] = None, executor=None,
-                 texts: Optional[Texts] = None) -> None:
+                 texts: Optional[Texts] = None,
+                 model_of: Optional[Callable[[StoredRun], "dict | str | None"]] = None) -> None:
         self.cache, self.workers, self.executor = cache, workers, executor
         self.texts = texts or recorded_texts
+        self.model_of = model_of or (lambda run: SHIPPED)
         self._texts: dict[Path, Mapping[str, Sequence[str]]] = {}
 
     def __call__(self, run: StoredRun, items: Sequence) -> list[Ranking]:
@@ -71,4 +74,4 @@ class StoredSteps:
             chosen = range(len(every)) if it.candidates is None else it.candidates
             works.append((ProblemWork(it.problem.problem, [every[int(c)] for c in chosen]), it.executions,
                           it.ranking))
-        return [sel.ranking for sel in refine_all(works, env)]
+        return [sel.ranking for sel in refine_all(works, env, model=self.model_of(run))]

@@ -1,0 +1,186 @@
+"""Leave one family out: the default pick with the selection step (``recommended``) against the pick without it
+(``learned_examples``), and the rule that orders the step's parts (``selection.parts``), on results folders.
+
+Two passes. ``decisions`` (executes, through the execution cache): for one folder, every problem ranked by
+``learned_examples`` weights trained without the folder's family (``learned_loso.heldout_models``), then the step's
+doubt and search on every problem at once (``selection.differential.decide_all``, as a run does it); what it found
+is kept as JSON (``Decision`` records: the ranking, the contest, the parts and their features). ``rows`` (reads
+only): per folder and split, pass@1 of the pick before the step, after it with the parts ordered by size (the rule
+the step shipped with), and after it with the parts ordered by a part model trained on the other families' folders
+(``train_parts``: pairwise logistic on the parts of the problems the step split, labels the parts' share of
+correct candidates on plus tests, as ``learned``'s); paired 95 % intervals of the differences, the share of the
+random → oracle gap each closes. No constant is fitted on the folders it is scored on.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from coderank_evalplus import metrics
+from coderank_evalplus.engine.execution import ProblemWork
+from coderank_evalplus.io.results_folder import ranking_arrays, ranking_from_arrays
+from coderank_evalplus.rankers.learned import ClusterTable, design, fit_pairwise, model_vector, table_ranking
+from coderank_evalplus.report.curves import folder_hash
+from coderank_evalplus.report.scores import problem_scores, splits_of
+from coderank_evalplus.report.stats import mean_estimate, paired_difference, resample_indices
+from coderank_evalplus.selection import SelectEnv
+from coderank_evalplus.selection.differential import decide_all, reordered
+from coderank_evalplus.selection.doubt import Contest
+from coderank_evalplus.selection.parts import SPEC, order, part_features, part_scores
+from coderank_evalplus.study.learned_loso import LABEL_SPLIT, SetFolder, folds, gap_closed, permissive
+from coderank_evalplus.types import Ranking
+
+CACHE_VERSION = 1  # bump when a change here changes what ``decisions`` records
+RULES = ("before", "size", "model")  # the pick without the step; with it, parts by size; parts by the part model
+
+
+def decisions(sf: SetFolder, ranker: dict, env: SelectEnv, texts: dict[str, Sequence[str]],
+              cache_dir: Optional[Path] = None) -> list[dict]:
+    """One record per problem of ``sf`` (its ``tables``: ``learned_examples``'s): ``before`` (the held-out
+    ranking, ``ranking_arrays``' lists), and where the step looked: ``contest`` (its groups), ``doubt``, ``cost``,
+    ``parts`` (empty where nothing separated) and their raw features ``X``. Kept under ``cache_dir`` keyed by the
+    folder's content, the ranker's digest and this module's version."""
+    path = None
+    if cache_dir is not None:
+        h = folder_hash(sf.folder)
+        h.update(json.dumps([ranker.get("digest"), CACHE_VERSION, list(SPEC.features)]).encode())
+        path = Path(cache_dir) / f"decisions-{h.hexdigest()[:20]}.json"
+        if path.exists():
+            return json.loads(path.read_text())
+    vector = model_vector(ranker)
+    env.seed = sf.run.seed
+    rankings = [table_ranking(t, vector, "learned_examples") for t in sf.tables]
+    items = [(ProblemWork(sp.problem, list(texts[sp.problem.task_id])), sp.executions, r)
+             for sp, r in zip(sf.run.problems, rankings)]
+    out = []
+    for sp, ranking, d in zip(sf.run.problems, rankings, decide_all(items, env)):
+        rec: dict[str, Any] = {"task_id": sp.problem.task_id, "before": _ranking_json(ranking, sp)}
+        if d is not None:
+            rec.update(contest=d.contest.groups, doubt=d.contest.doubt, cost=d.found.cost.to_json(), parts=d.parts,
+                       X=part_features(d.contest, d.found, d.parts, d.programs, sp.executions).tolist()
+                       if d.parts else [])
+        out.append(rec)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(out))
+        tmp.replace(path)
+    return out
+
+
+def _ranking_json(ranking: Ranking, sp) -> dict:
+    return {k: v.tolist() for k, v in ranking_arrays(ranking, sp.executions.n_candidates).items()}
+
+
+def _ranking(rec: dict) -> Ranking:
+    b = rec["before"]
+    return ranking_from_arrays(np.asarray(b["ranking"]), np.asarray(b["fallback"]) if "fallback" in b else None)
+
+
+def after(rec: dict, n_candidates: int, model: Optional[dict]) -> Ranking:
+    """The ranking after the step, its parts ordered by ``model`` (None: by size)."""
+    ranking = _ranking(rec)
+    if not rec.get("parts"):
+        return ranking
+    parts, scores = order(rec["parts"], part_scores(np.asarray(rec["X"], dtype=float), model))
+    return reordered(ranking, Contest([list(g) for g in rec["contest"]]), parts, n_candidates, scores)
+
+
+def part_tables(sf: SetFolder, records: Sequence[dict], split: str = LABEL_SPLIT
+                ) -> tuple[list[ClusterTable], list[np.ndarray]]:
+    """The parts of every problem the step split (two parts or more), as tables of ``SPEC``'s design, and each
+    part's share of correct candidates on ``split`` (base where the folder has no plus)."""
+    s = split if split in splits_of(sf.run) else "base"
+    tables, quality = [], []
+    for sp, rec in zip(sf.run.problems, records):
+        if len(rec.get("parts") or []) < 2:
+            continue
+        tables.append(ClusterTable(rec["parts"], design(np.asarray(rec["X"], dtype=float), SPEC)))
+        correct = sp.correct(s)
+        quality.append(np.asarray([float(correct[p].mean()) for p in rec["parts"]]))
+    return tables, quality
+
+
+def train_parts(sets: Sequence[SetFolder], records: dict[int, list[dict]], exclude_model: Optional[str] = None,
+                note: Optional[str] = None) -> dict:
+    """A part model fitted on the parts of ``sets`` (``records`` keyed by ``id`` of the folder)."""
+    if exclude_model is not None and any(s.model == exclude_model for s in sets):
+        raise AssertionError(f"training on a set of the scored model {exclude_model!r}")
+    tables, quality = [], []
+    for s in sets:
+        t, q = part_tables(s, records[id(s)])
+        tables += t
+        quality += q
+    names = [{"name": s.name, "tests": s.tests_label, "dataset": s.run.dataset, "problems": len(s.run.problems),
+              "license": "permissive" if permissive(s) else "not permissive"} for s in sets]
+    return fit_pairwise(tables, quality, names, note=note, spec=SPEC)
+
+
+def heldout_parts(sets: Sequence[SetFolder], records: dict[int, list[dict]]) -> dict[str, dict]:
+    """{model family: a part model trained on every other family's folders}."""
+    return {model: train_parts(train, records, exclude_model=model) for model, _, train in folds(sets)}
+
+
+def train_shipped_parts(sets: Sequence[SetFolder], records: dict[int, list[dict]]) -> dict:
+    """The part model to ship: trained on the permissively licensed folders only."""
+    chosen = [s for s in sets if permissive(s)]
+    if not chosen:
+        raise ValueError("no permissively licensed folder among the given ones: nothing may train the shipped model")
+    return train_parts(chosen, records, note="trained on permissively licensed folders only (study/select_loso.py)")
+
+
+def rows(sets: Sequence[SetFolder], records: dict[int, list[dict]], part_models: dict[str, dict],
+         n_resamples: int = 2000, seed: int = 0) -> list[dict]:
+    """One row per folder × split: pass@1 (with interval) of random, the oracle and each of ``RULES`` (the part
+    model: the one that never saw the folder's family), the differences to ``before`` and between the two
+    rules (paired), the share of the random → oracle gap each closes, and the step's cost."""
+    out = []
+    for sf in sets:
+        recs = records[id(sf)]
+        n = [sp.executions.n_candidates for sp in sf.run.problems]
+        rankings = {"before": [_ranking(r) for r in recs], "size": [after(r, k, None) for r, k in zip(recs, n)],
+                    "model": [after(r, k, part_models[sf.model]) for r, k in zip(recs, n)]}
+        base = problem_scores(sf.run, ["random", "oracle"])
+        idx = resample_indices(len(recs), n_resamples, seed)
+        asked = [r for r in recs if "contest" in r]
+        cost = {k: sum(r["cost"][k] for r in asked) for k in ("programs", "inputs", "executed_items", "seconds")}
+        for split in splits_of(sf.run):
+            scores = {m: np.asarray([metrics.ranked_pass_at_k(rk, sp.correct(split), 1)
+                                     for rk, sp in zip(rankings[m], sf.run.problems)]) for m in RULES}
+            scores.update(random=base["random"][split], oracle=base["oracle"][split])
+            est = {m: mean_estimate(v, idx).to_json() for m, v in scores.items()}
+            out.append({"set": sf.label, "model": sf.model, "dataset": sf.run.dataset, "split": split,
+                        "n_problems": len(recs), "pass@1": est,
+                        "minus_before": {m: paired_difference(scores[m], scores["before"], idx).to_json()
+                                         for m in ("size", "model")},
+                        "model_minus_size": paired_difference(scores["model"], scores["size"], idx).to_json(),
+                        "gap_closed": {m: gap_closed(est[m]["pass@1"], est["random"]["pass@1"],
+                                                     est["oracle"]["pass@1"]) for m in RULES},
+                        "in_doubt": len(asked), "split_problems": sum(len(r.get("parts") or []) >= 2 for r in asked),
+                        "changed": {m: sum(metrics.pick_pool(a, k) != metrics.pick_pool(b, k) for a, b, k in
+                                           zip(rankings[m], rankings["before"], n)) for m in ("size", "model")},
+                        "cost": cost})
+    return out
+
+
+def family_summary(rows_: Sequence[dict], split: str) -> dict[str, Any]:
+    """Means over model families (a family's folders averaged first) of every pick's pass@1, the gap each closes
+    on those means, and the folders each rule helps or hurts beyond its interval."""
+    sub = [r for r in rows_ if r["split"] == split]
+    fams = list(dict.fromkeys(r["model"] for r in sub))
+    means = {m: float(np.mean([np.mean([r["pass@1"][m]["pass@1"] for r in sub if r["model"] == f]) for f in fams]))
+             for m in ("random", *RULES, "oracle")}
+    out: dict[str, Any] = {"split": split, "families": len(fams), "folders": len(sub), "means": means,
+                           "gap_closed": {m: gap_closed(means[m], means["random"], means["oracle"]) for m in RULES}}
+    for m in ("size", "model"):
+        d = [r["minus_before"][m] for r in sub]
+        out[m] = {"helped": sum(x["ci95"][0] > 0 for x in d), "hurt": [r["set"] for r, x in zip(sub, d)
+                                                                      if x["ci95"][1] < 0]}
+    d = [r["model_minus_size"] for r in sub]
+    out["model_vs_size"] = {"better": sum(x["ci95"][0] > 0 for x in d),
+                            "worse": [r["set"] for r, x in zip(sub, d) if x["ci95"][1] < 0]}
+    return out
