@@ -286,9 +286,9 @@ OPTIONS: tuple[Option, ...] = (
     # --- how to rank and judge
     Option("methods", METHODS, DEFAULT_METHODS,
            "comma-separated ranking methods (`coderank-evalplus methods` lists them); random and oracle are always "
-           "reported; recommended, the default pick, uses the prompt's examples; <method>+select adds the model-free "
-           "selection step after ranking (inputs grown for the leading programs) (leaderboard: a suite file's own "
-           "list, else this one)", BOARD + ("budget",),
+           "reported; recommended, the default pick (learned_examples, then the model-free selection step: inputs "
+           "grown for the leading programs), uses the prompt's examples; <method>+select adds that step after any "
+           "ranker (leaderboard: a suite file's own list, else this one)", BOARD + ("budget",),
            {"evalplus": "--rerank", "lm_eval": "(the task: humaneval_srank …)"}, defaults=SUITE_DECIDES),
     Option("k", KS, (1, 10, 100), "the k's of pass@k, each reported only when every problem has at least k "
            "candidates (evalplus's rule)", RERANK, {"evalplus": "--k", "lm_eval": "(pass@1)"}),
@@ -321,7 +321,8 @@ OPTIONS: tuple[Option, ...] = (
            "(pip install '.[ray]')", BOARD, NO_HARNESS),
     Option("ray_address", TEXT, None, "--executor ray: the cluster's address (default: join the one `ray start` "
            "began here, or start a local one)", BOARD, NO_HARNESS),
-    Option("cache_dir", TEXT, None, "execution cache folder (default: <output>/cache)", BOARD,
+    Option("cache_dir", TEXT, None, "execution cache folder (default: <output>/cache; budget: none, where a "
+           "method's step after ranking runs again on each sub-sample)", BOARD + ("budget",),
            {"evalplus": "(beside --samples)"}),
     Option("progress", FLAG, True, "progress bars (the CLI's --quiet: none)", BOARD + ("budget", "likelihood"),
            {"cli": "--quiet", "evalplus": ""}),

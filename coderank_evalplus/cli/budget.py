@@ -1,7 +1,9 @@
 """``coderank-evalplus budget RESULTS_DIR [--methods M,…] [--adaptive] [--json OUT]``: pass@1 against the number of
 samples per problem on a stored ``rerank`` folder — the fixed-N curve (the budget curves' seeded draws), the pick's
 confidence (calibration, selective pass@1) and, with ``--adaptive``, the stopping rule's τ sweep. Nothing is
-generated or executed."""
+generated; a method with a step after ranking (``recommended``) runs its step again on each sub-sample
+(``selection.stored``, through ``--cache-dir``'s execution cache when given), every other method is ranked from
+the stored matrices."""
 
 from __future__ import annotations
 
@@ -37,8 +39,11 @@ def budget_report(args: argparse.Namespace) -> dict:
     if not run.problems:
         raise ValueError(f"{args.results}: no problem in this results folder")
     splits = splits_of(run)
-    tables = round_tables(run, methods, args.draws, args.seed, workers=args.workers,
-                          progress=args.progress, label=Path(args.results).name)
+    from coderank_evalplus.selection.stored import stored_steps
+
+    with stored_steps(args.cache_dir, args.workers) as refine:
+        tables = round_tables(run, methods, args.draws, args.seed, workers=args.workers,
+                              progress=args.progress, label=Path(args.results).name, refine=refine)
     out: dict = {"header": header(run), "folder": str(args.results), "draws": args.draws,
                  "seed": args.seed,
                  "confidence_model": model.get("digest", "")[:12], "methods": {}}

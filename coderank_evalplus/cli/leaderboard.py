@@ -84,13 +84,17 @@ def run_leaderboard(args: argparse.Namespace) -> int:
         run_s, reused = 0.0, len(entries)
         methods, compare_to = list(option("methods").default), list(option("compare_to").default)
         n_resamples, seed, draws = option("resamples").default, option("seed").default, option("draws").default
-    cfg = lbm.LeaderboardConfig(
-        methods=list(args.methods) if args.methods else methods,
-        compare_to=list(args.compare_to) if args.compare_to else compare_to,
-        n_resamples=args.resamples or n_resamples, seed=args.seed if args.seed is not None else seed,
-        draws=args.draws or draws, curves=not args.no_curves, workers=args.workers, progress=args.progress,
-        cache_dir=Path(args.cache_dir) if args.cache_dir else output / "cache")
-    lb = lbm.build(entries, cfg)
+    from coderank_evalplus.selection.stored import stored_steps
+
+    cache_dir = Path(args.cache_dir) if args.cache_dir else output / "cache"
+    with stored_steps(cache_dir, args.workers) as refine:  # a stepped method's step on the curves' sub-samples
+        cfg = lbm.LeaderboardConfig(
+            methods=list(args.methods) if args.methods else methods,
+            compare_to=list(args.compare_to) if args.compare_to else compare_to,
+            n_resamples=args.resamples or n_resamples, seed=args.seed if args.seed is not None else seed,
+            draws=args.draws or draws, curves=not args.no_curves, workers=args.workers, progress=args.progress,
+            cache_dir=cache_dir, refine=refine)
+        lb = lbm.build(entries, cfg)
     written = lbm.write(lb, output)
     print()
     print(lbm.to_markdown(lb))

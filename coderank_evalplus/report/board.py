@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
 from coderank_evalplus.rankers.registry import DEFAULT_METHODS
 from coderank_evalplus.report.curves import DEFAULT_DRAWS
@@ -47,6 +47,7 @@ class LeaderboardConfig:
     workers: Optional[int] = None
     progress: bool = True
     cache_dir: Optional[Path] = None  # budget curves are kept here, keyed by the folder's content and the settings
+    refine: Any = None  # report.curves.Refine: a stepped method's step on sub-samples (the CLI's runs programs)
 
 
 @dataclass

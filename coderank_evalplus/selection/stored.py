@@ -14,8 +14,9 @@ here.
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
-from typing import Callable, Mapping, Optional, Sequence
+from typing import Callable, Iterator, Mapping, Optional, Sequence
 
 from coderank_evalplus.engine.execution import ProblemWork, ResultCache
 from coderank_evalplus.engine.sandbox import Limits
@@ -75,3 +76,14 @@ class StoredSteps:
             works.append((ProblemWork(it.problem.problem, [every[int(c)] for c in chosen]), it.executions,
                           it.ranking))
         return [sel.ranking for sel in refine_all(works, env, model=self.model_of(run))]
+
+
+@contextlib.contextmanager
+def stored_steps(cache_dir: "str | Path | None", workers: Optional[int] = None) -> Iterator[StoredSteps]:
+    """``StoredSteps`` on ``cache_dir``'s execution cache when given (closed at the end), else on none."""
+    cache = ResultCache(Path(cache_dir) / "executions.sqlite") if cache_dir else None
+    try:
+        yield StoredSteps(cache, workers)
+    finally:
+        if cache is not None:
+            cache.close()

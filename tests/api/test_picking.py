@@ -120,7 +120,7 @@ def test_reasons_say_why_each_losing_group_lost_by_name(picker):
 
 
 def test_reasons_show_the_selection_steps_deciding_input_and_each_sides_output():
-    """``recommended+select``: the lookalikes the pool cannot tell apart are set apart on an input grown for them;
+    """``recommended`` (its selection step): the lookalikes the pool cannot tell apart are set apart on an input grown for them;
     the reasons name that input and what each side returned there, in words."""
     import re
 
@@ -132,17 +132,17 @@ def test_reasons_show_the_selection_steps_deciding_input_and_each_sides_output()
     14
     """
 '''
-    bodies = ["    return a + b\n"] * 4 + ["    return b + a\n"] * 3 + ["    return a + b if a != 11 else 0\n"] * 3
-    with cr.Picker(method="recommended+select", workers=2) as picker:
+    bodies = ["    return a + b\n"] * 4 + ["    return b + a\n"] * 3 + ["    return a + b if a != 5 else 0\n"] * 3
+    with cr.Picker(method="recommended", workers=2) as picker:
         choice = picker.pick(prompt, bodies)
     assert choice.group == list(range(7))
     text = "\n".join(choice.reasons)
-    said = re.search(r"on add\((11), (-?\d+)\): group A returns (-?\d+), group B returns 0; A kept: 7 of 10 "
+    said = re.search(r"on add\((5), (-?\d+)\): group A returns (-?\d+), group B returns 0; A kept: 7 of 10 "
                      r"candidates agree", text)
     assert said, text
     assert int(said[3]) == int(said[1]) + int(said[2])  # A's output is the sum on that very input
     (lost,) = [g for g in choice.lost if g.why == "selected"]
-    assert lost.candidates == [7, 8, 9] and lost.on == f"add(11, {said[2]})"
+    assert lost.candidates == [7, 8, 9] and lost.on == f"add(5, {said[2]})"
     assert lost.does == "returns 0" and lost.pick_does == f"returns {said[3]}"
-    assert f"set apart on `add(11, {said[2]})`" in text
+    assert f"set apart on `add(5, {said[2]})`" in text
     assert choice.to_json()["steps"][0]["evidence"][0]["input"] == lost.on

@@ -22,10 +22,10 @@ def model_file(tmp_path):
 def test_budget_json_has_the_documented_layout(tmp_path, monkeypatch, model_file):
     monkeypatch.setattr("coderank_evalplus.io.results_folder.load_folder", lambda folder: _run())
     out = tmp_path / "budget.json"
-    assert main(["budget", "somewhere", "--adaptive", "--methods", "recommended,codet", "--json", str(out),
+    assert main(["budget", "somewhere", "--adaptive", "--methods", "learned_examples,codet", "--json", str(out),
                  "--confidence-model", str(model_file), "--draws", "3", "--workers", "1", "--quiet"]) == 0
     rep = json.loads(out.read_text())
-    assert set(rep["methods"]) == {"recommended", "codet"}
+    assert set(rep["methods"]) == {"learned_examples", "codet"}
     r = rep["methods"]["codet"]
     assert [f["n"] for f in r["fixed"]] == list(range(1, 11)) and set(r["fixed"][0]) == {"n", "base", "plus"}
     assert {"tau", "mean_samples", "base", "plus"} <= set(r["adaptive"][0]) and r["tau"] == 0.8
@@ -37,9 +37,10 @@ def test_budget_json_has_the_documented_layout(tmp_path, monkeypatch, model_file
 def test_without_adaptive_no_sweep_and_a_bad_tau_is_refused(monkeypatch, model_file):
     monkeypatch.setattr("coderank_evalplus.io.results_folder.load_folder", lambda folder: _run())
     args = build_parser().parse_args(["budget", "x", "--confidence-model", str(model_file), "--draws", "2",
-                                      "--workers", "1", "--quiet"])
+                                      "--workers", "1", "--quiet", "--methods", "learned_examples"])
     rep = budget_cli.budget_report(args)
-    assert rep["methods"]["recommended"]["adaptive"] == [] and rep["methods"]["recommended"]["at_tau"] is None
+    r = rep["methods"]["learned_examples"]
+    assert r["adaptive"] == [] and r["at_tau"] is None
     with pytest.raises(SystemExit) as exit_:
         build_parser().parse_args(["budget", "x", "--tau", "1.5"])
     assert exit_.value.code == 2
@@ -47,8 +48,8 @@ def test_without_adaptive_no_sweep_and_a_bad_tau_is_refused(monkeypatch, model_f
 
 def test_report_says_what_it_is_about_and_what_its_columns_mean(monkeypatch, model_file, capsys):
     monkeypatch.setattr("coderank_evalplus.io.results_folder.load_folder", lambda folder: _run())
-    assert main(["budget", "x", "--methods", "recommended", "--confidence-model", str(model_file), "--draws", "2",
-                 "--workers", "1", "--quiet"]) == 0
+    assert main(["budget", "x", "--methods", "learned_examples", "--confidence-model", str(model_file), "--draws",
+                 "2", "--workers", "1", "--quiet"]) == 0
     out = capsys.readouterr().out
     head = out.splitlines()[0]
     assert "problems" in head and "samples per problem" in head and "random pick" in head
