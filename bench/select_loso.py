@@ -83,8 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("folders", nargs="+")
-    ap.add_argument("--cache-dir", required=True, help="the execution cache (executions.sqlite inside); the step's "
-                                                       "findings are kept beside it (select_loso/)")
+    ap.add_argument("--cache-dir", required=True, help="the execution cache (executions.sqlite inside)")
+    ap.add_argument("--decisions-dir", help="keep the step's findings per folder here (default: CACHE_DIR/select_loso)")
     ap.add_argument("--only", action="append", default=None,
                     help="run the step only on the folders whose tests label (or name) is this (repeatable); every "
                          "folder still trains the rankers, and the part models train on the folders the step ran on")
@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
             limits = Limits(cpu=float((sf.run.summary.get("config") or {}).get("time_limit", 0.1)))
             env = SelectEnv(cache, limits, args.workers, executor)
             records[id(sf)] = decisions(sf, rankers[sf.model], env, recorded_texts(sf.run),
-                                        Path(args.cache_dir) / "select_loso")
+                                        Path(args.decisions_dir or Path(args.cache_dir) / "select_loso"))
             print(f"{sf.label}: {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
     finally:
         executor.__exit__(None, None, None)

@@ -120,9 +120,16 @@ def train_parts(sets: Sequence[SetFolder], records: dict[int, list[dict]], exclu
     return fit_pairwise(tables, quality, names, note=note, spec=SPEC)
 
 
-def heldout_parts(sets: Sequence[SetFolder], records: dict[int, list[dict]]) -> dict[str, dict]:
-    """{model family: a part model trained on every other family's folders}."""
-    return {model: train_parts(train, records, exclude_model=model) for model, _, train in folds(sets)}
+def heldout_parts(sets: Sequence[SetFolder], records: dict[int, list[dict]]) -> dict[str, Optional[dict]]:
+    """{model family: a part model trained on every other family's folders}; None where those split no problem
+    (nothing to learn from: the family's parts are then ordered by size)."""
+    out: dict[str, Optional[dict]] = {}
+    for model, _, train in folds(sets):
+        try:
+            out[model] = train_parts(train, records, exclude_model=model)
+        except ValueError:
+            out[model] = None
+    return out
 
 
 def train_shipped_parts(sets: Sequence[SetFolder], records: dict[int, list[dict]]) -> dict:
@@ -133,7 +140,7 @@ def train_shipped_parts(sets: Sequence[SetFolder], records: dict[int, list[dict]
     return train_parts(chosen, records, note="trained on permissively licensed folders only (study/select_loso.py)")
 
 
-def rows(sets: Sequence[SetFolder], records: dict[int, list[dict]], part_models: dict[str, dict],
+def rows(sets: Sequence[SetFolder], records: dict[int, list[dict]], part_models: dict[str, Optional[dict]],
          n_resamples: int = 2000, seed: int = 0) -> list[dict]:
     """One row per folder × split: pass@1 (with interval) of random, the oracle and each of ``RULES`` (the part
     model: the one that never saw the folder's family), the differences to ``before`` and between the two
