@@ -8,11 +8,18 @@ adaptive rule over the budget curves' seeded draws: pass@1 and mean samples at t
 samples within 1 point of the cap's pass@1, and (sets with more than 10 samples) pass@1 at a mean of 10 samples
 against fixed N = 10, with the folder's samples as the cap and with caps of 15, 20, 30 and 50.
 
+``recommended`` runs the selection step after its ranker, so every round's pick is the step's on that round's
+sub-sample (``selection.stored.StoredSteps``: programs run through the execution cache ``--exec-cache``, the
+candidates' texts read from the samples file each folder records), its parts ordered by the part model of the
+folder's family (``--part-models``: bench/select_loso.py's JSON, each family's model trained without it; else the
+shipped one).
+
 Build the folders first (they share one execution cache), then run this script:
 
-    coderank-evalplus leaderboard bench/confidence_humaneval.toml --output runs/confidence/humaneval --no-curves
-    coderank-evalplus leaderboard bench/confidence_mbpp.toml --output runs/confidence/mbpp --no-curves
-    python bench/confidence_loso.py 'runs/confidence/*/runs/*' --json confidence_loso.json --cache-dir C
+    coderank-evalplus leaderboard bench/recommended_humaneval.toml --output runs/recommended/humaneval --cache-dir C
+    python bench/select_loso.py 'runs/recommended/*/runs/*' --cache-dir C --json select_loso.json
+    python bench/confidence_loso.py 'runs/recommended/*/runs/*' --cache-dir R --exec-cache C --heldout-ranker \
+        --part-models select_loso.json --json confidence_loso.json
 
 ``--write-model`` also retrains the shipped model (rankers/confidence_model.json) on the permissively licensed
 folders among those given (study/learned_loso.PERMISSIVE_SOURCES).
@@ -124,6 +131,24 @@ def figure(rows: list[dict], path: str) -> None:
     fig.savefig(path, dpi=110)
 
 
+def step_settings(exec_cache: str | None, part_models: str | None, workers: int):
+    """A folder → (the step recommended runs on its rounds, a key naming it): the part model of the folder's family
+    from ``part_models`` (bench/select_loso.py's JSON), else the shipped one; programs through ``exec_cache``."""
+    from coderank_evalplus.engine.execution import ResultCache
+    from coderank_evalplus.selection.parts import part_model
+    from coderank_evalplus.selection.stored import StoredSteps
+
+    cache = ResultCache(Path(exec_cache) / "executions.sqlite") if exec_cache else None
+    models = json.loads(Path(part_models).read_text())["part_models"] if part_models else None
+
+    def steps(sf):
+        model = models.get(sf.model) if models is not None else part_model()
+        key = (model or {}).get("digest", "size")
+        return StoredSteps(cache, workers, model_of=lambda run: model), f"select:{key}"
+
+    return steps
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("folders", nargs="+", help="results folders or glob patterns")
@@ -133,6 +158,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--resamples", type=int, default=1000)
     ap.add_argument("--figure", help="write the reliability / adaptive-budget figure here (PNG)")
     ap.add_argument("--write-model", action="store_true", help=f"retrain {MODEL_FILE.name} on the permissive folders")
+    ap.add_argument("--exec-cache", help="the execution cache (executions.sqlite inside) the selection step of "
+                                         "recommended runs through on every round")
+    ap.add_argument("--part-models", help="bench/select_loso.py --json output: each family's held-out part model")
     ap.add_argument("--heldout-ranker", action="store_true",
                     help="rank each family's folders with learned_examples weights trained without that family (as "
                          "bench/recommended_loso.py scores them), not with the shipped weights")
@@ -146,7 +174,9 @@ def main(argv: list[str] | None = None) -> int:
         ranker_models = heldout_models(read_folders(args.folders, ranker="learned_examples"), learned_examples.SPEC)
         print(f"held-out learned_examples weights for {len(ranker_models)} families in "
               f"{time.perf_counter() - t0:.1f} s", file=sys.stderr)
-    sets, tables = read_sets(args.folders, args.cache_dir, workers=args.workers, log=True, ranker_models=ranker_models)
+    steps = step_settings(args.exec_cache, args.part_models, args.workers)
+    sets, tables = read_sets(args.folders, args.cache_dir, workers=args.workers, log=True, ranker_models=ranker_models,
+                             steps=steps)
     print(f"{len(sets)} folders in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     rows = loso(sets, tables, n_resamples=args.resamples)
     print_table(rows)

@@ -5,7 +5,9 @@ Folders, sets, model families and the licence rule are ``learned_loso``'s (``fol
 scored by a model fitted on the folders of every other model family, with a τ chosen on those folders only.
 Training rows are every problem × round × draw of the training folders' round tables (``report/adaptive.py``), so
 the model has seen picks made from 1 sample up to the cap; the scored folder's calibration is that of its
-full-folder picks (what ``rerank`` reports), its adaptive figures come from its own round table.
+full-folder picks (what ``rerank`` reports: its round table's last round, every sample), its adaptive figures come
+from its own round table. ``recommended`` runs the selection step after its ranker: every round's pick is the step's
+(``selection.stored.StoredSteps`` on the execution cache, with the part model of the folder's family).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
@@ -30,37 +32,38 @@ from coderank_evalplus.report.adaptive import (
     round_tables,
     samples_to_match,
 )
-from coderank_evalplus.report.calibration import final_picks
-from coderank_evalplus.report.curves import DEFAULT_DRAWS, folder_hash
+from coderank_evalplus.report.curves import DEFAULT_DRAWS, Refine, folder_hash
 from coderank_evalplus.report.scores import splits_of
 from coderank_evalplus.study.learned_loso import SetFolder, folds, permissive, read_folders
 
 METHOD = "recommended"  # the rankings the model learns from (the default method of `budget`), fixed a priori
 BUDGET = 10.0  # the issue's mean budget for the 100- and 200-sample sets
 CAPS = (15, 20, 30, 50)  # the rule's cap (a user's --n-samples) for reading pass@1 at that budget
-CACHE_VERSION = 2
+CACHE_VERSION = 3  # 3: recommended's rounds are the selection step's picks
 RANKER_OPTION = "learned_examples_model"  # the option through which ``recommended`` ranks with held-out weights
 
 
 def cached_table(sf: SetFolder, method: str = METHOD, draws: int = DEFAULT_DRAWS, cache_dir: Optional[Path] = None,
                  workers: Optional[int] = None, progress: bool = False,
-                 ranker_model: Optional[dict] = None) -> RoundTable:
+                 ranker_model: Optional[dict] = None, refine: Optional[Refine] = None,
+                 refine_key: str = "") -> RoundTable:
     """``round_tables`` of one folder and method, kept as an .npz under ``cache_dir`` (keyed by the folder's
-    matrices and problems, the method, draws, the ranker's model and this module's version); ``ranker_model``: the
-    ``learned_examples`` weights ``recommended`` ranks with (default: the shipped ones)."""
+    matrices and problems, the method, draws, the ranker's model, ``refine_key`` and this module's version);
+    ``ranker_model``: the ``learned_examples`` weights ``recommended`` ranks with (default: the shipped ones);
+    ``refine``: the step of a method with one (``report.curves.Refine``; ``refine_key`` names its settings)."""
     options = {RANKER_OPTION: ranker_model} if ranker_model is not None else None
     path = None
     if cache_dir is not None:
         h = folder_hash(sf.folder)
         digest = (ranker_model or {}).get("digest", "shipped")
-        h.update(json.dumps([method, draws, CACHE_VERSION, list(FEATURES), digest]).encode())
+        h.update(json.dumps([method, draws, CACHE_VERSION, list(FEATURES), digest, refine_key]).encode())
         path = Path(cache_dir) / f"rounds-{h.hexdigest()[:20]}.npz"
         if path.exists():
             z = np.load(path)
             return RoundTable([int(r) for r in z["rounds"]], draws, tuple(str(s) for s in z["splits"]),
                               z["features"], z["passed"])
     table = round_tables(sf.run, [method], draws, workers=workers, progress=progress, label=sf.label,
-                         options=options)[method]
+                         options=options, refine=refine)[method]
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp.npz")
@@ -111,8 +114,10 @@ def train_shipped(sets: Sequence[SetFolder], tables: dict[int, RoundTable]) -> d
 
 
 def score_folder(sf: SetFolder, table: RoundTable, model: dict, n_resamples: int = 1000) -> dict:
-    """``budget``'s per-method entry for one folder with ``model``, plus the issue's derived figures."""
-    X, y = final_picks(sf.run)
+    """``budget``'s per-method entry for one folder with ``model``, plus the issue's derived figures; the
+    full-folder picks are the round table's last round (every sample, as the table ranked them)."""
+    X = table.features[:, -1, 0]
+    y = {s: table.passed[:, -1, 0, table.splits.index(s) if s in table.splits else 0] for s in ("base", "plus")}
     conf = {s: predict(model, X, s) for s in ("base", "plus")}
     splits = splits_of(sf.run)
     rep = method_report(table, model, float(model["tau"]), {s: conf[s] for s in splits},
@@ -195,17 +200,21 @@ def bound_arguments(doc: str) -> argparse.ArgumentParser:
 
 
 def read_sets(patterns: Sequence[str], cache_dir: Optional[str] = None, workers: Optional[int] = None,
-              log: bool = False, ranker_models: Optional[dict[str, dict]] = None
+              log: bool = False, ranker_models: Optional[dict[str, dict]] = None,
+              steps: Optional[Callable[[SetFolder], tuple[Refine, str]]] = None
               ) -> tuple[list[SetFolder], dict[int, RoundTable]]:
     """The complete folders the paths or patterns name, and their round tables (keyed by ``id`` of the folder);
     ``ranker_models``: {model family: the ranker weights that family's folders are ranked with} (held out: trained
-    without that family; default: the shipped weights); ``log``: each table's time on stderr."""
+    without that family; default: the shipped weights); ``steps``: a folder → the step ``recommended`` runs on its
+    rounds and a key naming it (``cached_table``'s); ``log``: each table's time on stderr."""
     sets = read_folders(patterns, with_tables=False)
     tables = {}
     for s in sets:
         t0 = time.perf_counter()
+        refine, key = steps(s) if steps is not None else (None, "")
         tables[id(s)] = cached_table(s, cache_dir=Path(cache_dir) if cache_dir else None, workers=workers,
-                                     ranker_model=(ranker_models or {}).get(s.model))
+                                     ranker_model=(ranker_models or {}).get(s.model), refine=refine,
+                                     refine_key=key)
         if log:
             print(f"{s.label} [{s.model}]: round table in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     return sets, tables
