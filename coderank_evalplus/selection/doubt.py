@@ -22,6 +22,7 @@ cost, fixed before any evaluation.
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
@@ -106,6 +107,7 @@ def in_doubt(ranking: Ranking, ex: Executions, programs: Sequence[str], close: f
     return Contest(kept, "; ".join(reasons), [runs[k] for k in ordered], {c: runs[key[c]] for g in kept for c in g})
 
 
+@functools.lru_cache(maxsize=8192)  # a report asks again for every sub-sample that holds the text
 def program_key(text: str) -> str:
     """What makes two program texts one program: their syntax tree without docstrings (so comments and layout do
     not count either); the text itself when it does not parse."""

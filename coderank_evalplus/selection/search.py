@@ -60,8 +60,17 @@ def column_masks(ex: Executions) -> tuple[np.ndarray, np.ndarray]:
     return valid, valid & differs
 
 
-def _grow(problem: Problem, pool: list[list], n: int, salt: str, seen: set[str]) -> list[tuple[str, list]]:
-    args = mutate_inputs(pool, n + len(seen), problem.callee, salt, problem.shape)
+def _grow(problem: Problem, pool: list[list], n: int, salt: str, seen: set[str],
+          memo: Optional[dict] = None) -> list[tuple[str, list]]:
+    """``n`` new inputs (call text, arguments) grown from ``pool``, none of them in ``seen`` (which they join).
+    ``memo``: mutations already grown in this batch, by their arguments (searches of one problem grow the same
+    first round: it is grown once)."""
+    key = (problem.callee, problem.shape, salt, n + len(seen), repr(pool))
+    args = memo.get(key) if memo is not None else None
+    if args is None:
+        args = mutate_inputs(pool, n + len(seen), problem.callee, salt, problem.shape)
+        if memo is not None:
+            memo[key] = args
     out = []
     for a in args:
         call = call_text(problem.callee, a)
@@ -90,7 +99,7 @@ class _State:
     done: bool = False
     budget: Optional[int] = None  # items (programs × inputs) the search may run in all, its first round aside
 
-    def next_round(self, rnd: int, step: int, max_rounds: int, seed: int) -> None:
+    def next_round(self, rnd: int, step: int, max_rounds: int, seed: int, memo: Optional[dict] = None) -> None:
         """Grow this round's inputs (``new``: ``step``; after the first round, fewer where the budget has room for
         fewer), or finish: after the focused round, after ``max_rounds`` rounds with nothing separating, when the
         budget has no room for one more input, or when nothing new grows."""
@@ -108,7 +117,7 @@ class _State:
             return
         else:
             pool = self.seeds + [self.args_of[c] for c, ok in zip(self.found.calls, self.found.valid) if ok]
-        grown = _grow(self.problem, pool, step, f"select:{seed}:{self.problem.task_id}:{rnd}", self.seen)
+        grown = _grow(self.problem, pool, step, f"select:{seed}:{self.problem.task_id}:{rnd}", self.seen, memo)
         if not grown:
             self.done = True
             return
@@ -177,10 +186,11 @@ def _one_pool(env: SelectEnv) -> Optional[WarmExecutor]:
 
 def _rounds(states: Sequence[_State], env: SelectEnv, step: int, max_rounds: int) -> None:
     """The rounds of every search under way, each one execution for all of them."""
+    memo: dict = {}  # inputs grown, by what they were grown from (``_grow``)
     for rnd in range(max_rounds + 1):
         live = [st for st in states if not st.done]
         for st in live:
-            st.next_round(rnd, step, max_rounds, env.seed)
+            st.next_round(rnd, step, max_rounds, env.seed, memo)
         live = [st for st in live if st.new]
         if not live:
             break
