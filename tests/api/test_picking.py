@@ -120,8 +120,8 @@ def test_reasons_say_why_each_losing_group_lost_by_name(picker):
 
 
 def test_reasons_show_the_selection_steps_deciding_input_and_each_sides_output():
-    """``recommended`` (its selection step): the lookalikes the pool cannot tell apart are set apart on an input grown for them;
-    the reasons name that input and what each side returned there, in words."""
+    """``recommended`` (its selection step): the lookalikes the pool cannot tell apart are set apart on an input
+    grown for them; the reasons name that input and what each side returned there, in words."""
     import re
 
     prompt = '''def add(a, b):
