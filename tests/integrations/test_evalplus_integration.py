@@ -531,6 +531,15 @@ def test_rerank_without_tests_or_model_uses_examples_mutate(runs, data, env, tmp
     assert "no test samples" not in stderr
     assert {m: v["uses_prompt_examples"] for m, v in res["methods"].items()} == {
         "random": False, "mbr_exec": True, "srank": True, "recommended": True, "oracle": False}
+    # the default pick (its selection step included) is the CLI's on the same samples and pool
+    assert res["config"]["aliases"] == {"recommended": "learned_examples+select"} and "select_s" in res["timing"]
+    from coderank_evalplus.cli.console import main
+
+    assert main(["rerank", "--dataset", "humaneval", "--solutions", str(d / "samples.jsonl"), "--methods",
+                 "mbr_exec,srank,recommended", "--output", str(tmp_path / "cli"), "--workers", "2", "--quiet",
+                 "--eval-results", str(next(d.glob("*eval_results.json")))]) == 0
+    cli = json.loads((tmp_path / "cli" / "rerank_results.json").read_text())
+    assert cli["methods"] == res["methods"]
     shutil.copy(data / "samples.jsonl", tmp_path / "samples.jsonl")
     bad = _run([str(BIN / "evalplus.evaluate"), "--dataset", "humaneval", "--samples", "samples.jsonl", "--rerank",
                 "srank", "--tests", "examples+mutate:x"], env, tmp_path)
