@@ -2,7 +2,10 @@
 
 Round 1 grows ``STEP`` inputs from the examples' arguments by evalplus's type-aware mutation
 (``testgen.mutate.mutate_inputs``, a seed of its own, so other inputs than the pool's); the contenders run on them
-(the sandboxed engine, through the execution cache). An input is valid when more than ``VALID_SHARE`` of the
+(the sandboxed engine, through the execution cache), the most sampled one first: an input it times out on is left
+out and the others do not run on it (a timeout at the run's tight limit says the input is beyond what the limit
+affords, not which program is right; and grown inputs that every contender times out on cost a round more than
+the rest of it). An input is valid when more than ``VALID_SHARE`` of the
 contenders returned on it (``testgen.mutate``'s rule); it separates when the contenders' outputs on it differ. The
 search goes on while nothing separates, up to ``MAX_ROUNDS`` rounds, each grown from the examples and the valid
 inputs so far (an input most contenders raise or time out on lies outside what the problem asks, and its mutations
@@ -30,7 +33,7 @@ from coderank_evalplus.engine.execution import ExecutionStats, ProblemWork, exec
 from coderank_evalplus.engine.executors import LocalExecutor, WarmExecutor
 from coderank_evalplus.selection.base import SelectEnv, SelectionCost
 from coderank_evalplus.testgen.mutate import VALID_SHARE, call_text, mutate_inputs, seeds_of
-from coderank_evalplus.types import RETURNED, Executions, Problem, TestSuite
+from coderank_evalplus.types import RETURNED, TIMED_OUT, Executions, Problem, TestSuite
 
 STEP = 10  # inputs grown per round (as bench/split_top.py's prototype)
 MAX_ROUNDS = 4  # rounds while nothing separates (the prototype's 50 inputs at most = 4 rounds + the focus round)
@@ -98,6 +101,7 @@ class _State:
     focused: bool = False
     done: bool = False
     budget: Optional[int] = None  # items (programs × inputs) the search may run in all, its first round aside
+    key: str = ""  # this round's work's key in the round's executions (``_run_round``)
 
     def next_round(self, rnd: int, step: int, max_rounds: int, seed: int, memo: Optional[dict] = None) -> None:
         """Grow this round's inputs (``new``: ``step``; after the first round, fewer where the budget has room for
@@ -126,6 +130,12 @@ class _State:
             self.found.calls.append(call)
         self.new = [c for c, _ in grown]
         self.found.cost.rounds += 1
+
+    def drop(self, calls: set[str]) -> None:
+        """Leave this round's ``calls`` out of the search (they stay seen: never grown again)."""
+        if calls:
+            self.new = [c for c in self.new if c not in calls]
+            self.found.calls = [c for c in self.found.calls if c not in calls]
 
     def take(self, ex: Executions) -> None:
         """This round's columns of ``ex`` (a run of a superset of the programs and inputs) joined to the found
@@ -194,30 +204,48 @@ def _rounds(states: Sequence[_State], env: SelectEnv, step: int, max_rounds: int
         live = [st for st in live if st.new]
         if not live:
             break
-        # searches of one problem growing the same inputs run as one work (the union of their programs); a problem
-        # with searches on different inputs (focused rounds) has a work per input set, each under a key of its own
-        by_inputs: dict[tuple, list[_State]] = {}
-        for st in live:
-            by_inputs.setdefault((st.problem.task_id, tuple(st.new)), []).append(st)
-        key_of: dict[int, str] = {}
-        works: list[ProblemWork] = []
-        keys: set[str] = set()
-        for k, ((tid, calls), group) in enumerate(by_inputs.items()):
-            key = tid if tid not in keys else f"{tid}#{k}"
-            keys.add(key)
-            problem = group[0].problem if key == tid else replace(group[0].problem, task_id=key)
-            works.append(ProblemWork(problem, list(dict.fromkeys(p for st in group for p in st.programs)),
-                                     TestSuite(inputs=list(calls))))
-            key_of.update((id(st), key) for st in group)
-        stats = ExecutionStats()
+        # the most sampled program first: an input it times out on is left out (the others do not run on it)
         r0 = time.monotonic()
-        ran = execute(works, env.cache, env.limits, env.workers, progress=False, stats=stats, executor=env.executor)
+        ran, stats = _run_round(live, env, first_only=True)
+        for st in live:
+            ex = ran[st.key]
+            row = ex.programs.index(st.programs[0])
+            st.drop({c for c, kind in zip(ex.suite.inputs, ex.output_kind[row]) if kind == TIMED_OUT})
+        live = [st for st in live if st.new]
+        if live:
+            ran, more = _run_round(live, env)
+            stats.executed_pairs += more.executed_pairs
         sizes = [len(st.programs) * len(st.new) for st in live]
         seconds = time.monotonic() - r0
         for st, items, size in zip(live, shares(stats.executed_pairs, sizes), sizes):
-            st.take(ran[key_of[id(st)]])
+            st.take(ran[st.key])
             st.found.cost.executed_items += items
             st.found.cost.seconds += seconds * size / max(sum(sizes), 1)
+
+
+def _run_round(live: Sequence[_State], env: SelectEnv, first_only: bool = False
+               ) -> tuple[dict[str, Executions], ExecutionStats]:
+    """This round's inputs of every search under way, in one ``execute`` call (``first_only``: each search's most
+    sampled program alone); each search's key into the result set as ``_State.key``. Searches of one problem
+    growing the same inputs run as one work (the union of their programs); a problem with searches on different
+    inputs (focused rounds) has a work per input set, each under a key of its own."""
+    by_inputs: dict[tuple, list[_State]] = {}
+    for st in live:
+        by_inputs.setdefault((st.problem.task_id, tuple(st.new)), []).append(st)
+    works: list[ProblemWork] = []
+    keys: set[str] = set()
+    for k, ((tid, calls), group) in enumerate(by_inputs.items()):
+        key = tid if tid not in keys else f"{tid}#{k}"
+        keys.add(key)
+        problem = group[0].problem if key == tid else replace(group[0].problem, task_id=key)
+        programs = (st.programs[:1] if first_only else st.programs for st in group)
+        works.append(ProblemWork(problem, list(dict.fromkeys(p for ps in programs for p in ps)),
+                                 TestSuite(inputs=list(calls))))
+        for st in group:
+            st.key = key
+    stats = ExecutionStats()
+    ran = execute(works, env.cache, env.limits, env.workers, progress=False, stats=stats, executor=env.executor)
+    return ran, stats
 
 
 def shares(total: int, sizes: Sequence[int]) -> list[int]:

@@ -39,7 +39,7 @@ from coderank_evalplus.study.learned_loso import SetFolder, folds, permissive, r
 METHOD = "recommended"  # the rankings the model learns from (the default method of `budget`), fixed a priori
 BUDGET = 10.0  # the mean budget for the 100- and 200-sample sets
 CAPS = (15, 20, 30, 50)  # the rule's cap (a user's --n-samples) for reading pass@1 at that budget
-CACHE_VERSION = 3  # 3: recommended's rounds are the selection step's picks
+CACHE_VERSION = 4  # 3: recommended's rounds are the selection step's picks; 4: its search probes first
 RANKER_OPTION = "learned_examples_model"  # the option through which ``recommended`` ranks with held-out weights
 
 

@@ -34,7 +34,7 @@ from coderank_evalplus.selection.parts import SPEC, order, part_features, part_s
 from coderank_evalplus.study.learned_loso import LABEL_SPLIT, SetFolder, folds, gap_closed, permissive
 from coderank_evalplus.types import Ranking
 
-CACHE_VERSION = 1  # bump when a change here changes what ``decisions`` records
+CACHE_VERSION = 2  # bump when a change here (or in the step) changes what ``decisions`` records
 RULES = ("before", "size", "model")  # the pick without the step; with it, parts by size; parts by the part model
 
 

@@ -518,7 +518,7 @@ def test_from_model_with_likelihood_methods_and_self_debug(data, in_process_env,
     assert len(evaluated) == calls
 
 
-def test_rerank_without_tests_or_model_uses_examples_mutate(runs, data, env, tmp_path):
+def test_rerank_without_tests_or_model_uses_examples_mutate(runs, data, env, in_process_env, tmp_path):
     """Neither ``--tests`` nor ``--model``: the inputs grown from the examples (examples+mutate, said in one line);
     evalplus's verdicts reused; every method that reads the tests is marked as using the prompt's examples."""
     d, rc, stdout, stderr = runs["mutate"]

@@ -197,3 +197,18 @@ def test_a_ranking_without_groups_is_looked_at_through_its_fallback_pool():
     assert merged_groups(sel.ranking)[0].candidates == [0, 1, 2, 3, 4]
     assert merged_groups(sel.ranking)[1].candidates == [5, 6]
     assert 7 not in {c for g in sel.ranking.groups for c in g.candidates}
+
+
+def test_an_input_the_most_sampled_program_times_out_on_is_left_out():
+    """The most sampled contender runs each round's inputs first; where it times out (beyond the run's limit: no
+    sign of which program is right) the input is left out and the others do not run on it."""
+    import re
+
+    from coderank_evalplus.selection.search import search
+
+    problem = problem_from_prompt(PROMPT, None, "toy/slow")
+    slow = PROMPT + "    while b > 4:\n        pass\n    return a + b\n"  # right on both examples, hangs for b > 4
+    found = search(problem, [slow, PROMPT + RIGHT], SelectEnv(workers=2), max_rounds=2)
+    assert found.calls and found.ex is not None and len(found.calls) < found.cost.rounds * STEP  # some left out
+    assert all(int(re.match(r"add\((-?\d+), (-?\d+)\)", c)[2]) <= 4 for c in found.calls), found.calls
+    assert not (found.ex.output_kind[0] == 2).any()  # 2: TIMED_OUT
