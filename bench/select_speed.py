@@ -41,8 +41,8 @@ def run_set(name: str, data: Path, code: Path, methods: str | None, tests: str |
         if methods:
             cmd += ["--methods", methods]
         env = {**os.environ, "PYTHONPATH": str(code) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-        t0 = time.monotonic()
-        subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL)
+        t0 = time.monotonic()  # run from the temporary folder: ``-m`` would put the working folder's package first
+        subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL, cwd=tmp)
         wall = time.monotonic() - t0
         summary = json.loads((Path(tmp) / "out" / "rerank_results.json").read_text())
     return {"set": name, "tests": tests or "the model's pool", "wall_s": round(wall, 1), "timing": summary["timing"],
