@@ -1,4 +1,5 @@
-"""Leave one set out for the confidence model on hand-made folders: scored folders never train their model, and
+"""Leave one set out for the confidence model on hand-made folders (ranked by learned_examples: they hold no programs
+for the step): scored folders never train their model, and
 the large folders get pass@1 at a mean of 10 samples with and without a cap."""
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ def _folder(name: str, n: int, seed: int) -> SetFolder:
 
 def test_each_family_is_scored_by_a_model_of_the_others_and_large_sets_get_their_budget_figures():
     sets = [_folder("codegen-16B", 20, 0), _folder("gpt-4", 10, 1), _folder("deepseek-coder", 10, 2)]
-    tables = {id(s): cached_table(s, draws=3, workers=1) for s in sets}
+    tables = {id(s): cached_table(s, "learned_examples", draws=3, workers=1) for s in sets}
     rows = loso(sets, tables, n_resamples=20)
     assert [r["model"] for r in rows] == ["codegen", "gpt-4", "deepseek"]
     for r in rows:
@@ -51,7 +52,7 @@ def test_the_cap_for_a_large_folder_is_chosen_on_training_folders_only():
     from coderank_evalplus.study import confidence_loso as cl
 
     sets = [_folder("codegen-16B", 20, 0), _folder("code-davinci-002", 20, 3), _folder("gpt-4", 10, 1)]
-    tables = {id(s): cached_table(s, draws=3, workers=1) for s in sets}
+    tables = {id(s): cached_table(s, "learned_examples", draws=3, workers=1) for s in sets}
     rows = {r["model"]: r["derived"] for r in loso(sets, tables, n_resamples=20)}
     for fam in ("codegen", "davinci"):
         d = rows[fam]
