@@ -310,7 +310,7 @@ class Picker:
                 folder = self._cache_dir or (Path(self._tmp.name) if self._tmp else Path("."))
                 self._selector = selector_from_options(self._options, folder)
             self._path = ProblemPath(self._cfg, [self.method], cache, executor,
-                                     [self._selector] if self._selector is not None else [], explain=True)
+                                     [self._selector] if self._selector is not None else [])
         return self._path
 
 
