@@ -157,6 +157,7 @@ def test_a_ranking_without_groups_is_looked_at_through_its_fallback_pool():
 
 
 # --- the evidence in words, on every shape ----------------------------------------------------------------------
+@pytest.mark.slow
 def test_the_evidence_says_what_each_side_did_on_every_shape():
     """The look-alike problem as a function, a ``class Solution`` method and a stdin program (one batch): each side
     of the deciding input said in words -- "returns True" / "returns False", "prints True" / "prints False" --
@@ -164,12 +165,13 @@ def test_the_evidence_says_what_each_side_did_on_every_shape():
     from coderank_evalplus.io.problems import problem_of_record
 
     records, pools = lookalike_data()
-    items = []
+    works = []
     for tid in LOOKALIKE_DOES:
         problem = problem_of_record(records[tid], tid)
-        work = ProblemWork(problem, pools[tid], suite_for(problem, [], None))
-        out = _path("recommended").run([work])[tid]
-        items.append(StepItem(work, out.executions, out.rankings["recommended"], "recommended+select"))
+        works.append(ProblemWork(problem, pools[tid], suite_for(problem, [], None)))
+    outs = _path("recommended").run(works)
+    items = [StepItem(w, outs[w.problem.task_id].executions, outs[w.problem.task_id].rankings["recommended"],
+                      "recommended+select") for w in works]
     sels = get_step("select")().run(items, SelectEnv(workers=2))
     for tid, sel in zip(LOOKALIKE_DOES, sels):
         (ev,) = sel.evidence
