@@ -110,24 +110,27 @@ def evidence_of(found: Search, programs: list[str], parts: list[list[int]], n_co
 def in_words_of(items: Sequence[StepItem], sels: Sequence[Selection], env: SelectEnv) -> None:
     """Each side of every evidence of a batch said in words: what the side's first candidate does on the deciding
     input, one probe each, all at once in the sandbox (``engine.probe.probe_of``: built for the problem's call
-    shape). A side whose probe is lost keeps its digest and says so."""
+    shape). Values are clipped, unless clipping would make two sides read alike; a side whose probe is lost keeps
+    its digest and says so."""
     from coderank_evalplus.engine.probe import in_words, probe_all, probe_of
 
-    asks = [(sel, e, s, probe_of(it.work.problem, it.work.programs[side.candidates[0]], f"assert {ev.input}",
-                                 env.limits.cpu))
-            for it, sel in zip(items, sels) for e, ev in enumerate(sel.evidence) for s, side in enumerate(ev.sides)]
+    asks = [probe_of(it.work.problem, it.work.programs[side.candidates[0]], f"assert {ev.input}", env.limits.cpu)
+            for it, sel in zip(items, sels) for ev in sel.evidence for side in ev.sides]
     if not asks:
         return
     try:
-        found = probe_all([q[3] for q in asks], env.workers, env.executor)
+        found = iter(probe_all(asks, env.workers, env.executor))
     except Exception:  # noqa: BLE001 - words are an explanation; the selection stands without them
-        found = [("lost",)] * len(asks)
-    for (sel, e, s, _), probe in zip(asks, found):
-        ev = sel.evidence[e]
-        side = ev.sides[s]
-        said = in_words(probe) or f"{side.output} (a digest: the run that says it in words was lost)"
-        sides = ev.sides[:s] + (replace(side, output=said),) + ev.sides[s + 1:]
-        sel.evidence[e] = replace(ev, sides=sides)
+        found = iter([("lost",)] * len(asks))
+    for sel in sels:
+        for e, ev in enumerate(sel.evidence):
+            probes = [next(found) for _ in ev.sides]
+            said = [in_words(p) for p in probes]
+            if len(set(said)) < len(said) and len(set(probes)) == len(probes):
+                said = [in_words(p, width=None) for p in probes]  # alike once clipped: said whole
+            sides = tuple(replace(side, output=words or f"{side.output} (a digest: the run that says it in words "
+                                                        f"was lost)") for side, words in zip(ev.sides, said))
+            sel.evidence[e] = replace(ev, sides=sides)
 
 
 @register_step(NAME)

@@ -196,6 +196,20 @@ def test_a_side_whose_probe_is_lost_keeps_its_digest_and_says_so(monkeypatch):
         assert side.output.endswith("(a digest: the run that says it in words was lost)")
 
 
+def test_sides_that_differ_beyond_the_clip_are_said_whole(monkeypatch):
+    """Two outputs that differ only after the first 60 characters would read alike once clipped: both are said
+    whole, so the evidence shows where they differ."""
+    import coderank_evalplus.engine.probe as probe
+
+    problem = problem_from_prompt(PROMPT, None, "toy/add")
+    work, ex, ranking = _ranked(problem, [RIGHT] * 4 + [RIGHT2] * 3 + [LOOKALIKE] * 3)
+    long = "x" * 70
+    monkeypatch.setattr(probe, "probe_all", lambda probes, *a, **k: [
+        ("returned", "add(11, 1)", f"'{long}{end}'") for end in "ab"])
+    (ev,) = _select(work, ex, ranking).evidence
+    assert [s.output for s in ev.sides] == [f"returns '{long}a'", f"returns '{long}b'"]
+
+
 @pytest.mark.slow
 def test_rankings_jsonl_says_the_steps_evidence_in_words_on_every_shape(tmp_path):
     """``rerank`` of the own-format file of the look-alike problem in every shape, ``recommended+select`` on the
