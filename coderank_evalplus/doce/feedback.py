@@ -25,6 +25,8 @@ def feedback_text(test: str, status: str, probe: tuple[str, ...]) -> str:
         return f"The test `{shown}` failed: {what} did not finish within the time limit."
     if kind == "returned":
         return f"The test `{shown}` failed: `{probe[1]}` returned `{probe[2]}`."
+    if kind == "printed":
+        return f"The test `{shown}` failed: the program printed `{probe[2]}` on `{probe[1]}`."
     if kind == "raised":
         where = f"`{probe[1]}` raised" if probe[1] else "it raised"
         return f"The test `{shown}` failed: {where} {probe[2]}."

@@ -32,6 +32,7 @@ import numpy as np
 from coderank_evalplus import metrics
 from coderank_evalplus.doce.feedback import Probe, feedback_text, probe_all
 from coderank_evalplus.engine.execution import ExecutionStats, ProblemWork, ResultCache, execute
+from coderank_evalplus.engine.probe import probe_of
 from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.metrics import pick_pool
 from coderank_evalplus.types import ERROR, FAIL, PASS, TIMEOUT, Problem, ProblemOutcome, TestSuite
@@ -280,7 +281,7 @@ def _feedback(problems, current, trial, keys, limits: Limits, workers) -> dict[t
         out = trial[key]
         tests[key] = prob.trial_tests[out.first_fail]
         if out.status != "timeout":
-            probes[key] = Probe(current[key], tests[key], prob.entry_point, max(limits.cpu, 1.0))
+            probes[key] = probe_of(prob, current[key], tests[key], max(limits.cpu, 1.0))
     got = dict(zip(probes, probe_all(list(probes.values()), workers)))
     return {key: (tests[key], feedback_text(tests[key], trial[key].status, got.get(key, ("timeout",))))
             for key in keys}

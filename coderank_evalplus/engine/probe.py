@@ -1,13 +1,18 @@
-"""Probes: what one program returned or raised on one test or input, in words.
+"""Probes: what one program returned, printed or raised on one test or input, in words.
 
 Whether a candidate passes each test comes from the execution engine (``execution.execute``: cached, run once).
 The engine keeps a 63-bit digest of each returned value, never its text, so the words shown to a model (self-debug
-feedback, ``doce.feedback``) or a person (``pick``'s reasons) — "returned `[1, 2]`", "raised ZeroDivisionError:
-division by zero" — come from one more run of that single test:
+feedback, ``doce.feedback``) or a person (``pick``'s reasons, the selection step's evidence) — "returns `[1, 2]`",
+"prints 6", "raises ZeroDivisionError: division by zero" — come from one more run of that single test:
 the candidate's program and the test's call, in a guarded child (evalplus's ``reliability_guard`` and
 ``swallow_io``, our seccomp/Landlock confinement through ``sandbox.run_function_in_child``, a CPU-time limit),
 in a clean worker interpreter (``workers.WorkerPool``), never in the process that holds a model. Only the
 programs a report needs are probed, once per program and test.
+
+A probe is built for a problem with ``probe_of``, which runs the program as the engine runs it for the problem's
+call shape (``shapes.runnable``: a method after LiveCodeBench's imports, a stdin program inside its harness) and
+finds the call a test makes (``Problem.callee``: ``f``, ``Solution().f``, ``run_stdin``): so the words are true on
+every shape, and a stdin program's are what it printed.
 """
 
 from __future__ import annotations
@@ -19,7 +24,9 @@ import tempfile
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
-from coderank_evalplus.testgen.extract import assert_body, parse_assert
+from coderank_evalplus.engine import shapes
+from coderank_evalplus.testgen.extract import assert_body, is_callee, parse_assert
+from coderank_evalplus.types import FUNCTION, STDIN, Problem
 
 SHOW_CHARS = 300  # characters of a returned value's repr or an exception message shown to the model
 _PROBE_WALL_S = 10.0
@@ -27,18 +34,27 @@ _PROBE_WALL_S = 10.0
 
 @dataclass(frozen=True)
 class Probe:
-    """One question: what does ``program`` do on trial test ``test`` (an ``assert …`` statement)?"""
+    """One question: what does ``program`` (the text a child runs: ``shapes.runnable``'s) do on test ``test`` (an
+    ``assert …`` statement) whose calls are to ``callee``? ``shape``: the problem's call shape (a stdin program's
+    answer is what it printed). Build one for a problem with ``probe_of``."""
 
     program: str
     test: str
-    entry_point: str
+    callee: str
     time_limit: float = 1.0  # CPU seconds for the call or test (the program's top level gets at least 1)
+    shape: str = FUNCTION
 
 
-def call_of(test: str, entry_point: str) -> Optional[str]:
-    """The entry-point call inside an assert (``f(1, 2)`` of ``assert f(1, 2) == 3``), or None."""
+def probe_of(problem: Problem, program: str, test: str, time_limit: float) -> Probe:
+    """The probe of a candidate's ``program`` (as sampled) on ``test`` under ``problem``'s call shape."""
+    return Probe(shapes.runnable(problem.shape, program), test, problem.callee, time_limit, problem.shape)
+
+
+def call_of(test: str, callee: str) -> Optional[str]:
+    """The call inside an assert (``f(1, 2)`` of ``assert f(1, 2) == 3``; ``callee`` as ``Problem.callee``
+    writes it: ``f``, ``Solution().f``, ``run_stdin``), or None."""
     body = assert_body(test.strip())
-    parsed = parse_assert(body, entry_point)
+    parsed = parse_assert(body, callee)
     if parsed is not None:
         return parsed[0]
     try:
@@ -46,7 +62,7 @@ def call_of(test: str, entry_point: str) -> Optional[str]:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == entry_point:
+        if isinstance(node, ast.Call) and is_callee(node.func, callee):
             return ast.unparse(node)
     return None
 
@@ -82,8 +98,8 @@ def _probe_child(probe: Probe, workdir: str, mem: Optional[int]) -> bytes:  # pr
     if not worker_guarded_with(mem):
         utils.reliability_guard(maximum_memory_bytes=mem)
     env = {"__name__": "__coderank_candidate__"}
-    call = call_of(probe.test, probe.entry_point)
-    _repr = repr
+    call = call_of(probe.test, probe.callee)
+    _repr, _str = repr, str
 
     def limited(fn, seconds: float):
         setitimer(prof, seconds, 0.05)
@@ -105,6 +121,9 @@ def _probe_child(probe: Probe, workdir: str, mem: Optional[int]) -> bytes:  # pr
         if call is None:
             limited(lambda: exec("assert " + assert_body(probe.test.strip()), env), probe.time_limit)
             return b"passed\n"
+        if probe.shape == STDIN:  # the harness's call returns what the program printed
+            text = limited(lambda: _str(eval(call, env)), probe.time_limit)
+            return f"printed\n{call}\n{_short(text)}".encode("utf-8", "replace")
         text = limited(lambda: _repr(eval(call, env)), probe.time_limit)
         return f"returned\n{call}\n{_short(text)}".encode("utf-8", "replace")
     except _Timeout:
@@ -117,8 +136,9 @@ def run_probe(probe: Probe, mem: Optional[int] = None) -> tuple[str, ...]:
     """(kind, *details) of one probe, run in a confined child of this process; ``mem``: the memory cap (default
     evalplus's, read here).
 
-    kind: ``returned`` (call, repr), ``raised`` (call, "Type: message"), ``timeout`` (call), ``import-error``
-    ("Type: message"), ``import-timeout``, ``passed`` (the test passed this time), ``lost`` (the child died)."""
+    kind: ``returned`` (call, repr), ``printed`` (call, a stdin program's output), ``raised`` (call, "Type:
+    message"), ``timeout`` (call), ``import-error`` ("Type: message"), ``import-timeout``, ``passed`` (the test
+    passed this time), ``lost`` (the child died)."""
     import shutil
 
     from coderank_evalplus.engine.sandbox import max_memory_bytes, run_function_in_child
@@ -140,7 +160,7 @@ def run_probe(probe: Probe, mem: Optional[int] = None) -> tuple[str, ...]:
     if out is None:
         return ("lost",)
     kind, _, rest = out.decode("utf-8", "replace").partition("\n")
-    if kind in ("returned", "raised"):
+    if kind in ("returned", "printed", "raised"):
         call, _, detail = rest.partition("\n")
         return kind, call, detail
     return (kind, rest) if rest else (kind,)
@@ -183,11 +203,14 @@ def probe_all(probes: Sequence[Probe], workers: Optional[int] = None, executor: 
 
 
 def in_words(probe: tuple[str, ...], width: Optional[int] = 60) -> str:
-    """A probe's result as a clause: "returns 3", "raises ZeroDivisionError: …", "times out", "does not run: …";
-    values clipped to ``width`` characters (None: as reported)."""
+    """A probe's result as a clause: "returns 3", "prints 6", "raises ZeroDivisionError: …", "does not finish in
+    the time limit", "does not run: …"; values clipped to ``width`` characters (None: as reported); "" for a lost
+    probe."""
     kind = probe[0] if probe else "lost"
     if kind == "returned":
         return f"returns {_clip(probe[2], width)}"
+    if kind == "printed":
+        return f"prints {_printed(probe[2], width)}"
     if kind == "raised":
         return f"raises {_clip(probe[2], width)}"
     if kind == "timeout":
@@ -200,6 +223,14 @@ def in_words(probe: tuple[str, ...], width: Optional[int] = 60) -> str:
     if kind == "passed":
         return "passes it when run alone (it failed beside the others: flaky or slow)"
     return ""
+
+
+def _printed(text: str, width: Optional[int]) -> str:
+    """A stdin program's output (its lines stripped, as compared): one line as it is, several as a quoted text
+    with its line breaks written ``\\n`` (so "1 2" and "1", "2" read apart), nothing as "nothing"."""
+    if not text:
+        return "nothing"
+    return _clip(text, width) if "\n" not in text else _clip(repr(text), width)
 
 
 def _clip(text: str, width: Optional[int]) -> str:

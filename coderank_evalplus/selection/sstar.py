@@ -32,7 +32,6 @@ from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
 
-from coderank_evalplus.engine import shapes
 from coderank_evalplus.engine.execution import ExecutionStats, ProblemWork, ResultCache, execute
 from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.metrics import merged_groups, pick_pool
@@ -248,7 +247,7 @@ def decide(contests: Sequence[Pair], generator, log_path: str, model: str,
     """Run S* on each contest (batched across problems: each step's questions go to the model together; the same
     question twice is asked once); ``model`` names the model in the reply log's keys. Returns a decision per
     contest, in order."""
-    from coderank_evalplus.engine.probe import Probe, probe_all
+    from coderank_evalplus.engine.probe import Probe, probe_all, probe_of
     from coderank_evalplus.generation.sampling import draw_logged
 
     stats = stats if stats is not None else ExecutionStats()
@@ -300,8 +299,7 @@ def decide(contests: Sequence[Pair], generator, log_path: str, model: str,
         for col in cols[: settings.max_shown]:
             call = ex.suite.inputs[col]
             for side, k in zip(SIDES, (c.a, c.b)):
-                prog = shapes.runnable(c.problem.shape, c.programs[k])
-                asks.append((i, col, side, Probe(prog, f"assert {call}", c.problem.callee, time_limit)))
+                asks.append((i, col, side, probe_of(c.problem, c.programs[k], f"assert {call}", time_limit)))
     probed = probe_all([q[3] for q in asks], workers, executor=executor)
     words = {(i, col, side): _in_words(pr) for (i, col, side, _), pr in zip(asks, probed)}
     for i in decided:
