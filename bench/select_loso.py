@@ -31,8 +31,8 @@ from pathlib import Path
 import numpy as np
 
 from coderank_evalplus import metrics
-from coderank_evalplus.engine.execution import ProblemWork, ResultCache
-from coderank_evalplus.engine.executors import WarmExecutor
+from coderank_evalplus.engine.execution.execute import ProblemWork, ResultCache
+from coderank_evalplus.engine.execution.executors import WarmExecutor
 from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.io.problems import load_problems
 from coderank_evalplus.io.samples import read_solutions

@@ -161,8 +161,8 @@ def _run_files(options: RerankOptions, folder: Optional[Path], cache: Any, selec
     """For the run: the execution cache (``cache``, else one in ``cache_dir`` or the results folder), S*
     (``selector``, else the one ``select_model`` names, its replies logged in the folder, the cache folder or a
     temporary one), and what the candidates print going to the folder's log; closed and restored on leaving."""
-    from coderank_evalplus.engine.execution import ResultCache
-    from coderank_evalplus.engine.workers import CANDIDATE_LOG, CANDIDATE_LOG_ENV, log_candidates_to
+    from coderank_evalplus.engine.execution.execute import ResultCache
+    from coderank_evalplus.engine.execution.workers import CANDIDATE_LOG, CANDIDATE_LOG_ENV, log_candidates_to
 
     log_before = os.environ.get(CANDIDATE_LOG_ENV)
     if folder is not None:  # what the candidates print goes to the folder's log, for this call only

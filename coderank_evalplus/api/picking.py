@@ -21,7 +21,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from coderank_evalplus.api.options import option
-from coderank_evalplus.engine.executors import Executor, WarmExecutor
+from coderank_evalplus.engine.execution.executors import Executor, WarmExecutor
 from coderank_evalplus.metrics import merged_groups, pick_pool
 from coderank_evalplus.testgen.mutate import GROWN_INPUTS
 from coderank_evalplus.types import FUNCTION, METHOD, PASS, STDIN, CoderankError, Executions, Problem, ProblemOutcome
@@ -234,7 +234,7 @@ class Picker:
         self.close()
 
     def _start(self) -> tuple[Executor, Any]:
-        from coderank_evalplus.engine.execution import ResultCache
+        from coderank_evalplus.engine.execution.execute import ResultCache
 
         if self._executor is None:
             self._executor = WarmExecutor(self.workers)
@@ -270,7 +270,7 @@ class Picker:
         ``name``: the problem's name, which seeds the grown inputs (default: one made from the prompt's text);
         ``names``: the candidates' names in the reasons (default: "candidate 0", "candidate 1", …).
         ``NoCandidate`` when none of them defines the entry point."""
-        from coderank_evalplus.engine.execution import ProblemWork
+        from coderank_evalplus.engine.execution.execute import ProblemWork
         from coderank_evalplus.io.candidates import as_program
         from coderank_evalplus.io.sanitize import raw_program
         from coderank_evalplus.rankers import uses_prompt_examples
@@ -484,8 +484,8 @@ def set_apart(lost: list[LostGroup], evidence: Sequence[Any]) -> None:
 def _describe_lost(lost: list[LostGroup], programs: list[str], pick_index: int, entry_point: str,
                    executor: Optional[Executor], time_limit: float) -> None:
     """Fill ``does`` / ``pick_does`` of the groups explained one by one with what their first program (and the
-    pick) did on the deciding example, test or input: one probe each, in the sandbox (``engine.probe``)."""
-    from coderank_evalplus.engine.probe import Probe, in_words, probe_all
+    pick) did on the deciding example, test or input: one probe each, in the sandbox (``engine.execution.probe``)."""
+    from coderank_evalplus.engine.execution.probe import Probe, in_words, probe_all
 
     asks: list[tuple[LostGroup, str, Probe]] = []
     for g in lost[:MAX_GROUPS_EXPLAINED]:

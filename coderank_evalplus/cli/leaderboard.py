@@ -68,7 +68,7 @@ def run_leaderboard(args: argparse.Namespace) -> int:
             suite.methods = list(args.methods)
         if args.strict:
             suite.strict = True
-        from coderank_evalplus.engine.workers import CANDIDATE_LOG, log_candidates_to
+        from coderank_evalplus.engine.execution.workers import CANDIDATE_LOG, log_candidates_to
         from coderank_evalplus.storage import ensure_writable_dir
 
         log_candidates_to(ensure_writable_dir(output) / CANDIDATE_LOG)

@@ -387,8 +387,8 @@ class CodeRankTask(ConfigurableTask):
         PENDING.append((name, result))
 
     def _open_cache(self):
-        from coderank_evalplus.engine.execution import ResultCache
-        from coderank_evalplus.engine.judge import user_cache_dir
+        from coderank_evalplus.engine.execution.execute import ResultCache
+        from coderank_evalplus.engine.judging.judge import user_cache_dir
 
         where = self.option("cache_dir")
         if isinstance(where, str) and where.lower() in ("none", "off", "false", "0"):

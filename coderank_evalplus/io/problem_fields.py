@@ -6,7 +6,8 @@ The shape is decided once, by ``engine/shapes.decide``, from the prompt, the ent
 rest follows from it. Trial tests (what the prompt shows, run as evidence) are the public input/output tests when
 there are any, as LiveCodeBench shows them, else the prompt's examples read for the shape: a function's docstring
 (``testgen/prompts.py``), a class's method's (``testgen/leetcode.py``). A problem with input/output tests is judged
-on all of them, public then private, with LiveCodeBench's grader's rules and time limit (``engine/lcb_judge.py``).
+on all of them, public then private, with LiveCodeBench's grader's rules and time limit
+(``engine/judging/lcb_judge.py``).
 
 Your own benchmark, one JSON object a line (a file may mix the shapes, and LiveCodeBench's records):
 

@@ -347,8 +347,8 @@ def ensure_results(suite: Suite, output: Path, cache_dir: Optional[Path], worker
     (``executors.make_executor``), made when the first entry needs it."""
     import contextlib
 
-    from coderank_evalplus.engine.execution import ResultCache
-    from coderank_evalplus.engine.executor_factory import make_executor
+    from coderank_evalplus.engine.execution.execute import ResultCache
+    from coderank_evalplus.engine.execution.executor_factory import make_executor
 
     out = []
     cache = None

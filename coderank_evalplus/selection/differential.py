@@ -20,7 +20,7 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 
 import numpy as np
 
-from coderank_evalplus.engine.execution import ProblemWork
+from coderank_evalplus.engine.execution.execute import ProblemWork
 from coderank_evalplus.metrics import merged_groups, pick_pool
 from coderank_evalplus.rankers.registry import register_step
 from coderank_evalplus.selection.base import SelectEnv, Selection, SelectionEvidence, Side, StepItem
@@ -108,7 +108,7 @@ def evidence_of(found: Search, programs: list[str], parts: list[list[int]], n_co
 
 def _in_words(texts: list[str], call: str, entry_point: str, env: SelectEnv) -> Optional[list[str]]:
     """What each program does on ``call``, in words (a probe each, in the sandbox); None if the probes fail."""
-    from coderank_evalplus.engine.probe import Probe, in_words, probe_all
+    from coderank_evalplus.engine.execution.probe import Probe, in_words, probe_all
 
     try:
         found = probe_all([Probe(t, f"assert {call}", entry_point, env.limits.cpu) for t in texts],

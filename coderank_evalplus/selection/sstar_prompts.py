@@ -46,7 +46,7 @@ MAX_TOKENS = 1000  # dspy.LM's default max_tokens, for both questions
 ORDERS = 2  # test_aware_single_match: the pair shown in both orders
 MAX_INPUTS = 20  # inputs read from one reply (ours: bounds programs x inputs x attempts)
 MAX_SHOWN = 5  # distinguishing inputs shown to the judge (ours)
-SHOW_CHARS = 300  # characters of one output shown (engine.probe's)
+SHOW_CHARS = 300  # characters of one output shown (engine.execution.probe's)
 
 _SYSTEM = "You are an expert Python programmer."
 _CODE = re.compile(r"```[ \t]*(?:python|py|Python|python3)?[ \t]*\n(.*?)(?:```|\Z)", re.S)

@@ -174,7 +174,7 @@ def test_every_default_named_on_the_names_page_is_the_one_the_code_uses(faces):
 
 def test_run_and_rerank_without_output_write_under_the_folder_the_page_names(tmp_path, monkeypatch):
     from coderank_evalplus.cli import run as run_mod
-    from coderank_evalplus.engine.workers import CANDIDATE_LOG_ENV
+    from coderank_evalplus.engine.execution.workers import CANDIDATE_LOG_ENV
     from tests.cli.test_run_problem_file import FUNCTIONS, PROBLEMS, StandIn
 
     help_text = option("output").help

@@ -12,7 +12,7 @@ from coderank_evalplus.api.evaluate import stage_config
 from coderank_evalplus.api.options import RerankOptions
 from coderank_evalplus.doce.feedback import Probe, call_of, feedback_text, probe_all
 from coderank_evalplus.doce.selfdebug import DebugSettings, run_self_debug, trial_outcomes
-from coderank_evalplus.engine.execution import ExecutionStats, ResultCache
+from coderank_evalplus.engine.execution.execute import ExecutionStats, ResultCache
 from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.generation import Sample
 from coderank_evalplus.pipeline import rank_and_judge

@@ -7,7 +7,7 @@ import pytest
 
 from coderank_evalplus.api.evaluate import stage_config
 from coderank_evalplus.api.options import RerankOptions
-from coderank_evalplus.engine.execution import ProblemWork
+from coderank_evalplus.engine.execution.execute import ProblemWork
 from coderank_evalplus.io.problems import problem_from_prompt
 from coderank_evalplus.metrics import merged_groups
 from coderank_evalplus.rankers.registry import get_step
@@ -114,7 +114,7 @@ def test_rerank_runs_the_step_once_for_every_face_and_reports_its_cost(tmp_path)
     timing block and line, its evidence with the rankings written to the results folder."""
     import json
 
-    from coderank_evalplus.engine.execution import ResultCache
+    from coderank_evalplus.engine.execution.execute import ResultCache
     from coderank_evalplus.pipeline import rank_and_judge, write_results
     from coderank_evalplus.report.text import timing_line
     from coderank_evalplus.types import Problem

@@ -10,13 +10,13 @@ The child is guarded with EvalPlus's primitives (``reliability_guard``, ``swallo
   private ``builtins``;
 * ``child``    — the forked child: import the program, evaluate each probe under its CPU limit, record what it
   returned in shared memory (so a crash loses one probe); it decides no verdict;
-* ``verdicts`` — the worker's side: the probes each test needs (``engine/split.py``) and each verdict, decided
+* ``verdicts`` — the worker's side: the probes each test needs (``engine/sandbox/split.py``) and each verdict, decided
   from the probes' reported values outside the child;
 * ``report``   — the strict format those values travel in;
 * ``runner``   — the parent side: fork, watch, restart after a crash or hang, collect results
   (``run_probes``), and ``run_function_in_child`` for the judge;
-* ``worker``   — the jobs a ``coderank_evalplus.engine.workers`` interpreter runs (``worker_run``) and the state a
-  worker keeps between them.
+* ``worker``   — the jobs a ``coderank_evalplus.engine.execution.workers`` interpreter runs (``worker_run``) and
+  the state a worker keeps between them.
 """
 
 from coderank_evalplus.engine.sandbox.child import compile_program

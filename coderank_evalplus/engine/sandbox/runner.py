@@ -21,9 +21,9 @@ import time
 import warnings
 from typing import Any, Callable, Optional, Sequence
 
-from coderank_evalplus.engine.canonical import digest_text
 from coderank_evalplus.engine.outcomes import ERROR, PASS, RAISED, RETURNED, TIMED_OUT, TIMEOUT
 from coderank_evalplus.engine.sandbox import confine
+from coderank_evalplus.engine.sandbox.canonical import digest_text
 from coderank_evalplus.engine.sandbox.child import (
     HEADER,
     LEFT_ON_PURPOSE,

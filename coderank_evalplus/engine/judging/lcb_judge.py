@@ -27,7 +27,7 @@ import tempfile
 import time
 from typing import Any, Callable, Optional
 
-from coderank_evalplus.engine.execution import content_key
+from coderank_evalplus.engine.execution.execute import content_key
 from coderank_evalplus.types import METHOD, Problem
 
 _EAGER_REPORTS = 16
@@ -56,7 +56,7 @@ def observe(data: dict, code, has_solution: bool, workdir: str, rep: int, ans: i
     or timed out (the referee stops reading at the first wrong one)."""
     import evalplus.eval as ev
 
-    from coderank_evalplus.engine.check_child import (
+    from coderank_evalplus.engine.judging.check_child import (
         _cpu_time_limit,
         _install_timeout_handlers,
         _memory_cap,

@@ -7,7 +7,7 @@ evalplus's per-program budget ``min(60, Σ limits) + 1`` s. It stops at a progra
 Expected outputs come from evalplus's ``trusted_exec`` on the canonical solution (or evalplus's own
 ground-truth cache when it exists), cached per task. Problems without evalplus inputs (plain HumanEval,
 sanitized MBPP) are judged on their original test code, split into probes that the candidate's child reports and
-asserts that the referee decides (``engine/original.py``).
+asserts that the referee decides (``engine/judging/original.py``).
 """
 
 from __future__ import annotations
@@ -25,21 +25,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence
 
 from coderank_evalplus.engine import shapes
-from coderank_evalplus.engine.check_child import (  # noqa: F401 - their home before check_child.py
+from coderank_evalplus.engine.execution.execute import ResultCache, content_key
+from coderank_evalplus.engine.execution.executors import Executor, LocalExecutor, shared_path
+from coderank_evalplus.engine.judging.check_child import (  # noqa: F401 - their home before check_child.py
     _EAGER_REPORTS,
     _cpu_time_limit,
     _install_timeout_handlers,
     _memory_cap,
     _report_channel,
 )
-from coderank_evalplus.engine.execution import ResultCache, content_key
-from coderank_evalplus.engine.executors import Executor, LocalExecutor, shared_path
 from coderank_evalplus.storage import atomic_write_bytes, atomic_write_text
 from coderank_evalplus.testgen.extract import imported_modules
 from coderank_evalplus.types import FUNCTION, Problem, Verdict  # noqa: F401 (Verdict re-exported)
 
 if TYPE_CHECKING:
-    from coderank_evalplus.engine.original import OriginalPlan
+    from coderank_evalplus.engine.judging.original import OriginalPlan
 
 DEFAULT_MIN_TIME_LIMIT = 1.0  # evalplus.config.DEFAULT_MIN_TIME_LIMIT
 DEFAULT_GT_TIME_LIMIT_FACTOR = 4.0  # evalplus.config.DEFAULT_GT_TIME_LIMIT_FACTOR
@@ -107,7 +107,7 @@ def evalplus_parent_modules() -> frozenset[str]:
     path = user_cache_dir() / f"evalplus_parent_modules-{key}.txt"
     if path.is_file():
         return frozenset(path.read_text().split())
-    code = ("import sys\nfrom coderank_evalplus.engine.judge import _warm_judge_worker\n_warm_judge_worker()\n"
+    code = ("import sys\nfrom coderank_evalplus.engine.judging.judge import _warm_judge_worker\n_warm_judge_worker()\n"
             "top = lambda: {m.split('.')[0] for m in sys.modules}\nworker = top()\nimport evalplus.evaluate\n"
             "print(' '.join(sorted(top() - worker)))")
     try:
@@ -137,7 +137,7 @@ def _evalplus_observe(dataset: str, entry_point: str, code, inputs: list, time_l
     as suspicious). Stops at the first exception, as evalplus's ``fast_check``."""
     import evalplus.eval as ev
 
-    from coderank_evalplus.engine.oracle import evalplus_compare
+    from coderank_evalplus.engine.judging.oracle import evalplus_compare
     from coderank_evalplus.engine.sandbox.report import COMPARED, NEED, VALUE, Opaque, encode_value, frame
 
     now = time.perf_counter
@@ -184,7 +184,7 @@ def _evalplus_observe(dataset: str, entry_point: str, code, inputs: list, time_l
 
 def _original_observe(code, prelude, probes: list, want: list, workdir: str, rep: int, ans: int,
                       cpu_limit: float) -> None:  # pragma: no cover - runs in the check child
-    """In the child of a check on the original tests (``engine/original.py``): run the candidate (as the test's
+    """In the child of a check on the original tests (``engine/judging/original.py``): run the candidate (as the test's
     module: ``__name__ == "__main__"``), then the test's prelude, then each probe in order, all under one CPU-time
     limit as before; *report* each probe's value (``report.frame``), then an end frame. A value the format cannot
     carry is compared here with the candidate's own ``==`` (or truth), against the literal the referee sends for it;
@@ -256,9 +256,9 @@ def _compile_candidate(text: str, filename: str):
 
 
 def _run_original(code, prelude, probes: list, want: list, plan_file: str) -> tuple[bool, Optional[str]]:
-    """One check on the original tests, split (``engine/original.py``): the child runs the candidate and reports
+    """One check on the original tests, split (``engine/judging/original.py``): the child runs the candidate and reports
     what its probes returned; this worker's referee, which alone reads the asserts' remainders, decides."""
-    from coderank_evalplus.engine import referee
+    from coderank_evalplus.engine.judging import referee
     from coderank_evalplus.engine.sandbox.runner import _kill_group, run_reported
 
     budget = ORIGINAL_TEST_CPU_LIMIT + 1
@@ -274,7 +274,7 @@ def _run_refereed(dataset: str, entry_point: str, code, inputs: list, limits: li
                   split: str) -> tuple[bool, Optional[str]]:
     """One evalplus check: the child reports outputs (``_evalplus_observe``), this worker's referee decides.
     Returns (passed, why suspicious or None)."""
-    from coderank_evalplus.engine import referee
+    from coderank_evalplus.engine.judging import referee
     from coderank_evalplus.engine.sandbox.runner import _kill_group, run_reported
 
     budget = min(60.0, sum(limits)) + 1  # evalplus's per-program budget
@@ -292,7 +292,7 @@ def _run_lcb(program: str, expected_file: str, data: dict) -> tuple[bool, Option
     """One candidate on one LiveCodeBench problem, in a check child refereed by this worker's referee."""
     import warnings
 
-    from coderank_evalplus.engine import lcb_judge, referee
+    from coderank_evalplus.engine.judging import lcb_judge, referee
     from coderank_evalplus.engine.sandbox.runner import _kill_group, run_reported
 
     text = shapes.runnable(data["shape"], program)
@@ -369,11 +369,11 @@ def worker_judge(job: dict) -> list[tuple[bool, Optional[bool], Optional[str]]]:
         _warm_judge_worker()
     out: list[tuple[bool, Optional[bool], Optional[str]]] = []
     parent_modules = job.get("parent_modules") or frozenset()
-    from coderank_evalplus.engine.referee import referee
+    from coderank_evalplus.engine.judging.referee import referee
 
     if job["mode"] == "fails":  # tests that cannot be split (the driver warned): no candidate passes them
         return [(False, None, None) for _ in job["programs"]]
-    if job["mode"] == "lcb":  # LiveCodeBench's tests and rules (engine/lcb_judge.py)
+    if job["mode"] == "lcb":  # LiveCodeBench's tests and rules (engine/judging/lcb_judge.py)
         referee()  # forked before this worker reads the task's file (which holds no expected output either)
         data = _task_data(job["data"])
         for prog in job["programs"]:
@@ -457,8 +457,8 @@ class Judge:
         self._tmp: Optional[tempfile.TemporaryDirectory] = None
 
     def _config(self, problem: Problem, split: str) -> str:
-        if problem.io_tests:  # LiveCodeBench's tests and rules (engine/lcb_judge.py)
-            from coderank_evalplus.engine import lcb_judge
+        if problem.io_tests:  # LiveCodeBench's tests and rules (engine/judging/lcb_judge.py)
+            from coderank_evalplus.engine.judging import lcb_judge
 
             return lcb_judge.config(problem)
         if not problem.has_evalplus_inputs:
@@ -517,7 +517,7 @@ class Judge:
             bar = tqdm(total=sum(len(j["programs"]) for j in jobs), desc="judging", unit="prog",
                        disable=not self.progress, dynamic_ncols=True)
             try:
-                run = self.executor.run("coderank_evalplus.engine.judge:worker_judge", jobs, on_lost=None)
+                run = self.executor.run("coderank_evalplus.engine.judging.judge:worker_judge", jobs, on_lost=None)
                 with contextlib.closing(run) as done:
                     for k, verdicts in done:
                         job = jobs[k]
@@ -554,7 +554,7 @@ class Judge:
     def _job(self, prob: Problem, programs: list[str], want_plus: bool) -> dict:
         job = {"task_id": prob.task_id, "programs": programs, "plus": want_plus}
         if prob.io_tests:
-            from coderank_evalplus.engine import lcb_judge
+            from coderank_evalplus.engine.judging import lcb_judge
 
             key = ("lcb", prob.task_id, lcb_judge.config(prob))
             if key not in self._files:
@@ -580,7 +580,7 @@ class Judge:
     def _original_plan(self, prob: Problem) -> tuple["OriginalPlan", str]:
         """The task's original tests unrolled and split (once per task), with the file of its asserts that only
         the referee reads."""
-        from coderank_evalplus.engine.original import plan_in_child, write_secret
+        from coderank_evalplus.engine.judging.original import plan_in_child, write_secret
 
         key = ("original", prob.task_id, prob.original_test, prob.entry_point)
         if key not in self._files:

@@ -75,7 +75,7 @@ def referee() -> socket.socket:
         finally:
             os._exit(code)
     theirs.close()
-    from coderank_evalplus.engine.workers import KEPT
+    from coderank_evalplus.engine.execution.workers import KEPT
 
     KEPT.add(pid)  # the worker's sweep of leftover processes after each job spares it
     _REFEREE[:] = [mine, pid]
@@ -125,7 +125,7 @@ def _encoded(path: str, split: str, data: dict) -> tuple[list, list]:
     if key not in _ENCODED:
         from evalplus.eval import is_floats
 
-        from coderank_evalplus.engine.oracle import has_special_oracle
+        from coderank_evalplus.engine.judging.oracle import has_special_oracle
         from coderank_evalplus.engine.sandbox.report import Opaque, encode_value
 
         expected = data[split][1]
@@ -177,18 +177,18 @@ def _serve(sock: socket.socket) -> None:  # pragma: no cover - the referee
 
 def _referee_check(request: dict, rfd: int, wfd: int) -> tuple[bool, Optional[str]]:
     """Read one child's reports until every input passed (True) or one did not, or it stopped (False)."""
-    from coderank_evalplus.engine.oracle import evalplus_compare
+    from coderank_evalplus.engine.judging.oracle import evalplus_compare
 
-    if request.get("mode") == "lcb":  # LiveCodeBench's tests and rules (engine/lcb_judge.py)
-        from coderank_evalplus.engine.lcb_judge import referee_check
+    if request.get("mode") == "lcb":  # LiveCodeBench's tests and rules (engine/judging/lcb_judge.py)
+        from coderank_evalplus.engine.judging.lcb_judge import referee_check
 
         def answer(value) -> None:
             msg = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
             _write_all(wfd, _LEN.pack(len(msg)) + msg)
 
         return referee_check(_expected(request["expected"]), rfd, answer)
-    if request.get("mode") == "original":  # the original tests' asserts, split (engine/original.py)
-        from coderank_evalplus.engine.original import referee_original
+    if request.get("mode") == "original":  # the original tests' asserts, split (engine/judging/original.py)
+        from coderank_evalplus.engine.judging.original import referee_original
 
         return referee_original(request, rfd, wfd)
     data = _expected(request["expected"])
