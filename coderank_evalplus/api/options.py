@@ -225,7 +225,7 @@ class Option:
         return self.name if self.name in keys else ""
 
 
-# the options a suite file takes (report/suite.py reads these keys), lm-eval's --metadata takes
+# the options a suite file takes (api/suite.py reads these keys), lm-eval's --metadata takes
 # (integrations/lm_eval.py), and the Python API's keywords (api.rerank, api.pick / Picker)
 SUITE_KEYS = frozenset({"dataset", "data_dir", "solutions", "tests", "limit", "task_ids", "raw_field",
                         "drop_extra_problems", "methods", "tests_per_sample", "time_limit", "seed", "base_only",

@@ -42,8 +42,8 @@ def _entries_from_folders(folders: list[str]):
 
 def run_leaderboard(args: argparse.Namespace) -> int:
     from coderank_evalplus.api.options import option
+    from coderank_evalplus.api.suite import Suite, ensure_results, load_suite
     from coderank_evalplus.report import leaderboard as lbm
-    from coderank_evalplus.report.suite import Suite, ensure_results, load_suite
     from coderank_evalplus.types import CoderankError
 
     t0 = time.monotonic()

@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
+from coderank_evalplus.api.suite import Suite, SuiteEntry
 from coderank_evalplus.rankers.registry import DEFAULT_METHODS
-from coderank_evalplus.report.suite import Suite, SuiteEntry
 
 HERE = Path(__file__).resolve().parent
 SOLUTIONS = HERE / "codegen16b_humaneval_solutions.jsonl.gz"

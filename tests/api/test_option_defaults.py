@@ -82,7 +82,7 @@ def _lm_eval() -> list[tuple[str, str, Any, str]]:
 def _suite(tmp_path) -> list[tuple[str, str, Any, str]]:
     """A suite file that gives nothing but its entry: what its entry and the suite take."""
     from coderank_evalplus.api.options import SUITE_KEYS
-    from coderank_evalplus.report.suite import load_suite
+    from coderank_evalplus.api.suite import load_suite
 
     (tmp_path / "s.jsonl").write_text("")
     (tmp_path / "suite.toml").write_text('[[entry]]\nname = "m"\nsolutions = "s.jsonl"\n')

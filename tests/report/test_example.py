@@ -12,7 +12,7 @@ from tests.report.conftest import leaderboard_cmd, run_cli
 
 def test_an_entry_made_in_code_with_tests_uses_them():
     from coderank_evalplus import examples
-    from coderank_evalplus.report.suite import SuiteEntry
+    from coderank_evalplus.api.suite import SuiteEntry
 
     entry = SuiteEntry(name="m", solutions=Path("s.jsonl"), tests=Path("t.jsonl"))
     assert entry.test_sources == [Path("t.jsonl")]
