@@ -172,7 +172,8 @@ def debug_prompt(problem: Problem, program: str, feedback: str, generator):
 
 
 def parse_rewrite(problem: Problem, text: str, generator) -> str:
-    from coderank_evalplus.testgen.prompts import parse_chat_solution, solution_prompt
+    from coderank_evalplus.testgen.prompts import solution_prompt
+    from coderank_evalplus.testgen.replies import parse_chat_solution
 
     if getattr(generator, "is_chat", False):
         return parse_chat_solution(text, problem)

@@ -16,7 +16,7 @@ from coderank_evalplus.engine.execution.execute import ExecutionStats, ResultCac
 from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.generation import Sample
 from coderank_evalplus.pipeline import rank_and_judge
-from coderank_evalplus.testgen.prompts import make_test_prompt_body, trial_tests_from_prompt
+from coderank_evalplus.testgen.prompt_examples import make_test_prompt_body, trial_tests_from_prompt
 from coderank_evalplus.types import Problem
 
 PROMPT = 'def add(a, b):\n    """ Add two numbers.\n    >>> add(1, 2)\n    3\n    >>> add(2, 2)\n    4\n    """\n'
