@@ -9,7 +9,7 @@ from typing import Optional, Sequence
 
 from coderank_evalplus.rankers.registry import DEFAULT_METHODS
 from coderank_evalplus.report.curves import DEFAULT_DRAWS
-from coderank_evalplus.report.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
+from coderank_evalplus.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 DEFAULT_COMPARE_TO = ("random", "codet")
 OWN_SUFFIX = " (own)"

@@ -5,7 +5,7 @@ import json
 import shutil
 from pathlib import Path
 
-from coderank_evalplus.report.stats import MIN_PROBLEMS
+from coderank_evalplus.stats import MIN_PROBLEMS
 from tests.conftest import needs_data
 from tests.report.conftest import leaderboard_cmd, run_cli
 
