@@ -134,6 +134,13 @@ def _method(value: Any) -> str:
     return names[0]
 
 
+def flat_tests(value: Optional[list]) -> Optional[list[str]]:
+    """``tests`` as a face gathers it (``--tests`` parsed: a list per occurrence) → one list of sources."""
+    if value is None:
+        return None
+    return [s for item in value for s in (item if isinstance(item, list) else [item])]
+
+
 def _tests(value: Any) -> list[str]:
     """Test sources: files and at most one ``examples+mutate[:N]`` (on ``run`` also ``model``)."""
     from coderank_evalplus.testgen.mutate import parse_source

@@ -160,7 +160,7 @@ def read_pick_tests(sources: Optional[Sequence[Any]]) -> tuple[Optional[list[str
     """``pick --tests``'s sources → (the asserts of its files, or None; inputs to grow from the examples). Files:
     a .py of assert statements, or JSON lines of test samples ({samples|asserts}, a task_id, if any, ignored).
     Without sources: examples+mutate. With files and no examples+mutate: no inputs are grown (as ``rerank``)."""
-    from coderank_evalplus.cli.options import flat_tests  # (a pure list helper)
+    from coderank_evalplus.api.options import flat_tests
     from coderank_evalplus.io.jsonl import SampleFileError, read_jsonl, str_list
     from coderank_evalplus.testgen.mutate import split_sources
     from coderank_evalplus.types import InputNotFound

@@ -23,8 +23,7 @@ def _entries_from_folders(folders: list[str]):
     """Leaderboard rows from results folders, named as their runs recorded them (``provenance``: the model, the
     test pool); folders written before 0.2.0 fall back to their suite entry, then to the folder's name. Same-named
     runs are told apart by ``report.run_names`` when the board is built."""
-    from coderank_evalplus.api.evaluate import pool_of
-    from coderank_evalplus.io.results_folder import read_summary
+    from coderank_evalplus.io.results_folder import pool_of, read_summary
     from coderank_evalplus.report.leaderboard import Entry
 
     entries = []
@@ -50,7 +49,7 @@ def run_leaderboard(args: argparse.Namespace) -> int:
     output = Path(args.output)  # (the table's default for leaderboard: coderank_leaderboard)
     suite: Suite | None = None
     if args.example:
-        from coderank_evalplus.examples import example_suite
+        from coderank_evalplus.api.examples import example_suite
 
         suite = example_suite(limit=args.limit)
     elif len(args.inputs) == 1 and args.inputs[0].endswith(".toml"):

@@ -12,5 +12,5 @@
 Beside them, the rules every room reads: ``shapes`` (a problem's call shape and what runs for it) and ``lcb``
 (LiveCodeBench's grading rules). judging → execution → sandbox. Modules here may import ``types``, ``storage``,
 ``testgen`` (parsing asserts) and ``io.problems``; never the rankers, the pipeline, reports or integrations.
-``outcomes`` and ``sandbox.canonical`` import nothing of the package (the confined children load them).
+``sandbox.canonical`` imports nothing of the package; the outcome codes are ``types``'.
 """

@@ -423,9 +423,9 @@ def referee_original(request: dict, rfd: int, wfd: int) -> tuple[bool, Optional[
     """Read one check child's reports (``observe``) and decide its asserts: fast forms as their probes arrive
     (the first failure ends the check), the others at the end in one confined child (``verdicts.slow_verdicts``).
     Returns (passed, why suspicious or None)."""
-    from coderank_evalplus.engine.outcomes import PASS, RETURNED
     from coderank_evalplus.engine.sandbox.report import COMPARED, NEED, VALUE, FrameReader, ReportError
     from coderank_evalplus.engine.sandbox.verdicts import _fast_verdict, slow_verdicts
+    from coderank_evalplus.types import PASS, RETURNED
 
     secret, owner, codes = _secret(request["plan"])
     asserts = secret["asserts"]

@@ -30,7 +30,6 @@ import sys
 import time
 from typing import Any, Optional, Sequence
 
-from coderank_evalplus.engine.outcomes import ERROR, PASS, RAISED, RETURNED, TIMED_OUT, TIMEOUT
 from coderank_evalplus.engine.sandbox import confine
 from coderank_evalplus.engine.sandbox.canonical import digest_text, digest_value
 from coderank_evalplus.engine.sandbox.guard import (
@@ -42,6 +41,7 @@ from coderank_evalplus.engine.sandbox.guard import (
 )
 from coderank_evalplus.engine.sandbox.limits import Limits
 from coderank_evalplus.engine.sandbox.report import FRAME, NEED, VALUE, encode_value
+from coderank_evalplus.types import ERROR, PASS, RAISED, RETURNED, TIMED_OUT, TIMEOUT
 
 # Shared-memory layout: a header (flag, import status (255 = not yet), import digest), then one slot per probe
 # in run order: (written flag, status, digest), then the value log: its length (u32) and report frames

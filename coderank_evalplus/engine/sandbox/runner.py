@@ -21,7 +21,6 @@ import time
 import warnings
 from typing import Any, Callable, Optional, Sequence
 
-from coderank_evalplus.engine.outcomes import ERROR, PASS, RAISED, RETURNED, TIMED_OUT, TIMEOUT
 from coderank_evalplus.engine.sandbox import confine
 from coderank_evalplus.engine.sandbox.canonical import digest_text
 from coderank_evalplus.engine.sandbox.child import (
@@ -36,6 +35,7 @@ from coderank_evalplus.engine.sandbox.child import (
 from coderank_evalplus.engine.sandbox.guard import candidate_builtins, guard_lifted, os_fork, os_kill, os_killpg
 from coderank_evalplus.engine.sandbox.limits import Limits
 from coderank_evalplus.engine.sandbox.report import COMPARED, FRAME, MAX_FRAME, NEED, VALUE
+from coderank_evalplus.types import ERROR, PASS, RAISED, RETURNED, TIMED_OUT, TIMEOUT
 
 _PRECOMPILE_MAX_CHARS = 100_000  # longer programs are compiled in the child, under its limits
 

@@ -18,12 +18,12 @@ from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
 from coderank_evalplus.engine.lcb import stdout_matches
-from coderank_evalplus.engine.outcomes import ERROR, FAIL, PASS, RAISED, RETURNED, TIMED_OUT, TIMEOUT
 from coderank_evalplus.engine.sandbox.canonical import digest_text
 from coderank_evalplus.engine.sandbox.limits import Limits
 from coderank_evalplus.engine.sandbox.report import decode_value, encode_value
 from coderank_evalplus.engine.sandbox.runner import run_in_workdir, run_probes
 from coderank_evalplus.engine.sandbox.split import PROBE, STDOUT, TRUSTED_MODULES, Split, check_body, split_assert
+from coderank_evalplus.types import ERROR, FAIL, PASS, RAISED, RETURNED, TIMED_OUT, TIMEOUT
 
 _ASSERTION_DIGEST = digest_text("exc:AssertionError")
 _BAD_PROBE = "__coderank_probe_does_not_compile__"  # evaluates to a NameError in the child

@@ -1,12 +1,12 @@
 """Verdicts decided from the probes' reported values, outside the candidate's child (issue 25)."""
 
 
-from coderank_evalplus.engine.outcomes import ERROR, FAIL, PASS, RAISED, RETURNED, TIMED_OUT, TIMEOUT
 from coderank_evalplus.engine.sandbox import Limits, run_program
 from coderank_evalplus.engine.sandbox.canonical import digest_text
 from coderank_evalplus.engine.sandbox.report import NEED, VALUE, encode_value, frame
 from coderank_evalplus.engine.sandbox.runner import read_values
 from coderank_evalplus.engine.sandbox.verdicts import decide, plan_items
+from coderank_evalplus.types import ERROR, FAIL, PASS, RAISED, RETURNED, TIMED_OUT, TIMEOUT
 
 
 def _decide(items, returned):
