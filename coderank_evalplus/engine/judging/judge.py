@@ -20,20 +20,13 @@ import pickle
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence
 
 from coderank_evalplus.engine import shapes
 from coderank_evalplus.engine.execution.execute import ResultCache, content_key
 from coderank_evalplus.engine.execution.executors import Executor, LocalExecutor, shared_path
-from coderank_evalplus.engine.judging.check_child import (  # noqa: F401 - their home before check_child.py
-    _EAGER_REPORTS,
-    _cpu_time_limit,
-    _install_timeout_handlers,
-    _memory_cap,
-    _report_channel,
-)
+from coderank_evalplus.engine.judging.check_child import _cpu_time_limit, _memory_cap, report_result, start_check
 from coderank_evalplus.storage import atomic_write_bytes, atomic_write_text
 from coderank_evalplus.testgen.extract import imported_modules
 from coderank_evalplus.types import FUNCTION, Problem, Verdict  # noqa: F401 (Verdict re-exported)
@@ -138,15 +131,13 @@ def _evalplus_observe(dataset: str, entry_point: str, code, inputs: list, time_l
     import evalplus.eval as ev
 
     from coderank_evalplus.engine.judging.oracle import evalplus_compare
-    from coderank_evalplus.engine.sandbox.report import COMPARED, NEED, VALUE, Opaque, encode_value, frame
+    from coderank_evalplus.engine.sandbox.report import Opaque
 
-    now = time.perf_counter
-    tempfile.tempdir = workdir  # a candidate's own temp files land where the worker cleans up (and may write)
-    os.chdir(workdir)
-    _install_timeout_handlers()
-    ev.reliability_guard(maximum_memory_bytes=_memory_cap())
+    channel = start_check(workdir, rep, ans)
     swallow_io = ev.swallow_io
-    buf, size, flush, receive = _report_channel(rep, ans)
+
+    def compare(i: int, out, answer: tuple) -> bool:  # evalplus's rules, with the expected output and atol sent
+        return evalplus_compare(dataset, entry_point, inputs[i], out, *answer)[0]
 
     exec_globals: dict = {}
     try:
@@ -157,29 +148,12 @@ def _evalplus_observe(dataset: str, entry_point: str, code, inputs: list, time_l
             with _cpu_time_limit(time_limits[i]):
                 with swallow_io():
                     out = fn(*inp)
-            try:
-                rec = frame(VALUE, i, encode_value(out))
-            except Opaque:
-                buf.append(frame(NEED, i, type(out).__qualname__.encode("utf-8", "replace")[:200]))
-                flush()
-                exp, atol = receive()
-                ok, _ = evalplus_compare(dataset, entry_point, inp, out, exp, atol)
-                buf.append(frame(COMPARED, i, b"\x01" if ok else b"\x00"))
-                flush()
-                if not ok:
-                    return
-                continue
-            buf.append(rec)
-            size[0] += len(rec)
-            # the first outputs go at once: most wrong programs fail early, and the referee can only answer
-            # (and the worker stop this child) once it has read the failing one; later ones go in batches
-            if i < _EAGER_REPORTS or size[0] > 65536 or now() - size[1] > 0.002:
-                flush()
+            if not report_result(channel, i, out, compare, opaque=Opaque, scalars=False):
+                return
     except BaseException:  # noqa: BLE001 - the candidate failed this input: nothing more to report
         pass
     finally:
-        if buf:
-            flush()
+        channel.close()
 
 
 def _original_observe(code, prelude, probes: list, want: list, workdir: str, rep: int, ans: int,
@@ -191,16 +165,9 @@ def _original_observe(code, prelude, probes: list, want: list, workdir: str, rep
     the referee lists such a pass."""
     import evalplus.eval as ev
 
-    from coderank_evalplus.engine.sandbox.report import COMPARED, NEED, VALUE, encode_value, frame
+    from coderank_evalplus.engine.sandbox.report import VALUE, encode_value, frame
 
-    now = time.perf_counter
-    none = encode_value(None)
-    tempfile.tempdir = workdir
-    os.chdir(workdir)
-    _install_timeout_handlers()
-    ev.reliability_guard(maximum_memory_bytes=_memory_cap())
-    buf, size, flush, receive = _report_channel(rep, ans)
-
+    channel = start_check(workdir, rep, ans)
     env: dict = {"__name__": "__main__"}
     try:
         with ev.swallow_io(), _cpu_time_limit(cpu_limit):
@@ -208,34 +175,19 @@ def _original_observe(code, prelude, probes: list, want: list, workdir: str, rep
             exec(prelude, env)
             for i, probe in enumerate(probes):
                 out = eval(probe, env)
-                if not want[i]:
-                    rec = frame(VALUE, i, none)
-                else:
-                    try:
-                        rec = frame(VALUE, i, encode_value(out))
-                    except Exception:  # noqa: BLE001 - Opaque, too deep: a numpy scalar stands for its value
-                        rec = b""
-                        if type(out).__module__ == "numpy" and getattr(out, "ndim", None) == 0:
-                            try:
-                                rec = frame(VALUE, i, encode_value(out.item()))
-                            except Exception:  # noqa: BLE001
-                                rec = b""
-                    if not rec:
-                        buf.append(frame(NEED, i, type(out).__qualname__.encode("utf-8", "replace")[:200]))
-                        flush()
-                        op, expected = receive()
-                        ok = bool(out == expected) if op == "==" else bool(out)
-                        rec = frame(COMPARED, i, b"\x01" if ok else b"\x00")
-                buf.append(rec)
-                size[0] += len(rec)
-                if i < _EAGER_REPORTS or size[0] > 65536 or now() - size[1] > 0.002:
-                    flush()
-        buf.append(frame(VALUE, len(probes), none))  # the end: every probe returned, within the limit
+                # a probe the remainder does not read reports None; a failed own comparison is the referee's to see
+                report_result(channel, i, out if want[i] else None, _own_comparison)
+        channel.buf.append(frame(VALUE, len(probes), encode_value(None)))  # the end: every probe returned in time
     except BaseException:  # noqa: BLE001 - the candidate failed a test: nothing more to report
         pass
     finally:
-        if buf:
-            flush()
+        channel.close()
+
+
+def _own_comparison(i: int, out, answer: tuple) -> bool:  # pragma: no cover - runs in the check child
+    """An original test's comparison of a value the report cannot carry: ``out == expected`` or its truth."""
+    op, expected = answer
+    return bool(out == expected) if op == "==" else bool(out)
 
 
 def _compile_candidate(text: str, filename: str):

@@ -23,7 +23,7 @@ import time
 from typing import Any, Optional
 
 from coderank_evalplus.engine.sandbox import confine
-from coderank_evalplus.engine.sandbox.report import COMPARED, NEED, VALUE, FrameReader, ReportError, decode_value
+from coderank_evalplus.engine.sandbox.report import decode_value, read_reports
 
 _PR_SET_DUMPABLE = 4
 _LEN = struct.Struct("<I")
@@ -195,52 +195,30 @@ def _referee_check(request: dict, rfd: int, wfd: int) -> tuple[bool, Optional[st
     inputs, expected = data[request["split"]]
     dataset, entry_point, atol = data["dataset"], data["entry_point"], data["atol"]
     encoded, floats = _encoded(request["expected"], request["split"], data)
-    n = len(expected)
-    reader = FrameReader()
-    nxt = 0
-    pending: Optional[str] = None  # type name of the input whose expected output went to the child
-    odd: list[str] = []
-    while nxt < n:
-        chunk = os.read(rfd, 1 << 16)
-        if not chunk:
-            return False, None  # the child stopped (exception, exit, time limit, kill) before every input passed
-        try:
-            for kind, index, payload in reader.feed(chunk):
-                if index != nxt:
-                    return False, "report out of order"
-                if kind == VALUE and pending is None:
-                    if payload == encoded[index]:  # the very output: passes (atol set as evalplus would)
-                        if atol == 0 and floats[index]:
-                            atol = 1e-6
-                        nxt += 1
-                        continue
-                    ok, atol = evalplus_compare(dataset, entry_point, inputs[index], decode_value(payload),
-                                                expected[index], atol)
-                    if not ok:
-                        return False, None
-                    nxt += 1
-                elif kind == NEED and pending is None:
-                    pending = payload.decode("utf-8", "replace")[:200]
-                    # what the child needs to compare with evalplus's rules itself: this input's expected
-                    # output and the atol evalplus would use (the first float output sets it for good)
-                    use_atol = 1e-6 if atol == 0 and _floats(expected[index]) else atol
-                    msg = pickle.dumps((expected[index], atol), protocol=pickle.HIGHEST_PROTOCOL)
-                    os.write(wfd, _LEN.pack(len(msg)) + msg) if len(msg) < (1 << 16) else _write_all(
-                        wfd, _LEN.pack(len(msg)) + msg)
-                    atol = use_atol
-                elif kind == COMPARED and pending is not None:
-                    if payload != b"\x01":
-                        return False, None
-                    if len(odd) < 3:
-                        odd.append(f"input {index} returned {pending} where {type(expected[index]).__name__} "
-                                   "was expected; its own == decided")
-                    pending = None
-                    nxt += 1
-                else:
-                    return False, "report out of protocol"
-        except ReportError as exc:
-            return False, str(exc)
-    return True, ("; ".join(odd) if odd else None)
+
+    def value_ok(index: int, payload: bytes) -> bool:
+        nonlocal atol
+        if payload == encoded[index]:  # the very output: passes (atol set as evalplus would)
+            if atol == 0 and floats[index]:
+                atol = 1e-6
+            return True
+        ok, atol = evalplus_compare(dataset, entry_point, inputs[index], decode_value(payload), expected[index],
+                                    atol)
+        return ok
+
+    def need(index: int) -> bool:
+        nonlocal atol
+        # what the child needs to compare with evalplus's rules itself: this input's expected output and the atol
+        # evalplus would use (the first float output sets it for good)
+        use_atol = 1e-6 if atol == 0 and _floats(expected[index]) else atol
+        msg = pickle.dumps((expected[index], atol), protocol=pickle.HIGHEST_PROTOCOL)
+        os.write(wfd, _LEN.pack(len(msg)) + msg) if len(msg) < (1 << 16) else _write_all(
+            wfd, _LEN.pack(len(msg)) + msg)
+        atol = use_atol
+        return True
+
+    return read_reports(rfd, len(expected), value_ok, need, lambda index, got: (
+        f"input {index} returned {got} where {type(expected[index]).__name__} was expected; its own == decided"))
 
 
 def _floats(x) -> bool:
