@@ -70,7 +70,7 @@ def codet_samples(humaneval_problems):
 # it (tests/hostile/test_forgery_ray.py imports the Ray cluster) is covered too. A test that is slow on its own
 # carries the marker itself (`@pytest.mark.slow`, or `pytestmark` for a whole module).
 SLOW_FIXTURES = {
-    "tests.engine.test_ray_executor.cluster": "ray",  # a two-node Ray cluster on 127.0.0.1
+    "tests.engine.execution.test_ray_executor.cluster": "ray",  # a two-node Ray cluster on 127.0.0.1
     "tests.generation.test_generation.llama_server": "model",  # llama_cpp.server on the embedded model
     "tests.integrations.test_evalplus_integration.runs": "harness",  # three evalplus.evaluate runs
     "tests.integrations.test_lm_eval_integration.replay_run": "harness",  # lm_eval on replayed samples

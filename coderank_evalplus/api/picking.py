@@ -21,7 +21,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from coderank_evalplus.api.options import option
-from coderank_evalplus.engine.executors import Executor, WarmExecutor
+from coderank_evalplus.engine.execution.executors import Executor, WarmExecutor
 from coderank_evalplus.metrics import merged_groups, pick_pool
 from coderank_evalplus.testgen.mutate import GROWN_INPUTS
 from coderank_evalplus.types import METHOD, PASS, STDIN, CoderankError, Executions, Problem, ProblemOutcome
@@ -161,7 +161,7 @@ def read_pick_tests(sources: Optional[Sequence[Any]]) -> tuple[Optional[list[str
     """``pick --tests``'s sources → (the asserts of its files, or None; inputs to grow from the examples). Files:
     a .py of assert statements, or JSON lines of test samples ({samples|asserts}, a task_id, if any, ignored).
     Without sources: examples+mutate. With files and no examples+mutate: no inputs are grown (as ``rerank``)."""
-    from coderank_evalplus.cli.options import flat_tests  # (a pure list helper)
+    from coderank_evalplus.api.options import flat_tests
     from coderank_evalplus.io.jsonl import SampleFileError, read_jsonl, str_list
     from coderank_evalplus.testgen.mutate import split_sources
     from coderank_evalplus.types import InputNotFound
@@ -235,7 +235,7 @@ class Picker:
         self.close()
 
     def _start(self) -> tuple[Executor, Any]:
-        from coderank_evalplus.engine.execution import ResultCache
+        from coderank_evalplus.engine.execution.execute import ResultCache
 
         if self._executor is None:
             self._executor = WarmExecutor(self.workers)
@@ -271,7 +271,7 @@ class Picker:
         ``name``: the problem's name, which seeds the grown inputs (default: one made from the prompt's text);
         ``names``: the candidates' names in the reasons (default: "candidate 0", "candidate 1", …).
         ``NoCandidate`` when none of them defines the entry point."""
-        from coderank_evalplus.engine.execution import ProblemWork
+        from coderank_evalplus.engine.execution.execute import ProblemWork
         from coderank_evalplus.io.candidates import as_program
         from coderank_evalplus.io.sanitize import raw_program
         from coderank_evalplus.rankers import uses_prompt_examples
@@ -483,9 +483,9 @@ def set_apart(lost: list[LostGroup], evidence: Sequence[Any]) -> None:
 def _describe_lost(lost: list[LostGroup], programs: list[str], pick_index: int, problem: Problem,
                    executor: Optional[Executor], time_limit: float) -> None:
     """Fill ``does`` / ``pick_does`` of the groups explained one by one with what their first program (and the
-    pick) did on the deciding example, test or input: one probe each, in the sandbox (``engine.probe.probe_of``:
-    built for the problem's call shape)."""
-    from coderank_evalplus.engine.probe import Probe, in_words, probe_all, probe_of
+    pick) did on the deciding example, test or input: one probe each, in the sandbox
+    (``engine.execution.probe.probe_of``: built for the problem's call shape)."""
+    from coderank_evalplus.engine.execution.probe import Probe, in_words, probe_all, probe_of
 
     asks: list[tuple[LostGroup, str, Probe]] = []
     for g in lost[:MAX_GROUPS_EXPLAINED]:

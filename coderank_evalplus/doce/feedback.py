@@ -1,9 +1,9 @@
 """Unit-test feedback for self-debug: the sentence shown to the model about a trial test its candidate fails, made
-from the probe of that test (``engine.probe``: what the program returned or raised, in words)."""
+from the probe of that test (``engine.execution.probe``: what the program returned or raised, in words)."""
 
 from __future__ import annotations
 
-from coderank_evalplus.engine.probe import SHOW_CHARS, Probe, call_of, probe_all, run_probe  # noqa: F401 (re-exported)
+from coderank_evalplus.engine.execution.probe import SHOW_CHARS, Probe, call_of, probe_all, run_probe  # noqa: F401 (re-exported)
 
 
 def feedback_text(test: str, status: str, probe: tuple[str, ...]) -> str:

@@ -31,8 +31,8 @@ import numpy as np
 
 from coderank_evalplus import metrics
 from coderank_evalplus.doce.feedback import Probe, feedback_text, probe_all
-from coderank_evalplus.engine.execution import ExecutionStats, ProblemWork, ResultCache, execute
-from coderank_evalplus.engine.probe import probe_of
+from coderank_evalplus.engine.execution.execute import ExecutionStats, ProblemWork, ResultCache, execute
+from coderank_evalplus.engine.execution.probe import probe_of
 from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.metrics import pick_pool
 from coderank_evalplus.types import ERROR, FAIL, PASS, TIMEOUT, Problem, ProblemOutcome, TestSuite
@@ -173,7 +173,8 @@ def debug_prompt(problem: Problem, program: str, feedback: str, generator):
 
 
 def parse_rewrite(problem: Problem, text: str, generator) -> str:
-    from coderank_evalplus.testgen.prompts import parse_chat_solution, solution_prompt
+    from coderank_evalplus.testgen.prompts import solution_prompt
+    from coderank_evalplus.testgen.replies import parse_chat_solution
 
     if getattr(generator, "is_chat", False):
         return parse_chat_solution(text, problem)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Protocol, Sequence
 
-from coderank_evalplus.engine.execution import ProblemWork, ResultCache
+from coderank_evalplus.engine.execution.execute import ProblemWork, ResultCache
 from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.types import Executions, Ranking
 

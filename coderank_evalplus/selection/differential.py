@@ -22,7 +22,7 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 
 import numpy as np
 
-from coderank_evalplus.engine.execution import ProblemWork
+from coderank_evalplus.engine.execution.execute import ProblemWork
 from coderank_evalplus.metrics import merged_groups, pick_pool
 from coderank_evalplus.rankers.registry import register_step
 from coderank_evalplus.selection.base import SelectEnv, Selection, SelectionEvidence, Side, StepItem
@@ -109,10 +109,10 @@ def evidence_of(found: Search, programs: list[str], parts: list[list[int]], n_co
 
 def in_words_of(items: Sequence[StepItem], sels: Sequence[Selection], env: SelectEnv) -> None:
     """Each side of every evidence of a batch said in words: what the side's first candidate does on the deciding
-    input, one probe each, all at once in the sandbox (``engine.probe.probe_of``: built for the problem's call
+    input, one probe each, all at once in the sandbox (``engine.execution.probe.probe_of``: built for the problem's call
     shape). Values are clipped, unless clipping would make two sides read alike; a side whose probe is lost keeps
     its digest and says so."""
-    from coderank_evalplus.engine.probe import in_words, probe_all, probe_of
+    from coderank_evalplus.engine.execution.probe import in_words, probe_all, probe_of
 
     asks = [probe_of(it.work.problem, it.work.programs[side.candidates[0]], f"assert {ev.input}", env.limits.cpu)
             for it, sel in zip(items, sels) for ev in sel.evidence for side in ev.sides]

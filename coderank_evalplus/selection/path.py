@@ -25,8 +25,8 @@ from typing import Callable, Mapping, Optional, Protocol, Sequence
 
 import numpy as np
 
-from coderank_evalplus.engine.execution import ExecutionStats, ProblemWork, ResultCache, execute
-from coderank_evalplus.engine.executors import Executor
+from coderank_evalplus.engine.execution.execute import ExecutionStats, ProblemWork, ResultCache, execute
+from coderank_evalplus.engine.execution.executors import Executor
 from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.rankers import RankContext, get_ranker, split_selection
 from coderank_evalplus.rankers.confidence import confidence

@@ -10,7 +10,7 @@ published prompts and limits, the source cited there):
    execution engine (sandbox, cache); stop at the first attempt that gives an input on which A and B differ (S*
    retries a reply it cannot read; we also retry one whose inputs do not separate them);
 2. show the model A's and B's code with their outputs on those inputs (at most ``MAX_SHOWN``; what each returned
-   or raised, in words, from ``engine.probe``), in both orders, greedily; a side wins when both answers agree;
+   or raised, in words, from ``engine.execution.probe``), in both orders, greedily; a side wins when both answers agree;
 3. the winner's side — the contenders that return exactly what the winner returns on the distinguishing inputs —
    becomes the top group (``apply_decision``); a tie, disagreeing answers or no distinguishing input leave the
    ranking as it was.
@@ -32,7 +32,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
 
-from coderank_evalplus.engine.execution import ExecutionStats, ProblemWork, ResultCache, execute
+from coderank_evalplus.engine.execution.execute import ExecutionStats, ProblemWork, ResultCache, execute
 from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.metrics import merged_groups, pick_pool
 from coderank_evalplus.rankers.registry import register_step
@@ -231,9 +231,9 @@ def _sides(ex: Executions, c: Pair, cols: Sequence[int]) -> dict[str, list[int]]
 
 
 def _in_words(probe: tuple[str, ...]) -> str:
-    """What a side did on an input, for the judge: engine.probe's words, values unclipped; a passing probe (a
+    """What a side did on an input, for the judge: engine.execution.probe's words, values unclipped; a passing probe (a
     true value) and a lost run in this prompt's words."""
-    from coderank_evalplus.engine.probe import in_words
+    from coderank_evalplus.engine.execution.probe import in_words
 
     if probe and probe[0] == "passed":
         return "returns a true value"
@@ -247,7 +247,7 @@ def decide(contests: Sequence[Pair], generator, log_path: str, model: str,
     """Run S* on each contest (batched across problems: each step's questions go to the model together; the same
     question twice is asked once); ``model`` names the model in the reply log's keys. Returns a decision per
     contest, in order."""
-    from coderank_evalplus.engine.probe import Probe, probe_all, probe_of
+    from coderank_evalplus.engine.execution.probe import Probe, probe_all, probe_of
     from coderank_evalplus.generation.sampling import draw_logged
 
     stats = stats if stats is not None else ExecutionStats()

@@ -155,7 +155,7 @@ window.addEventListener('load', () => {
 def test_a_small_comparison_reads_not_meaningful_in_the_browser(n, tmp_path):
     """What a reader sees: at 3 problems the wording and no p-value; at 25 the p-values and the count."""
     from coderank_evalplus.report import page
-    from coderank_evalplus.report.stats import MIN_PROBLEMS
+    from coderank_evalplus.stats import MIN_PROBLEMS
     from tests.report.test_small_n import P_VALUE, _leaderboard
 
     lb, _ = _leaderboard(n)

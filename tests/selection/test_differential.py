@@ -7,7 +7,7 @@ import pytest
 
 from coderank_evalplus.api.evaluate import stage_config
 from coderank_evalplus.api.options import RerankOptions
-from coderank_evalplus.engine.execution import ProblemWork
+from coderank_evalplus.engine.execution.execute import ProblemWork
 from coderank_evalplus.io.problems import problem_from_prompt
 from coderank_evalplus.metrics import merged_groups
 from coderank_evalplus.rankers.registry import get_step
@@ -114,7 +114,7 @@ def test_rerank_runs_the_step_once_for_every_face_and_reports_its_cost(tmp_path)
     timing block and line, its evidence with the rankings written to the results folder."""
     import json
 
-    from coderank_evalplus.engine.execution import ResultCache
+    from coderank_evalplus.engine.execution.execute import ResultCache
     from coderank_evalplus.pipeline import rank_and_judge, write_results
     from coderank_evalplus.report.text import timing_line
     from coderank_evalplus.types import Problem
@@ -185,7 +185,7 @@ def test_the_evidence_says_what_each_side_did_on_every_shape():
 def test_a_side_whose_probe_is_lost_keeps_its_digest_and_says_so(monkeypatch):
     """Words come from one more run of each side; where that run is lost, the side keeps the engine's digest and
     says that its words were lost, rather than a wrong sentence."""
-    import coderank_evalplus.engine.probe as probe
+    import coderank_evalplus.engine.execution.probe as probe
 
     problem = problem_from_prompt(PROMPT, None, "toy/add")
     work, ex, ranking = _ranked(problem, [RIGHT] * 4 + [RIGHT2] * 3 + [LOOKALIKE] * 3)
@@ -199,7 +199,7 @@ def test_a_side_whose_probe_is_lost_keeps_its_digest_and_says_so(monkeypatch):
 def test_sides_that_differ_beyond_the_clip_are_said_whole(monkeypatch):
     """Two outputs that differ only after the first 60 characters would read alike once clipped: both are said
     whole, so the evidence shows where they differ."""
-    import coderank_evalplus.engine.probe as probe
+    import coderank_evalplus.engine.execution.probe as probe
 
     problem = problem_from_prompt(PROMPT, None, "toy/add")
     work, ex, ranking = _ranked(problem, [RIGHT] * 4 + [RIGHT2] * 3 + [LOOKALIKE] * 3)

@@ -16,8 +16,8 @@ from typing import Optional, Sequence
 import numpy as np
 
 from coderank_evalplus.engine import shapes
-from coderank_evalplus.engine.cache import ITEM_RECORD, ResultCache  # noqa: F401 - the cache's home before cache.py
-from coderank_evalplus.engine.executors import Executor, LocalExecutor
+from coderank_evalplus.engine.execution.cache import ITEM_RECORD, ResultCache  # noqa: F401 - the cache's home before cache.py
+from coderank_evalplus.engine.execution.executors import Executor, LocalExecutor
 from coderank_evalplus.engine.sandbox import Limits, max_memory_bytes
 from coderank_evalplus.engine.sandbox.verdicts import ProbePlan, decide, plan_items, slow_verdicts
 from coderank_evalplus.testgen.extract import assert_body, imported_modules, parse_assert

@@ -7,7 +7,7 @@ evalplus's per-program budget ``min(60, Σ limits) + 1`` s. It stops at a progra
 Expected outputs come from evalplus's ``trusted_exec`` on the canonical solution (or evalplus's own
 ground-truth cache when it exists), cached per task. Problems without evalplus inputs (plain HumanEval,
 sanitized MBPP) are judged on their original test code, split into probes that the candidate's child reports and
-asserts that the referee decides (``engine/original.py``).
+asserts that the referee decides (``engine/judging/original.py``).
 """
 
 from __future__ import annotations
@@ -20,26 +20,19 @@ import pickle
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence
 
 from coderank_evalplus.engine import shapes
-from coderank_evalplus.engine.check_child import (  # noqa: F401 - their home before check_child.py
-    _EAGER_REPORTS,
-    _cpu_time_limit,
-    _install_timeout_handlers,
-    _memory_cap,
-    _report_channel,
-)
-from coderank_evalplus.engine.execution import ResultCache, content_key
-from coderank_evalplus.engine.executors import Executor, LocalExecutor, shared_path
+from coderank_evalplus.engine.execution.execute import ResultCache, content_key
+from coderank_evalplus.engine.execution.executors import Executor, LocalExecutor, shared_path
+from coderank_evalplus.engine.judging.check_child import _cpu_time_limit, _memory_cap, report_result, start_check
 from coderank_evalplus.storage import atomic_write_bytes, atomic_write_text
 from coderank_evalplus.testgen.extract import imported_modules
 from coderank_evalplus.types import FUNCTION, Problem, Verdict  # noqa: F401 (Verdict re-exported)
 
 if TYPE_CHECKING:
-    from coderank_evalplus.engine.original import OriginalPlan
+    from coderank_evalplus.engine.judging.original import OriginalPlan
 
 DEFAULT_MIN_TIME_LIMIT = 1.0  # evalplus.config.DEFAULT_MIN_TIME_LIMIT
 DEFAULT_GT_TIME_LIMIT_FACTOR = 4.0  # evalplus.config.DEFAULT_GT_TIME_LIMIT_FACTOR
@@ -107,7 +100,7 @@ def evalplus_parent_modules() -> frozenset[str]:
     path = user_cache_dir() / f"evalplus_parent_modules-{key}.txt"
     if path.is_file():
         return frozenset(path.read_text().split())
-    code = ("import sys\nfrom coderank_evalplus.engine.judge import _warm_judge_worker\n_warm_judge_worker()\n"
+    code = ("import sys\nfrom coderank_evalplus.engine.judging.judge import _warm_judge_worker\n_warm_judge_worker()\n"
             "top = lambda: {m.split('.')[0] for m in sys.modules}\nworker = top()\nimport evalplus.evaluate\n"
             "print(' '.join(sorted(top() - worker)))")
     try:
@@ -137,16 +130,14 @@ def _evalplus_observe(dataset: str, entry_point: str, code, inputs: list, time_l
     as suspicious). Stops at the first exception, as evalplus's ``fast_check``."""
     import evalplus.eval as ev
 
-    from coderank_evalplus.engine.oracle import evalplus_compare
-    from coderank_evalplus.engine.sandbox.report import COMPARED, NEED, VALUE, Opaque, encode_value, frame
+    from coderank_evalplus.engine.judging.oracle import evalplus_compare
+    from coderank_evalplus.engine.sandbox.report import Opaque
 
-    now = time.perf_counter
-    tempfile.tempdir = workdir  # a candidate's own temp files land where the worker cleans up (and may write)
-    os.chdir(workdir)
-    _install_timeout_handlers()
-    ev.reliability_guard(maximum_memory_bytes=_memory_cap())
+    channel = start_check(workdir, rep, ans)
     swallow_io = ev.swallow_io
-    buf, size, flush, receive = _report_channel(rep, ans)
+
+    def compare(i: int, out, answer: tuple) -> bool:  # evalplus's rules, with the expected output and atol sent
+        return evalplus_compare(dataset, entry_point, inputs[i], out, *answer)[0]
 
     exec_globals: dict = {}
     try:
@@ -157,50 +148,26 @@ def _evalplus_observe(dataset: str, entry_point: str, code, inputs: list, time_l
             with _cpu_time_limit(time_limits[i]):
                 with swallow_io():
                     out = fn(*inp)
-            try:
-                rec = frame(VALUE, i, encode_value(out))
-            except Opaque:
-                buf.append(frame(NEED, i, type(out).__qualname__.encode("utf-8", "replace")[:200]))
-                flush()
-                exp, atol = receive()
-                ok, _ = evalplus_compare(dataset, entry_point, inp, out, exp, atol)
-                buf.append(frame(COMPARED, i, b"\x01" if ok else b"\x00"))
-                flush()
-                if not ok:
-                    return
-                continue
-            buf.append(rec)
-            size[0] += len(rec)
-            # the first outputs go at once: most wrong programs fail early, and the referee can only answer
-            # (and the worker stop this child) once it has read the failing one; later ones go in batches
-            if i < _EAGER_REPORTS or size[0] > 65536 or now() - size[1] > 0.002:
-                flush()
+            if not report_result(channel, i, out, compare, opaque=Opaque, scalars=False):
+                return
     except BaseException:  # noqa: BLE001 - the candidate failed this input: nothing more to report
         pass
     finally:
-        if buf:
-            flush()
+        channel.close()
 
 
 def _original_observe(code, prelude, probes: list, want: list, workdir: str, rep: int, ans: int,
                       cpu_limit: float) -> None:  # pragma: no cover - runs in the check child
-    """In the child of a check on the original tests (``engine/original.py``): run the candidate (as the test's
+    """In the child of a check on the original tests (``engine/judging/original.py``): run the candidate (as the test's
     module: ``__name__ == "__main__"``), then the test's prelude, then each probe in order, all under one CPU-time
     limit as before; *report* each probe's value (``report.frame``), then an end frame. A value the format cannot
     carry is compared here with the candidate's own ``==`` (or truth), against the literal the referee sends for it;
     the referee lists such a pass."""
     import evalplus.eval as ev
 
-    from coderank_evalplus.engine.sandbox.report import COMPARED, NEED, VALUE, encode_value, frame
+    from coderank_evalplus.engine.sandbox.report import VALUE, encode_value, frame
 
-    now = time.perf_counter
-    none = encode_value(None)
-    tempfile.tempdir = workdir
-    os.chdir(workdir)
-    _install_timeout_handlers()
-    ev.reliability_guard(maximum_memory_bytes=_memory_cap())
-    buf, size, flush, receive = _report_channel(rep, ans)
-
+    channel = start_check(workdir, rep, ans)
     env: dict = {"__name__": "__main__"}
     try:
         with ev.swallow_io(), _cpu_time_limit(cpu_limit):
@@ -208,34 +175,19 @@ def _original_observe(code, prelude, probes: list, want: list, workdir: str, rep
             exec(prelude, env)
             for i, probe in enumerate(probes):
                 out = eval(probe, env)
-                if not want[i]:
-                    rec = frame(VALUE, i, none)
-                else:
-                    try:
-                        rec = frame(VALUE, i, encode_value(out))
-                    except Exception:  # noqa: BLE001 - Opaque, too deep: a numpy scalar stands for its value
-                        rec = b""
-                        if type(out).__module__ == "numpy" and getattr(out, "ndim", None) == 0:
-                            try:
-                                rec = frame(VALUE, i, encode_value(out.item()))
-                            except Exception:  # noqa: BLE001
-                                rec = b""
-                    if not rec:
-                        buf.append(frame(NEED, i, type(out).__qualname__.encode("utf-8", "replace")[:200]))
-                        flush()
-                        op, expected = receive()
-                        ok = bool(out == expected) if op == "==" else bool(out)
-                        rec = frame(COMPARED, i, b"\x01" if ok else b"\x00")
-                buf.append(rec)
-                size[0] += len(rec)
-                if i < _EAGER_REPORTS or size[0] > 65536 or now() - size[1] > 0.002:
-                    flush()
-        buf.append(frame(VALUE, len(probes), none))  # the end: every probe returned, within the limit
+                # a probe the remainder does not read reports None; a failed own comparison is the referee's to see
+                report_result(channel, i, out if want[i] else None, _own_comparison)
+        channel.buf.append(frame(VALUE, len(probes), encode_value(None)))  # the end: every probe returned in time
     except BaseException:  # noqa: BLE001 - the candidate failed a test: nothing more to report
         pass
     finally:
-        if buf:
-            flush()
+        channel.close()
+
+
+def _own_comparison(i: int, out, answer: tuple) -> bool:  # pragma: no cover - runs in the check child
+    """An original test's comparison of a value the report cannot carry: ``out == expected`` or its truth."""
+    op, expected = answer
+    return bool(out == expected) if op == "==" else bool(out)
 
 
 def _compile_candidate(text: str, filename: str):
@@ -256,9 +208,9 @@ def _compile_candidate(text: str, filename: str):
 
 
 def _run_original(code, prelude, probes: list, want: list, plan_file: str) -> tuple[bool, Optional[str]]:
-    """One check on the original tests, split (``engine/original.py``): the child runs the candidate and reports
+    """One check on the original tests, split (``engine/judging/original.py``): the child runs the candidate and reports
     what its probes returned; this worker's referee, which alone reads the asserts' remainders, decides."""
-    from coderank_evalplus.engine import referee
+    from coderank_evalplus.engine.judging import referee
     from coderank_evalplus.engine.sandbox.runner import _kill_group, run_reported
 
     budget = ORIGINAL_TEST_CPU_LIMIT + 1
@@ -274,7 +226,7 @@ def _run_refereed(dataset: str, entry_point: str, code, inputs: list, limits: li
                   split: str) -> tuple[bool, Optional[str]]:
     """One evalplus check: the child reports outputs (``_evalplus_observe``), this worker's referee decides.
     Returns (passed, why suspicious or None)."""
-    from coderank_evalplus.engine import referee
+    from coderank_evalplus.engine.judging import referee
     from coderank_evalplus.engine.sandbox.runner import _kill_group, run_reported
 
     budget = min(60.0, sum(limits)) + 1  # evalplus's per-program budget
@@ -292,7 +244,7 @@ def _run_lcb(program: str, expected_file: str, data: dict) -> tuple[bool, Option
     """One candidate on one LiveCodeBench problem, in a check child refereed by this worker's referee."""
     import warnings
 
-    from coderank_evalplus.engine import lcb_judge, referee
+    from coderank_evalplus.engine.judging import lcb_judge, referee
     from coderank_evalplus.engine.sandbox.runner import _kill_group, run_reported
 
     text = shapes.runnable(data["shape"], program)
@@ -369,11 +321,11 @@ def worker_judge(job: dict) -> list[tuple[bool, Optional[bool], Optional[str]]]:
         _warm_judge_worker()
     out: list[tuple[bool, Optional[bool], Optional[str]]] = []
     parent_modules = job.get("parent_modules") or frozenset()
-    from coderank_evalplus.engine.referee import referee
+    from coderank_evalplus.engine.judging.referee import referee
 
     if job["mode"] == "fails":  # tests that cannot be split (the driver warned): no candidate passes them
         return [(False, None, None) for _ in job["programs"]]
-    if job["mode"] == "lcb":  # LiveCodeBench's tests and rules (engine/lcb_judge.py)
+    if job["mode"] == "lcb":  # LiveCodeBench's tests and rules (engine/judging/lcb_judge.py)
         referee()  # forked before this worker reads the task's file (which holds no expected output either)
         data = _task_data(job["data"])
         for prog in job["programs"]:
@@ -457,8 +409,8 @@ class Judge:
         self._tmp: Optional[tempfile.TemporaryDirectory] = None
 
     def _config(self, problem: Problem, split: str) -> str:
-        if problem.io_tests:  # LiveCodeBench's tests and rules (engine/lcb_judge.py)
-            from coderank_evalplus.engine import lcb_judge
+        if problem.io_tests:  # LiveCodeBench's tests and rules (engine/judging/lcb_judge.py)
+            from coderank_evalplus.engine.judging import lcb_judge
 
             return lcb_judge.config(problem)
         if not problem.has_evalplus_inputs:
@@ -517,7 +469,7 @@ class Judge:
             bar = tqdm(total=sum(len(j["programs"]) for j in jobs), desc="judging", unit="prog",
                        disable=not self.progress, dynamic_ncols=True)
             try:
-                run = self.executor.run("coderank_evalplus.engine.judge:worker_judge", jobs, on_lost=None)
+                run = self.executor.run("coderank_evalplus.engine.judging.judge:worker_judge", jobs, on_lost=None)
                 with contextlib.closing(run) as done:
                     for k, verdicts in done:
                         job = jobs[k]
@@ -554,7 +506,7 @@ class Judge:
     def _job(self, prob: Problem, programs: list[str], want_plus: bool) -> dict:
         job = {"task_id": prob.task_id, "programs": programs, "plus": want_plus}
         if prob.io_tests:
-            from coderank_evalplus.engine import lcb_judge
+            from coderank_evalplus.engine.judging import lcb_judge
 
             key = ("lcb", prob.task_id, lcb_judge.config(prob))
             if key not in self._files:
@@ -580,7 +532,7 @@ class Judge:
     def _original_plan(self, prob: Problem) -> tuple["OriginalPlan", str]:
         """The task's original tests unrolled and split (once per task), with the file of its asserts that only
         the referee reads."""
-        from coderank_evalplus.engine.original import plan_in_child, write_secret
+        from coderank_evalplus.engine.judging.original import plan_in_child, write_secret
 
         key = ("original", prob.task_id, prob.original_test, prob.entry_point)
         if key not in self._files:

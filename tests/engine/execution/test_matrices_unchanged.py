@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from coderank_evalplus.engine.execution import ProblemWork, ResultCache, execute
+from coderank_evalplus.engine.execution.execute import ProblemWork, ResultCache, execute
 from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.testgen.extract import build_suite
 from tests.conftest import needs_data

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from coderank_evalplus.report.stats import mean_estimate, paired_difference, resample_indices
+from coderank_evalplus.stats import mean_estimate, paired_difference, resample_indices
 
 
 def test_identical_methods_differ_by_zero_with_p_one():
@@ -85,7 +85,7 @@ def test_resampled_sums_that_cancel_up_to_rounding_count_as_zero():
 
 
 def test_under_the_minimum_the_json_has_no_interval_and_no_p_value_but_says_n():
-    from coderank_evalplus.report.stats import MIN_PROBLEMS
+    from coderank_evalplus.stats import MIN_PROBLEMS
 
     for n in (3, MIN_PROBLEMS - 1):
         a = np.r_[np.ones(n - 1), 0.0]
@@ -106,7 +106,7 @@ def test_tau_interval_holds_the_estimate_where_the_percentile_interval_ends_at_i
     and every resample gives 0.8 or more (that pair flips back in some), so the percentile interval is [0.8, 1.0]
     with τ on its edge. The leaderboard's interval holds 0.8 strictly inside and reaches 1."""
     from coderank_evalplus.report.models import compare_group, kendall_tau_b
-    from coderank_evalplus.report.stats import percentile_interval, tau_interval
+    from coderank_evalplus.stats import percentile_interval, tau_interval
     from tests.report.test_models import _row
 
     rng = np.random.default_rng(7)
@@ -131,7 +131,7 @@ def test_tau_interval_holds_the_estimate_where_the_percentile_interval_ends_at_i
 
 
 def test_tau_interval_at_the_bound_and_without_spread():
-    from coderank_evalplus.report.stats import tau_interval
+    from coderank_evalplus.stats import tau_interval
 
     assert tau_interval(1.0, np.array([1.0, 0.6, 1.0, 0.8] * 50), 5) == (pytest.approx(0.6), 1.0)
     assert tau_interval(-1.0, np.array([-1.0, -0.6] * 50), 5) == (-1.0, pytest.approx(-0.6))

@@ -1,9 +1,10 @@
-"""The original tests unrolled and split (engine/original.py): what the child evaluates, what the referee decides."""
+"""The original tests unrolled and split (engine/judging/original.py): what the child evaluates, what the referee
+decides."""
 
 from __future__ import annotations
 
-from coderank_evalplus.engine.judge import Judge
-from coderank_evalplus.engine.original import plan_in_child, plan_original
+from coderank_evalplus.engine.judging.judge import Judge
+from coderank_evalplus.engine.judging.original import plan_in_child, plan_original
 from coderank_evalplus.types import Problem
 
 CHECK = '''

@@ -2,7 +2,7 @@
 
 import pytest
 
-from coderank_evalplus.engine.split import Split, check_body, split_assert
+from coderank_evalplus.engine.sandbox.split import Split, check_body, split_assert
 
 
 @pytest.mark.parametrize("body, probes, remainder, fast", [

@@ -23,7 +23,7 @@ import time
 from typing import Any, Optional
 
 from coderank_evalplus.engine.sandbox import confine
-from coderank_evalplus.engine.sandbox.report import COMPARED, NEED, VALUE, FrameReader, ReportError, decode_value
+from coderank_evalplus.engine.sandbox.report import decode_value, read_reports
 
 _PR_SET_DUMPABLE = 4
 _LEN = struct.Struct("<I")
@@ -75,7 +75,7 @@ def referee() -> socket.socket:
         finally:
             os._exit(code)
     theirs.close()
-    from coderank_evalplus.engine.workers import KEPT
+    from coderank_evalplus.engine.execution.workers import KEPT
 
     KEPT.add(pid)  # the worker's sweep of leftover processes after each job spares it
     _REFEREE[:] = [mine, pid]
@@ -125,7 +125,7 @@ def _encoded(path: str, split: str, data: dict) -> tuple[list, list]:
     if key not in _ENCODED:
         from evalplus.eval import is_floats
 
-        from coderank_evalplus.engine.oracle import has_special_oracle
+        from coderank_evalplus.engine.judging.oracle import has_special_oracle
         from coderank_evalplus.engine.sandbox.report import Opaque, encode_value
 
         expected = data[split][1]
@@ -177,70 +177,48 @@ def _serve(sock: socket.socket) -> None:  # pragma: no cover - the referee
 
 def _referee_check(request: dict, rfd: int, wfd: int) -> tuple[bool, Optional[str]]:
     """Read one child's reports until every input passed (True) or one did not, or it stopped (False)."""
-    from coderank_evalplus.engine.oracle import evalplus_compare
+    from coderank_evalplus.engine.judging.oracle import evalplus_compare
 
-    if request.get("mode") == "lcb":  # LiveCodeBench's tests and rules (engine/lcb_judge.py)
-        from coderank_evalplus.engine.lcb_judge import referee_check
+    if request.get("mode") == "lcb":  # LiveCodeBench's tests and rules (engine/judging/lcb_judge.py)
+        from coderank_evalplus.engine.judging.lcb_judge import referee_check
 
         def answer(value) -> None:
             msg = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
             _write_all(wfd, _LEN.pack(len(msg)) + msg)
 
         return referee_check(_expected(request["expected"]), rfd, answer)
-    if request.get("mode") == "original":  # the original tests' asserts, split (engine/original.py)
-        from coderank_evalplus.engine.original import referee_original
+    if request.get("mode") == "original":  # the original tests' asserts, split (engine/judging/original.py)
+        from coderank_evalplus.engine.judging.original import referee_original
 
         return referee_original(request, rfd, wfd)
     data = _expected(request["expected"])
     inputs, expected = data[request["split"]]
     dataset, entry_point, atol = data["dataset"], data["entry_point"], data["atol"]
     encoded, floats = _encoded(request["expected"], request["split"], data)
-    n = len(expected)
-    reader = FrameReader()
-    nxt = 0
-    pending: Optional[str] = None  # type name of the input whose expected output went to the child
-    odd: list[str] = []
-    while nxt < n:
-        chunk = os.read(rfd, 1 << 16)
-        if not chunk:
-            return False, None  # the child stopped (exception, exit, time limit, kill) before every input passed
-        try:
-            for kind, index, payload in reader.feed(chunk):
-                if index != nxt:
-                    return False, "report out of order"
-                if kind == VALUE and pending is None:
-                    if payload == encoded[index]:  # the very output: passes (atol set as evalplus would)
-                        if atol == 0 and floats[index]:
-                            atol = 1e-6
-                        nxt += 1
-                        continue
-                    ok, atol = evalplus_compare(dataset, entry_point, inputs[index], decode_value(payload),
-                                                expected[index], atol)
-                    if not ok:
-                        return False, None
-                    nxt += 1
-                elif kind == NEED and pending is None:
-                    pending = payload.decode("utf-8", "replace")[:200]
-                    # what the child needs to compare with evalplus's rules itself: this input's expected
-                    # output and the atol evalplus would use (the first float output sets it for good)
-                    use_atol = 1e-6 if atol == 0 and _floats(expected[index]) else atol
-                    msg = pickle.dumps((expected[index], atol), protocol=pickle.HIGHEST_PROTOCOL)
-                    os.write(wfd, _LEN.pack(len(msg)) + msg) if len(msg) < (1 << 16) else _write_all(
-                        wfd, _LEN.pack(len(msg)) + msg)
-                    atol = use_atol
-                elif kind == COMPARED and pending is not None:
-                    if payload != b"\x01":
-                        return False, None
-                    if len(odd) < 3:
-                        odd.append(f"input {index} returned {pending} where {type(expected[index]).__name__} "
-                                   "was expected; its own == decided")
-                    pending = None
-                    nxt += 1
-                else:
-                    return False, "report out of protocol"
-        except ReportError as exc:
-            return False, str(exc)
-    return True, ("; ".join(odd) if odd else None)
+
+    def value_ok(index: int, payload: bytes) -> bool:
+        nonlocal atol
+        if payload == encoded[index]:  # the very output: passes (atol set as evalplus would)
+            if atol == 0 and floats[index]:
+                atol = 1e-6
+            return True
+        ok, atol = evalplus_compare(dataset, entry_point, inputs[index], decode_value(payload), expected[index],
+                                    atol)
+        return ok
+
+    def need(index: int) -> bool:
+        nonlocal atol
+        # what the child needs to compare with evalplus's rules itself: this input's expected output and the atol
+        # evalplus would use (the first float output sets it for good)
+        use_atol = 1e-6 if atol == 0 and _floats(expected[index]) else atol
+        msg = pickle.dumps((expected[index], atol), protocol=pickle.HIGHEST_PROTOCOL)
+        os.write(wfd, _LEN.pack(len(msg)) + msg) if len(msg) < (1 << 16) else _write_all(
+            wfd, _LEN.pack(len(msg)) + msg)
+        atol = use_atol
+        return True
+
+    return read_reports(rfd, len(expected), value_ok, need, lambda index, got: (
+        f"input {index} returned {got} where {type(expected[index]).__name__} was expected; its own == decided"))
 
 
 def _floats(x) -> bool:

@@ -10,7 +10,7 @@ import sqlite3
 
 import pytest
 
-from coderank_evalplus.engine.cache import APPLICATION_ID, SCHEMA_VERSION, ResultCache, verdict_checksum
+from coderank_evalplus.engine.execution.cache import APPLICATION_ID, SCHEMA_VERSION, ResultCache, verdict_checksum
 
 PROGS = [i.to_bytes(16, "little") for i in range(300)]
 ITEMS = [bytes([i]) * 16 for i in range(20)]
@@ -57,7 +57,7 @@ def test_flipped_byte_in_a_record_is_dropped_and_recomputed(tmp_path, caplog):
     at = data.index(records)
     data[at + 17] ^= 0x01  # the status byte of the first item: a flipped verdict if it were used
     path.write_bytes(data)
-    with caplog.at_level(logging.WARNING, logger="coderank_evalplus.engine.cache"):
+    with caplog.at_level(logging.WARNING, logger="coderank_evalplus.engine.execution.cache"):
         cache = ResultCache(path)
         assert cache.lookup(PROGS[7], "cpu=0.1") == {}  # dropped, never used
         assert cache.lookup(PROGS[8], "cpu=0.1") == _expected(8)
@@ -119,7 +119,7 @@ def test_unusable_file_is_moved_aside_and_a_fresh_cache_used(tmp_path, caplog, f
         con = sqlite3.connect(path)
         con.execute("CREATE TABLE photos (name TEXT)")
         con.close()
-    with caplog.at_level(logging.WARNING, logger="coderank_evalplus.engine.cache"):
+    with caplog.at_level(logging.WARNING, logger="coderank_evalplus.engine.execution.cache"):
         cache = ResultCache(path)
     warnings = [r.message for r in caplog.records]
     assert len(warnings) == 1 and "moved aside to c.sqlite." + tag in warnings[0]
@@ -141,7 +141,7 @@ def test_damage_found_mid_run_replaces_the_file(tmp_path, caplog):
     with open(path, "r+b") as fh:
         fh.seek(path.stat().st_size // 2)
         fh.write(bytes(16384))
-    with caplog.at_level(logging.WARNING, logger="coderank_evalplus.engine.cache"):
+    with caplog.at_level(logging.WARNING, logger="coderank_evalplus.engine.execution.cache"):
         found = [cache.lookup(p, "cpu=0.1") for p in PROGS]
     assert all(f in ({}, _expected(k)) for k, f in enumerate(found))  # sound rows or nothing, never a wrong one
     assert {} in found
@@ -157,7 +157,7 @@ def test_damage_while_another_process_uses_the_cache_leaves_the_file(tmp_path, c
     other = ResultCache(path)  # a second user (flock is per open file, so this stands for another process)
     with open(path, "r+b") as fh:
         fh.write(b"\0" * 4096)  # header page gone
-    with caplog.at_level(logging.WARNING, logger="coderank_evalplus.engine.cache"):
+    with caplog.at_level(logging.WARNING, logger="coderank_evalplus.engine.execution.cache"):
         cache = ResultCache(path)
     assert "another run is using it" in caplog.records[0].message
     assert cache.lookup(PROGS[0], "cpu=0.1") == {} and cache.get_verdict(PROGS[0], "T/0", "base") is None
@@ -208,7 +208,7 @@ def test_damage_found_while_committing_writes_the_buffered_records_to_the_fresh_
     cache._db = _FailingOnce(cache._db)
     cache.store(PROGS[50], "cpu=0.1", [(ITEMS[0], 1, 2)])
     cache.put_verdict(PROGS[50], "T/0", "base", True)
-    with caplog.at_level(logging.WARNING, logger="coderank_evalplus.engine.cache"):
+    with caplog.at_level(logging.WARNING, logger="coderank_evalplus.engine.execution.cache"):
         cache.commit()
     assert len(_moved(tmp_path)) == 1 and "is damaged" in caplog.records[0].message
     cache.close()

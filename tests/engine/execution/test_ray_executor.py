@@ -19,8 +19,8 @@ import pytest
 
 from coderank_evalplus.api.evaluate import stage_config
 from coderank_evalplus.api.options import RerankOptions
-from coderank_evalplus.engine.execution import ResultCache, execute
-from coderank_evalplus.engine.executors import LocalExecutor
+from coderank_evalplus.engine.execution.execute import ResultCache, execute
+from coderank_evalplus.engine.execution.executors import LocalExecutor
 from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.pipeline import build_works, rank_and_judge
 from tests.conftest import REPO, needs_data
@@ -181,18 +181,18 @@ def local_result(humaneval_problems, codet_samples, tmp_path_factory):
 @needs_data
 def test_two_node_cluster_gives_the_local_pools_results(cluster, worker_node, local_result, humaneval_problems,
                                                         codet_samples, tmp_path):
-    from coderank_evalplus.engine.ray_executor import RayExecutor
-    from coderank_evalplus.engine.workers import WorkerError
+    from coderank_evalplus.engine.execution.ray_executor import RayExecutor
+    from coderank_evalplus.engine.execution.workers import WorkerError
 
     with RayExecutor(address=cluster.address, target_batch_s=0.2) as ex:
         assert sorted(n["slots"] for n in ex.nodes()) == [1, 1]  # head and worker node, one CPU each
         remote = _everything(humaneval_problems, codet_samples, ex, tmp_path, "ray")
         assert len(ex.stats.jobs_per_node) == 2 and min(ex.stats.jobs_per_node.values()) > 0
         assert ex.stats.lost_batches == 0
-        assert (sorted(ex.run("coderank_evalplus.engine.executors:echo", ["a", "b", "c"]))
+        assert (sorted(ex.run("coderank_evalplus.engine.execution.executors:echo", ["a", "b", "c"]))
                 == [(0, "a"), (1, "b"), (2, "c")])
         with pytest.raises(WorkerError, match="AttributeError"):  # a job that raises: reported as locally
-            list(ex.run("coderank_evalplus.engine.executors:shared_path", [1]))
+            list(ex.run("coderank_evalplus.engine.execution.executors:shared_path", [1]))
     assert _same(local_result, remote) == []
 
 
@@ -203,7 +203,7 @@ def test_damaged_cache_under_the_ray_executor(cluster, humaneval_problems, codet
     matrices equal the local pool's."""
     import logging
 
-    from coderank_evalplus.engine.ray_executor import RayExecutor
+    from coderank_evalplus.engine.execution.ray_executor import RayExecutor
 
     sols, tests = _inputs(humaneval_problems, codet_samples)
     works = build_works(humaneval_problems, {t: sols[t] for t in TASKS[:1]}, tests, 5)
@@ -216,14 +216,14 @@ def test_damaged_cache_under_the_ray_executor(cluster, humaneval_problems, codet
     zeros = min(8192, len(data) // 4)
     data[len(data) // 2: len(data) // 2 + zeros] = bytes(zeros)
     db.write_bytes(data)
-    with caplog.at_level(logging.WARNING, logger="coderank_evalplus.engine.cache"), \
+    with caplog.at_level(logging.WARNING, logger="coderank_evalplus.engine.execution.cache"), \
             RayExecutor(address=cluster.address, target_batch_s=0.2) as ex:
         cache = ResultCache(db)
         try:
             remote = execute(works, cache, Limits(cpu=0.1), progress=False, executor=ex)
         finally:
             cache.close()
-    warnings = [r.getMessage() for r in caplog.records if r.name == "coderank_evalplus.engine.cache"]
+    warnings = [r.getMessage() for r in caplog.records if r.name == "coderank_evalplus.engine.execution.cache"]
     # where the zeros land decides which of the cache's two repairs runs: the file moved aside (damaged pages) or
     # the damaged records dropped (their checksums fail); either way one repair, and the work is redone
     moved = [w for w in warnings if "moved aside to executions.sqlite.damaged-" in w]
@@ -264,7 +264,7 @@ class _KillMidRun:
 @needs_data
 def test_losing_the_worker_node_mid_run_gives_the_same_results(cluster, worker_node, local_result,
                                                                humaneval_problems, codet_samples, tmp_path):
-    from coderank_evalplus.engine.ray_executor import RayExecutor
+    from coderank_evalplus.engine.execution.ray_executor import RayExecutor
 
     with RayExecutor(address=cluster.address, target_batch_s=0.2) as ex:
         head = ray.get_runtime_context().get_node_id()
@@ -304,7 +304,7 @@ def test_vllm_data_parallel_replicas_on_ray(cluster):
 
 
 def test_batch_sizes_follow_measured_job_times():
-    from coderank_evalplus.engine.ray_executor import RayExecutor
+    from coderank_evalplus.engine.execution.ray_executor import RayExecutor
 
     ex = RayExecutor(target_batch_s=1.0, max_batch=256)  # not entered: no cluster needed
     assert ex._batch_size(10_000, None, 4) == 1  # nothing measured yet

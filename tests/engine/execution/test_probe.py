@@ -1,9 +1,9 @@
-"""Probes built for a problem's call shape (engine/probe.py: ``probe_of``): what a function or a ``class Solution``
-method returns and what a stdin program prints, raises or fails to finish, in words."""
+"""Probes built for a problem's call shape (engine/execution/probe.py: ``probe_of``): what a function or a
+``class Solution`` method returns and what a stdin program prints, raises or fails to finish, in words."""
 
 from __future__ import annotations
 
-from coderank_evalplus.engine.probe import call_of, in_words, probe_all, probe_of
+from coderank_evalplus.engine.execution.probe import call_of, in_words, probe_all, probe_of
 from coderank_evalplus.io.problems import problem_of_record
 from tests.conftest import lookalike_data
 

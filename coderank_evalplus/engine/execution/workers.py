@@ -157,8 +157,9 @@ def log_candidates_to(path: str | os.PathLike) -> None:
 class _Worker:
     def __init__(self) -> None:
         # The folder that holds this package, so a worker imports the same copy as its parent (not one in its cwd)
-        root = str(Path(__file__).resolve().parents[2])
-        code = f"import sys; sys.path.insert(0, {root!r}); from coderank_evalplus.engine.workers import main; main()"
+        root = str(Path(__file__).resolve().parents[3])
+        code = (f"import sys; sys.path.insert(0, {root!r}); "
+                "from coderank_evalplus.engine.execution.workers import main; main()")
         # A fixed hash seed: set iteration order (and so the behaviour of candidates that zip two sets, say)
         # must not change from one run, or one worker, to the next.
         # One BLAS/OpenMP thread: idle BLAS threads spin in the worker, and every fork copies them in vain.

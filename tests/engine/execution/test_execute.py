@@ -1,4 +1,4 @@
-from coderank_evalplus.engine.execution import ExecutionStats, ProblemWork, ResultCache, execute
+from coderank_evalplus.engine.execution.execute import ExecutionStats, ProblemWork, ResultCache, execute
 from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.testgen.extract import suite_from_asserts
 from coderank_evalplus.types import PASS, Problem

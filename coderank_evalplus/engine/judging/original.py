@@ -6,7 +6,7 @@ that runs no candidate code): every statement that does not need the candidate (
 values such as ``lst = list(range(-99, 100, 2))``) runs there; a ``for`` loop over test values is unrolled; a local
 bound to a candidate call (``solution = candidate(...)``) is inlined where it is used, and so is a test function's
 argument that is an expression (``check(Solution().twoSum)``: a class's method); test values in an assert
-become literals; and each assert is split (``engine/split.py``) into *probes* -- ``poly([1, 2], find_zero([1, 2]))``
+become literals; and each assert is split (``sandbox/split.py``) into *probes* -- ``poly([1, 2], find_zero([1, 2]))``
 -- and a remainder over their values -- ``math.fabs(__probe(0)) < 0.0001``. The judge's check child evaluates the
 probes in the order the test would call them, under the test's one CPU budget, and *reports* their values
 (``sandbox/report.py``, ``judge._original_observe``); the referee, which alone reads the remainders, decides
@@ -29,7 +29,7 @@ import types
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from coderank_evalplus.engine.split import PROBE, TRUSTED_MODULES, _free_names, split_expression
+from coderank_evalplus.engine.sandbox.split import PROBE, TRUSTED_MODULES, _free_names, split_expression
 
 _BUILTIN_NAMES = frozenset(dir(builtins))
 MAX_PROBES = 20_000  # an unrolled test with more probes than this is not split (it fails, with a reason)
@@ -423,9 +423,9 @@ def referee_original(request: dict, rfd: int, wfd: int) -> tuple[bool, Optional[
     """Read one check child's reports (``observe``) and decide its asserts: fast forms as their probes arrive
     (the first failure ends the check), the others at the end in one confined child (``verdicts.slow_verdicts``).
     Returns (passed, why suspicious or None)."""
-    from coderank_evalplus.engine.outcomes import PASS, RETURNED
     from coderank_evalplus.engine.sandbox.report import COMPARED, NEED, VALUE, FrameReader, ReportError
     from coderank_evalplus.engine.sandbox.verdicts import _fast_verdict, slow_verdicts
+    from coderank_evalplus.types import PASS, RETURNED
 
     secret, owner, codes = _secret(request["plan"])
     asserts = secret["asserts"]

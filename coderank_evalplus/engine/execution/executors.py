@@ -44,7 +44,7 @@ class LocalExecutor:
         self.workers = max(1, workers or os.cpu_count() or 1)
 
     def run(self, name: str, args: Iterable[Any], on_lost: Any = None) -> Generator[tuple[int, Any], None, None]:
-        from coderank_evalplus.engine.workers import WorkerPool
+        from coderank_evalplus.engine.execution.workers import WorkerPool
 
         args = list(args)
         if not args:
@@ -75,7 +75,7 @@ class WarmExecutor:
     def start(self) -> None:
         """Start the workers now (else the first run does)."""
         if self._pool is None:
-            from coderank_evalplus.engine.workers import WorkerPool
+            from coderank_evalplus.engine.execution.workers import WorkerPool
 
             self._pool = WorkerPool(self.workers).__enter__()
 

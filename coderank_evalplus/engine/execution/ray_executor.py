@@ -45,8 +45,8 @@ from typing import Any, Generator, Iterable, Iterator, Optional
 import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-from coderank_evalplus.engine.executors import SHARED_DIR_ENV, SHARED_PREFIX
-from coderank_evalplus.engine.workers import WorkerError, WorkerPool
+from coderank_evalplus.engine.execution.executors import SHARED_DIR_ENV, SHARED_PREFIX
+from coderank_evalplus.engine.execution.workers import WorkerError, WorkerPool
 from coderank_evalplus.storage import atomic_write_bytes
 
 DEPTH = 2  # batches in flight per worker slot: the next one is already on the node when a slot finishes
@@ -61,7 +61,7 @@ def environment_fingerprint() -> dict[str, str]:
     """What must match between driver and nodes for identical results: Python, evalplus, our sources."""
     import evalplus
 
-    root = Path(__file__).resolve().parent
+    root = Path(__file__).resolve().parents[1]  # the engine: every room
     h = hashlib.blake2b(digest_size=8)
     for path in sorted(root.rglob("*.py")):
         h.update(str(path.relative_to(root)).encode())

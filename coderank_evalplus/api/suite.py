@@ -42,8 +42,7 @@ from typing import Any, Optional
 from coderank_evalplus.api.options import OptionError, check_rules
 from coderank_evalplus.api.options import default as _option_default
 from coderank_evalplus.io.problems import is_problem_file
-from coderank_evalplus.io.results_folder import ResultsFolderError, read_summary
-from coderank_evalplus.report.board import default_pool
+from coderank_evalplus.io.results_folder import ResultsFolderError, pool_of, read_summary
 from coderank_evalplus.testgen.mutate import SOURCE, no_pool_note
 from coderank_evalplus.types import CoderankError
 
@@ -210,7 +209,7 @@ def load_suite(path: str | Path) -> Suite:
         e = SuiteEntry(name=_typed(where, "name", raw["name"], str))
         no_pool = "tests" not in raw and "results" not in raw
         e.tests_label = _typed(where, "tests_label", raw.get("tests_label", SOURCE if no_pool else ""), str)
-        e.pool = _typed(where, "pool", raw.get("pool", default_pool(e.tests_label)), str)
+        e.pool = _typed(where, "pool", raw.get("pool", pool_of(e.tests_label)), str)
         e.drop_extra_problems = _typed(where, "drop_extra_problems",
                                        raw.get("drop_extra_problems", data.get("drop_extra_problems",
                                                                                _default("drop_extra_problems"))),
@@ -252,7 +251,7 @@ def load_suite(path: str | Path) -> Suite:
                 e.tests_label = tests_label([str(t) for t in e.test_sources],
                                             int(spec.split(":")[1]) if spec else None)
                 if "pool" not in raw:
-                    e.pool = default_pool(e.tests_label)
+                    e.pool = pool_of(e.tests_label)
         row_key = (e.name, e.tests_label)
         if row_key in seen:
             raise SuiteError(f"{where}: same name and tests_label as entry {seen[row_key]}; rows must differ")
@@ -303,25 +302,15 @@ def run_folder(output: Path, e: SuiteEntry) -> Path:
     return output / "runs" / (slug(e.name) + (f"--{slug(e.tests_label)}" if e.tests_label else ""))
 
 
-def _file_digest(path: Path) -> str:
-    h = hashlib.sha256()
-    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
-    for f in files:
-        h.update(str(f.relative_to(path) if path.is_dir() else "").encode())
-        with open(f, "rb") as fh:
-            for chunk in iter(lambda: fh.read(1 << 20), b""):
-                h.update(chunk)
-    return h.hexdigest()
-
-
 def fingerprint(e: SuiteEntry, methods: list[str], base_only: bool, strict: bool = False,
                 pass_at_k_rule: str = _option_default("pass_at_k_rule")) -> str:
     """What determines an entry's results folder: its input files' contents and the settings."""
+    from coderank_evalplus.api.evaluate import content_digest
     from coderank_evalplus.io.results_folder import LAYOUT
 
-    tests = [_file_digest(t) if isinstance(t, Path) else t for t in e.test_sources]
-    parts = {"solutions": _file_digest(e.solutions_file), "tests": tests[0] if len(tests) == 1 else tests,
-             "dataset": ([e.dataset, _file_digest(Path(e.dataset.split("?")[0]))] if is_problem_file(e.dataset)
+    tests = [content_digest(t) if isinstance(t, Path) else t for t in e.test_sources]
+    parts = {"solutions": content_digest(e.solutions_file), "tests": tests[0] if len(tests) == 1 else tests,
+             "dataset": ([e.dataset, content_digest(Path(e.dataset.split("?")[0]))] if is_problem_file(e.dataset)
                          else e.dataset),
              "limit": e.limit, "time_limit": e.time_limit, "tests_per_sample": e.tests_per_sample,
              **({"task_ids": e.task_ids} if e.task_ids else {}),
@@ -347,8 +336,8 @@ def ensure_results(suite: Suite, output: Path, cache_dir: Optional[Path], worker
     (``executors.make_executor``), made when the first entry needs it."""
     import contextlib
 
-    from coderank_evalplus.engine.execution import ResultCache
-    from coderank_evalplus.engine.executor_factory import make_executor
+    from coderank_evalplus.engine.execution.execute import ResultCache
+    from coderank_evalplus.engine.execution.executor_factory import make_executor
 
     out = []
     cache = None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from coderank_evalplus.engine.executors import Executor, LocalExecutor
+from coderank_evalplus.engine.execution.executors import Executor, LocalExecutor
 
 EXECUTORS = ("local", "ray")
 
@@ -19,7 +19,7 @@ def make_executor(kind: str = "local", workers: Optional[int] = None, address: O
             import ray  # noqa: F401
         except ImportError:
             raise RuntimeError("--executor ray needs Ray: pip install 'coderank_evalplus[ray]'") from None
-        from coderank_evalplus.engine.ray_executor import RayExecutor
+        from coderank_evalplus.engine.execution.ray_executor import RayExecutor
 
         return RayExecutor(address=address, workers_per_node=workers)
     raise ValueError(f"unknown executor {kind!r}; choose one of {', '.join(EXECUTORS)}")

@@ -1,10 +1,10 @@
-"""Suite files (coderank_evalplus/report/suite.py): the keys that reach each entry's rerank."""
+"""Suite files (coderank_evalplus/api/suite.py): the keys that reach each entry's rerank."""
 
 import pytest
 
 
 def test_suite_pass_at_k_rule_is_read_checked_and_fingerprinted(tmp_path):
-    from coderank_evalplus.report.suite import SuiteError, fingerprint, load_suite
+    from coderank_evalplus.api.suite import SuiteError, fingerprint, load_suite
 
     (tmp_path / "s.jsonl").write_text("")
     (tmp_path / "t.jsonl").write_text("")

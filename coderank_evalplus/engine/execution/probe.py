@@ -179,8 +179,8 @@ def worker_probe(job: dict) -> list[tuple[str, ...]]:
 
 def probe_all(probes: Sequence[Probe], workers: Optional[int] = None, executor: Any = None) -> list[tuple[str, ...]]:
     """Run probes in worker interpreters (each distinct probe once); results in the order given. ``executor``: a
-    started executor (``engine.executors``) to run them on, else a worker pool made for this call."""
-    from coderank_evalplus.engine.workers import WorkerPool
+    started executor (``engine.execution.executors``) to run them on, else a worker pool made for this call."""
+    from coderank_evalplus.engine.execution.workers import WorkerPool
 
     unique = list(dict.fromkeys(probes))
     if not unique:
@@ -193,11 +193,11 @@ def probe_all(probes: Sequence[Probe], workers: Optional[int] = None, executor: 
     jobs = [{"probes": chunk, "mem": mem} for chunk in chunks]
     result: dict[Probe, tuple[str, ...]] = {}
     if executor is not None:
-        for idx, outs in executor.run("coderank_evalplus.engine.probe:worker_probe", jobs, on_lost=None):
+        for idx, outs in executor.run("coderank_evalplus.engine.execution.probe:worker_probe", jobs, on_lost=None):
             result.update(zip(chunks[idx], outs or [("lost",)] * len(chunks[idx])))
     else:
         with WorkerPool(n_workers) as pool:
-            for idx, outs in pool.run("coderank_evalplus.engine.probe:worker_probe", jobs, on_lost=None):
+            for idx, outs in pool.run("coderank_evalplus.engine.execution.probe:worker_probe", jobs, on_lost=None):
                 result.update(zip(chunks[idx], outs))
     return [result.get(p, ("lost",)) for p in probes]
 

@@ -1,7 +1,7 @@
 """The referee's shortcut: a reported output byte-equal to the expected one passes without decoding (issue 25)."""
 
-from coderank_evalplus.engine.oracle import evalplus_compare, has_special_oracle
-from coderank_evalplus.engine.referee import _encoded, _has_nan
+from coderank_evalplus.engine.judging.oracle import evalplus_compare, has_special_oracle
+from coderank_evalplus.engine.judging.referee import _encoded, _has_nan
 from coderank_evalplus.engine.sandbox.report import encode_value
 
 
@@ -37,7 +37,7 @@ def _pickled(tmp_path, name: str, outputs: list) -> str:
 
 
 def test_loaded_expected_outputs_stay_within_their_byte_budget(tmp_path, monkeypatch):
-    from coderank_evalplus.engine import referee
+    from coderank_evalplus.engine.judging import referee
 
     monkeypatch.setattr(referee, "_EXPECTED", {})
     monkeypatch.setattr(referee, "_ENCODED", {})
@@ -56,7 +56,7 @@ def test_loaded_expected_outputs_stay_within_their_byte_budget(tmp_path, monkeyp
 
 
 def test_a_huge_expected_file_is_compared_decoded(tmp_path, monkeypatch):
-    from coderank_evalplus.engine import referee
+    from coderank_evalplus.engine.judging import referee
 
     monkeypatch.setattr(referee, "_EXPECTED", {})
     monkeypatch.setattr(referee, "_ENCODED", {})

@@ -3,8 +3,8 @@
 
 import pytest
 
-from coderank_evalplus.engine.execution import ResultCache
-from coderank_evalplus.engine.judge import Judge, expected_outputs
+from coderank_evalplus.engine.execution.execute import ResultCache
+from coderank_evalplus.engine.judging.judge import Judge, expected_outputs
 from tests.conftest import needs_data
 
 TASKS = ["HumanEval/2", "HumanEval/12", "HumanEval/32"]  # float atol, None returns, find_zero's special oracle
@@ -51,7 +51,7 @@ class _CountingExecutor:
     """The local pool, counting the programs its judge jobs carry."""
 
     def __init__(self) -> None:
-        from coderank_evalplus.engine.executors import LocalExecutor
+        from coderank_evalplus.engine.execution.executors import LocalExecutor
 
         self.inner, self.programs = LocalExecutor(2), 0
 

@@ -9,24 +9,30 @@ import sys
 
 import pytest
 
-from coderank_evalplus.engine.executor_factory import make_executor
-from coderank_evalplus.engine.executors import SHARED_DIR_ENV, Executor, LocalExecutor, WarmExecutor, shared_path
-from coderank_evalplus.engine.workers import WorkerError
+from coderank_evalplus.engine.execution.executor_factory import make_executor
+from coderank_evalplus.engine.execution.executors import (
+    SHARED_DIR_ENV,
+    Executor,
+    LocalExecutor,
+    WarmExecutor,
+    shared_path,
+)
+from coderank_evalplus.engine.execution.workers import WorkerError
 
 
 def test_local_executor_runs_jobs_and_reports_failures():
     with LocalExecutor(2) as ex:
         assert isinstance(ex, Executor)
-        assert (sorted(ex.run("coderank_evalplus.engine.executors:echo", ["a", "b", "c"]))
+        assert (sorted(ex.run("coderank_evalplus.engine.execution.executors:echo", ["a", "b", "c"]))
                 == [(0, "a"), (1, "b"), (2, "c")])
-        assert list(ex.run("coderank_evalplus.engine.executors:echo", [])) == []
+        assert list(ex.run("coderank_evalplus.engine.execution.executors:echo", [])) == []
         with pytest.raises(WorkerError, match="AttributeError"):
-            list(ex.run("coderank_evalplus.engine.executors:shared_path", [1]))
+            list(ex.run("coderank_evalplus.engine.execution.executors:shared_path", [1]))
         assert ex.share_file("/some/file.pkl") == "/some/file.pkl"
 
 
 def test_warm_executor_keeps_its_workers_and_restarts_them_after_a_run_left_half_way():
-    echo = "coderank_evalplus.engine.executors:echo"
+    echo = "coderank_evalplus.engine.execution.executors:echo"
     with WarmExecutor(2) as ex:
         assert isinstance(ex, Executor)
         pids = [w.proc.pid for w in ex._pool.workers]
@@ -34,7 +40,7 @@ def test_warm_executor_keeps_its_workers_and_restarts_them_after_a_run_left_half
         assert sorted(ex.run(echo, ["d"])) == [(0, "d")]
         assert [w.proc.pid for w in ex._pool.workers] == pids  # the same interpreters, run after run
         with pytest.raises(WorkerError, match="AttributeError"):
-            list(ex.run("coderank_evalplus.engine.executors:shared_path", [1, 2, 3, 4, 5]))
+            list(ex.run("coderank_evalplus.engine.execution.executors:shared_path", [1, 2, 3, 4, 5]))
         assert ex._pool is None  # jobs were left in flight: those workers are gone
         run = ex.run(echo, list(range(10)))
         next(run)
@@ -63,8 +69,9 @@ def test_factory(monkeypatch):
 
 
 def test_the_local_path_never_imports_ray():
-    code = ("import sys, coderank_evalplus.pipeline, coderank_evalplus.engine.judge, coderank_evalplus.cli.console\n"
-            "from coderank_evalplus.engine.executor_factory import make_executor\nmake_executor('local')\n"
+    code = ("import sys, coderank_evalplus.pipeline, coderank_evalplus.engine.judging.judge\n"
+            "import coderank_evalplus.cli.console\n"
+            "from coderank_evalplus.engine.execution.executor_factory import make_executor\nmake_executor('local')\n"
             "assert 'ray' not in sys.modules, 'ray imported'")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
 

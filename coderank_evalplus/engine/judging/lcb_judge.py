@@ -23,14 +23,10 @@ from __future__ import annotations
 import json
 import os
 import pickle
-import tempfile
-import time
 from typing import Any, Callable, Optional
 
-from coderank_evalplus.engine.execution import content_key
+from coderank_evalplus.engine.execution.execute import content_key
 from coderank_evalplus.types import METHOD, Problem
-
-_EAGER_REPORTS = 16
 
 
 def config(problem: Problem) -> str:
@@ -56,21 +52,10 @@ def observe(data: dict, code, has_solution: bool, workdir: str, rep: int, ans: i
     or timed out (the referee stops reading at the first wrong one)."""
     import evalplus.eval as ev
 
-    from coderank_evalplus.engine.check_child import (
-        _cpu_time_limit,
-        _install_timeout_handlers,
-        _memory_cap,
-        _report_channel,
-    )
-    from coderank_evalplus.engine.sandbox.report import COMPARED, NEED, VALUE, encode_value, frame
+    from coderank_evalplus.engine.judging.check_child import _cpu_time_limit, report_result, start_check
     from coderank_evalplus.types import STDIN_CALLEE
 
-    now = time.perf_counter
-    tempfile.tempdir = workdir
-    os.chdir(workdir)
-    _install_timeout_handlers()
-    ev.reliability_guard(maximum_memory_bytes=_memory_cap())
-    buf, size, flush, receive = _report_channel(rep, ans)
+    channel = start_check(workdir, rep, ans)
     limit = float(data["time_limit"])
     inputs = data["inputs"]
     try:
@@ -88,35 +73,17 @@ def observe(data: dict, code, has_solution: bool, workdir: str, rep: int, ans: i
         for i, call in enumerate(calls):
             with ev.swallow_io(), _cpu_time_limit(limit):
                 out = call()
-            try:
-                rec = frame(VALUE, i, encode_value(out))
-            except Exception:  # noqa: BLE001 - Opaque, too deep: a numpy scalar stands for its value, else compare here
-                rec = b""
-                if type(out).__module__ == "numpy" and getattr(out, "ndim", None) == 0:
-                    try:
-                        rec = frame(VALUE, i, encode_value(out.item()))
-                    except Exception:  # noqa: BLE001
-                        rec = b""
-            if not rec:
-                buf.append(frame(NEED, i, type(out).__qualname__.encode("utf-8", "replace")[:200]))
-                flush()
-                expected = receive()
-                got = list(out) if isinstance(out, tuple) else out
-                ok = bool(got == expected)
-                buf.append(frame(COMPARED, i, b"\x01" if ok else b"\x00"))
-                flush()
-                if not ok:
-                    return
-                continue
-            buf.append(rec)
-            size[0] += len(rec)
-            if i < _EAGER_REPORTS or size[0] > 65536 or now() - size[1] > 0.002:
-                flush()
+            if not report_result(channel, i, out, _same_as_expected):
+                return
     except BaseException:  # noqa: BLE001 - the program failed a test (or never got to one): nothing more to report
         pass
     finally:
-        if buf:
-            flush()
+        channel.close()
+
+
+def _same_as_expected(i: int, out: Any, expected: Any) -> bool:  # pragma: no cover - runs in the child
+    """LiveCodeBench's comparison of a value the report cannot carry: the candidate's ``==`` (a tuple as a list)."""
+    return bool((list(out) if isinstance(out, tuple) else out) == expected)
 
 
 def referee_check(secret: dict, rfd: int, answer: Callable[[Any], None]
@@ -124,49 +91,27 @@ def referee_check(secret: dict, rfd: int, answer: Callable[[Any], None]
     """The referee's side: read the child's reports in order; every test's result must match its expected output.
     ``secret``: the task's ``.expected`` file; ``answer(value)`` sends the child an expected output it asked for."""
     from coderank_evalplus.engine import lcb
-    from coderank_evalplus.engine.sandbox.report import COMPARED, NEED, VALUE, FrameReader, ReportError, decode_value
+    from coderank_evalplus.engine.sandbox.report import decode_value, read_reports
 
     outputs = secret["outputs"]
     functional = secret["shape"] == METHOD
-    reader = FrameReader()
-    nxt, pending = 0, None
-    odd: list[str] = []
-    while nxt < len(outputs):
-        chunk = os.read(rfd, 1 << 16)
-        if not chunk:
-            return False, None
+
+    def value_ok(index: int, payload: bytes) -> bool:
+        got = decode_value(payload)
+        if not functional:
+            return type(got) is str and lcb.stdout_matches(got, outputs[index])
         try:
-            for kind, index, payload in reader.feed(chunk):
-                if index != nxt:
-                    return False, "report out of order"
-                if kind == VALUE and pending is None:
-                    got = decode_value(payload)
-                    if functional:
-                        try:
-                            ok = lcb.values_match(got, json.loads(outputs[index]))
-                        except ValueError:  # an expected output that is not JSON fails every program, as in LCB
-                            return False, None
-                    else:
-                        ok = type(got) is str and lcb.stdout_matches(got, outputs[index])
-                    if not ok:
-                        return False, None
-                    nxt += 1
-                elif kind == NEED and pending is None and functional:
-                    pending = payload.decode("utf-8", "replace")[:200]
-                    try:
-                        expected = json.loads(outputs[index])
-                    except ValueError:
-                        return False, None
-                    answer(expected)
-                elif kind == COMPARED and pending is not None:
-                    if payload != b"\x01":
-                        return False, None
-                    if len(odd) < 3:
-                        odd.append(f"test {index} returned {pending}; its own == decided")
-                    pending = None
-                    nxt += 1
-                else:
-                    return False, "report out of protocol"
-        except ReportError as exc:
-            return False, str(exc)
-    return True, ("; ".join(odd) if odd else None)
+            return lcb.values_match(got, json.loads(outputs[index]))
+        except ValueError:  # an expected output that is not JSON fails every program, as in LCB
+            return False
+
+    def need(index: int) -> bool:  # (a method's value only: a stdin program reports text)
+        try:
+            expected = json.loads(outputs[index])
+        except ValueError:
+            return False
+        answer(expected)
+        return True
+
+    return read_reports(rfd, len(outputs), value_ok, need if functional else None,
+                        lambda index, got: f"test {index} returned {got}; its own == decided")

@@ -5,8 +5,8 @@ from hashlib import blake2b
 
 import pytest
 
-from coderank_evalplus.engine import canonical
-from coderank_evalplus.engine.canonical import digest_value
+from coderank_evalplus.engine.sandbox import canonical
+from coderank_evalplus.engine.sandbox.canonical import digest_value
 
 # written by the engine before digests were hashed in one call (commit 5a55363)
 PINNED = [("0", 5725984527538835409), ("-7", 8293991043650855280), ("2**70", 8364219109836357859),
