@@ -162,7 +162,7 @@ def test_a_small_comparison_reads_not_meaningful_in_the_browser(n, tmp_path):
     text = html.unescape(_probe(page.render(lb, {}), TEXT_PROBE, tmp_path)["text"])  # the dump escapes < as &lt;
     if n < MIN_PROBLEMS:
         assert f"n = {n} < {MIN_PROBLEMS}: no interval or p-value" in text
-        assert f"n = {n} < {MIN_PROBLEMS}: no rank interval, τ interval or p-value" in text
+        assert f"n = {n} < {MIN_PROBLEMS}: no rank interval, τ or p-value" in text
         assert not P_VALUE.search(text)
     else:
         assert P_VALUE.search(text) and f"(n = {n} problems)" in text and f"< {MIN_PROBLEMS}: no" not in text
