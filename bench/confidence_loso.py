@@ -134,7 +134,7 @@ def figure(rows: list[dict], path: str) -> None:
 def step_settings(exec_cache: str | None, part_models: str | None, workers: int):
     """A folder → (the step recommended runs on its rounds, a key naming it): the part model of the folder's family
     from ``part_models`` (bench/select_loso.py's JSON), else the shipped one; programs through ``exec_cache``."""
-    from coderank_evalplus.engine.execution import ResultCache
+    from coderank_evalplus.engine.execution.execute import ResultCache
     from coderank_evalplus.selection.parts import part_model
     from coderank_evalplus.selection.stored import StoredSteps
 

@@ -29,8 +29,8 @@ import sys
 import time
 from pathlib import Path
 
-from coderank_evalplus.engine.execution import ResultCache
-from coderank_evalplus.engine.executors import WarmExecutor
+from coderank_evalplus.engine.execution.execute import ResultCache
+from coderank_evalplus.engine.execution.executors import WarmExecutor
 from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.rankers import learned_examples
 from coderank_evalplus.selection import SelectEnv

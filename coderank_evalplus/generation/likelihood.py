@@ -20,7 +20,7 @@ import os
 from typing import Iterable, Mapping, Optional, Sequence
 
 from coderank_evalplus.generation.base import Scorer
-from coderank_evalplus.testgen.prompts import code_without_docs
+from coderank_evalplus.testgen.prompt_examples import code_without_docs
 from coderank_evalplus.types import Problem
 
 CODER = "coder"
@@ -32,9 +32,9 @@ REVIEW_REQUEST = "# Write the docstring for the code above.\n"
 def instruction_text(problem: Problem) -> str:
     """The problem's instruction: the text of its prompt's docstring, each line stripped (as DOCE does), else the
     whole prompt."""
-    from coderank_evalplus.testgen.prompts import _docstring_span
+    from coderank_evalplus.testgen.prompt_examples import docstring_span
 
-    span = _docstring_span(problem.prompt, problem.entry_point)
+    span = docstring_span(problem.prompt, problem.entry_point)
     text = problem.prompt if span is None else problem.prompt[span[0]:span[1]]
     return "\n".join(line.strip() for line in text.strip().splitlines())
 

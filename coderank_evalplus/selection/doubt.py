@@ -28,7 +28,7 @@ from typing import Optional, Sequence
 
 from coderank_evalplus.metrics import merged_groups, pick_pool
 from coderank_evalplus.rankers.confidence import confidence
-from coderank_evalplus.testgen.prompts import tree_without_docs
+from coderank_evalplus.testgen.prompt_examples import tree_without_docs
 from coderank_evalplus.types import PASS, Executions, Ranking
 
 CLOSE_CONFIDENCE = 0.5  # the pick is more likely wrong than right: a priori, not fitted

@@ -18,7 +18,7 @@ import contextlib
 from pathlib import Path
 from typing import Callable, Iterator, Mapping, Optional, Sequence
 
-from coderank_evalplus.engine.execution import ProblemWork, ResultCache
+from coderank_evalplus.engine.execution.execute import ProblemWork, ResultCache
 from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.io.results_folder import StoredRun, load_programs
 from coderank_evalplus.rankers import split_selection

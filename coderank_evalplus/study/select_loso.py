@@ -21,16 +21,16 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from coderank_evalplus import metrics
-from coderank_evalplus.engine.execution import ProblemWork
+from coderank_evalplus.engine.execution.execute import ProblemWork
 from coderank_evalplus.io.results_folder import ranking_arrays, ranking_from_arrays
 from coderank_evalplus.rankers.learned import ClusterTable, design, fit_pairwise, model_vector, table_ranking
 from coderank_evalplus.report.curves import folder_hash
 from coderank_evalplus.report.scores import problem_scores, splits_of
-from coderank_evalplus.report.stats import mean_estimate, paired_difference, resample_indices
 from coderank_evalplus.selection import SelectEnv
 from coderank_evalplus.selection.differential import decide_all, reordered
 from coderank_evalplus.selection.doubt import Contest
 from coderank_evalplus.selection.parts import SPEC, order, part_features, part_scores
+from coderank_evalplus.stats import mean_estimate, paired_difference, resample_indices
 from coderank_evalplus.study.learned_loso import LABEL_SPLIT, SetFolder, folds, gap_closed, permissive
 from coderank_evalplus.types import Ranking
 
