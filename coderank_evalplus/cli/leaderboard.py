@@ -39,6 +39,34 @@ def _entries_from_folders(folders: list[str]):
     return entries  # rows that would show one name are told apart where every leaderboard is built (run_names)
 
 
+def _methods_the_folders_give(entries, methods: list[str]) -> list[str]:
+    """The default methods less those a folder cannot give: a method ending with a step after ranking
+    (``recommended``) runs programs, so it is read from a folder that ran it, never ranked again from the stored
+    matrices; left out, with one warning, when some folder was reranked without it (a folder written before the
+    step joined ``recommended`` reads it as its ranker alone). Methods a user names are kept, and fail loudly."""
+    import logging
+
+    from coderank_evalplus.io.results_folder import read_summary
+    from coderank_evalplus.rankers.recommended import BEFORE_STEP
+    from coderank_evalplus.rankers.registry import split_selection
+
+    kept = []
+    for m in methods:
+        if split_selection(m)[1] is None:
+            kept.append(m)
+            continue
+        summaries = [(e.folder, read_summary(Path(e.folder))) for e in entries]
+        missing = [str(f) for f, s in summaries if m not in (s.get("methods") or {})
+                   and ("aliases" in (s.get("config") or {}) or m not in BEFORE_STEP)]
+        if missing:
+            logging.getLogger("coderank_evalplus").warning(
+                "%s left out: it ends with a step after ranking, which runs programs, and %s was reranked without it "
+                "(rerank with it among --methods to compare it)", m, ", ".join(missing))
+        else:
+            kept.append(m)
+    return kept
+
+
 def run_leaderboard(args: argparse.Namespace) -> int:
     from coderank_evalplus.api.options import option
     from coderank_evalplus.api.suite import Suite, ensure_results, load_suite
@@ -81,7 +109,8 @@ def run_leaderboard(args: argparse.Namespace) -> int:
     else:
         entries = _entries_from_folders(args.inputs)
         run_s, reused = 0.0, len(entries)
-        methods, compare_to = list(option("methods").default), list(option("compare_to").default)
+        methods = _methods_the_folders_give(entries, list(option("methods").default))
+        compare_to = list(option("compare_to").default)
         n_resamples, seed, draws = option("resamples").default, option("seed").default, option("draws").default
     from coderank_evalplus.selection.stored import stored_steps
 

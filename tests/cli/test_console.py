@@ -226,3 +226,22 @@ def test_rerank_raw_field_sanitizes_chat_replies(tmp_path):
         "field": "solution", "samples": 4, "changed": 4, "empty": 0}
     assert res["methods"]["random"]["base"]["pass@1"] == 50.0
     assert res["methods"]["codet"]["base"]["pass@1"] == 100.0
+
+
+@needs_data
+@pytest.mark.slow
+def test_a_leaderboard_of_folders_without_the_default_pick_leaves_it_out_and_says_so(small_inputs, tmp_path):
+    """``recommended`` ends with the selection step, which runs programs: a leaderboard over a folder reranked
+    without it cannot rank it again from the stored matrices, so the defaulted methods leave it out with one warning
+    (named with --methods, it fails loudly instead)."""
+    out = tmp_path / "out"
+    r = _cli("rerank", "--dataset", "humaneval", "--solutions", str(small_inputs / "samples.jsonl"), "--tests",
+             str(small_inputs / "tests.jsonl"), "--methods", "codet", "--output", str(out), "--quiet")
+    assert r.returncode == 0, r.stderr
+    board = _cli("leaderboard", str(out), "--output", str(tmp_path / "board"), "--no-curves", "--quiet")
+    assert board.returncode == 0, board.stderr
+    assert "recommended left out: it ends with a step after ranking" in board.stderr and str(out) in board.stderr
+    header = next(line for line in board.stdout.splitlines() if line.startswith("| model"))
+    assert "codet" in header and "recommended" not in header
+    named = _cli("leaderboard", str(out), "--methods", "recommended", "--output", str(tmp_path / "b2"), "--no-curves")
+    assert named.returncode != 0 and "recommended ends with a step after ranking" in named.stderr
