@@ -73,6 +73,27 @@ def generate_each(generator: Generator, prompts: list[Prompt], n: int, temperatu
     yield from enumerate(generator.generate(prompts, n, temperature, top_p, max_tokens, stop))
 
 
+def generate_mixed(generator: Generator, prompts: list[Prompt], counts: Sequence[int], stops: Sequence[Sequence[str]],
+                   temperature: float, top_p: float, max_tokens: int) -> Iterator[tuple[int, list[Sample]]]:
+    """Each prompt's samples as they are ready, as ``(index in prompts, samples)``; prompt i asks for
+    ``counts[i]`` samples that stop at ``stops[i]`` (a problem's solutions and its test samples).
+
+    A generator with ``generate_iter_mixed`` (same arguments) takes them all in one call: a server has every
+    request in flight at once, whatever its count. Any other gets one ``generate_each`` call per distinct
+    (count, stop sequences), in the order they first appear: a local engine batches the prompts of one call, and
+    its draws (seeded engines number their calls) stay those of the loop before it took mixed calls."""
+    mixed = getattr(generator, "generate_iter_mixed", None)
+    if mixed is not None:
+        yield from mixed(prompts, list(counts), [list(s) for s in stops], temperature, top_p, max_tokens)
+        return
+    asks = [(int(k), tuple(s)) for k, s in zip(counts, stops)]
+    for k, stop in dict.fromkeys(asks):
+        idx = [i for i, ask in enumerate(asks) if ask == (k, stop)]
+        for j, samples in generate_each(generator, [prompts[i] for i in idx], k, temperature, top_p, max_tokens,
+                                        list(stop)):
+            yield idx[j], samples
+
+
 def truncate_at_stop(text: str, stop: Sequence[str]) -> str:
     """``text`` up to the earliest stop sequence (exclusive)."""
     cut = len(text)

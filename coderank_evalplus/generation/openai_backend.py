@@ -287,13 +287,23 @@ class OpenAIGenerator:
     # ------------------------------------------------------------------ many requests
 
     def generate_iter(self, prompts, n, temperature, top_p, max_tokens, stop) -> Iterator[tuple[int, list[Sample]]]:
-        """``(index, n samples)`` per prompt in the order they complete, ``concurrency`` requests in flight.
+        """``(index, n samples)`` per prompt in the order they complete, ``concurrency`` requests in flight."""
+        yield from self.generate_iter_mixed(prompts, [n] * len(prompts), [stop] * len(prompts), temperature, top_p,
+                                            max_tokens)
+
+    def generate_iter_mixed(self, prompts, counts, stops, temperature, top_p,
+                            max_tokens) -> Iterator[tuple[int, list[Sample]]]:
+        """``(index, counts[index] samples)`` per prompt in the order they complete, ``concurrency`` requests in
+        flight whatever their counts and stop sequences (a problem's solutions beside its test samples: the
+        requests in flight never drain between the two).
 
         When a request fails (after the client's retries) or the user presses Ctrl-C, no request is started any
         more; those in flight are waited for and what completes is still yielded (the loop writes it: nothing
         drawn is lost), then the error (or KeyboardInterrupt) is raised. A second Ctrl-C stops waiting."""
-        if not prompts or n <= 0:
-            yield from ((i, []) for i in range(len(prompts)))
+        counts = [max(0, int(k)) for k in counts]
+        for i in (i for i, k in enumerate(counts) if k == 0):
+            yield i, []
+        if not any(counts):
             return
         _ = self.is_chat  # decided (and announced) once, before any thread starts
         got: list[list[Sample]] = [[] for _ in prompts]
@@ -316,7 +326,7 @@ class OpenAIGenerator:
                 seed = None if self.seed is None else self.seed + sent[i]
                 sent[i] += 1
                 inflight[i] += 1
-                future = pool.submit(self._request, prompts[i], part, temperature, top_p, max_tokens, stop, seed)
+                future = pool.submit(self._request, prompts[i], part, temperature, top_p, max_tokens, stops[i], seed)
                 pending[future] = (i, part)
                 future.add_done_callback(finished.put)
 
@@ -336,7 +346,8 @@ class OpenAIGenerator:
         try:
             ctrl_c.install()
             for i in range(len(prompts)):
-                submit(i, n)
+                if counts[i]:
+                    submit(i, counts[i])
             while pending:
                 try:
                     done = [finished.get(timeout=ctrl_c.poll)]
@@ -372,13 +383,13 @@ class OpenAIGenerator:
                     if inflight[i] == 0:
                         ready.append(i)
                 for i in ready:
-                    if len(got[i]) >= n:
-                        yield i, got[i][:n]
+                    if len(got[i]) >= counts[i]:
+                        yield i, got[i][:counts[i]]
                     elif halt is None:
                         if empty[i] >= MAX_EMPTY_ROUNDS:
                             raise ServerUnavailable(f"OpenAI-compatible server at {self.client.base_url} returned "
                                                     f"no choices {MAX_EMPTY_ROUNDS} times for one prompt")
-                        submit(i, n - len(got[i]))
+                        submit(i, counts[i] - len(got[i]))
             if halt is not None:
                 raise halt
         finally:
