@@ -15,7 +15,7 @@ import time
 from dataclasses import asdict, dataclass, replace
 from os import PathLike
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -179,9 +179,13 @@ class Stage:
         self.clock.lap(phase)
 
     def add(self, works: Sequence[ProblemWork],
-            features: Optional[Mapping[str, Mapping[str, Sequence[float]]]] = None) -> dict[str, ProblemOutcome]:
-        """The batch's outcomes (ranked, judged), by task id; they are kept for ``result``."""
+            features: Optional[Mapping[str, Mapping[str, Sequence[float]]]] = None,
+            ranked: Optional[Callable[[], None]] = None) -> dict[str, ProblemOutcome]:
+        """The batch's outcomes (ranked, judged), by task id; they are kept for ``result``. ``ranked()`` is called
+        once the batch is through the per-problem path, before its judge (a progress line)."""
         outcomes = self.path.run(works, features, self.clock.lap)
+        if ranked is not None:
+            ranked()
         limits = Limits(cpu=self.cfg.time_limit)
         for tid, canon in canonical_executions(works, self.cache, limits, self.cfg.workers, self.executor).items():
             outcomes[tid].canonical = canon
@@ -239,25 +243,43 @@ def _result(dataset: str, works: Sequence[ProblemWork], outcomes: dict[str, Prob
 
 
 def adaptive_stopper(method: str, cfg: RerankConfig, cache: Optional[ResultCache], tau: Optional[float] = None,
-                     model: Optional[dict] = None):
-    """The adaptive budget's stopper for ``generation.sampling``: a problem's solutions so far go down the
-    per-problem path (executed on its tests, the cache keeping earlier rounds' work; ranked with ``method``'s
-    ranker, with the samples' features, as a rerank ranks them), and sampling stops once the pick's base confidence
-    reaches ``tau`` (default: the confidence model's recorded τ). A step after ranking (``<method>+select``) is
-    not run while sampling."""
-    model = model or default_confidence_model()
-    threshold = adaptive_tau(tau, model)
-    ranker = split_selection(method)[0]
-    path = ProblemPath(replace(cfg, progress=False), [ranker], cache, confidence_model=model)
+                     model: Optional[dict] = None, executor: Optional[Executor] = None) -> "AdaptiveStopper":
+    """The adaptive budget's stopper for ``generation.sampling`` (``AdaptiveStopper``)."""
+    return AdaptiveStopper(method, cfg, cache, tau, model, executor)
 
-    def stop(problem: Problem, solutions: list[str], raw_tests: list[str],
-             features: Mapping[str, Sequence[float]]) -> tuple[bool, float]:
-        tid = problem.task_id
-        works = build_works({tid: problem}, {tid: solutions}, {tid: raw_tests}, cfg.tests_per_sample)
-        conf = path.run(works, {tid: features})[tid].confidence[ranker]["base"]
-        return conf >= threshold, conf
 
-    return stop
+class AdaptiveStopper:
+    """The adaptive budget's stopper: a problem's solutions so far go down the per-problem path (executed on its
+    tests, the cache keeping earlier rounds' work; ranked with ``method``'s ranker, with the samples' features, as a
+    rerank ranks them), and sampling stops once the pick's base confidence reaches ``tau`` (default: the confidence
+    model's recorded τ). A step after ranking (``<method>+select``) is not run while sampling. Called with one
+    problem (``generation.sampling``'s ``Stopper``); ``decide`` answers a batch at once (a streamed run's, on its
+    ``executor``: None, a pool per batch)."""
+
+    def __init__(self, method: str, cfg: RerankConfig, cache: Optional[ResultCache], tau: Optional[float] = None,
+                 model: Optional[dict] = None, executor: Optional[Executor] = None) -> None:
+        model = model or default_confidence_model()
+        self.threshold = adaptive_tau(tau, model)
+        self.ranker = split_selection(method)[0]
+        self.tests_per_sample = cfg.tests_per_sample
+        self.path = ProblemPath(replace(cfg, progress=False), [self.ranker], cache, executor, confidence_model=model)
+
+    def __call__(self, problem: Problem, solutions: list[str], raw_tests: list[str],
+                 features: Mapping[str, Sequence[float]]) -> tuple[bool, float]:
+        return self.decide([(problem, solutions, raw_tests, features)])[0]
+
+    def decide(self, asks: Sequence[tuple[Problem, list[str], list[str], Mapping[str, Sequence[float]]]]
+               ) -> list[tuple[bool, float]]:
+        """(stop now, the pick's base confidence) for each (problem, solutions so far, raw tests, features)."""
+        problems = {p.task_id: p for p, _, _, _ in asks}
+        works = build_works(problems, {p.task_id: s for p, s, _, _ in asks}, {p.task_id: t for p, _, t, _ in asks},
+                            self.tests_per_sample)
+        outcomes = self.path.run(works, {p.task_id: f for p, _, _, f in asks})
+        answers = []
+        for p, _, _, _ in asks:
+            conf = outcomes[p.task_id].confidence[self.ranker]["base"]
+            answers.append((conf >= self.threshold, conf))
+        return answers
 
 
 def adaptive_method(methods: Sequence[str]) -> str:

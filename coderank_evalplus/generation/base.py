@@ -3,6 +3,7 @@ truncation and the helpers the backends use to line tokens up."""
 
 from __future__ import annotations
 
+import collections.abc
 import os
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -74,7 +75,8 @@ def generate_each(generator: Generator, prompts: list[Prompt], n: int, temperatu
 
 
 def generate_mixed(generator: Generator, prompts: list[Prompt], counts: Sequence[int], stops: Sequence[Sequence[str]],
-                   temperature: float, top_p: float, max_tokens: int) -> Iterator[tuple[int, list[Sample]]]:
+                   temperature: float, top_p: float,
+                   max_tokens: int) -> collections.abc.Generator[tuple[int, list[Sample]], None, None]:
     """Each prompt's samples as they are ready, as ``(index in prompts, samples)``; prompt i asks for
     ``counts[i]`` samples that stop at ``stops[i]`` (a problem's solutions and its test samples).
 

@@ -31,9 +31,9 @@ import os
 import threading
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Optional, Sequence, Union
+from typing import Any, Callable, Iterable, Optional, Sequence, Union, cast
 
-from coderank_evalplus.generation.base import Generator, Sample, generate_each, generate_mixed
+from coderank_evalplus.generation.base import Generator, Sample, Scorer, generate_each, generate_mixed
 from coderank_evalplus.io.evalplus_samples import record_features
 from coderank_evalplus.storage import atomic_copy, os_storage_error, replace_file
 from coderank_evalplus.testgen.prompts import (
@@ -57,8 +57,9 @@ ROUNDS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 15, 20, 30, 50, 75, 100, 150, 200)  # t
 # stopper(problem, solutions so far, raw test samples, the solutions' likelihood features: field → one value per
 # solution, as a samples file's records give them) -> (stop now, the pick's confidence), or a Future of it
 Stopper = Callable[[Problem, list[str], list[str], dict[str, list[float]]], Union[tuple[bool, float], Future]]
-# on_problem(problem, its solution records as written, its raw test samples): the problem's samples are complete
-OnProblem = Callable[[Problem, list[dict], list[str]], None]
+# on_problem(problem, its solution records as written, its raw test samples or None without a test record): the
+# problem's samples are complete
+OnProblem = Callable[[Problem, list[dict], Optional[list[str]]], None]
 
 
 def adaptive_rounds(n_samples: int) -> list[int]:
@@ -143,11 +144,12 @@ def generate_samples(
     docstring); a stopper may answer later (a ``Future``), the loop drawing for the other problems meanwhile.
 
     ``on_problem(problem, records, tests)`` is called, in the loop's thread, once a problem's samples are all
-    written: its solution records as written (program, reply, likelihood fields) and its raw test samples; the
-    problems an earlier run completed come first, before anything is drawn. ``score``: likelihood features
-    (``generation.likelihood.FIELDS``: "coder", "reviewer") every solution record must carry; what the generator did
-    not report is scored by it before the record is written (records of an earlier run first). ``halt``: set from
-    another thread, the loop stops at the next answer (``SamplingHalted``), keeping what it wrote.
+    written: its solution records as written (program, reply, likelihood fields) and its raw test samples (None
+    when it has no test record: no test samples asked for); the problems an earlier run completed come first,
+    before anything is drawn. ``score``: likelihood features (``generation.likelihood.FIELDS``: "coder",
+    "reviewer") every solution record must carry; what the generator did not report is scored by it before the
+    record is written (records of an earlier run first). ``halt``: set from another thread, the loop stops at the
+    next answer (``SamplingHalted``), keeping what it wrote.
     """
     problems = list(problems)
     per_call = max(1, problems_per_call or getattr(generator, "problems_per_call", 1) or 1)
@@ -287,7 +289,7 @@ class _Loop:
         if self.stopper is not None and self.bar is not None:
             _progress(self.bar, self.generator)
         if self.on_problem is not None:
-            self.on_problem(st.problem, st.records, list(st.tests or []))
+            self.on_problem(st.problem, st.records, None if st.tests is None else list(st.tests))
 
     # --- the calls --------------------------------------------------------------------------------------------
     def _drive(self) -> None:
@@ -330,7 +332,7 @@ class _Loop:
                     if self.score:
                         from coderank_evalplus.generation.likelihood import score_records
 
-                        score_records(recs, {st.problem.task_id: st.problem}, gen, self.score)
+                        score_records(recs, {st.problem.task_id: st.problem}, cast(Scorer, gen), self.score)
                     for rec in recs:
                         _append(self.sf, rec)
                     st.records.extend(recs)
@@ -356,7 +358,7 @@ class _Loop:
         mine = {p.task_id: p for p in self.problems}
         ours = [r for r in written if r["task_id"] in mine]
         if any(missing(r, kind) for r in ours for kind in self.score):
-            score_records(ours, mine, self.generator, self.score)
+            score_records(ours, mine, cast(Scorer, self.generator), self.score)
             atomic_write_jsonl(swork, written)
 
 
