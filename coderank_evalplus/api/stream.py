@@ -170,6 +170,7 @@ class _Stream:
             self.inbox.put(exc)
         finally:
             self.generate_s = time.monotonic() - t0
+            self.progress.sampled()
             self.inbox.put(None)  # the end
 
     def _done(self, problem: Problem, records: list[dict], tests: Optional[list[str]]) -> None:
@@ -264,7 +265,9 @@ class _Progress:
     requests per second where the generator says them."""
 
     def __init__(self, total: int, enabled: bool, generator: Any, before: int) -> None:
-        self.total, self.generator, self.before = total, generator, before
+        self.total, self.before = total, before
+        self.note = getattr(generator, "progress_note", None)
+        self.rate = ""
         self.counts = {"generated": 0, "executed": 0, "judged": 0}
         self.lock = threading.Lock()
         self.bar: Any = None
@@ -276,17 +279,23 @@ class _Progress:
     def count(self, what: str, n: int = 1) -> None:
         with self.lock:
             self.counts[what] += n
-            if self.bar is not None and what == "judged":
-                self.bar.update(n)
         self.show()
+        if self.bar is not None and what == "judged":
+            with self.lock:
+                self.bar.update(n)
+
+    def sampled(self) -> None:
+        """Sampling is over: the server's rate stays what it was over the sampling."""
+        with self.lock:
+            self.rate = self.note() if self.note is not None else ""
+            self.note = None
 
     def show(self) -> None:
         if self.bar is None:
             return
         with self.lock:
             c = self.counts
-            note = getattr(self.generator, "progress_note", None)
-            rate = note() if note is not None else ""
+            rate = self.note() if self.note is not None else self.rate
             text = f"generated {c['generated']}/{self.total}, executed {c['executed']}, judged {c['judged']}" + (
                 f" ({self.before} finished before)" if self.before else "") + (f", {rate}" if rate else "")
             self.bar.set_postfix_str(text, refresh=True)

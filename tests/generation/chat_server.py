@@ -174,7 +174,7 @@ class _Handler(BaseHTTPRequestHandler):
             texts = ["("] if task is None and body.get("max_tokens") == 1 else None
             if texts is None and task is None:
                 return self._error(400, "no canned reply for this prompt")
-            texts = texts or c.draw(str(task), int(body.get("n") or 1) if c.honour_n else 1, prompt)
+            texts = texts or c.draw(str(task), int(body.get("n") or 1) if c.honour_n else 1)
             return self._send(200, {"id": "cmpl-canned", "object": "text_completion", "created": int(time.time()),
                                     "model": c.model, "choices": [
                                         {"index": i, "text": t, "logprobs": None, "finish_reason": "stop"}
@@ -216,7 +216,7 @@ class _Handler(BaseHTTPRequestHandler):
             if c.delay:
                 time.sleep(c.delay)
             n = int(body.get("n") or 1) if c.honour_n else 1
-            texts = c.draw(task, n, user)
+            texts = c.draw(task, n, user) if c.test_marker else c.draw(task, n)
         finally:
             with c.lock:
                 c.inflight -= 1
