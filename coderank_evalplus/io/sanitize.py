@@ -72,6 +72,10 @@ def _syntax_error_line(code: str) -> Optional[int]:
 
 
 _CLOSER = {")": "(", "]": "[", "}": "{"}
+# what the scan looks at: in code, a comment, a quote, a bracket, a character no token holds (a non-ASCII one is
+# checked there); in a string, its escape character or its quote (a delimiter starts with it)
+_IN_CODE = re.compile("[#'\"()\\[\\]{}`$?\x80-\U0010ffff]")
+_IN_STRING = {q: re.compile(f"[\\\\{q}]") for q in "'\""}
 
 
 def _scan(lines: list[str], start: int, starts: Optional[list[int]] = None) -> tuple[int, list[bool]]:
@@ -101,6 +105,12 @@ def _scan(lines: list[str], start: int, starts: Optional[list[int]] = None) -> t
         k, m = 0, len(line)
         comment = False
         while k < m:
+            # the next character that can change the state (the others are passed over, as one by one)
+            found = (_IN_STRING[quote[0]] if quote else _IN_CODE).search(line, k)
+            if found is None:
+                k = m
+                break
+            k = found.start()
             c = line[k]
             if quote:
                 if c == "\\":

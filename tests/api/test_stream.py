@@ -215,3 +215,15 @@ def test_the_timing_line_says_what_overlapped():
     assert "overlapped" not in timing_line(base)
     line = timing_line({**base, "wait_s": 1.9, "generate_s": 6.0, "stream_s": 9.0, "overlap_s": 4.1})
     assert "generation 6.0 s beside the rest 7.1 s in 9.0 s: 4.1 s overlapped" in line
+
+
+def test_sstar_with_the_runs_own_model_takes_turns_with_the_sampling(tmp_path, dataset):
+    """--select-model same: S* asks the model the run samples from; it waits for its turn, so it never turns the
+    log-probabilities off under the sampling loop (every sample keeps its own)."""
+    out = tmp_path / "run"
+    with _server(delay=0.05) as server:
+        assert _main(_run_args(server, dataset, out, "--select-model", "same")) == 0
+    res = json.loads((out / "rerank_results.json").read_text())
+    assert res["timing"]["select_model_calls"] > 0 and "sstar" in res
+    records = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
+    assert len(records) == 3 * len(FUNCTIONS) and all(r["logprob"] < 0 for r in records)

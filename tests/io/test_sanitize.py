@@ -83,12 +83,16 @@ STATEMENT_LINES = [
     "try:", "except ValueError:", "finally:", "    x = (1,", "2)", "@decorator", "@dec(", ")", "class C:", "",
     "# a comment", "x = 1 + \\", "s = '''", "'''", "Note: prose here", "print(f(1))", "```python", "```",
     "  indented", "\tx = 1", "match x:", "    case 1:", "case 2:", "import os", "y = [", "]", "return 1",
+    "x = 'a # b'", "s = \"it's\"", "t = '''a", "b'''", "u = '\\\\'", "é = 1", "v = 'é'", "# é", "w = f'{x}'",
+    "$ cost", "a ? b", "r'\\n'", '"""', "z = (1, # c", "q = 'unterminated", "k = \"a\\\"b\"", "print('`')",
+    "y = {'a': (1, 2)}", "emoji = '😀'", "€ sign",
 ]
 
 
 def test_random_statements_match_evalplus():
-    """Texts of random lines that open and close statements, clauses, decorators, brackets, strings and
-    continuations at column 0 (seeded): the statement rule cuts no span evalplus would keep."""
+    """Texts of random lines that open and close statements, clauses, decorators, brackets, strings, comments and
+    continuations at column 0, with characters no token holds (seeded): the scan's jumps and the statement rule cut
+    no span evalplus would keep."""
     import random
 
     rng = random.Random(7)
