@@ -170,6 +170,7 @@ class Stage:
                            strict=cfg.strict)
         self.works: dict[str, ProblemWork] = {}
         self.outcomes: dict[str, ProblemOutcome] = {}
+        self.early: dict[tuple[str, str], Verdict] = {}  # (task, program) → verdict given before its tests were in
         self.judged: dict[str, Any] = {"judged_samples": 0, "judged_programs": 0, "judge_cached": 0,
                                        "verdicts_from": "judge"}
         self.suspicious: list[dict] = []
@@ -191,7 +192,7 @@ class Stage:
             outcomes[tid].canonical = canon
         self.clock.lap("execute")
         judged, suspicious = _judge(works, outcomes, self.problems, self.methods, self.cfg, self.judge,
-                                    self.eval_results)
+                                    self.eval_results, self.early)
         for key in ("judged_samples", "judged_programs", "judge_cached"):
             self.judged[key] += judged[key]
         if judged["verdicts_from"] != "judge":
@@ -201,6 +202,22 @@ class Stage:
         self.works.update((w.problem.task_id, w) for w in works)
         self.outcomes.update(outcomes)
         return outcomes
+
+    def judge_early(self, programs: Mapping[str, Sequence[str]]) -> None:
+        """Judge these programs of each task now, before their problems' tests are in (the judge needs only the
+        programs: a streamed run judges a problem's solutions while the model writes its tests); ``add`` takes their
+        verdicts from here. Counted in the timing block as ``add`` counts them."""
+        todo = {t: [p for p in dict.fromkeys(progs) if (t, p) not in self.early] for t, progs in programs.items()}
+        todo = {t: progs for t, progs in todo.items() if progs}
+        if not todo:
+            return
+        checked, cached = self.judge.checked, self.judge.cached
+        verdicts = self.judge.judge_programs(todo, self.problems, plus=self.cfg.plus)
+        for t, progs in todo.items():
+            self.early.update(((t, p), v) for p, v in zip(progs, verdicts[t]))
+        self.judged["judged_programs"] += self.judge.checked - checked + self.judge.cached - cached
+        self.judged["judge_cached"] += self.judge.cached - cached
+        self.clock.lap("judge")
 
     def result(self, order: Optional[Sequence[str]] = None) -> RerankResult:
         """The run's result over the problems added, in ``order`` (task ids; default: as they were added)."""
@@ -332,8 +349,8 @@ class _Phases:
 
 
 def _judge(works: Sequence[ProblemWork], outcomes: dict[str, ProblemOutcome], problems: Mapping[str, Problem],
-           methods: Sequence[str], cfg: RerankConfig, judge: Judge,
-           eval_results: Optional[str | PathLike]) -> tuple[dict[str, Any], list[dict]]:
+           methods: Sequence[str], cfg: RerankConfig, judge: Judge, eval_results: Optional[str | PathLike],
+           early: Optional[Mapping[tuple[str, str], Verdict]] = None) -> tuple[dict[str, Any], list[dict]]:
     """The judge phase: verdicts for exactly the candidates some metric needs, from evalplus's ``eval_results``
     when they match these samples (else judged, with a warning saying why). Returns the timing block's keys and the
     samples that passed only through their own ``==`` ({task_id, sample, why})."""
@@ -346,7 +363,8 @@ def _judge(works: Sequence[ProblemWork], outcomes: dict[str, ProblemOutcome], pr
         else:
             verdicts_from = str(eval_results)
     suspicious: list[dict] = []
-    judged, programs, cached = _judge_needed(works, outcomes, problems, methods, cfg, judge, prejudged, suspicious)
+    judged, programs, cached = _judge_needed(works, outcomes, problems, methods, cfg, judge, prejudged, suspicious,
+                                             early)
     return {"judged_samples": judged, "judged_programs": programs, "judge_cached": cached,
             "verdicts_from": verdicts_from}, suspicious
 
@@ -354,13 +372,16 @@ def _judge(works: Sequence[ProblemWork], outcomes: dict[str, ProblemOutcome], pr
 def _judge_needed(works: Sequence[ProblemWork], outcomes: dict[str, ProblemOutcome], problems: Mapping[str, Problem],
                   methods: Sequence[str], cfg: RerankConfig, judge: Judge,
                   prejudged: Optional[Mapping[str, Sequence[Verdict]]] = None,
-                  suspicious: Optional[list] = None) -> tuple[int, int, int]:
+                  suspicious: Optional[list] = None,
+                  early: Optional[Mapping[tuple[str, str], Verdict]] = None) -> tuple[int, int, int]:
     """Judge exactly the candidates some metric needs (all of them when a baseline is reported, as ``all_methods``
     always has them: what a batch judges then depends on its own problems only); their verdicts come from
-    ``prejudged`` (per task, per sample) where it has the task. Returns how many samples were judged, how many
-    distinct programs they are (samples with the same program text share one verdict) and how many of those
-    verdicts came from the cache (this batch's, with ``judge`` shared by the batches of a run);
+    ``prejudged`` (per task, per sample) where it has the task, and from ``early`` ((task, program) → verdict: the
+    same judge's, given before the problem's tests were in) where it has the program. Returns how many samples were
+    judged, how many distinct programs they are (samples with the same program text share one verdict) and how many
+    of those verdicts came from the cache (this batch's, with ``judge`` shared by the batches of a run);
     the samples that passed only through their own ``==`` go into ``suspicious`` ({task_id, sample, why})."""
+    early = early or {}
     k_max = max(metrics.reportable_ks(cfg.ks, (len(w.programs) for w in works)), default=1)
     need_all = any(m in BASELINES for m in methods)
     to_judge: dict[str, list[str]] = {}
@@ -377,14 +398,19 @@ def _judge_needed(works: Sequence[ProblemWork], outcomes: dict[str, ProblemOutco
             outcomes[tid].verdicts = {c: prejudged[tid][c] for c in idx}
             continue
         needed_idx[tid] = idx
-        to_judge[tid] = [w.programs[c] for c in idx]
-    if not to_judge:
+        missing = list(dict.fromkeys(w.programs[c] for c in idx if (tid, w.programs[c]) not in early))
+        if missing:
+            to_judge[tid] = missing
+    if not needed_idx:
         return 0, 0, 0
     checked, cached = judge.checked, judge.cached
-    verdicts = judge.judge_programs(to_judge, problems, plus=cfg.plus)
+    verdicts = judge.judge_programs(to_judge, problems, plus=cfg.plus) if to_judge else {}
     by_tid = {w.problem.task_id: w for w in works}
     for tid, idx in needed_idx.items():
-        outcomes[tid].verdicts = dict(zip(idx, verdicts[tid]))
+        fresh = dict(zip(to_judge.get(tid, ()), verdicts.get(tid, ())))
+        programs = by_tid[tid].programs
+        outcomes[tid].verdicts = {c: fresh[programs[c]] if programs[c] in fresh else early[(tid, programs[c])]
+                                  for c in idx}
         for c in idx:
             why = judge.suspicious.get((tid, by_tid[tid].programs[c]))
             if why and suspicious is not None:

@@ -67,6 +67,14 @@ class _Done:
 
 
 @dataclass
+class _Solutions:
+    """New solutions of a problem whose tests (or stopper's answer) are still to come: judged meanwhile."""
+
+    problem: Problem
+    programs: list[str]
+
+
+@dataclass
 class _Ask:
     """The adaptive stopper's question about a problem's solutions so far, answered through ``future``."""
 
@@ -163,7 +171,7 @@ class _Stream:
         try:
             generate_samples(self.selected, self.generator, s.n_samples, s.n_test_samples, s.temperature, s.top_p,
                              s.max_tokens, s.out_dir, progress=False, stopper=self._ask if s.adaptive else None,
-                             on_problem=self._done, score=self.kinds, halt=self.halt)
+                             on_problem=self._done, score=self.kinds, halt=self.halt, on_solutions=self._solutions)
         except SamplingHalted:
             pass
         except BaseException as exc:  # noqa: BLE001 - handed to the stream's thread, which raises it
@@ -176,6 +184,9 @@ class _Stream:
     def _done(self, problem: Problem, records: list[dict], tests: Optional[list[str]]) -> None:
         self.inbox.put(_Done(problem, list(records), tests))
         self.progress.count("generated")
+
+    def _solutions(self, problem: Problem, records: list[dict]) -> None:
+        self.inbox.put(_Solutions(problem, [r["solution"] for r in records]))
 
     def _ask(self, problem: Problem, solutions: list[str], tests: list[str], features: dict) -> Future:
         future: Future = Future()
@@ -203,8 +214,18 @@ class _Stream:
                 done = [item for item in got if isinstance(item, _Done)]
                 if done:
                     self._finish(done)
-        except BaseException:
+                finished = {d.problem.task_id for d in done} | set(self.stage.outcomes)
+                early = {item.problem.task_id: item.programs for item in got
+                         if isinstance(item, _Solutions) and item.problem.task_id not in finished}
+                if early:  # the judge needs only the programs: it starts while the model writes the tests
+                    self.stage.judge_early(early)
+        except BaseException as exc:
             self.halt.set()
+            interrupt = getattr(self.generator, "interrupt", None)
+            if interrupt is not None:  # a server's requests in flight are written first (a second Ctrl-C: not)
+                interrupt()
+                while isinstance(exc, KeyboardInterrupt) and thread.is_alive():
+                    thread.join(_POLL_S)
             thread.join(timeout=5)
             raise
         finally:

@@ -47,6 +47,7 @@ DEFAULT_CONCURRENCY = 8
 DEFAULT_RETRIES = 5  # the openai client's back-off: 0.5, 1, 2, 4, 8 s (or the server's Retry-After)
 MAX_N = 128  # samples asked for in one request at most (OpenAI's limit on n)
 MAX_EMPTY_ROUNDS = 3  # replies without a single choice before a prompt is given up
+_INTERRUPT_POLL_S = 0.2
 
 
 class ServerUnavailable(RuntimeError):
@@ -91,7 +92,7 @@ class _DeferredCtrlC:
 
     def __init__(self) -> None:
         self.pressed = False
-        self.poll: Optional[float] = None  # seconds between looks at ``pressed`` (None: not installed)
+        self.installed = False
         self._previous: Any = None
 
     def install(self) -> None:
@@ -99,14 +100,14 @@ class _DeferredCtrlC:
                 signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
             return
         self._previous = signal.signal(signal.SIGINT, self._handler)
-        self.poll = 0.2
+        self.installed = True
 
     def _handler(self, signum, frame) -> None:
         self.pressed = True
         signal.signal(signal.SIGINT, self._previous)  # a second Ctrl-C acts at once
 
     def restore(self) -> None:
-        if self.poll is not None and signal.getsignal(signal.SIGINT) == self._handler:
+        if self.installed and signal.getsignal(signal.SIGINT) == self._handler:
             signal.signal(signal.SIGINT, self._previous)
 
 
@@ -149,6 +150,7 @@ class OpenAIGenerator:
         self._n_honoured: Optional[bool] = None  # does the server return n choices for n? (learned from replies)
         self._requests = 0
         self._t0: Optional[float] = None
+        self._interrupt = threading.Event()  # interrupt(): what a first Ctrl-C does, from another thread
 
     # ------------------------------------------------------------------ chat or not
 
@@ -319,6 +321,7 @@ class OpenAIGenerator:
             self._t0 = time.monotonic()
         halt: Optional[BaseException] = None  # the first error, or the Ctrl-C: drain, then raise it
         ctrl_c = _DeferredCtrlC()
+        poll = _INTERRUPT_POLL_S  # how often a wait looks at interrupt() (and at a deferred Ctrl-C)
 
         def submit(i: int, k: int) -> None:
             parts = [1] * k if self._n_honoured is False else [min(MAX_N, k - j) for j in range(0, k, MAX_N)]
@@ -345,12 +348,14 @@ class OpenAIGenerator:
 
         try:
             ctrl_c.install()
+            if self._interrupt.is_set():
+                raise KeyboardInterrupt
             for i in range(len(prompts)):
                 if counts[i]:
                     submit(i, counts[i])
             while pending:
                 try:
-                    done = [finished.get(timeout=ctrl_c.poll)]
+                    done = [finished.get(timeout=poll)]
                 except queue.Empty:
                     done = []
                 except KeyboardInterrupt as e:  # Ctrl-C not deferred (not the main thread)
@@ -358,7 +363,7 @@ class OpenAIGenerator:
                         raise  # the second Ctrl-C: stop waiting
                     interrupted(e)
                     continue
-                if ctrl_c.pressed and not isinstance(halt, KeyboardInterrupt):
+                if (ctrl_c.pressed or self._interrupt.is_set()) and not isinstance(halt, KeyboardInterrupt):
                     interrupted(KeyboardInterrupt())
                 while not finished.empty():
                     done.append(finished.get())
@@ -395,6 +400,12 @@ class OpenAIGenerator:
         finally:
             ctrl_c.restore()
             pool.shutdown(wait=False, cancel_futures=True)
+
+    def interrupt(self) -> None:
+        """From another thread, what a first Ctrl-C does (a streamed run's sampling is not in the main thread): no
+        request is started any more, those in flight are waited for and yielded, then KeyboardInterrupt is raised
+        (at once by a call that starts later)."""
+        self._interrupt.set()
 
     def generate(self, prompts, n, temperature, top_p, max_tokens, stop) -> list[list[Sample]]:
         results: list[list[Sample]] = [[] for _ in prompts]

@@ -60,6 +60,8 @@ Stopper = Callable[[Problem, list[str], list[str], dict[str, list[float]]], Unio
 # on_problem(problem, its solution records as written, its raw test samples or None without a test record): the
 # problem's samples are complete
 OnProblem = Callable[[Problem, list[dict], Optional[list[str]]], None]
+# on_solutions(problem, its solution records so far): new solutions of a problem not complete yet
+OnSolutions = Callable[[Problem, list[dict]], None]
 
 
 def adaptive_rounds(n_samples: int) -> list[int]:
@@ -133,6 +135,7 @@ def generate_samples(
     on_problem: Optional[OnProblem] = None,
     score: Sequence[str] = (),
     halt: Optional[threading.Event] = None,
+    on_solutions: Optional[OnSolutions] = None,
 ) -> tuple[str, str]:
     """Sample ``n_samples`` solutions and ``n_test_samples`` test samples per problem; returns the two file paths.
 
@@ -146,7 +149,9 @@ def generate_samples(
     ``on_problem(problem, records, tests)`` is called, in the loop's thread, once a problem's samples are all
     written: its solution records as written (program, reply, likelihood fields) and its raw test samples (None
     when it has no test record: no test samples asked for); the problems an earlier run completed come first,
-    before anything is drawn. ``score``: likelihood features (``generation.likelihood.FIELDS``: "coder",
+    before anything is drawn. ``on_solutions(problem, records)``: a problem has new solutions but is not complete
+    yet (its tests, or the stopper's answer, are still to come): what needs only the programs may start on them (a
+    streamed run's judge). ``score``: likelihood features (``generation.likelihood.FIELDS``: "coder",
     "reviewer") every solution record must carry; what the generator did not report is scored by it before the
     record is written (records of an earlier run first). ``halt``: set from another thread, the loop stops at the
     next answer (``SamplingHalted``), keeping what it wrote.
@@ -155,7 +160,7 @@ def generate_samples(
     per_call = max(1, problems_per_call or getattr(generator, "problems_per_call", 1) or 1)
     try:
         return _Loop(problems, generator, n_samples, n_test_samples, temperature, top_p, max_tokens, out_dir,
-                     stop, n_asserts, per_call, stopper, on_problem, list(score), halt).run(progress)
+                     stop, n_asserts, per_call, stopper, on_problem, list(score), halt, on_solutions).run(progress)
     except OSError as exc:  # a full disk or a read-only folder: one line naming the folder
         err = os_storage_error(exc, out_dir, "samples")
         if err is None:
@@ -190,12 +195,16 @@ class _Loop:
     def __init__(self, problems: list[Problem], generator: Generator, n_samples: int, n_test_samples: int,
                  temperature: float, top_p: float, max_tokens: int, out_dir: str, stop: Optional[Sequence[str]],
                  n_asserts: int, per_call: int, stopper: Optional[Stopper], on_problem: Optional[OnProblem],
-                 score: list[str], halt: Optional[threading.Event]) -> None:
+                 score: list[str], halt: Optional[threading.Event], on_solutions: Optional[OnSolutions]) -> None:
         self.problems, self.generator = problems, generator
         self.n_samples, self.n_tests = n_samples, n_test_samples
         self.temperature, self.top_p, self.max_tokens = temperature, top_p, max_tokens
         self.out_dir, self.stop, self.n_asserts, self.per_call = out_dir, stop, n_asserts, per_call
         self.stopper, self.on_problem, self.score, self.halt = stopper, on_problem, score, halt
+        self.on_solutions = on_solutions
+        # a server takes every prompt of a call at once: its solutions go first, so that what needs only them
+        # (a streamed run's judge) starts while the tests are drawn; a local engine's calls keep their order
+        self.solutions_first = getattr(generator, "generate_iter_mixed", None) is not None
         self.stops = [] if generator.is_chat else list(CODET_STOP if stop is None else stop)
         self.rounds = adaptive_rounds(n_samples) if stopper is not None else [n_samples]
         self.bar: Any = None
@@ -223,6 +232,7 @@ class _Loop:
                     self._finish(st, logged=True)
                 else:
                     self._advance(st)
+                    self._more_solutions(st)
             if progress:
                 from tqdm.auto import tqdm
 
@@ -315,15 +325,30 @@ class _Loop:
             jobs = [(st, kind, k) for st in order[start:start + self.per_call]
                     for kind, k in zip(("solution", "test"), self._needs(st)) if k > 0]
             if jobs:
-                return jobs
+                return sorted(jobs, key=lambda job: job[1] == "test") if self.solutions_first else jobs
         return []
 
     def _call(self, jobs: list[tuple[_State, str, int]]) -> None:
+        """One call's answers, each written as it comes. Asked to halt, a generator that can be interrupted
+        (``interrupt``: a server's) starts nothing more and what it has in flight is still written; any other
+        stops at its next answer."""
         gen = self.generator
         prompts = [_prompts([st.problem], gen, kind, self.n_asserts)[0] for st, kind, _ in jobs]
         stops = [_stops(st.problem, kind, self.stops, self.stop) for st, kind, _ in jobs]
         answers = generate_mixed(gen, prompts, [k for _, _, k in jobs], stops, self.temperature, self.top_p,
                                  self.max_tokens)
+        interrupt = getattr(gen, "interrupt", None)
+        drains = interrupt is not None
+        try:
+            self._write(jobs, answers, interrupt)
+        except KeyboardInterrupt:
+            if drains and self.halt is not None and self.halt.is_set():
+                raise SamplingHalted("the sampling loop was asked to stop") from None
+            raise
+
+    def _write(self, jobs: list[tuple[_State, str, int]], answers: Any,
+               interrupt: Optional[Callable[[], None]]) -> None:
+        gen = self.generator
         with contextlib.closing(answers):
             for i, samples in answers:
                 st, kind, k = jobs[i]
@@ -343,7 +368,17 @@ class _Loop:
                 if self.bar is not None and self.stopper is None:
                     _progress(self.bar, gen)
                 self._advance(st)
-                self._check_halt()
+                if kind == "solution":
+                    self._more_solutions(st)
+                if interrupt is not None and self.halt is not None and self.halt.is_set():
+                    interrupt()  # (asked already by whoever halted, probably: it raises once it is drained)
+                else:
+                    self._check_halt()
+
+    def _more_solutions(self, st: _State) -> None:
+        """``on_solutions`` for a problem that has solutions and is not handed over yet."""
+        if self.on_solutions is not None and st.records and not st.done:
+            self.on_solutions(st.problem, st.records)
 
     def _check_halt(self) -> None:
         if self.halt is not None and self.halt.is_set():

@@ -497,7 +497,8 @@ class MixedGenerator(FakeGenerator):
 def test_a_server_gets_every_problems_solutions_and_tests_in_one_call(tmp_path):
     gen = MixedGenerator()
     generate_samples(PROBLEMS, gen, 3, 2, out_dir=str(tmp_path), progress=False, problems_per_call=100)
-    assert len(gen.calls) == 1 and gen.calls[0][1] == [3, 2] * 3  # nothing waits for the solutions to drain
+    # nothing waits for the solutions to drain; they go first, so that what needs only them starts early
+    assert len(gen.calls) == 1 and gen.calls[0][1] == [3, 3, 3, 2, 2, 2]
     assert [t["task_id"] for t in _jsonl(tmp_path / "tests_raw.jsonl")] == ["T/0", "T/1", "T/2"]
 
 
@@ -517,6 +518,14 @@ def test_each_problem_is_handed_over_once_those_of_an_earlier_run_first(tmp_path
     generate_samples(PROBLEMS[:1], FakeGenerator(), 2, 0, out_dir=str(tmp_path / "no_tests"), progress=False,
                      on_problem=lambda p, recs, tests: seen.append(tests))
     assert seen == [None]  # no test samples asked for: no test record
+
+
+def test_solutions_of_a_problem_still_waiting_for_its_tests_are_handed_over_early(tmp_path):
+    early, complete = [], []
+    generate_samples(PROBLEMS[:2], MixedGenerator(), 2, 1, out_dir=str(tmp_path), progress=False,
+                     problems_per_call=100, on_problem=lambda p, recs, tests: complete.append(p.task_id),
+                     on_solutions=lambda p, recs: early.append((p.task_id, len(recs), list(complete))))
+    assert early == [("T/0", 2, []), ("T/1", 2, [])] and complete == ["T/0", "T/1"]
 
 
 def test_halt_stops_the_loop_at_the_next_answer_keeping_what_it_wrote(tmp_path):
