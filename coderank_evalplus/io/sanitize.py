@@ -310,7 +310,9 @@ def raw_program(reply: str, problem: Problem) -> str:
     program, whole, as LiveCodeBench extracts it (``fenced_program``)."""
     if problem.shape != FUNCTION:
         return fenced_program(reply)
-    code = sanitize(reply, problem.entry_point)
+    # every line sanitize gives is a line of its input (or its start, up to where a statement ends): a reply with
+    # no line that defines the entry point gives no such code, and only the prompt + reply can (one sanitize less)
+    code = sanitize(reply, problem.entry_point) if _defines(reply, problem.entry_point) else ""
     if not _defines(code, problem.entry_point):
         code = sanitize(problem.prompt + "\n" + reply, problem.entry_point)
         if not _defines(code, problem.entry_point):
