@@ -17,8 +17,9 @@ problem with each method's pass@1, until ``rerank_results.json`` replaces it. Th
 drawn, executed or judged before is done again (finished problems are read back from the cache first).
 
 One progress line counts problems generated, executed (through the path) and judged; the timing block adds
-``generate_s`` (the sampling loop's wall), ``wait_s`` (this thread waiting for the model), ``stream_s`` (the
-stream's wall) and ``overlap_s`` (how much of generation and of the stage ran at the same time).
+``generate_s`` (the sampling loop's wall), ``wait_s`` (this thread waiting for the model), ``stage_s`` (the
+stage's busy seconds: the rest), ``stream_s`` (the stream's wall) and ``overlap_s`` (generation + the stage − the
+wall: how much of the two ran at the same time).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import time
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping, Optional, Sequence
+from typing import Any, Mapping, Optional, Sequence
 
 from coderank_evalplus.api.options import RerankOptions
 from coderank_evalplus.api.output import RerankOutput
@@ -120,13 +121,16 @@ def run_streamed(options: RerankOptions, problems: Mapping[str, Problem], select
     t0 = time.monotonic()
     with make_executor(cfg.executor, cfg.workers, cfg.ray_address, warm=True) as executor:
         stage = Stage(options.dataset, problems, _quiet(cfg), cache, executor, selector, None, 0.0, t0)
-        stream = _Stream(stage, generator, sampling, selected, kinds, options, model_tests, mutate, finished)
-        stream.run(options.progress)
+        stream = _Stream(stage, generator, sampling, selected, kinds, options, model_tests, finished)
+        try:
+            stream.run(options.progress)
+        finally:
+            finished.close()
         wall = time.monotonic() - t0
         result = stage.result(chosen)
     timing = result.timing
     busy = timing["total_s"] - timing.get("wait_s", 0.0) - timing.get("load_s", 0.0)
-    timing.update(generate_s=round(stream.generate_s, 2), stream_s=round(wall, 2),
+    timing.update(generate_s=round(stream.generate_s, 2), stage_s=round(busy, 2), stream_s=round(wall, 2),
                   overlap_s=round(max(0.0, stream.generate_s + busy - wall), 2))
     warn_untested(stream.solutions, stream.tests, mutate)
     provenance = describe(options, problems, chosen, sources, mutate, door)
@@ -146,9 +150,9 @@ class _Stream:
     """The sampling thread and this thread's loop over what it hands over (``run``)."""
 
     def __init__(self, stage, generator: Any, sampling: Sampling, selected: Sequence[Problem], kinds: list[str],
-                 options: RerankOptions, model_tests: bool, mutate: Optional[int], finished: "_Finished") -> None:
+                 options: RerankOptions, model_tests: bool, finished: "_Finished") -> None:
         self.stage, self.generator, self.sampling, self.selected = stage, generator, sampling, selected
-        self.kinds, self.options, self.model_tests, self.mutate = kinds, options, model_tests, mutate
+        self.kinds, self.options, self.model_tests = kinds, options, model_tests
         self.finished = finished
         self.inbox: queue.Queue = queue.Queue()
         self.halt = threading.Event()
@@ -341,7 +345,7 @@ class _Finished:
                 with contextlib.suppress(ValueError, TypeError, AttributeError):
                     self.before += json.loads(line).get("task_id") in wanted
         path.parent.mkdir(parents=True, exist_ok=True)
-        self.fh = open(path, "w", encoding="utf-8")  # noqa: SIM115 - closed by remove()
+        self.fh = open(path, "w", encoding="utf-8")  # noqa: SIM115 - closed by close()
 
     def write(self, outcomes: Mapping[str, Any], stage) -> None:
         from coderank_evalplus.pipeline import correct_array, problem_pass_at_k
@@ -358,8 +362,11 @@ class _Finished:
         if stage.cache is not None:
             stage.cache.commit()  # what this batch executed and judged is on disk with its line
 
-    def remove(self) -> None:
+    def close(self) -> None:
         self.fh.close()
+
+    def remove(self) -> None:
+        self.close()
         with contextlib.suppress(FileNotFoundError):
             os.remove(self.path)
 
@@ -406,6 +413,3 @@ class _InTurn:
 
     def report(self, done):
         return self.inner.report(done)
-
-
-Ranked = Callable[[], None]

@@ -212,12 +212,11 @@ def timing_line(timing: Mapping) -> str:
 
 
 def _stream_part(timing: Mapping) -> str:
-    """A streamed run's generation beside the rest (the stage's busy seconds: its total less the wait for the
-    model), the stream's wall, and how much of the two ran at once ("" for a run that did not stream)."""
+    """A streamed run's generation beside the rest (the stage's busy seconds), the stream's wall, and how much of
+    the two ran at once ("" for a run that did not stream)."""
     if "stream_s" not in timing:
         return ""
-    busy = timing["total_s"] - timing.get("wait_s", 0.0) - timing.get("load_s", 0.0)
-    return (f"; stream: generation {timing['generate_s']:.1f} s beside the rest {busy:.1f} s in "
+    return (f"; stream: generation {timing['generate_s']:.1f} s beside the rest {timing['stage_s']:.1f} s in "
             f"{timing['stream_s']:.1f} s: {timing['overlap_s']:.1f} s overlapped")
 
 
