@@ -27,7 +27,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 def load_baseline(rev: str) -> type:
     """ResultCache as it was at git revision ``rev`` (execution.py then held it)."""
-    for name in ("coderank_evalplus/engine/cache.py", "coderank_evalplus/engine/execution.py"):
+    for name in ("coderank_evalplus/engine/execution/cache.py", "coderank_evalplus/engine/execution/execute.py"):
         r = subprocess.run(["git", "show", f"{rev}:{name}"], cwd=REPO, capture_output=True, text=True)
         if r.returncode == 0 and "class ResultCache" in r.stdout:
             module = types.ModuleType(f"baseline_{name.replace('/', '_')}")
@@ -91,7 +91,7 @@ def main() -> None:
     args = ap.parse_args()
 
     sys.path.insert(0, str(REPO))
-    from coderank_evalplus.engine.cache import ResultCache
+    from coderank_evalplus.engine.execution.cache import ResultCache
 
     impls = {"new": ResultCache}
     if args.baseline:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from coderank_evalplus.engine.execution import ExecutionStats, ProblemWork, ResultCache, execute
+from coderank_evalplus.engine.execution.execute import ExecutionStats, ProblemWork, ResultCache, execute
 from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.io.problems import load_problems
 from coderank_evalplus.io.samples import read_solutions, read_test_samples
@@ -84,7 +84,7 @@ def main() -> None:
             np.savez_compressed(args.save_matrix, **{f"{t}|{name}": getattr(e, name) for t, e in ex.items()
                                                      for name in MATRICES})
         if args.judge:
-            from coderank_evalplus.engine.judge import Judge
+            from coderank_evalplus.engine.judging.judge import Judge
 
             judge = Judge(cache, workers=args.workers)
             t0, c0 = time.monotonic(), cpu_seconds()

@@ -50,8 +50,8 @@ def main() -> None:
     os.environ.update(RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="0", RAY_TMPDIR=tmp, RAY_USAGE_STATS_ENABLED="0",
                       PYTHONPATH=os.pathsep.join(p for p in (repo, os.environ.get("PYTHONPATH")) if p))
 
-    from coderank_evalplus.engine.execution import ExecutionStats, ProblemWork, ResultCache, execute
-    from coderank_evalplus.engine.executors import LocalExecutor
+    from coderank_evalplus.engine.execution.execute import ExecutionStats, ProblemWork, ResultCache, execute
+    from coderank_evalplus.engine.execution.executors import LocalExecutor
     from coderank_evalplus.engine.sandbox import Limits
     from coderank_evalplus.io.problems import load_problems
     from coderank_evalplus.io.samples import read_solutions, read_test_samples
@@ -78,7 +78,7 @@ def main() -> None:
     def executor_for(mode: str, cluster, **kw):
         if mode == "local":
             return LocalExecutor(args.slots)
-        from coderank_evalplus.engine.ray_executor import RayExecutor
+        from coderank_evalplus.engine.execution.ray_executor import RayExecutor
 
         return RayExecutor(address=cluster.address, **kw)
 
@@ -111,9 +111,10 @@ def main() -> None:
                         kw = {} if m == "local" else {"max_batch": 1}
                         with executor_for(m, cluster, **kw) as ex:
                             payload = ["x" * 100] * args.echo
-                            list(ex.run("coderank_evalplus.engine.executors:echo", payload[: args.slots * 4]))  # warm
+                            echo = "coderank_evalplus.engine.execution.executors:echo"
+                            list(ex.run(echo, payload[: args.slots * 4]))  # warm
                             t0, c0 = time.monotonic(), own_cpu_seconds()
-                            n = sum(1 for _ in ex.run("coderank_evalplus.engine.executors:echo", payload))
+                            n = sum(1 for _ in ex.run(echo, payload))
                             wall, cpu = time.monotonic() - t0, own_cpu_seconds() - c0
                             echo[m] = {"ms_per_batch": 1000 * wall * args.slots / n, "driver_ms": 1000 * cpu / n}
                 finally:

@@ -20,8 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from coderank_evalplus.engine.execution import ResultCache
-from coderank_evalplus.engine.judge import Judge
+from coderank_evalplus.engine.execution.execute import ResultCache
+from coderank_evalplus.engine.judging.judge import Judge
 from coderank_evalplus.io.problems import load_problems
 from coderank_evalplus.io.samples import read_solutions
 

@@ -1,5 +1,5 @@
 """How many problems does a bootstrap interval over problems need? Coverage of the leaderboard's intervals at
-small n, measured on real per-problem pass@1 (issue 51 item 4; ``report/stats.py``'s ``MIN_PROBLEMS``).
+small n, measured on real per-problem pass@1 (issue 51 item 4; ``stats.py``'s ``MIN_PROBLEMS``).
 
 A results folder's problems are taken as the population: their mean pass@1 (or mean paired difference) is the true
 value. Each replication draws n problems from them with replacement, computes the interval exactly as the
@@ -44,7 +44,7 @@ def normal_theory(n: int, level: float = 0.95) -> float:
 def mean_coverage(pop: np.ndarray, n: int, reps: int, resamples: int, rng: np.random.Generator) -> float:
     """Share of ``reps`` percentile intervals (``stats.mean_estimate``) of n problems drawn from ``pop`` that hold
     its mean."""
-    from coderank_evalplus.report.stats import mean_estimate, resample_indices
+    from coderank_evalplus.stats import mean_estimate, resample_indices
 
     truth = 100.0 * pop.mean()
     hits = 0
@@ -58,7 +58,7 @@ def mean_coverage(pop: np.ndarray, n: int, reps: int, resamples: int, rng: np.ra
 def diff_coverage(a: np.ndarray, b: np.ndarray, n: int, reps: int, resamples: int,
                   rng: np.random.Generator) -> tuple[float, float]:
     """(coverage of the paired difference's interval, share of p < 0.05 with the differences centred on 0)."""
-    from coderank_evalplus.report.stats import paired_difference, resample_indices
+    from coderank_evalplus.stats import paired_difference, resample_indices
 
     d = a - b
     truth = 100.0 * d.mean()
@@ -88,7 +88,7 @@ def tau_intervals(est: float, boot: np.ndarray, n_models: int) -> dict[str, tupl
     normal interval clipped to [−1, 1] and the Fisher-z normal interval, the latter also moved out."""
     from scipy.stats import norm
 
-    from coderank_evalplus.report.stats import percentile_interval, tau_interval
+    from coderank_evalplus.stats import percentile_interval, tau_interval
 
     b = boot[~np.isnan(boot)]
     out = {"percentile": percentile_interval(b), "leaderboard": tau_interval(est, b, n_models)}
@@ -108,7 +108,7 @@ def tau_coverage(a: np.ndarray, b: np.ndarray, n: int, reps: int, resamples: int
     """a, b: (models, problems) per-problem scores of the same models' two orders. Per interval kind: coverage of
     the true τ, share holding τ̂ strictly inside among replications with |τ̂| < 1, and mean width."""
     from coderank_evalplus.report.models import kendall_tau_b
-    from coderank_evalplus.report.stats import resample_indices
+    from coderank_evalplus.stats import resample_indices
 
     truth = float(kendall_tau_b(a.mean(axis=1), b.mean(axis=1)))
     cover: dict[str, int] = {}
@@ -148,7 +148,7 @@ def main() -> None:
 
     from coderank_evalplus.io.results_folder import load_folder
     from coderank_evalplus.report.scores import leaderboard_methods, problem_scores, splits_of
-    from coderank_evalplus.report.stats import MIN_PROBLEMS
+    from coderank_evalplus.stats import MIN_PROBLEMS
 
     methods = leaderboard_methods(args.methods.split(","))
     sizes = [int(x) for x in args.sizes.split(",")]

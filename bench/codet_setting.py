@@ -13,8 +13,8 @@ CODET = "microsoft_CodeT/generated_data/HumanEval_codegen16B_temp0.8_topp0.95_nu
 def execute_and_judge(args: argparse.Namespace):
     """``(problems, works, executions, verdicts)`` for ``args.dataset``, ``args.data_dir``, ``args.solutions``,
     ``args.tests`` (default: CodeT's files) and ``args.cache_dir``."""
-    from coderank_evalplus.engine.execution import ResultCache, execute
-    from coderank_evalplus.engine.judge import Judge
+    from coderank_evalplus.engine.execution.execute import ResultCache, execute
+    from coderank_evalplus.engine.judging.judge import Judge
     from coderank_evalplus.engine.sandbox import Limits
     from coderank_evalplus.io.problems import load_problems
     from coderank_evalplus.io.samples import read_solutions, read_test_samples

@@ -64,7 +64,7 @@ def _workdir() -> str:
 def floor_job(job: tuple) -> tuple[int, Optional[list]]:
     """Run one program on its probes in one forked, unconfined child; return (row id, digests in run order:
     None for a probe the floor skipped or lost), or (row id, None) when the program failed its import."""
-    from coderank_evalplus.engine.canonical import digest_text, digest_value
+    from coderank_evalplus.engine.sandbox.canonical import digest_text, digest_value
     from coderank_evalplus.engine.sandbox.child import compile_program
     from coderank_evalplus.engine.sandbox.verdicts import compile_probes
 
@@ -142,7 +142,7 @@ def floor_job(job: tuple) -> tuple[int, Optional[list]]:
 # --- the driver ------------------------------------------------------------------------------------------------
 
 def _works(args) -> list:
-    from coderank_evalplus.engine.execution import ProblemWork
+    from coderank_evalplus.engine.execution.execute import ProblemWork
     from coderank_evalplus.io.problems import load_problems
     from coderank_evalplus.io.samples import read_solutions, read_test_samples
     from coderank_evalplus.testgen.extract import build_suite
@@ -156,7 +156,7 @@ def _works(args) -> list:
 
 def _import_only(works: list, books: list) -> list:
     """The programs the floor runs (``books``), each with no test item: their imports alone."""
-    from coderank_evalplus.engine.execution import ProblemWork
+    from coderank_evalplus.engine.execution.execute import ProblemWork
     from coderank_evalplus.types import TestSuite
 
     kept: dict[str, list[str]] = {}
@@ -171,7 +171,7 @@ def run_engine(works: list, workers: int, cpu_limit: float, prefill: Optional[Pa
     """(wall s, CPU s, executions, stats, cache file) of ``execute`` with a fresh cache (a copy of ``prefill``)."""
     import shutil
 
-    from coderank_evalplus.engine.execution import ExecutionStats, ResultCache, execute
+    from coderank_evalplus.engine.execution.execute import ExecutionStats, ResultCache, execute
     from coderank_evalplus.engine.sandbox import Limits
 
     tmp = Path(tempfile.mkdtemp(prefix="floor_engine_"))
@@ -193,7 +193,7 @@ def left_out(works: list, full_cache: Path, cpu_limit: float) -> tuple[Path, dic
     torch``), and in the others the items timed out and every item sharing a probe with one (the floor has no
     timer). An engine run on that cache executes exactly what the floor does. Also returns {(task, row): items
     left out, or None for the whole program}, the programs left out and the items left out."""
-    from coderank_evalplus.engine.execution import _IMPORT_ITEM, ResultCache, _plan
+    from coderank_evalplus.engine.execution.execute import _IMPORT_ITEM, ResultCache, _plan
     from coderank_evalplus.engine.sandbox import Limits
     from coderank_evalplus.engine.sandbox.verdicts import plan_items
     from coderank_evalplus.types import PASS, TIMED_OUT, TIMEOUT
@@ -237,7 +237,7 @@ def left_out(works: list, full_cache: Path, cpu_limit: float) -> tuple[Path, dic
 def floor_jobs(works: list, timed: dict) -> tuple[list, list]:
     """The floor's jobs (the engine's distinct programs and probes, less the probes of timed-out items) and
     their bookkeeping; a program whose import timed out is left out."""
-    from coderank_evalplus.engine.execution import _plan, content_key
+    from coderank_evalplus.engine.execution.execute import _plan, content_key
     from coderank_evalplus.engine.sandbox.limits import max_memory_bytes
     from coderank_evalplus.engine.sandbox.verdicts import plan_items
 
@@ -260,7 +260,7 @@ def floor_jobs(works: list, timed: dict) -> tuple[list, list]:
 
 def run_floor(jobs: list, workers: int) -> tuple[float, float, dict]:
     """(wall s, CPU s, {job id: digests}) of the floor's jobs on a fresh worker pool."""
-    from coderank_evalplus.engine.executors import LocalExecutor
+    from coderank_evalplus.engine.execution.executors import LocalExecutor
 
     here = str(Path(__file__).resolve().parent)
     old = os.environ.get("PYTHONPATH", "")

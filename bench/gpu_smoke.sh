@@ -53,7 +53,8 @@ PY
 import sys
 
 from coderank_evalplus.generation import make_generator
-from coderank_evalplus.testgen.prompts import CODET_STOP, make_test_prompt_body, solution_prompt, test_generation_prompt
+from coderank_evalplus.testgen.prompts import CODET_STOP, solution_prompt, test_generation_prompt
+from coderank_evalplus.testgen.prompt_examples import make_test_prompt_body
 from coderank_evalplus.types import Problem
 
 HE = [

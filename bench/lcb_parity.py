@@ -6,7 +6,8 @@
 ``--lcb``: a checkout of LiveCodeBench/LiveCodeBench (outside this repository; nothing of it is imported here). Its
 grader runs in a subprocess of its own: each problem record goes through ``CodeGenerationProblem(**record)`` and
 ``get_evaluation_sample()``, the samples through ``codegen_metrics`` (timeout 6, as ``lcb_runner --timeout``), and a
-sample passes where every test result is positive (``compute_metrics_from_results``). Ours: ``engine.judge.Judge``.
+sample passes where every test result is positive (``compute_metrics_from_results``). Ours:
+``engine.judging.judge.Judge``.
 Samples of kind ``hostile`` are left out (they attack the machine; LiveCodeBench's grader is no sandbox).
 Prints a table per problem and the disagreements; ``--write-expected`` stores lcb_runner's verdicts for the tests.
 """
@@ -61,7 +62,7 @@ def lcb_verdicts(lcb_root: Path, problems: Path, samples: Path, workers: int) ->
 
 
 def our_verdicts(problems_path: Path, samples: list[dict], workers: int) -> dict[str, list[bool]]:
-    from coderank_evalplus.engine.judge import Judge
+    from coderank_evalplus.engine.judging.judge import Judge
     from coderank_evalplus.io.problems import load_problems
 
     problems = load_problems(str(problems_path))

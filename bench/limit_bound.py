@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from coderank_evalplus.engine import judge as judge_mod
+from coderank_evalplus.engine.judging import judge as judge_mod
 from coderank_evalplus.io.problems import load_problems
 from coderank_evalplus.io.samples import read_solutions
 from coderank_evalplus.types import TIMED_OUT, TIMEOUT

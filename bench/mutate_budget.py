@@ -43,7 +43,7 @@ def main() -> None:
     from coderank_evalplus import metrics
     from coderank_evalplus.api.evaluate import stage_config
     from coderank_evalplus.api.options import RerankOptions
-    from coderank_evalplus.engine.execution import ResultCache
+    from coderank_evalplus.engine.execution.execute import ResultCache
     from coderank_evalplus.io.problems import load_problems
     from coderank_evalplus.io.samples import read_solutions
     from coderank_evalplus.pipeline import rank_and_judge, write_results

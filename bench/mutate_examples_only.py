@@ -26,7 +26,7 @@ def main() -> None:
 
     from coderank_evalplus.io.results_folder import PROBLEMS_FILE, load_folder
     from coderank_evalplus.report.scores import pass_at_1, rank, splits_of
-    from coderank_evalplus.report.stats import paired_difference, resample_indices
+    from coderank_evalplus.stats import paired_difference, resample_indices
     from coderank_evalplus.testgen.mutate import first_inputs
 
     methods = args.methods.split(",")

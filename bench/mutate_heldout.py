@@ -31,7 +31,7 @@ def main() -> None:
 
     from coderank_evalplus.io.results_folder import load_folder, read_summary
     from coderank_evalplus.report.scores import leaderboard_methods, problem_scores, splits_of
-    from coderank_evalplus.report.stats import mean_estimate, paired_difference, resample_indices
+    from coderank_evalplus.stats import mean_estimate, paired_difference, resample_indices
 
     methods = leaderboard_methods(args.methods.split(","))
     scores, runs = {}, {}

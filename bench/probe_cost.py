@@ -24,8 +24,8 @@ def _cpu() -> tuple[float, float]:
 
 
 def main() -> None:
-    from coderank_evalplus.engine.canonical import digest_value
     from coderank_evalplus.engine.sandbox import Limits
+    from coderank_evalplus.engine.sandbox.canonical import digest_value
     from coderank_evalplus.engine.sandbox.runner import run_probes
     from coderank_evalplus.engine.sandbox.verdicts import decide, plan_items
 

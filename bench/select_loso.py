@@ -31,18 +31,18 @@ from pathlib import Path
 import numpy as np
 
 from coderank_evalplus import metrics
-from coderank_evalplus.engine.execution import ProblemWork, ResultCache
-from coderank_evalplus.engine.executors import WarmExecutor
+from coderank_evalplus.engine.execution.execute import ProblemWork, ResultCache
+from coderank_evalplus.engine.execution.executors import WarmExecutor
 from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.io.problems import load_problems
 from coderank_evalplus.io.samples import read_solutions
 from coderank_evalplus.rankers import learned_examples
 from coderank_evalplus.rankers.learned import model_vector, table_ranking
 from coderank_evalplus.report.scores import problem_scores, splits_of
-from coderank_evalplus.report.stats import paired_difference, resample_indices
 from coderank_evalplus.selection import SelectEnv
 from coderank_evalplus.selection.differential import refine
 from coderank_evalplus.selection.doubt import CLOSE_CONFIDENCE
+from coderank_evalplus.stats import paired_difference, resample_indices
 from coderank_evalplus.study.learned_loso import COMPOSITIONS, heldout_models, read_folders
 
 

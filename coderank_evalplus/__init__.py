@@ -7,11 +7,12 @@ problem), ``RerankOptions`` (every option, checked), ``example_path`` (the bundl
 ``CoderankError`` / ``InputNotFound``.
 
 The package by concern: ``io`` (datasets, sample files, results folders), ``testgen`` (prompts, test extraction),
-``engine`` (sandbox, workers, executors, cache, execution, judge), ``rankers``, ``pipeline`` (the rerank stage),
-``api`` (the one path every entry point takes, and the library's functions), ``report`` (tables, leaderboard,
-suites), ``generation`` (model backends), ``doce`` (self-debug), ``integrations`` (evalplus, lm-eval) and ``cli``.
-Dependencies run one way: cli → integrations, report, doce → api → pipeline → engine, rankers, io, testgen →
-types, storage.
+``engine`` (three rooms: ``sandbox``, ``execution``, ``judging``), ``rankers``, ``selection`` (the per-problem
+path, the steps after ranking), ``pipeline`` (a benchmark's rerank stage), ``api`` (the one path every entry point
+takes, suites, and the library's functions), ``report`` (tables, leaderboard: reads results, runs nothing),
+``generation`` (model backends), ``doce`` (self-debug), ``integrations`` (evalplus, lm-eval) and ``cli``.
+Dependencies run down the floors (docs/contributing.md): cli → integrations, report, doce, study → api → pipeline
+→ selection → engine, rankers, io, testgen, generation → types, storage, metrics, stats.
 """
 
 __version__ = "0.2.0"

@@ -20,10 +20,10 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 import numpy as np
 
 from coderank_evalplus import metrics
-from coderank_evalplus.engine.execution import ExecutionStats, ProblemWork, ResultCache, execute
-from coderank_evalplus.engine.executor_factory import make_executor
-from coderank_evalplus.engine.executors import Executor
-from coderank_evalplus.engine.judge import Judge
+from coderank_evalplus.engine.execution.execute import ExecutionStats, ProblemWork, ResultCache, execute
+from coderank_evalplus.engine.execution.executor_factory import make_executor
+from coderank_evalplus.engine.execution.executors import Executor
+from coderank_evalplus.engine.judging.judge import Judge
 from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.io.eval_results import read_verdicts
 from coderank_evalplus.io.results_folder import write_folder

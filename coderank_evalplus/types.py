@@ -7,8 +7,11 @@ from typing import Any, Optional
 
 import numpy as np
 
-# Outcome codes live in a dependency-free module (the sandbox workers import it); re-exported here.
-from coderank_evalplus.engine.outcomes import ERROR, FAIL, PASS, RAISED, RETURNED, TIMED_OUT, TIMEOUT  # noqa: F401
+# Outcome of one (program, test) execution, as stored in pass matrices.
+PASS, FAIL, ERROR, TIMEOUT = 0, 1, 2, 3
+
+# Kind of one call's result, as stored beside the output matrix.
+RETURNED, RAISED, TIMED_OUT = 0, 1, 2
 
 
 class CoderankError(ValueError):

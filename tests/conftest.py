@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -24,6 +25,19 @@ if SHARED_DATA.is_dir():
     os.environ["CODERANK_DATA"] = str(SHARED_DATA)
 
 needs_data = pytest.mark.skipif(not SHARED_DATA.is_dir(), reason=f"shared data folder {SHARED_DATA} not present")
+
+LOOKALIKE_DIR = REPO / "tests" / "data" / "lookalike"  # "is n below 100?" as a function, a method, a stdin program
+LOOKALIKE_DOES = {"look/function": "returns", "look/method": "returns", "look/stdin": "prints"}  # said of each
+
+
+def lookalike_data() -> tuple[dict[str, dict], dict[str, list[str]]]:
+    """The look-alike problem in each shape (own-format records, by task id) and its candidates: 0-6 right, 7-9
+    look-alikes (False on 9), 10 wrong (fails the first example)."""
+    records = {r["task_id"]: r for r in map(json.loads, (LOOKALIKE_DIR / "problems.jsonl").read_text().splitlines())}
+    pools: dict[str, list[str]] = {}
+    for r in map(json.loads, (LOOKALIKE_DIR / "samples.jsonl").read_text().splitlines()):
+        pools.setdefault(r["task_id"], []).append(r["solution"])
+    return records, pools
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -56,7 +70,7 @@ def codet_samples(humaneval_problems):
 # it (tests/hostile/test_forgery_ray.py imports the Ray cluster) is covered too. A test that is slow on its own
 # carries the marker itself (`@pytest.mark.slow`, or `pytestmark` for a whole module).
 SLOW_FIXTURES = {
-    "tests.engine.test_ray_executor.cluster": "ray",  # a two-node Ray cluster on 127.0.0.1
+    "tests.engine.execution.test_ray_executor.cluster": "ray",  # a two-node Ray cluster on 127.0.0.1
     "tests.generation.test_generation.llama_server": "model",  # llama_cpp.server on the embedded model
     "tests.integrations.test_evalplus_integration.runs": "harness",  # three evalplus.evaluate runs
     "tests.integrations.test_lm_eval_integration.replay_run": "harness",  # lm_eval on replayed samples

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from coderank_evalplus.api.evaluate import stage_config
 from coderank_evalplus.api.options import RerankOptions
-from coderank_evalplus.engine.execution import ResultCache
+from coderank_evalplus.engine.execution.execute import ResultCache
 from coderank_evalplus.pipeline import adaptive_stopper
 from coderank_evalplus.types import Problem
 

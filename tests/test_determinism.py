@@ -16,7 +16,7 @@ import time
 import numpy as np
 import pytest
 
-from coderank_evalplus.engine.execution import ExecutionStats, execute
+from coderank_evalplus.engine.execution.execute import ExecutionStats, execute
 from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.pipeline import build_works
 from coderank_evalplus.rankers import RankContext, get_ranker

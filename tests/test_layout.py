@@ -1,4 +1,5 @@
-"""The package's layout: no import circle, few modules at the top, every folder says what it holds."""
+"""The package's layout: no import circle, no import up a floor, few modules at the top, every folder says what it
+holds, reports that never run anything."""
 
 import subprocess
 import sys
@@ -12,7 +13,7 @@ def test_no_import_cycle():
     r = subprocess.run([sys.executable, str(REPO / "tools" / "import_cycles.py"), str(PACKAGE)],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert " 0 cycles" in r.stdout
+    assert " 0 cycles, 0 imports up a floor" in r.stdout
 
 
 def test_cycle_finder_finds_a_cycle(tmp_path):
@@ -26,6 +27,36 @@ def test_cycle_finder_finds_a_cycle(tmp_path):
                        capture_output=True, text=True)
     assert r.returncode == 1
     assert "cycle: pkg.a <-> pkg.b" in r.stdout
+
+
+def test_floor_finder_finds_an_import_up_a_floor_and_a_folder_on_no_floor():
+    sys.path.insert(0, str(REPO / "tools"))
+    try:
+        from import_cycles import unplaced, upward
+    finally:
+        sys.path.remove(str(REPO / "tools"))
+    tables = {"": [("types",), ("api",), ("cli",)], "engine": [("sandbox",), ("judging",)]}
+    graph = {"p.types": set(), "p.api.a": {"p.cli.options", "p.types"}, "p.cli.options": {"p.api.a"},
+             "p.engine.sandbox.x": {"p.engine.judging.y"}, "p.engine.judging.y": {"p.engine.sandbox.x"},
+             "p.report.z": set()}
+    assert upward(graph, tables, "p") == ["p.api.a -> p.cli.options", "p.engine.sandbox.x -> p.engine.judging.y"]
+    assert unplaced(graph, tables, "p") == ["p.engine", "p.report"]
+
+
+def test_reports_never_run_anything():
+    """report/ reads results folders and renders them: it imports nothing that executes a program, ranks anew
+    through the one path, calls a model or opens a door (the suite runner is ``api/suite.py``)."""
+    import ast
+
+    runners = ("engine", "selection", "pipeline", "api", "generation", "doce", "integrations", "cli")
+    bad = []
+    for path in sorted((PACKAGE / "report").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [f"{node.module}.{a.name}" for a in node.names] if isinstance(node, ast.ImportFrom) else []
+            bad += [f"{path.name}: {n}" for n in names for r in runners
+                    if n == f"coderank_evalplus.{r}" or n.startswith(f"coderank_evalplus.{r}.")]
+    assert not bad, bad
 
 
 def test_at_most_eight_modules_at_the_top():

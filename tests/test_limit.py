@@ -117,7 +117,7 @@ def test_run_takes_the_dataset_first_problems_and_a_smaller_limit_reruns(tmp_pat
 def test_leaderboard_suite_limit_follows_the_dataset_order(tmp_path, humaneval_problems, caplog):
     """Two suite entries, the same samples in dataset order and shuffled: both scored on the dataset's first problems,
     with the same numbers; the problems taken are printed and recorded."""
-    from coderank_evalplus.report.suite import ensure_results, load_suite
+    from coderank_evalplus.api.suite import ensure_results, load_suite
 
     sols = _codet_records(CODET_SOLUTIONS, humaneval_problems)
     tests = _codet_records(CODET_TESTS, humaneval_problems)

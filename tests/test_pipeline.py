@@ -5,7 +5,7 @@ from dataclasses import replace
 
 from coderank_evalplus.api.evaluate import stage_config
 from coderank_evalplus.api.options import RerankOptions
-from coderank_evalplus.engine.execution import ResultCache
+from coderank_evalplus.engine.execution.execute import ResultCache
 from coderank_evalplus.pipeline import rank_and_judge
 from coderank_evalplus.types import Problem
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from coderank_evalplus.engine.execution import ITEM_RECORD
+from coderank_evalplus.engine.execution.execute import ITEM_RECORD
 from tests.conftest import SHARED_DATA, needs_data
 
 LIMIT = 2

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from coderank_evalplus.engine.cache import SCHEMA_VERSION
-from coderank_evalplus.engine.execution import content_key
+from coderank_evalplus.engine.execution.cache import SCHEMA_VERSION
+from coderank_evalplus.engine.execution.execute import content_key
 from tests.conftest import SHARED_DATA, needs_data
 
 REPO = Path(__file__).resolve().parents[1]

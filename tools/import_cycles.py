@@ -1,10 +1,16 @@
-"""Print the package's import graph cycles (every import counts: module level, inside functions, under TYPE_CHECKING).
+"""Print the package's import graph cycles and its imports that run up a floor (every import counts: module level,
+inside functions, under TYPE_CHECKING).
 
 An edge runs from a module to each module of the package it names: ``import a.b`` and ``from a import b`` (b a
 submodule) name ``a.b``; ``from a.b import name`` names ``a.b``. Importing ``a.b`` also runs ``a/__init__.py``, but
 that is not counted as an edge: a package's ``__init__`` re-exporting its own submodules is not a circle.
 
-Usage: ``python tools/import_cycles.py [PACKAGE_DIR]`` — prints one cycle a line and exits 1 when any exists.
+The floors (``FLOORS``, drawn in docs/contributing.md): a module may import its own floor and the floors below it,
+never one above; inside ``engine/`` the rooms have floors of their own (judging → execution → sandbox). A
+package without a table of floors (another package, a test's) is checked for cycles only.
+
+Usage: ``python tools/import_cycles.py [PACKAGE_DIR]`` — prints one cycle, or one import up a floor, a line and exits
+1 when there is any.
 """
 
 from __future__ import annotations
@@ -12,6 +18,23 @@ from __future__ import annotations
 import ast
 import sys
 from pathlib import Path
+
+# Floors, lowest first, by the first name below the package ("" is the package's own __init__: the lazy API it
+# re-exports, imported by the console for its version); a scope below the package has floors of its own.
+FLOORS: dict[str, dict[str, list[tuple[str, ...]]]] = {
+    "coderank_evalplus": {
+        "": [
+            ("types", "storage", "metrics", "stats", "examples"),  # core types, files, pass@k and statistics; data
+            ("engine", "rankers", "io", "testgen", "generation"),  # the parts
+            ("selection",),  # the per-problem path and the steps after ranking
+            ("pipeline",),  # a benchmark's rerank stage
+            ("api",),  # the one door and the Python API
+            ("integrations", "report", "doce", "study", "_hook", "_lm_eval_hook", "lm_eval_tasks"),  # faces, readers
+            ("cli", ""),  # the console script
+        ],
+        "engine": [("sandbox", "lcb", "shapes"), ("execution",), ("judging",)],
+    },
+}
 
 
 def module_name(path: Path, root: Path) -> str:
@@ -105,15 +128,56 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return sorted(found)
 
 
+def _floor(module: str, scope: str, floors: list[tuple[str, ...]]) -> int | None:
+    """The floor of ``module`` in ``scope`` (a dotted prefix), None when it is not below the scope or on no floor."""
+    if module != scope and not module.startswith(scope + "."):
+        return None
+    rest = module[len(scope) + 1:].split(".")[0] if module != scope else ""
+    return next((i for i, names in enumerate(floors) if rest in names), None)
+
+
+def upward(graph: dict[str, set[str]], tables: dict[str, list[tuple[str, ...]]], package: str) -> list[str]:
+    """Every import that runs up a floor, as ``a -> b`` (a's floor below b's), sorted."""
+    found = []
+    for scope_name, floors in tables.items():
+        scope = package if not scope_name else f"{package}.{scope_name}"
+        for a in sorted(graph):
+            fa = _floor(a, scope, floors)
+            for b in sorted(graph[a]):
+                fb = _floor(b, scope, floors)
+                if fa is not None and fb is not None and fa < fb:
+                    found.append(f"{a} -> {b}")
+    return sorted(found)
+
+
+def unplaced(graph: dict[str, set[str]], tables: dict[str, list[tuple[str, ...]]], package: str) -> list[str]:
+    """Folders and top-level modules of a scope that are on no floor (a new one must be placed)."""
+    out = set()
+    for scope_name, floors in tables.items():
+        scope = package if not scope_name else f"{package}.{scope_name}"
+        for m in graph:
+            if (m == scope or m.startswith(scope + ".")) and _floor(m, scope, floors) is None and m != scope:
+                out.add(scope + "." + m[len(scope) + 1:].split(".")[0])
+    return sorted(out)
+
+
 def main(argv: list[str]) -> int:
     package_dir = Path(argv[0]) if argv else Path(__file__).resolve().parents[1] / "coderank_evalplus"
     graph = import_graph(package_dir)
     found = cycles(graph)
     edges = sum(len(v) for v in graph.values())
-    print(f"{len(graph)} modules, {edges} import edges, {len(found)} cycles")
+    tables = FLOORS.get(package_dir.name, {})
+    up = upward(graph, tables, package_dir.name)
+    lost = unplaced(graph, tables, package_dir.name)
+    print(f"{len(graph)} modules, {edges} import edges, {len(found)} cycles"
+          + (f", {len(up)} imports up a floor" if tables else ""))
     for component in found:
         print("cycle: " + " <-> ".join(component))
-    return 1 if found else 0
+    for edge in up:
+        print("up a floor: " + edge)
+    for name in lost:
+        print(f"on no floor: {name} (place it in tools/import_cycles.py's FLOORS and docs/contributing.md)")
+    return 1 if found or up or lost else 0
 
 
 if __name__ == "__main__":

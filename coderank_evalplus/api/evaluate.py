@@ -177,8 +177,8 @@ def _run_files(options: RerankOptions, folder: Optional[Path], cache: Any, selec
     """For the run: the execution cache (``cache``, else one in ``cache_dir`` or the results folder), S*
     (``selector``, else the one ``select_model`` names, its replies logged in the folder, the cache folder or a
     temporary one), and what the candidates print going to the folder's log; closed and restored on leaving."""
-    from coderank_evalplus.engine.execution import ResultCache
-    from coderank_evalplus.engine.workers import CANDIDATE_LOG, CANDIDATE_LOG_ENV, log_candidates_to
+    from coderank_evalplus.engine.execution.execute import ResultCache
+    from coderank_evalplus.engine.execution.workers import CANDIDATE_LOG, CANDIDATE_LOG_ENV, log_candidates_to
 
     log_before = os.environ.get(CANDIDATE_LOG_ENV)
     if folder is not None:  # what the candidates print goes to the folder's log, for this call only
@@ -234,6 +234,7 @@ def describe(options: RerankOptions, problems: Mapping[str, Problem], chosen: Se
     ran it, the samples' digest (the leaderboard tells same-named runs of other samples apart by it) and a
     fingerprint of its inputs (what makes two runs the same run)."""
     from coderank_evalplus.io.problems import dataset_version
+    from coderank_evalplus.io.results_folder import pool_of
 
     model, named_by = run_model(options, door)
     label = options.tests_label or tests_label(sources, mutate)
@@ -286,26 +287,25 @@ def tests_label(sources: Sequence[str], mutate: Optional[int]) -> str:
     return " + ".join(parts) or "no tests"
 
 
-def pool_of(label: str) -> str:
-    """Rows that share a pool are compared as models: a label without a trailing " (own)"."""
-    return label[: -len(" (own)")] if label.endswith(" (own)") else label
-
-
-def _digest(path: Optional[str]) -> Optional[str]:
-    """A file's or folder's content digest (a spec such as examples+mutate:10 stands for itself)."""
-    if not path:
-        return None
-    p = Path(path)
-    if not p.exists():
-        return str(path)
+def content_digest(path: Path) -> str:
+    """sha256 of a file's bytes, or of a folder's files (their relative names and bytes, in name order): what says
+    two runs read the same inputs."""
     h = hashlib.sha256()
-    files = sorted(f for f in p.rglob("*") if f.is_file()) if p.is_dir() else [p]
+    files = sorted(f for f in path.rglob("*") if f.is_file()) if path.is_dir() else [path]
     for f in files:
-        h.update(str(f.relative_to(p) if p.is_dir() else "").encode())
+        h.update(str(f.relative_to(path) if path.is_dir() else "").encode())
         with open(f, "rb") as fh:
             for chunk in iter(lambda: fh.read(1 << 20), b""):
                 h.update(chunk)
-    return h.hexdigest()[:16]
+    return h.hexdigest()
+
+
+def _digest(path: Optional[str]) -> Optional[str]:
+    """A file's or folder's content digest, short (a spec such as examples+mutate:10 stands for itself)."""
+    if not path:
+        return None
+    p = Path(path)
+    return content_digest(p)[:16] if p.exists() else str(path)
 
 
 def folder_fingerprint(folder: Path) -> Optional[str]:

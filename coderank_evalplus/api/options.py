@@ -134,6 +134,13 @@ def _method(value: Any) -> str:
     return names[0]
 
 
+def flat_tests(value: Optional[list]) -> Optional[list[str]]:
+    """``tests`` as a face gathers it (``--tests`` parsed: a list per occurrence) → one list of sources."""
+    if value is None:
+        return None
+    return [s for item in value for s in (item if isinstance(item, list) else [item])]
+
+
 def _tests(value: Any) -> list[str]:
     """Test sources: files and at most one ``examples+mutate[:N]`` (on ``run`` also ``model``)."""
     from coderank_evalplus.testgen.mutate import parse_source
@@ -225,7 +232,7 @@ class Option:
         return self.name if self.name in keys else ""
 
 
-# the options a suite file takes (report/suite.py reads these keys), lm-eval's --metadata takes
+# the options a suite file takes (api/suite.py reads these keys), lm-eval's --metadata takes
 # (integrations/lm_eval.py), and the Python API's keywords (api.rerank, api.pick / Picker)
 SUITE_KEYS = frozenset({"dataset", "data_dir", "solutions", "tests", "limit", "task_ids", "raw_field",
                         "drop_extra_problems", "methods", "tests_per_sample", "time_limit", "seed", "base_only",

@@ -89,9 +89,9 @@ class RerankOutput:
 
     def interval(self, method: str = "recommended", k: int = 1, split: str = "base",
                  resamples: int = 2000, seed: int = 0) -> tuple[float, float]:
-        """95 % bootstrap interval (percent) of ``pass_at(method, k, split)`` over problems (``report.stats``,
-        the leaderboard's intervals); CoderankError below ``report.stats.MIN_PROBLEMS`` (20) problems."""
-        from coderank_evalplus.report.stats import MIN_PROBLEMS, has_interval, mean_estimate, resample_indices
+        """95 % bootstrap interval (percent) of ``pass_at(method, k, split)`` over problems (``stats``,
+        the leaderboard's intervals); CoderankError below ``stats.MIN_PROBLEMS`` (20) problems."""
+        from coderank_evalplus.stats import MIN_PROBLEMS, has_interval, mean_estimate, resample_indices
 
         scores = self.scores(method, k, split)
         if not has_interval(len(scores)):
@@ -131,7 +131,7 @@ class RerankOutput:
     def summary(self) -> dict:
         """{method: {split: {"pass@k": value, "pass@k_ci95": [lo, hi] (None below 20 problems)},
         "uses_prompt_examples": bool, "n_problems": n}}."""
-        from coderank_evalplus.report.stats import has_interval
+        from coderank_evalplus.stats import has_interval
 
         with_intervals = has_interval(len(self.result.outcomes))
         out: dict[str, Any] = {}

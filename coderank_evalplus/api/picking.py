@@ -21,10 +21,10 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from coderank_evalplus.api.options import option
-from coderank_evalplus.engine.executors import Executor, WarmExecutor
+from coderank_evalplus.engine.execution.executors import Executor, WarmExecutor
 from coderank_evalplus.metrics import merged_groups, pick_pool
 from coderank_evalplus.testgen.mutate import GROWN_INPUTS
-from coderank_evalplus.types import FUNCTION, METHOD, PASS, STDIN, CoderankError, Executions, Problem, ProblemOutcome
+from coderank_evalplus.types import METHOD, PASS, STDIN, CoderankError, Executions, Problem, ProblemOutcome
 
 __all__ = ["pick", "Picker", "Pick", "Evidence", "LostGroup", "NoCandidate", "read_pick_tests"]
 
@@ -82,8 +82,9 @@ class LostGroup:
             return (f"{who}: set apart on `{_short(self.on)}`, an input grown for the leading programs: it "
                     f"{self.does}, where the pick {self.pick_does}")
         if self.why == "input":
-            return (f"{who}: outvoted on `{_short(self.on)}`: {self.does or 'it returns something else'}, where the "
-                    f"pick {self.pick_does or 'returns what most candidates return'}")
+            lost = "" if self.does and self.pick_does else " (the run that says it in words was lost)"
+            return (f"{who}: outvoted on `{_short(self.on)}`: {self.does or 'it does otherwise'}, where the pick "
+                    f"{self.pick_does or 'does what most candidates do'}{lost}")
         return f"{who}: behaves like the pick wherever both run, ranked lower by the ranker's score"
 
     def to_json(self) -> dict:
@@ -160,7 +161,7 @@ def read_pick_tests(sources: Optional[Sequence[Any]]) -> tuple[Optional[list[str
     """``pick --tests``'s sources → (the asserts of its files, or None; inputs to grow from the examples). Files:
     a .py of assert statements, or JSON lines of test samples ({samples|asserts}, a task_id, if any, ignored).
     Without sources: examples+mutate. With files and no examples+mutate: no inputs are grown (as ``rerank``)."""
-    from coderank_evalplus.cli.options import flat_tests  # (a pure list helper)
+    from coderank_evalplus.api.options import flat_tests
     from coderank_evalplus.io.jsonl import SampleFileError, read_jsonl, str_list
     from coderank_evalplus.testgen.mutate import split_sources
     from coderank_evalplus.types import InputNotFound
@@ -234,7 +235,7 @@ class Picker:
         self.close()
 
     def _start(self) -> tuple[Executor, Any]:
-        from coderank_evalplus.engine.execution import ResultCache
+        from coderank_evalplus.engine.execution.execute import ResultCache
 
         if self._executor is None:
             self._executor = WarmExecutor(self.workers)
@@ -270,7 +271,7 @@ class Picker:
         ``name``: the problem's name, which seeds the grown inputs (default: one made from the prompt's text);
         ``names``: the candidates' names in the reasons (default: "candidate 0", "candidate 1", …).
         ``NoCandidate`` when none of them defines the entry point."""
-        from coderank_evalplus.engine.execution import ProblemWork
+        from coderank_evalplus.engine.execution.execute import ProblemWork
         from coderank_evalplus.io.candidates import as_program
         from coderank_evalplus.io.sanitize import raw_program
         from coderank_evalplus.rankers import uses_prompt_examples
@@ -291,8 +292,8 @@ class Picker:
         work = ProblemWork(problem, programs, suite_for(problem, given, None))
         outcome = self._problem_path().run([work])[problem.task_id]
         grown = set(outcome.generated["inputs"]) if outcome.generated else set()
-        chosen = _explain(outcome, self.method, problem.entry_point, problem.trial_tests, set(given), grown,
-                          programs, labels, self._executor, self.time_limit, problem.shape)
+        chosen = _explain(outcome, self.method, problem, set(given), grown, programs, labels, self._executor,
+                          self.time_limit)
         chosen.uses_prompt_examples = uses_prompt_examples(self.method, self.mutate > 0)
         chosen.seconds = time.monotonic() - t0
         return chosen
@@ -309,7 +310,7 @@ class Picker:
                 folder = self._cache_dir or (Path(self._tmp.name) if self._tmp else Path("."))
                 self._selector = selector_from_options(self._options, folder)
             self._path = ProblemPath(self._cfg, [self.method], cache, executor,
-                                     [self._selector] if self._selector is not None else [], explain=True)
+                                     [self._selector] if self._selector is not None else [])
         return self._path
 
 
@@ -366,11 +367,11 @@ def pick(prompt: "str | Problem | dict", candidates: Sequence[str], entry_point:
 
 
 # --- why: the evidence and the groups that lost ---------------------------------------------------------------
-def _explain(outcome: ProblemOutcome, method: str, entry_point: str, trials: Sequence[str], given: set[str],
-             grown: set[str], programs: list[str], names: list[str], executor: Optional[Executor],
-             time_limit: float, shape: str = FUNCTION) -> Pick:
+def _explain(outcome: ProblemOutcome, method: str, problem: Problem, given: set[str], grown: set[str],
+             programs: list[str], names: list[str], executor: Optional[Executor], time_limit: float) -> Pick:
     """The pick of ``outcome``'s ranking by ``method``, with the evidence (how every example, test and input
     treated the pick, the others, and the next group) and why each other group lost."""
+    trials = problem.trial_tests
     ex = outcome.executions
     assert ex is not None  # the per-problem path keeps the executions it ranked
     ranking = outcome.rankings[method]
@@ -383,16 +384,14 @@ def _explain(outcome: ProblemOutcome, method: str, entry_point: str, trials: Seq
     evidence = (_test_evidence(ex, rows, pick_row, next_rows, trials, given)
                 + _input_evidence(ex, rows, pick_row, next_rows, grown))
     conf = dict(outcome.confidence.get(method, {}))
-    chosen = Pick(group[0], programs[group[0]], group, conf, method, entry_point, n, len(groups), evidence,
+    chosen = Pick(group[0], programs[group[0]], group, conf, method, problem.entry_point, n, len(groups), evidence,
                   name=names[group[0]], names=names)
     chosen.lost = losing_groups(ex, group, trials, given, names)
     chosen.steps = list(outcome.steps.get(method, []))
     for step in chosen.steps:
         set_apart(chosen.lost, step.evidence)
-    if shape == FUNCTION:  # a method's class or a stdin program's input are not the probes' to build: those
-        # groups keep their reason without the words of what they did
-        _describe_lost(chosen.lost, programs, group[0], entry_point, executor, time_limit)
-    chosen.reasons = _reasons(chosen, ex)
+    _describe_lost(chosen.lost, programs, group[0], problem, executor, time_limit)
+    chosen.reasons = _reasons(chosen, ex, problem.shape)
     return chosen
 
 
@@ -481,20 +480,21 @@ def set_apart(lost: list[LostGroup], evidence: Sequence[Any]) -> None:
                 g.why, g.on, g.does, g.pick_does = "selected", e.input, b.output, a.output
 
 
-def _describe_lost(lost: list[LostGroup], programs: list[str], pick_index: int, entry_point: str,
+def _describe_lost(lost: list[LostGroup], programs: list[str], pick_index: int, problem: Problem,
                    executor: Optional[Executor], time_limit: float) -> None:
     """Fill ``does`` / ``pick_does`` of the groups explained one by one with what their first program (and the
-    pick) did on the deciding example, test or input: one probe each, in the sandbox (``engine.probe``)."""
-    from coderank_evalplus.engine.probe import Probe, in_words, probe_all
+    pick) did on the deciding example, test or input: one probe each, in the sandbox
+    (``engine.execution.probe.probe_of``: built for the problem's call shape)."""
+    from coderank_evalplus.engine.execution.probe import Probe, in_words, probe_all, probe_of
 
     asks: list[tuple[LostGroup, str, Probe]] = []
     for g in lost[:MAX_GROUPS_EXPLAINED]:
         if g.why in ("score", "selected"):  # selected: its words came with the selection
             continue
         test = "assert True" if g.why == "does not run" else g.on if g.on.startswith("assert") else f"assert {g.on}"
-        asks.append((g, "does", Probe(programs[g.candidates[0]], test, entry_point, time_limit)))
+        asks.append((g, "does", probe_of(problem, programs[g.candidates[0]], test, time_limit)))
         if g.why == "input":
-            asks.append((g, "pick_does", Probe(programs[pick_index], test, entry_point, time_limit)))
+            asks.append((g, "pick_does", probe_of(problem, programs[pick_index], test, time_limit)))
     if not asks:
         return
     try:
@@ -505,9 +505,10 @@ def _describe_lost(lost: list[LostGroup], programs: list[str], pick_index: int, 
         setattr(g, slot, in_words(probe))
 
 
-def _reasons(p: Pick, ex: Executions) -> list[str]:
+def _reasons(p: Pick, ex: Executions, shape: str) -> list[str]:
     """The pick and why, in sentences: its group, the examples and tests it passes, how far the candidates agree
-    with it on the inputs, each group that lost and why, the confidence."""
+    with it on the inputs (what a stdin program prints, what a function or method returns), each group that lost
+    and why, the confidence."""
     others = len(p.group) - 1
     mates = f"with {others} other candidate{'s' if others != 1 else ''} that behave{'s' if others == 1 else ''} the " \
             f"same" if others else "alone"
@@ -530,8 +531,9 @@ def _reasons(p: Pick, ex: Executions) -> list[str]:
                 ex.output_kind[rows, i] == ex.output_kind[pick_row, i])
         grown = sum(e.kind == "grown" for e in inputs)
         where = f"{grown} grown from the examples" if grown == len(inputs) else f"{grown} of them grown"
-        out.append(f"on {len(inputs)} inputs ({where}), {int(same.sum())} of the {p.n_candidates} candidates return "
-                   f"exactly what it returns on every one")
+        does = "print exactly what it prints" if shape == STDIN else "return exactly what it returns"
+        out.append(f"on {len(inputs)} inputs ({where}), {int(same.sum())} of the {p.n_candidates} candidates {does} "
+                   f"on every one")
     if p.lost:
         shown = p.lost[:MAX_GROUPS_EXPLAINED]
         out += [f"lost: {g.sentence()}" for g in shown]

@@ -96,7 +96,7 @@ def run_streamed(options: RerankOptions, problems: Mapping[str, Problem], select
     run's execution cache (left open); ``selector``: S* after ranking (a step; one that shares ``generator``
     takes turns with the sampling loop)."""
     from coderank_evalplus.api.evaluate import describe, finish, output_folder, stage_config, warn_untested
-    from coderank_evalplus.engine.executor_factory import make_executor
+    from coderank_evalplus.engine.execution.executor_factory import make_executor
     from coderank_evalplus.pipeline import Stage, all_methods
     from coderank_evalplus.rankers.likelihood import features_needed
     from coderank_evalplus.testgen.mutate import split_sources

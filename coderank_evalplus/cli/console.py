@@ -232,29 +232,13 @@ def _main(argv: list[str]) -> int:
 
 
 def _dispatch(args: argparse.Namespace) -> int:
-    if args.command == "methods":
-        return cmd_methods()
-    if args.command == "rerank":
-        return cmd_rerank(args)
-    if args.command == "pick":
-        return run_pick(args)
-    if args.command == "leaderboard":
-        from coderank_evalplus.cli.leaderboard import run_leaderboard
+    # (the subcommands' modules are imported already: the parser was built from them)
+    from coderank_evalplus.cli import budget, leaderboard, run
 
-        return run_leaderboard(args)
-    if args.command == "budget":
-        from coderank_evalplus.cli.budget import run_budget
-
-        return run_budget(args)
-    if args.command == "run":
-        from coderank_evalplus.cli.run import run_command
-
-        return run_command(args)
-    if args.command == "likelihood":
-        from coderank_evalplus.cli.run import likelihood_command
-
-        return likelihood_command(args)
-    return 1
+    commands = {"methods": lambda _: cmd_methods(), "rerank": cmd_rerank, "pick": run_pick,
+                "leaderboard": leaderboard.run_leaderboard, "budget": budget.run_budget, "run": run.run_command,
+                "likelihood": run.likelihood_command}
+    return commands[args.command](args) if args.command in commands else 1
 
 
 if __name__ == "__main__":

@@ -23,8 +23,7 @@ def _entries_from_folders(folders: list[str]):
     """Leaderboard rows from results folders, named as their runs recorded them (``provenance``: the model, the
     test pool); folders written before 0.2.0 fall back to their suite entry, then to the folder's name. Same-named
     runs are told apart by ``report.run_names`` when the board is built."""
-    from coderank_evalplus.api.evaluate import pool_of
-    from coderank_evalplus.io.results_folder import read_summary
+    from coderank_evalplus.io.results_folder import pool_of, read_summary
     from coderank_evalplus.report.leaderboard import Entry
 
     entries = []
@@ -42,15 +41,15 @@ def _entries_from_folders(folders: list[str]):
 
 def run_leaderboard(args: argparse.Namespace) -> int:
     from coderank_evalplus.api.options import option
+    from coderank_evalplus.api.suite import Suite, ensure_results, load_suite
     from coderank_evalplus.report import leaderboard as lbm
-    from coderank_evalplus.report.suite import Suite, ensure_results, load_suite
     from coderank_evalplus.types import CoderankError
 
     t0 = time.monotonic()
     output = Path(args.output)  # (the table's default for leaderboard: coderank_leaderboard)
     suite: Suite | None = None
     if args.example:
-        from coderank_evalplus.examples import example_suite
+        from coderank_evalplus.api.examples import example_suite
 
         suite = example_suite(limit=args.limit)
     elif len(args.inputs) == 1 and args.inputs[0].endswith(".toml"):
@@ -68,7 +67,7 @@ def run_leaderboard(args: argparse.Namespace) -> int:
             suite.methods = list(args.methods)
         if args.strict:
             suite.strict = True
-        from coderank_evalplus.engine.workers import CANDIDATE_LOG, log_candidates_to
+        from coderank_evalplus.engine.execution.workers import CANDIDATE_LOG, log_candidates_to
         from coderank_evalplus.storage import ensure_writable_dir
 
         log_candidates_to(ensure_writable_dir(output) / CANDIDATE_LOG)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any, NoReturn, Optional
+from typing import Any, NoReturn
 
 from coderank_evalplus.api.options import (
     BOTH,
@@ -22,6 +22,7 @@ from coderank_evalplus.api.options import (
     check_rules,
     check_value,
     command_options,
+    flat_tests,
     option,
 )
 
@@ -99,13 +100,6 @@ def add_option(p: argparse.ArgumentParser, opt: Option, command: str) -> None:
 def check_combinations(args: argparse.Namespace) -> None:
     """The checks that join options (``api.options.RULES``) on a subcommand's parsed flags, naming the flags."""
     check_rules(vars(args), shown=lambda o: o.flag)
-
-
-def flat_tests(value: Optional[list]) -> Optional[list[str]]:
-    """``--tests`` as parsed (a list per occurrence) → one list of sources."""
-    if value is None:
-        return None
-    return [s for item in value for s in (item if isinstance(item, list) else [item])]
 
 
 def rerank_options(args: argparse.Namespace, command: str) -> RerankOptions:

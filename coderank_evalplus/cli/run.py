@@ -135,7 +135,7 @@ def run_command(args: argparse.Namespace) -> int:
 
     from coderank_evalplus.api.stream import Sampling, run_streamed
     from coderank_evalplus.cli.options import rerank_options
-    from coderank_evalplus.engine.execution import ResultCache
+    from coderank_evalplus.engine.execution.execute import ResultCache
     from coderank_evalplus.generation.likelihood import refuse_unscorable
     from coderank_evalplus.generation.sampling import SAMPLES_FILE, TESTS_FILE
     from coderank_evalplus.io.problems import describe_selection, load_problems_or_original
@@ -170,7 +170,7 @@ def run_command(args: argparse.Namespace) -> int:
                       tests_label="model's own tests" if model_tests else None)
     output = ensure_writable_dir(Path(args.output or run_folder(args.model, dataset)))
     refuse_other_run(output, args, dataset)
-    from coderank_evalplus.engine.workers import CANDIDATE_LOG, log_candidates_to
+    from coderank_evalplus.engine.execution.workers import CANDIDATE_LOG, log_candidates_to
 
     log_candidates_to(output / CANDIDATE_LOG)
     taken = f" ({describe_selection(ids, problems)})" if len(selected) < len(problems) else ""

@@ -1,9 +1,9 @@
 """Unit-test feedback for self-debug: the sentence shown to the model about a trial test its candidate fails, made
-from the probe of that test (``engine.probe``: what the program returned or raised, in words)."""
+from the probe of that test (``engine.execution.probe``: what the program returned or raised, in words)."""
 
 from __future__ import annotations
 
-from coderank_evalplus.engine.probe import SHOW_CHARS, Probe, call_of, probe_all, run_probe  # noqa: F401 (re-exported)
+from coderank_evalplus.engine.execution.probe import SHOW_CHARS, Probe, call_of, probe_all, run_probe  # noqa: F401 (re-exported)
 
 
 def feedback_text(test: str, status: str, probe: tuple[str, ...]) -> str:
@@ -25,6 +25,8 @@ def feedback_text(test: str, status: str, probe: tuple[str, ...]) -> str:
         return f"The test `{shown}` failed: {what} did not finish within the time limit."
     if kind == "returned":
         return f"The test `{shown}` failed: `{probe[1]}` returned `{probe[2]}`."
+    if kind == "printed":
+        return f"The test `{shown}` failed: the program printed `{probe[2]}` on `{probe[1]}`."
     if kind == "raised":
         where = f"`{probe[1]}` raised" if probe[1] else "it raised"
         return f"The test `{shown}` failed: {where} {probe[2]}."

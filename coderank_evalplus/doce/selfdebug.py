@@ -31,7 +31,8 @@ import numpy as np
 
 from coderank_evalplus import metrics
 from coderank_evalplus.doce.feedback import Probe, feedback_text, probe_all
-from coderank_evalplus.engine.execution import ExecutionStats, ProblemWork, ResultCache, execute
+from coderank_evalplus.engine.execution.execute import ExecutionStats, ProblemWork, ResultCache, execute
+from coderank_evalplus.engine.execution.probe import probe_of
 from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.metrics import pick_pool
 from coderank_evalplus.types import ERROR, FAIL, PASS, TIMEOUT, Problem, ProblemOutcome, TestSuite
@@ -172,7 +173,8 @@ def debug_prompt(problem: Problem, program: str, feedback: str, generator):
 
 
 def parse_rewrite(problem: Problem, text: str, generator) -> str:
-    from coderank_evalplus.testgen.prompts import parse_chat_solution, solution_prompt
+    from coderank_evalplus.testgen.prompts import solution_prompt
+    from coderank_evalplus.testgen.replies import parse_chat_solution
 
     if getattr(generator, "is_chat", False):
         return parse_chat_solution(text, problem)
@@ -280,7 +282,7 @@ def _feedback(problems, current, trial, keys, limits: Limits, workers) -> dict[t
         out = trial[key]
         tests[key] = prob.trial_tests[out.first_fail]
         if out.status != "timeout":
-            probes[key] = Probe(current[key], tests[key], prob.entry_point, max(limits.cpu, 1.0))
+            probes[key] = probe_of(prob, current[key], tests[key], max(limits.cpu, 1.0))
     got = dict(zip(probes, probe_all(list(probes.values()), workers)))
     return {key: (tests[key], feedback_text(tests[key], trial[key].status, got.get(key, ("timeout",))))
             for key in keys}

@@ -18,7 +18,7 @@ import re
 from typing import NamedTuple, Optional
 
 from coderank_evalplus.engine import lcb
-from coderank_evalplus.engine.split import STDOUT
+from coderank_evalplus.engine.sandbox.split import STDOUT
 from coderank_evalplus.types import FUNCTION, METHOD, SHAPES, STDIN, STDIN_CALLEE
 
 __all__ = ["STDOUT", "CallShape", "decide", "find_entry_point", "check_shape", "runnable", "comparison",

@@ -32,9 +32,9 @@ REVIEW_REQUEST = "# Write the docstring for the code above.\n"
 def instruction_text(problem: Problem) -> str:
     """The problem's instruction: the text of its prompt's docstring, each line stripped (as DOCE does), else the
     whole prompt."""
-    from coderank_evalplus.testgen.prompts import _docstring_span
+    from coderank_evalplus.testgen.prompt_examples import docstring_span
 
-    span = _docstring_span(problem.prompt, problem.entry_point)
+    span = docstring_span(problem.prompt, problem.entry_point)
     text = problem.prompt if span is None else problem.prompt[span[0]:span[1]]
     return "\n".join(line.strip() for line in text.strip().splitlines())
 
@@ -56,9 +56,9 @@ def code_without_docs(program: str, entry_point: str = "") -> str:
         _strip_docstrings(tree)
         return ast.unparse(tree)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        from coderank_evalplus.testgen.prompts import _docstring_span
+        from coderank_evalplus.testgen.prompt_examples import docstring_span
 
-        span = _docstring_span(program, entry_point) if entry_point else None
+        span = docstring_span(program, entry_point) if entry_point else None
         return program if span is None else program[:span[0] - 3] + program[span[1] + 3:]
 
 

@@ -42,11 +42,10 @@ from coderank_evalplus.testgen.prompts import (
     base_stops,
     chat_solution_messages,
     chat_test_messages,
-    chat_test_sample,
-    parse_chat_solution,
     solution_prompt,
     test_generation_prompt,
 )
+from coderank_evalplus.testgen.replies import chat_test_sample, parse_chat_solution
 from coderank_evalplus.types import Problem
 
 SAMPLES_FILE = "samples.jsonl"

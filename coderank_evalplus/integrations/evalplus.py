@@ -567,7 +567,7 @@ def rerank_evaluated(dataset: str, problems: dict, solutions: dict, test_samples
     from dataclasses import replace
 
     from coderank_evalplus.api.evaluate import run_rerank as door
-    from coderank_evalplus.engine.execution import ResultCache
+    from coderank_evalplus.engine.execution.execute import ResultCache
     from coderank_evalplus.pipeline import _json_default
     from coderank_evalplus.storage import atomic_write_json, ensure_writable_dir
 

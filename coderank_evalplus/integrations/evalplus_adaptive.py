@@ -83,7 +83,7 @@ def adaptive_codegen(target: str, paths: Any, problems: Mapping[str, Problem], m
     ``evalplus.rerank_paths``); returns (whether its solutions changed, the summary for ``*_rerank_results.json``).
     ``generator`` makes (or returns) the model's generator; ``given_tests``: the raw test samples of ``--tests``
     (None: the model writes them, or the saved ``<samples>_tests.jsonl`` is reused when it covers every problem)."""
-    from coderank_evalplus.engine.execution import ResultCache
+    from coderank_evalplus.engine.execution.execute import ResultCache
     from coderank_evalplus.generation import generate_samples
     from coderank_evalplus.generation.sampling import ADAPTIVE_FILE, SAMPLES_FILE
     from coderank_evalplus.io.jsonl import read_jsonl

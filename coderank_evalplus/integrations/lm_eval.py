@@ -54,7 +54,7 @@ completed function:`` and the prompt in an open fence — as the start of the as
 :func:`~coderank_evalplus.testgen.prompts.chat_test_messages`, drop CodeT's stop sequences (code-like lines in a
 reply are no end of it), and read each reply as ``coderank-evalplus rerank --raw-field`` does: a solution is
 :func:`coderank_evalplus.io.sanitize.raw_program` (a full program; ``""`` when it defines no entry point), a test
-sample :func:`~coderank_evalplus.testgen.prompts.parse_chat_tests`. The records then hold the programs as
+sample :func:`~coderank_evalplus.testgen.replies.parse_chat_tests`. The records then hold the programs as
 ``candidates`` and say ``"chat": true``. Without the flag nothing of this applies.
 """
 
@@ -387,8 +387,8 @@ class CodeRankTask(ConfigurableTask):
         PENDING.append((name, result))
 
     def _open_cache(self):
-        from coderank_evalplus.engine.execution import ResultCache
-        from coderank_evalplus.engine.judge import user_cache_dir
+        from coderank_evalplus.engine.execution.execute import ResultCache
+        from coderank_evalplus.engine.judging.judge import user_cache_dir
 
         where = self.option("cache_dir")
         if isinstance(where, str) and where.lower() in ("none", "off", "false", "0"):

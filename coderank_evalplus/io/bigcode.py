@@ -25,14 +25,12 @@ from __future__ import annotations
 
 import codecs
 import gzip
-import json
 import os
 import zlib
 from pathlib import Path
 from typing import Any, Mapping
 
-from coderank_evalplus.io.jsonl import SampleFileError
-from coderank_evalplus.io.jsonl import quote as _quote
+from coderank_evalplus.io.jsonl import SampleFileError, file_head, loads
 from coderank_evalplus.types import Problem
 
 HUMANEVAL_SIZE = 164  # openai_humaneval and evalplus/humanevalplus: HumanEval/0 … HumanEval/163
@@ -48,15 +46,7 @@ def starts_with_json_list(path: str | os.PathLike) -> bool:
     """Whether the file's first non-blank character (after a byte-order mark) is ``[``: a JSON list document such
     as bigcode's generations, not JSON lines (whose records are objects). Unreadable files answer False and are
     left to the JSON-lines reader, which reports them."""
-    path = Path(path)
-    opener = gzip.open if path.suffix == ".gz" else open
-    try:
-        with opener(path, "rb") as fh:
-            head = fh.read(_PEEK)
-    except (EOFError, OSError, gzip.BadGzipFile, zlib.error):
-        return False
-    head = head.removeprefix(codecs.BOM_UTF8).lstrip()
-    return head[:1] == b"["
+    return file_head(Path(path), _PEEK)[:1] == b"["
 
 
 def read_json_document(path: Path) -> Any:
@@ -74,19 +64,7 @@ def read_json_document(path: Path) -> Any:
         line = raw.count(b"\n", 0, exc.start) + 1
         raise SampleFileError(f"{path}:{line}: not valid UTF-8 (byte {exc.start}: "
                               f"{raw[exc.start:exc.start + 4]!r})") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        cut = exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")
-        what = "truncated JSON" if cut else "not valid JSON"
-        reason = exc.msg[:-3] if exc.msg.endswith(" at") else exc.msg
-        near = text[max(0, exc.pos - 40):exc.pos + 40]
-        raise SampleFileError(f"{path}:{exc.lineno}: {what} ({reason}, column {exc.colno}) near "
-                              f"{_quote(near)}") from None
-    except RecursionError:
-        raise SampleFileError(f"{path}: JSON nested too deeply") from None
-    except ValueError as exc:  # e.g. an integer literal with too many digits
-        raise SampleFileError(f"{path}: unreadable JSON value ({str(exc)[:80]})") from None
+    return loads(text, path)
 
 
 def layouts(problems: Mapping[str, Problem]) -> list[tuple[str, list[str]]]:

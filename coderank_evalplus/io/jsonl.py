@@ -3,6 +3,7 @@ field checks every format's reader shares."""
 
 from __future__ import annotations
 
+import codecs
 import gzip
 import json
 import os
@@ -24,6 +25,40 @@ _SHOW = 80  # characters of an offending line or value quoted in a message
 
 def quote(text: str) -> str:
     return repr(text[:_SHOW]) + (f" … ({len(text)} characters)" if len(text) > _SHOW else "")
+
+
+def file_head(path: Path, size: int) -> bytes:
+    """The file's first ``size`` bytes (gunzipped for .gz) without a UTF-8 byte-order mark and leading white space,
+    to tell formats apart; b"" when it cannot be read (the reader then chosen reports why)."""
+    opener = gzip.open if path.suffix == ".gz" else open
+    try:
+        with opener(path, "rb") as fh:
+            head = fh.read(size)
+    except (EOFError, OSError, gzip.BadGzipFile, zlib.error):
+        return b""
+    return head.removeprefix(codecs.BOM_UTF8).lstrip()
+
+
+def loads(text: str, path: Path, lineno: Optional[int] = None) -> Any:
+    """``json.loads``, or a one-line SampleFileError naming the file and line and saying what is wrong: for line
+    ``lineno`` of JSON lines, the line quoted; for a whole document, the line the error is on and the text near it."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        cut = exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")
+        what = "truncated JSON" if cut else "not valid JSON"
+        reason = exc.msg[:-3] if exc.msg.endswith(" at") else exc.msg
+        if lineno is None:
+            near = text[max(0, exc.pos - 40):exc.pos + 40]
+            raise SampleFileError(f"{path}:{exc.lineno}: {what} ({reason}, column {exc.colno}) near "
+                                  f"{quote(near)}") from None
+        raise SampleFileError(f"{path}:{lineno}: {what} ({reason}, column {exc.colno}): "
+                              f"{quote(text.rstrip())}") from None
+    except RecursionError:
+        raise SampleFileError(f"{path}{'' if lineno is None else f':{lineno}'}: JSON nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer literal with too many digits
+        raise SampleFileError(f"{path}{'' if lineno is None else f':{lineno}'}: unreadable JSON value "
+                              f"({str(exc)[:_SHOW]})") from None
 
 
 def read_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, dict]]:
@@ -48,18 +83,7 @@ def read_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, dict]]:
                                           f"{raw[exc.start:exc.start + 4]!r})") from None
                 if not line.strip():
                     continue
-                try:
-                    rec = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    cut = exc.pos >= len(line.rstrip()) or exc.msg.startswith("Unterminated string")
-                    what = "truncated JSON" if cut else "not valid JSON"
-                    reason = exc.msg[:-3] if exc.msg.endswith(" at") else exc.msg
-                    raise SampleFileError(f"{path}:{lineno}: {what} ({reason}, column {exc.colno}): "
-                                          f"{quote(line.rstrip())}") from None
-                except RecursionError:
-                    raise SampleFileError(f"{path}:{lineno}: JSON nested too deeply") from None
-                except ValueError as exc:  # e.g. an integer literal with too many digits
-                    raise SampleFileError(f"{path}:{lineno}: unreadable JSON value ({str(exc)[:_SHOW]})") from None
+                rec = loads(line, path, lineno)
                 if not isinstance(rec, dict):
                     raise SampleFileError(f"{path}:{lineno}: expected a JSON object, got {type(rec).__name__}")
                 yield lineno, rec

@@ -5,14 +5,11 @@ programs are read from ``code_list`` as they are, so they are the very programs 
 
 from __future__ import annotations
 
-import codecs
-import gzip
-import zlib
 from pathlib import Path
 from typing import Mapping
 
 from coderank_evalplus.io.bigcode import read_json_document
-from coderank_evalplus.io.jsonl import SampleFileError, check_unmatched
+from coderank_evalplus.io.jsonl import SampleFileError, check_unmatched, file_head
 from coderank_evalplus.types import Problem
 
 _PEEK = 4096
@@ -21,13 +18,7 @@ _PEEK = 4096
 def starts_with_object_list(path: Path) -> bool:
     """Whether the file is a JSON list whose first item is an object (``[{``): lcb_runner's output, not bigcode's
     list of lists."""
-    opener = gzip.open if path.suffix == ".gz" else open
-    try:
-        with opener(path, "rb") as fh:
-            head = fh.read(_PEEK)
-    except (EOFError, OSError, gzip.BadGzipFile, zlib.error):
-        return False
-    head = head.removeprefix(codecs.BOM_UTF8).lstrip()
+    head = file_head(path, _PEEK)
     return head[:1] == b"[" and head[1:].lstrip()[:1] == b"{"
 
 

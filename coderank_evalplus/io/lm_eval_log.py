@@ -11,7 +11,7 @@ From such a record, as :class:`~coderank_evalplus.integrations.lm_eval.CodeRankT
 answers (the text after ``assert ``). A chat-mode run (``lm_eval … --apply_chat_template``; its solution record,
 ``filtered_resps[0]``, says ``"chat": true``) is read as the task read it: each solution reply as
 :func:`~coderank_evalplus.io.sanitize.raw_program` (``doc["prompt"]`` and ``doc["entry_point"]``), each test reply
-:func:`~coderank_evalplus.testgen.prompts.parse_chat_tests`. lm-eval logs a document once per filter with the same
+:func:`~coderank_evalplus.testgen.replies.parse_chat_tests`. lm-eval logs a document once per filter with the same
 ``resps``; the records of the first filter in the file are read.
 """
 
@@ -65,7 +65,7 @@ def read_answers(problem: Problem, prompt: str, answers: list[str], tests: list[
         completions = [truncate(t) for t in answers]
         return completions, [prompt + c for c in completions], tests
     from coderank_evalplus.io.sanitize import raw_program
-    from coderank_evalplus.testgen.prompts import parse_chat_tests
+    from coderank_evalplus.testgen.replies import parse_chat_tests
 
     programs = [raw_program(t, problem) for t in answers]
     return programs, programs, [parse_chat_tests(t, problem.entry_point) for t in tests]
@@ -113,7 +113,7 @@ def parse_logged_sample(rec: dict, path: Path, lineno: int) -> LoggedSample:
         raise SampleFileError(f"{where}: a chat-mode record needs doc field 'entry_point' as a non-empty string "
                               f"({got})")
     if tests is not None:
-        from coderank_evalplus.testgen.prompts import parse_chat_tests
+        from coderank_evalplus.testgen.replies import parse_chat_tests
 
         tests = [parse_chat_tests(t, entry_point) for t in tests]
     return LoggedSample(task_id=fields["task_id"], prompt=fields["prompt"], solutions=list(resps[0]), tests=tests,

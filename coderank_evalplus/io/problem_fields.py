@@ -5,8 +5,9 @@ record format.
 The shape is decided once, by ``engine/shapes.decide``, from the prompt, the entry point and the kind of tests; the
 rest follows from it. Trial tests (what the prompt shows, run as evidence) are the public input/output tests when
 there are any, as LiveCodeBench shows them, else the prompt's examples read for the shape: a function's docstring
-(``testgen/prompts.py``), a class's method's (``testgen/leetcode.py``). A problem with input/output tests is judged
-on all of them, public then private, with LiveCodeBench's grader's rules and time limit (``engine/lcb_judge.py``).
+(``testgen/prompt_examples.py``), a class's method's (``testgen/leetcode.py``). A problem with input/output tests
+is judged on all of them, public then private, with LiveCodeBench's grader's rules and time limit
+(``engine/judging/lcb_judge.py``).
 
 Your own benchmark, one JSON object a line (a file may mix the shapes, and LiveCodeBench's records):
 
@@ -60,7 +61,7 @@ def build_problem(task_id: str, prompt: str, entry_point: Optional[str] = None, 
 def _trials_and_body(decided: shapes.CallShape, prompt: str, public: Sequence[IOTest], canonical_solution: str,
                      dataset: str) -> tuple[tuple[str, ...], str]:
     """The trial tests and the body a test-generation prompt shows (the prompt without its examples)."""
-    from coderank_evalplus.testgen import leetcode, prompts
+    from coderank_evalplus.testgen import leetcode, prompt_examples
 
     callee = Problem("", dataset, prompt, decided.entry_point, shape=decided.shape,
                      class_name=decided.class_name).callee
@@ -68,8 +69,8 @@ def _trials_and_body(decided: shapes.CallShape, prompt: str, public: Sequence[IO
         found = (io_assert(decided.shape, callee, t.input, t.output) for t in public)
         return tuple(t for t in found if t is not None), prompt
     if decided.shape == FUNCTION:
-        return (tuple(prompts.trial_tests_from_prompt(prompt, decided.entry_point)),
-                prompts.make_test_prompt_body(prompt, decided.entry_point, canonical_solution, dataset))
+        return (tuple(prompt_examples.trial_tests_from_prompt(prompt, decided.entry_point)),
+                prompt_examples.make_test_prompt_body(prompt, decided.entry_point, canonical_solution, dataset))
     method = leetcode.method_of(prompt, decided.entry_point) if decided.shape == METHOD else None
     if method is None:
         return (), prompt

@@ -11,7 +11,7 @@ lm-eval tasks; read by ``leaderboard``):
   contributed, or null), and which optional arrays exist (``has_canonical``, ``has_hidden``).
 - ``matrices.npz``: for problem number ``i`` of ``problems.jsonl``, arrays named ``<i>.<name>``:
   ``program_of_candidate`` (candidate → row of the unique-program matrices), ``pass_matrix`` (program × assert
-  outcome code, :mod:`coderank_evalplus.engine.outcomes`), ``output_matrix`` / ``output_kind`` (program × input: 63-bit
+  outcome code, :mod:`coderank_evalplus.types`), ``output_matrix`` / ``output_kind`` (program × input: 63-bit
   digest of the returned value or raised exception type, and which), ``trial_matrix`` (program × trial test),
   ``compiled`` (program), ``verdict_base`` / ``verdict_plus`` (candidate: 1 pass, 0 fail, -1 not judged), and
   where present ``canonical_pass`` / ``canonical_output`` / ``canonical_kind`` (the reference solution on the same
@@ -43,6 +43,15 @@ PROBLEMS_FILE = "problems.jsonl"
 MATRICES_FILE = "matrices.npz"
 RESULTS_FILE = "rerank_results.json"
 _SUITE_FIELDS = ("asserts", "counts", "inputs", "assert_input", "expected", "comparisons", "sample_asserts")
+OWN_SUFFIX = " (own)"  # a test pool's label when the model wrote it itself
+
+
+def pool_of(tests_label: str) -> str:
+    """The test pool a run is grouped by (its provenance's ``pool``; a suite row that names none): its label
+    without a trailing " (own)", so a model's own pool is the same pool when another model is ranked with it and
+    rows that share a pool are compared as models."""
+    label = tests_label.strip()
+    return label[: -len(OWN_SUFFIX)].rstrip() if label.endswith(OWN_SUFFIX) else label
 
 
 class ResultsFolderError(CoderankError):

@@ -302,6 +302,18 @@ def fenced_program(reply: str) -> str:
     return reply if not fences and _syntax_ok(reply) else ""
 
 
+_FENCED = {  # a block the reply leaves open (a reply cut at its token limit) runs to the reply's end
+    "python": re.compile(r"```[ \t]*(?:python|py|Python|python3)?[ \t]*\n(.*?)(?:```|\Z)", re.S),
+    "json": re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\n(.*?)(?:```|\Z)", re.S),
+}
+
+
+def code_blocks(reply: str, language: str = "python") -> list[str]:
+    """The fenced blocks of a chat reply, in order: its ```python blocks (or ```py, ```python3, untagged), or its
+    ```json blocks; the one reader of fenced blocks for every chat reply the package reads."""
+    return _FENCED[language].findall(reply)
+
+
 def raw_program(reply: str, problem: Problem) -> str:
     """The program a raw chat reply stands for, as ``../shared/data``'s chat sets made their ``solution``: the
     prompt's imports + ``sanitize(reply, entry_point)``; a reply that only continues the prompt (a bare function

@@ -24,7 +24,7 @@ from coderank_evalplus.rankers.confidence import FEATURES, pick_features, predic
 from coderank_evalplus.rankers.filtering import restrict
 from coderank_evalplus.report.curves import DEFAULT_DRAWS, _map_problems, budgets_for, draw_subset
 from coderank_evalplus.report.scores import pass_at_1, rank, splits_of
-from coderank_evalplus.report.stats import mean_estimate, resample_indices
+from coderank_evalplus.stats import mean_estimate, resample_indices
 
 ROUNDS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 15, 20, 30, 50, 75, 100, 150, 200)
 TAUS = (0.0, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.925, 0.95, 0.975, 0.99, 1.0)

@@ -7,25 +7,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
 
+from coderank_evalplus.io.results_folder import pool_of
 from coderank_evalplus.rankers.registry import DEFAULT_METHODS
 from coderank_evalplus.report.curves import DEFAULT_DRAWS
-from coderank_evalplus.report.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
+from coderank_evalplus.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 DEFAULT_COMPARE_TO = ("random", "codet")
-OWN_SUFFIX = " (own)"
-
-
-def default_pool(tests_label: str) -> str:
-    """The test pool a row is grouped by when the suite names none: its label without a trailing " (own)" (a
-    model's own pool is the same pool when another model is ranked with it)."""
-    label = tests_label.strip()
-    return label[: -len(OWN_SUFFIX)].rstrip() if label.endswith(OWN_SUFFIX) else label
 
 
 @dataclass
 class Entry:
     """One leaderboard row: a model's results folder, and which test pool it was reranked with. Rows of the same
-    dataset and ``pool`` are compared as models (``pool`` defaults to ``default_pool(tests_label)``)."""
+    dataset and ``pool`` are compared as models (``pool`` defaults to ``io.results_folder.pool_of(tests_label)``)."""
 
     name: str
     folder: Path
@@ -33,7 +26,7 @@ class Entry:
     pool: str = ""
 
     def __post_init__(self) -> None:
-        self.pool = self.pool or default_pool(self.tests_label)
+        self.pool = self.pool or pool_of(self.tests_label)
 
 
 @dataclass

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from coderank_evalplus.report.stats import MIN_PROBLEMS, has_interval
 from coderank_evalplus.report.text import block_key, model_blocks, splits_in, too_few
+from coderank_evalplus.stats import MIN_PROBLEMS, has_interval
 
 if TYPE_CHECKING:
     from coderank_evalplus.report.board import Leaderboard

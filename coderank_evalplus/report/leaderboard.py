@@ -25,7 +25,6 @@ from coderank_evalplus.report.board import DEFAULT_COMPARE_TO, Entry, Leaderboar
 from coderank_evalplus.report.calibration import folder_calibration
 from coderank_evalplus.report.run_names import tell_apart
 from coderank_evalplus.report.scores import BASELINES, leaderboard_methods, problem_scores, splits_of
-from coderank_evalplus.report.stats import CI_LEVEL, MIN_PROBLEMS, mean_estimate, paired_difference, resample_indices
 from coderank_evalplus.report.test_quality import run_quality
 from coderank_evalplus.report.text import (
     SETTING_NOTE,
@@ -41,6 +40,7 @@ from coderank_evalplus.report.text import (
     splits_in,
     tests_cell,
 )
+from coderank_evalplus.stats import CI_LEVEL, MIN_PROBLEMS, mean_estimate, paired_difference, resample_indices
 
 
 def _samples_per_problem(run: StoredRun) -> int | dict:

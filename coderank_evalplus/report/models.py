@@ -19,7 +19,7 @@ from typing import Any, Callable, Optional, Sequence
 import numpy as np
 from scipy.stats import rankdata
 
-from coderank_evalplus.report.stats import (
+from coderank_evalplus.stats import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     TIE_TOLERANCE,

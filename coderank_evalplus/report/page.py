@@ -7,7 +7,6 @@ import html
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
-from coderank_evalplus.report.stats import MIN_PROBLEMS
 from coderank_evalplus.report.text import (
     SETTING_NOTE,
     SMALL_N_NOTE,
@@ -28,6 +27,7 @@ from coderank_evalplus.report.text import (
     tests_cell,
     too_few,
 )
+from coderank_evalplus.stats import MIN_PROBLEMS
 
 if TYPE_CHECKING:
     from coderank_evalplus.report.board import Leaderboard

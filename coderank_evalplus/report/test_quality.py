@@ -15,7 +15,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from coderank_evalplus.io.results_folder import StoredProblem, StoredRun
-from coderank_evalplus.report.stats import has_interval
+from coderank_evalplus.stats import has_interval
 from coderank_evalplus.types import PASS
 
 ACCURACY_BINS = (0.0, 0.25, 0.5, 0.75, 1.0)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Mapping, Optional, Sequence
 
 from coderank_evalplus.rankers import uses_prompt_examples
-from coderank_evalplus.report.stats import MIN_PROBLEMS, has_interval
+from coderank_evalplus.stats import MIN_PROBLEMS, has_interval
 
 EXAMPLES_MARK = "†"  # marks a method that ranks with the prompt's own examples (``uses_prompt_examples``)
 EXAMPLES_NOTE = (f"{EXAMPLES_MARK} uses the prompt's own examples (trial tests, or a pool grown from them): the "

@@ -15,15 +15,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Protocol, Sequence
 
-from coderank_evalplus.engine.execution import ProblemWork, ResultCache
+from coderank_evalplus.engine.execution.execute import ProblemWork, ResultCache
 from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.types import Executions, Ranking
 
 
 @dataclass(frozen=True)
 class Side:
-    """One side of a deciding input: its candidates (indices into the problem's samples) and what they returned
-    there (``output``: in words, e.g. "returns 3", or the output digest when no words were asked for)."""
+    """One side of a deciding input: its candidates (indices into the problem's samples) and what they did there
+    (``output``: in words, e.g. "returns 3", "prints 6", "raises ValueError: …"; the output's digest, saying so,
+    where the run that says it in words was lost)."""
 
     label: str
     candidates: tuple[int, ...]
@@ -35,8 +36,8 @@ class Side:
 
 @dataclass(frozen=True)
 class SelectionEvidence:
-    """Why the order changed: on ``input`` (a call expression), the ``sides`` returned different things; ``rule``
-    says which side was kept and why (e.g. "largest part: 7 of 9 candidates agree")."""
+    """Why the order changed: on ``input`` (a call expression), the ``sides`` did different things; ``rule`` says
+    which side was kept and why (e.g. "A kept: 7 of 9 candidates agree")."""
 
     input: str
     sides: tuple[Side, ...]
@@ -98,8 +99,7 @@ class Selection:
 @dataclass
 class SelectEnv:
     """Where a step runs programs: the execution cache, the sandbox's limits, the workers or executor; ``seed``
-    seeds what it grows; ``progress``: show progress bars; ``explain``: probe the deciding input for each side's
-    output in words (``pick``'s reasons), else the evidence names outputs by their digests."""
+    seeds what it grows; ``progress``: show progress bars."""
 
     cache: Optional[ResultCache] = None
     limits: Limits = field(default_factory=Limits)
@@ -107,7 +107,6 @@ class SelectEnv:
     executor: Any = None
     seed: int = 0
     progress: bool = False
-    explain: bool = False  # say each side's output in words (one probe per side of the deciding input)
 
 
 @dataclass

@@ -8,19 +8,21 @@ ranking: the pool already told those apart). The new order: the parts by the num
 counted), most first, a tie kept as one group, a part of the pick's pool before a part of the next group of the
 same size; then the pool's candidates that did not run (beyond ``doubt.MAX_PROGRAMS``); then the rest of the
 ranking as it was. No verdict, hidden input or expected output is read. The evidence: the first separating input on
-which the new top part and the runner-up differ, what each returned (its output digest; in words when
-``explain``), and the rule ("A kept: 7 of 9 candidates agree").
+which the new top part and the runner-up differ, what each did there in words ("returns False", "prints 6",
+"raises ValueError: …": ``in_words_of``, one probe per side for the whole batch, true on every call shape), and the
+rule ("A kept: 7 of 9 candidates agree").
 """
 
 from __future__ import annotations
 
 import time
 from collections import defaultdict
+from dataclasses import replace
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
 import numpy as np
 
-from coderank_evalplus.engine.execution import ProblemWork
+from coderank_evalplus.engine.execution.execute import ProblemWork
 from coderank_evalplus.metrics import merged_groups, pick_pool
 from coderank_evalplus.rankers.registry import register_step
 from coderank_evalplus.selection.base import SelectEnv, Selection, SelectionEvidence, Side, StepItem
@@ -84,9 +86,10 @@ def _digest_words(ex: Executions, row: int, col: int) -> str:
     return f"raises exception #{digest:06x}" if kind == RAISED else "times out"
 
 
-def evidence_of(found: Search, programs: list[str], parts: list[list[int]], n_contenders: int,
-                env: SelectEnv, problem_entry: str) -> list[SelectionEvidence]:
-    """The deciding input between the new top part (A) and the runner-up (B), each side's output, the rule."""
+def evidence_of(found: Search, programs: list[str], parts: list[list[int]], n_contenders: int
+                ) -> list[SelectionEvidence]:
+    """The deciding input between the new top part (A) and the runner-up (B), each side's output (its digest, until
+    ``in_words_of`` says it in words), the rule."""
     if len(parts) < 2:
         return []
     a, b = parts[0], parts[1]
@@ -97,8 +100,6 @@ def evidence_of(found: Search, programs: list[str], parts: list[list[int]], n_co
     call = found.ex.suite.inputs[col]
     rows = [found.ex.programs.index(programs[x[0]]) for x in (a, b)]
     words = [_digest_words(found.ex, r, col) for r in rows]
-    if env.explain:
-        words = _in_words([programs[a[0]], programs[b[0]]], call, problem_entry, env) or words
     if len(a) == len(b):
         rule = f"a tie: A and B both hold {len(a)} of {n_contenders} candidates, kept together"
     else:
@@ -106,17 +107,30 @@ def evidence_of(found: Search, programs: list[str], parts: list[list[int]], n_co
     return [SelectionEvidence(call, (Side("A", tuple(a), words[0]), Side("B", tuple(b), words[1])), rule)]
 
 
-def _in_words(texts: list[str], call: str, entry_point: str, env: SelectEnv) -> Optional[list[str]]:
-    """What each program does on ``call``, in words (a probe each, in the sandbox); None if the probes fail."""
-    from coderank_evalplus.engine.probe import Probe, in_words, probe_all
+def in_words_of(items: Sequence[StepItem], sels: Sequence[Selection], env: SelectEnv) -> None:
+    """Each side of every evidence of a batch said in words: what the side's first candidate does on the deciding
+    input, one probe each, all at once in the sandbox (``engine.execution.probe.probe_of``: built for the problem's call
+    shape). Values are clipped, unless clipping would make two sides read alike; a side whose probe is lost keeps
+    its digest and says so."""
+    from coderank_evalplus.engine.execution.probe import in_words, probe_all, probe_of
 
+    asks = [probe_of(it.work.problem, it.work.programs[side.candidates[0]], f"assert {ev.input}", env.limits.cpu)
+            for it, sel in zip(items, sels) for ev in sel.evidence for side in ev.sides]
+    if not asks:
+        return
     try:
-        found = probe_all([Probe(t, f"assert {call}", entry_point, env.limits.cpu) for t in texts],
-                          env.workers, env.executor)
+        found = iter(probe_all(asks, env.workers, env.executor))
     except Exception:  # noqa: BLE001 - words are an explanation; the selection stands without them
-        return None
-    said = [in_words(p) for p in found]
-    return said if all(said) else None
+        found = iter([("lost",)] * len(asks))
+    for sel in sels:
+        for e, ev in enumerate(sel.evidence):
+            probes = [next(found) for _ in ev.sides]
+            said = [in_words(p) for p in probes]
+            if len(set(said)) < len(said) and len(set(probes)) == len(probes):
+                said = [in_words(p, width=None) for p in probes]  # alike once clipped: said whole
+            sides = tuple(replace(side, output=words or f"{side.output} (a digest: the run that says it in words "
+                                                        f"was lost)") for side, words in zip(ev.sides, said))
+            sel.evidence[e] = replace(ev, sides=sides)
 
 
 @register_step(NAME)
@@ -128,7 +142,9 @@ class ModelFreeStep:
     phase = "select"  # the timing block's select_s
 
     def run(self, items: Sequence[StepItem], env: SelectEnv) -> list[Selection]:
-        return [refine(it.work, it.executions, it.ranking, env) for it in items]
+        sels = [refine(it.work, it.executions, it.ranking, env) for it in items]
+        in_words_of(items, sels, env)
+        return sels
 
     def report(self, done: Mapping[tuple[str, str], Selection]) -> tuple[dict[str, Any], dict[str, Any]]:
         """Its cost over the run (timing: every method; ``selection``: per method)."""
@@ -164,6 +180,6 @@ def refine(work: ProblemWork, ex: Executions, ranking: Ranking, env: SelectEnv, 
         out.changed = pick_pool(new, ex.n_candidates) != pick_pool(ranking, ex.n_candidates)
         out.ranking = new
         n = sum(len(p) for p in parts)
-        out.evidence = evidence_of(found, programs, parts, n, env, work.problem.entry_point)
+        out.evidence = evidence_of(found, programs, parts, n)
     out.cost.seconds = time.monotonic() - t0
     return out

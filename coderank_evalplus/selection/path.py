@@ -25,8 +25,8 @@ from typing import Callable, Mapping, Optional, Protocol, Sequence
 
 import numpy as np
 
-from coderank_evalplus.engine.execution import ExecutionStats, ProblemWork, ResultCache, execute
-from coderank_evalplus.engine.executors import Executor
+from coderank_evalplus.engine.execution.execute import ExecutionStats, ProblemWork, ResultCache, execute
+from coderank_evalplus.engine.execution.executors import Executor
 from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.rankers import RankContext, get_ranker, split_selection
 from coderank_evalplus.rankers.confidence import confidence
@@ -56,20 +56,18 @@ def _no_lap(_phase: str) -> None:
 class ProblemPath:
     """The path for ``methods`` (ranked methods, each ``<ranker>`` or ``<ranker>+<step>``) with one run's settings,
     execution cache and executor (left open; None: a pool per call), and ``steps``: steps after ranking applied to
-    every method (S*), after the one a method's name asks for. ``explain``: steps say outputs in words (``pick``'s
-    reasons). ``stats`` counts the executions; ``confidence_model``: the confidence model (default: the shipped
-    one). ``run(works)`` takes a batch."""
+    every method (S*), after the one a method's name asks for. ``stats`` counts the executions;
+    ``confidence_model``: the confidence model (default: the shipped one). ``run(works)`` takes a batch."""
 
     def __init__(self, cfg: PathSettings, methods: Sequence[str], cache: Optional[ResultCache] = None,
-                 executor: Optional[Executor] = None, steps: Sequence[Step] = (), *, explain: bool = False,
+                 executor: Optional[Executor] = None, steps: Sequence[Step] = (), *,
                  stats: Optional[ExecutionStats] = None, confidence_model: Optional[dict] = None) -> None:
         self.cfg, self.methods = cfg, list(methods)
         self.cache, self.executor = cache, executor
         self.limits = Limits(cpu=cfg.time_limit)
         self.stats = stats if stats is not None else ExecutionStats()
         self.confidence_model = confidence_model
-        self.env = SelectEnv(cache, self.limits, cfg.workers, executor, cfg.seed, progress=cfg.progress,
-                             explain=explain)
+        self.env = SelectEnv(cache, self.limits, cfg.workers, executor, cfg.seed, progress=cfg.progress)
         named = dict.fromkeys(s for s in (split_selection(m)[1] for m in self.methods) if s is not None)
         self.steps: dict[str, Step] = {name: get_step(name)() for name in named}
         self._every = [s.name for s in steps]  # the steps every method goes through

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from coderank_evalplus.engine.execution import ExecutionStats, ProblemWork, execute
+from coderank_evalplus.engine.execution.execute import ExecutionStats, ProblemWork, execute
 from coderank_evalplus.selection.base import SelectEnv, SelectionCost
 from coderank_evalplus.testgen.mutate import VALID_SHARE, call_text, mutate_inputs, seeds_of
 from coderank_evalplus.types import RETURNED, Executions, Problem, TestSuite

@@ -10,7 +10,7 @@ published prompts and limits, the source cited there):
    execution engine (sandbox, cache); stop at the first attempt that gives an input on which A and B differ (S*
    retries a reply it cannot read; we also retry one whose inputs do not separate them);
 2. show the model A's and B's code with their outputs on those inputs (at most ``MAX_SHOWN``; what each returned
-   or raised, in words, from ``engine.probe``), in both orders, greedily; a side wins when both answers agree;
+   or raised, in words, from ``engine.execution.probe``), in both orders, greedily; a side wins when both answers agree;
 3. the winner's side — the contenders that return exactly what the winner returns on the distinguishing inputs —
    becomes the top group (``apply_decision``); a tie, disagreeing answers or no distinguishing input leave the
    ranking as it was.
@@ -32,8 +32,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
 
-from coderank_evalplus.engine import shapes
-from coderank_evalplus.engine.execution import ExecutionStats, ProblemWork, ResultCache, execute
+from coderank_evalplus.engine.execution.execute import ExecutionStats, ProblemWork, ResultCache, execute
 from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.metrics import merged_groups, pick_pool
 from coderank_evalplus.rankers.registry import register_step
@@ -232,9 +231,9 @@ def _sides(ex: Executions, c: Pair, cols: Sequence[int]) -> dict[str, list[int]]
 
 
 def _in_words(probe: tuple[str, ...]) -> str:
-    """What a side did on an input, for the judge: engine.probe's words, values unclipped; a passing probe (a
+    """What a side did on an input, for the judge: engine.execution.probe's words, values unclipped; a passing probe (a
     true value) and a lost run in this prompt's words."""
-    from coderank_evalplus.engine.probe import in_words
+    from coderank_evalplus.engine.execution.probe import in_words
 
     if probe and probe[0] == "passed":
         return "returns a true value"
@@ -248,7 +247,7 @@ def decide(contests: Sequence[Pair], generator, log_path: str, model: str,
     """Run S* on each contest (batched across problems: each step's questions go to the model together; the same
     question twice is asked once); ``model`` names the model in the reply log's keys. Returns a decision per
     contest, in order."""
-    from coderank_evalplus.engine.probe import Probe, probe_all
+    from coderank_evalplus.engine.execution.probe import Probe, probe_all, probe_of
     from coderank_evalplus.generation.sampling import draw_logged
 
     stats = stats if stats is not None else ExecutionStats()
@@ -300,8 +299,7 @@ def decide(contests: Sequence[Pair], generator, log_path: str, model: str,
         for col in cols[: settings.max_shown]:
             call = ex.suite.inputs[col]
             for side, k in zip(SIDES, (c.a, c.b)):
-                prog = shapes.runnable(c.problem.shape, c.programs[k])
-                asks.append((i, col, side, Probe(prog, f"assert {call}", c.problem.callee, time_limit)))
+                asks.append((i, col, side, probe_of(c.problem, c.programs[k], f"assert {call}", time_limit)))
     probed = probe_all([q[3] for q in asks], workers, executor=executor)
     words = {(i, col, side): _in_words(pr) for (i, col, side, _), pr in zip(asks, probed)}
     for i in decided:

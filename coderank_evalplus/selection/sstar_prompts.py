@@ -34,6 +34,7 @@ import json
 import re
 from typing import Optional, Sequence
 
+from coderank_evalplus.io.sanitize import code_blocks
 from coderank_evalplus.types import STDIN, Problem
 
 SOURCE = ("NovaSky-AI/SkyThought skythought/test-time-scaling/live_code_bench_program.py "
@@ -46,11 +47,9 @@ MAX_TOKENS = 1000  # dspy.LM's default max_tokens, for both questions
 ORDERS = 2  # test_aware_single_match: the pair shown in both orders
 MAX_INPUTS = 20  # inputs read from one reply (ours: bounds programs x inputs x attempts)
 MAX_SHOWN = 5  # distinguishing inputs shown to the judge (ours)
-SHOW_CHARS = 300  # characters of one output shown (engine.probe's)
+SHOW_CHARS = 300  # characters of one output shown (engine.execution.probe's)
 
 _SYSTEM = "You are an expert Python programmer."
-_CODE = re.compile(r"```[ \t]*(?:python|py|Python|python3)?[ \t]*\n(.*?)(?:```|\Z)", re.S)
-_JSON = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\n(.*?)(?:```|\Z)", re.S)
 _ANSWER = re.compile(r"answer\W{0,6}([012])\b", re.I)
 
 
@@ -155,7 +154,7 @@ def parse_inputs(reply: str, problem: Problem, most: int = MAX_INPUTS) -> list[s
     else:
         from coderank_evalplus.testgen.mutate import call_text, seed_args
 
-        blocks = _CODE.findall(reply) or [reply]
+        blocks = code_blocks(reply) or [reply]
         for block in blocks:
             for line in _statements(block):
                 args = seed_args(line, problem.callee)
@@ -175,7 +174,7 @@ def _statements(block: str) -> list[str]:
 
 
 def _stdin_inputs(reply: str) -> list[str]:
-    for block in reversed(_JSON.findall(reply) or [reply]):
+    for block in reversed(code_blocks(reply, "json") or [reply]):
         try:
             items = json.loads(block)
         except ValueError:

@@ -30,7 +30,7 @@ from coderank_evalplus.rankers.learned import (
     table_ranking,
 )
 from coderank_evalplus.report.scores import problem_scores, splits_of
-from coderank_evalplus.report.stats import mean_estimate, paired_difference, resample_indices
+from coderank_evalplus.stats import mean_estimate, paired_difference, resample_indices
 
 LABEL_SPLIT = "plus"  # training labels: the stricter verdicts (base where a folder has no plus tests); fixed a priori
 # each learned ranker's feature spec and the function that computes its cluster tables from one problem's executions

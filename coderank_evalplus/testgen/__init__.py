@@ -1,5 +1,7 @@
-"""Prompts and test extraction: the prompts a model gets for solutions and for tests, trial tests from the
-docstring's examples (``prompts``), stop-sequence truncation, assert extraction and call parsing (``extract``).
+"""Tests from text, one job a module: the prompts a model gets for solutions and for tests (``prompts``), a
+prompt's examples stripped and read as trial tests (``prompt_examples``), a chat model's replies read back
+(``replies``), stop-sequence truncation, assert extraction and call parsing (``extract``), inputs grown from the
+examples (``mutate``, ``stdin_inputs``), input/output tests (``io_tests``) and LeetCode-style prompts (``leetcode``).
 
-Pure text functions over ``types``; modules here import nothing else of the package.
+Pure text functions over ``types``; a chat reply's code blocks and program are read by ``io.sanitize``.
 """

@@ -15,6 +15,7 @@ import json
 import re
 from typing import Iterable, Optional
 
+from coderank_evalplus.io.sanitize import code_blocks
 from coderank_evalplus.testgen.extract import build_suite
 from coderank_evalplus.types import METHOD, STDIN, STDIN_CALLEE, Problem, TestSuite
 
@@ -49,13 +50,10 @@ def chat_io_messages(problem: Problem, n_pairs: int = 5) -> list[dict]:
             {"role": "user", "content": user}]
 
 
-_JSON_BLOCK = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\n(.*?)```", re.S)
-
-
 def parse_io_pairs(text: str) -> list[tuple[str, str]]:
     """(input, output) pairs of a reply: the last JSON list of ``{"input", "output"}`` in a code block (or the reply
     itself); values that are not strings are written as JSON."""
-    for block in reversed(_JSON_BLOCK.findall(text) or [text]):
+    for block in reversed(code_blocks(text, "json") or [text]):
         try:
             items = json.loads(block)
         except ValueError:

@@ -5,7 +5,7 @@ nums, target): \"\"\"… Example 1: Input: nums = [2,7,11,15], target = 9 Output
 ``trial_tests`` reads the docstring's examples as asserts on that call: doctest lines (``>>> Solution().twoSum([2,
 7], 9)`` or ``>>> twoSum(...)`` and the line after) and LeetCode's ``Input: a = …, b = …`` / ``Output: …`` pairs, whose
 values are JSON-like literals (``true``, ``null`` read as Python's). Written by hand: the function-prompt parser
-(``prompts.trial_tests_from_prompt``) knows top-level functions only.
+(``prompt_examples.trial_tests_from_prompt``) knows top-level functions only.
 """
 
 from __future__ import annotations

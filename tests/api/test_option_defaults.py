@@ -82,7 +82,7 @@ def _lm_eval() -> list[tuple[str, str, Any, str]]:
 def _suite(tmp_path) -> list[tuple[str, str, Any, str]]:
     """A suite file that gives nothing but its entry: what its entry and the suite take."""
     from coderank_evalplus.api.options import SUITE_KEYS
-    from coderank_evalplus.report.suite import load_suite
+    from coderank_evalplus.api.suite import load_suite
 
     (tmp_path / "s.jsonl").write_text("")
     (tmp_path / "suite.toml").write_text('[[entry]]\nname = "m"\nsolutions = "s.jsonl"\n')
@@ -174,7 +174,7 @@ def test_every_default_named_on_the_names_page_is_the_one_the_code_uses(faces):
 
 def test_run_and_rerank_without_output_write_under_the_folder_the_page_names(tmp_path, monkeypatch):
     from coderank_evalplus.cli import run as run_mod
-    from coderank_evalplus.engine.workers import CANDIDATE_LOG_ENV
+    from coderank_evalplus.engine.execution.workers import CANDIDATE_LOG_ENV
     from tests.cli.test_run_problem_file import FUNCTIONS, PROBLEMS, StandIn
 
     help_text = option("output").help

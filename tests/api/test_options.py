@@ -110,10 +110,10 @@ def test_each_default_is_a_value_its_option_accepts():
 
 
 def test_the_faces_take_the_names_the_table_gives_them():
+    from coderank_evalplus.api import suite
     from coderank_evalplus.api.evaluate import rerank
     from coderank_evalplus.api.picking import Picker
     from coderank_evalplus.integrations.evalplus import OPTIONS as EVALPLUS
-    from coderank_evalplus.report import suite
 
     option_names = {o.name for o in OPTIONS}
     suite_keys = (suite._TOP_KEYS | suite._ENTRY_KEYS) & option_names
@@ -174,7 +174,7 @@ def test_each_rule_is_refused_on_every_face_in_its_words(rule, tmp_path):
         assert str(refused.value) == rule.says.format(**{n: f"--{n}" for n in rule.names})
         faces += 1
     if all(n in SUITE_KEYS for n in given):  # a suite file
-        from coderank_evalplus.report.suite import SuiteError, load_suite
+        from coderank_evalplus.api.suite import SuiteError, load_suite
 
         (tmp_path / "s.jsonl").write_text("")
         (tmp_path / "suite.toml").write_text('[[entry]]\nname = "m"\nsolutions = "s.jsonl"\n'

@@ -7,9 +7,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 import coderank_evalplus as cr
 from coderank_evalplus.io.problems import problem_from_prompt
 from coderank_evalplus.types import FUNCTION, METHOD, STDIN
+from tests.conftest import LOOKALIKE_DOES, lookalike_data
 
 LEETCODE_PROMPT = '''class Solution:
     def twoSum(self, nums: List[int], target: int) -> List[int]:
@@ -119,3 +122,32 @@ def test_rerank_ranks_a_file_of_every_shape_and_a_livecodebench_record_as_pick_d
         "abc900_a": STDIN}
     _picked_as_pick_picks(out, records, pools)
     assert out.pass_at("recommended") > out.pass_at("random")
+
+
+# --- the reasons say what a candidate did, on every shape -----------------------------------------------------
+@pytest.mark.parametrize("task_id", list(LOOKALIKE_DOES))
+def test_the_reasons_say_what_each_losing_group_did_on_every_shape(task_id):
+    """One look-alike problem written as a function, a ``class Solution`` method and a stdin program: the wrong
+    candidate fails the first example, and the reasons say what it returned (printed) there; the look-alikes are set
+    apart by the selection step on an input grown for the leaders, and the reasons and the step's evidence say
+    "returns False, where the pick returns True" ("prints …" for the stdin program) -- where a method's look-alike
+    used to "raise AssertionError" beside a pick that "passes it when run alone (flaky or slow)"."""
+    import re
+
+    records, pools = lookalike_data()
+    with cr.Picker(method="recommended+select", mutate=0, workers=2) as picker:
+        choice = picker.pick(records[task_id], pools[task_id])
+    does = LOOKALIKE_DOES[task_id]
+    assert choice.group == list(range(7)), choice.reasons
+    why = {g.candidates[0]: g for g in choice.lost}
+    assert (why[10].why, why[10].does) == ("example", f"{does} False")
+    assert (why[7].why, why[7].candidates) == ("selected", [7, 8, 9])
+    assert (why[7].does, why[7].pick_does) == (f"{does} False", f"{does} True")
+    text = "\n".join(choice.reasons)
+    on = re.escape(why[7].on)
+    assert re.search(f"lost: candidate 7, candidate 8, candidate 9: set apart on `{on}`, an input grown for the "
+                     f"leading programs: it {does} False, where the pick {does} True", text), text
+    assert re.search(f"selection \\(.*\\): on {on}: group A {does} True, group B {does} False; A kept: 7 of 10 "
+                     f"candidates agree \\(B: 3\\)", text), text
+    assert re.search(f"lost: candidate 10: fails an example of the prompt, `.*` \\({does} False\\)", text), text
+    assert "flaky" not in text and "#" not in text

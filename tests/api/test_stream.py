@@ -77,7 +77,7 @@ def _main(args: list[str]) -> int:
 
 @pytest.fixture(autouse=True)
 def _candidate_log(monkeypatch, tmp_path):
-    from coderank_evalplus.engine.workers import CANDIDATE_LOG_ENV
+    from coderank_evalplus.engine.execution.workers import CANDIDATE_LOG_ENV
 
     monkeypatch.setenv(CANDIDATE_LOG_ENV, str(tmp_path / "before.log"))  # run sets it: put it back after
 
@@ -113,7 +113,7 @@ def test_the_adaptive_budget_is_the_same_stream(tmp_path, dataset):
     files reranked in one batch."""
     from coderank_evalplus.api.evaluate import stage_config
     from coderank_evalplus.api.options import RerankOptions
-    from coderank_evalplus.engine.execution import ResultCache
+    from coderank_evalplus.engine.execution.execute import ResultCache
     from coderank_evalplus.generation import generate_samples, make_generator
     from coderank_evalplus.pipeline import adaptive_stopper
 
@@ -151,7 +151,7 @@ def test_the_adaptive_budget_is_the_same_stream(tmp_path, dataset):
 
 def _items(db: Path) -> int:
     """Item results stored in an execution cache (each executed item once, whatever the rows)."""
-    from coderank_evalplus.engine.execution import ITEM_RECORD
+    from coderank_evalplus.engine.execution.execute import ITEM_RECORD
 
     con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
     try:

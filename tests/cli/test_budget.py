@@ -60,7 +60,7 @@ def test_report_says_what_it_is_about_and_what_its_columns_mean(monkeypatch, mod
 
 
 def test_the_adaptive_table_carries_n_and_gives_no_interval_under_the_minimum(monkeypatch, model_file, capsys):
-    from coderank_evalplus.report.stats import MIN_PROBLEMS
+    from coderank_evalplus.stats import MIN_PROBLEMS
 
     monkeypatch.setattr("coderank_evalplus.io.results_folder.load_folder", lambda folder: _run())  # 10 problems
     assert main(["budget", "x", "--adaptive", "--methods", "codet", "--confidence-model", str(model_file),

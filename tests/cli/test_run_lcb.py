@@ -51,7 +51,7 @@ class StandIn:
 def test_run_on_livecodebench_problems(tmp_path, monkeypatch, chat):
     from coderank_evalplus.cli import run as run_mod
     from coderank_evalplus.cli.console import main
-    from coderank_evalplus.engine.workers import CANDIDATE_LOG_ENV
+    from coderank_evalplus.engine.execution.workers import CANDIDATE_LOG_ENV
 
     lines = [ln for ln in (DATA / "problems.jsonl").read_text().splitlines()
              if json.loads(ln)["question_id"] in RIGHT]

@@ -47,7 +47,7 @@ METHOD_AND_STDIN = [
 def test_run_on_your_own_problem_file(tmp_path, monkeypatch):
     from coderank_evalplus.cli import run as run_mod
     from coderank_evalplus.cli.console import main
-    from coderank_evalplus.engine.workers import CANDIDATE_LOG_ENV
+    from coderank_evalplus.engine.execution.workers import CANDIDATE_LOG_ENV
 
     path = tmp_path / "mine.jsonl"
     path.write_text("".join(json.dumps(p) + "\n" for p in PROBLEMS))
@@ -71,7 +71,7 @@ def test_run_on_a_method_and_a_stdin_program_of_your_own(tmp_path, monkeypatch):
     LiveCodeBench's prompt; each judged on its input/output tests."""
     from coderank_evalplus.cli import run as run_mod
     from coderank_evalplus.cli.console import main
-    from coderank_evalplus.engine.workers import CANDIDATE_LOG_ENV
+    from coderank_evalplus.engine.execution.workers import CANDIDATE_LOG_ENV
     from tests.conftest import REPO
 
     shapes = [json.loads(line) for line in (REPO / "tests" / "data" / "shapes" / "problems.jsonl").read_text()

@@ -12,11 +12,11 @@ from coderank_evalplus.api.evaluate import stage_config
 from coderank_evalplus.api.options import RerankOptions
 from coderank_evalplus.doce.feedback import Probe, call_of, feedback_text, probe_all
 from coderank_evalplus.doce.selfdebug import DebugSettings, run_self_debug, trial_outcomes
-from coderank_evalplus.engine.execution import ExecutionStats, ResultCache
+from coderank_evalplus.engine.execution.execute import ExecutionStats, ResultCache
 from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.generation import Sample
 from coderank_evalplus.pipeline import rank_and_judge
-from coderank_evalplus.testgen.prompts import make_test_prompt_body, trial_tests_from_prompt
+from coderank_evalplus.testgen.prompt_examples import make_test_prompt_body, trial_tests_from_prompt
 from coderank_evalplus.types import Problem
 
 PROMPT = 'def add(a, b):\n    """ Add two numbers.\n    >>> add(1, 2)\n    3\n    >>> add(2, 2)\n    4\n    """\n'

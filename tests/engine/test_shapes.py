@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from coderank_evalplus.engine import lcb, shapes
-from coderank_evalplus.engine.canonical import digest_value
-from coderank_evalplus.engine.execution import ProblemWork, execute, suite_items
+from coderank_evalplus.engine.execution.execute import ProblemWork, execute, suite_items
 from coderank_evalplus.engine.sandbox import Limits
+from coderank_evalplus.engine.sandbox.canonical import digest_value
 from coderank_evalplus.testgen.extract import parse_assert, suite_from_asserts
 from coderank_evalplus.types import ERROR, FAIL, FUNCTION, METHOD, PASS, RETURNED, STDIN, STDIN_CALLEE, TIMEOUT, Problem
 

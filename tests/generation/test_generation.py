@@ -16,7 +16,8 @@ import urllib.request
 import pytest
 
 from coderank_evalplus.generation import Generator, Sample, generate_samples, make_generator, truncate_at_stop
-from coderank_evalplus.testgen.prompts import CODET_STOP, make_test_prompt_body, trial_tests_from_prompt
+from coderank_evalplus.testgen.prompt_examples import make_test_prompt_body, trial_tests_from_prompt
+from coderank_evalplus.testgen.prompts import CODET_STOP
 from coderank_evalplus.types import Problem
 
 PROMPT0 = 'def add(a, b):\n    """ Add.\n    >>> add(1, 2)\n    3\n    """\n'

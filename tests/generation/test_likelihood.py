@@ -19,7 +19,7 @@ from coderank_evalplus.generation.likelihood import (
     reviewer_pair,
 )
 from coderank_evalplus.io.samples import SampleFileError, read_features, read_solutions
-from coderank_evalplus.testgen.prompts import trial_tests_from_prompt
+from coderank_evalplus.testgen.prompt_examples import trial_tests_from_prompt
 from coderank_evalplus.types import Problem
 
 PROMPT = 'def add(a, b):\n    """ Add two numbers.\n    >>> add(1, 2)\n    3\n    """\n'

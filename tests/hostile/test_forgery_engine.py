@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from coderank_evalplus.engine.execution import ProblemWork, execute
+from coderank_evalplus.engine.execution.execute import ProblemWork, execute
 from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.rankers import RankContext, get_ranker
 from coderank_evalplus.testgen.extract import suite_from_asserts
@@ -35,7 +35,7 @@ def test_no_forger_passes_a_test_or_is_ranked_above_an_honest_wrong_candidate(na
 
 def test_the_hunter_finds_the_expected_values_where_they_are_in_its_process():
     """The hunter is not idle: in a process holding the split tests it returns every expected value."""
-    from coderank_evalplus.engine.execution import suite_items
+    from coderank_evalplus.engine.execution.execute import suite_items
     from coderank_evalplus.engine.sandbox.verdicts import plan_items
 
     items = suite_items(suite_from_asserts(ASSERTS, "add"), ())[0]

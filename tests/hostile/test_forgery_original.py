@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from coderank_evalplus.engine.execution import ResultCache
-from coderank_evalplus.engine.judge import Judge
+from coderank_evalplus.engine.execution.execute import ResultCache
+from coderank_evalplus.engine.judging.judge import Judge
 from coderank_evalplus.types import Problem
 from tests.hostile.forgers import ALWAYS_EQUAL, ENGINE_FORGERS, GOOD, HONEST_WRONG, OPAQUE_CLAIMS
 

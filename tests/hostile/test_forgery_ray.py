@@ -6,9 +6,9 @@ import pytest
 
 pytest.importorskip("ray")
 
-from coderank_evalplus.engine.judge import Judge  # noqa: E402
-from coderank_evalplus.engine.ray_executor import RayExecutor  # noqa: E402
-from tests.engine.test_ray_executor import cluster, worker_node  # noqa: E402,F401 - the fixtures
+from coderank_evalplus.engine.execution.ray_executor import RayExecutor  # noqa: E402
+from coderank_evalplus.engine.judging.judge import Judge  # noqa: E402
+from tests.engine.execution.test_ray_executor import cluster, worker_node  # noqa: E402,F401 - the fixtures
 from tests.hostile.forgers import ALWAYS_EQUAL, FORGERS, GOOD  # noqa: E402
 from tests.hostile.test_forgery import TASK, _problem  # noqa: E402
 
@@ -26,7 +26,7 @@ def test_ray_executor_judges_forgers_wrong(cluster, worker_node):  # noqa: F811
 
 def test_ray_executor_keeps_the_engines_forgers_below_an_honest_wrong_candidate(cluster, worker_node):  # noqa: F811
     """CodeT's pass matrix on the cluster: its runners get probes only, the driver decides (issue 25, item 2)."""
-    from coderank_evalplus.engine.execution import ProblemWork, execute
+    from coderank_evalplus.engine.execution.execute import ProblemWork, execute
     from coderank_evalplus.engine.sandbox import Limits
     from coderank_evalplus.testgen.extract import suite_from_asserts
     from coderank_evalplus.types import Problem

@@ -23,9 +23,9 @@ from typing import Iterator
 import psutil
 import pytest
 
-from coderank_evalplus.engine.canonical import digest_value
-from coderank_evalplus.engine.execution import ExecutionStats, ProblemWork, execute
+from coderank_evalplus.engine.execution.execute import ExecutionStats, ProblemWork, execute
 from coderank_evalplus.engine.sandbox import Limits
+from coderank_evalplus.engine.sandbox.canonical import digest_value
 from coderank_evalplus.testgen.extract import suite_from_asserts
 from coderank_evalplus.types import PASS, RETURNED, Problem
 from tests.hostile.programs import GOOD, PROGRAMS, WRITES_OWN_TEMP
@@ -185,7 +185,8 @@ def test_confinement_is_active_here():
 ESCAPEE = r"""
 import os, sys, time
 sys.path.insert(0, {root!r})
-from coderank_evalplus.engine import sandbox, workers
+from coderank_evalplus.engine import sandbox
+from coderank_evalplus.engine.execution import workers
 from coderank_evalplus.engine.sandbox import confine
 confine.apply_confinement = lambda *a, **k: {{}}  # as on a kernel without seccomp / Landlock
 workers._prctl(workers._PR_SET_CHILD_SUBREAPER, 1)

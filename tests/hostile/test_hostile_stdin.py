@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import pytest
 
-from coderank_evalplus.engine.canonical import digest_value
-from coderank_evalplus.engine.execution import ProblemWork
+from coderank_evalplus.engine.execution.execute import ProblemWork
+from coderank_evalplus.engine.sandbox.canonical import digest_value
 from coderank_evalplus.testgen.extract import suite_from_asserts
 from coderank_evalplus.types import ERROR, FAIL, PASS, RETURNED, STDIN, STDIN_CALLEE, TIMEOUT, Problem
 from tests.hostile.programs import PROGRAMS, WRITES_OWN_TEMP

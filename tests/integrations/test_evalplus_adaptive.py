@@ -165,7 +165,7 @@ def test_default_tau_stops_where_the_confidence_reaches_the_recorded_tau(wrapped
 def test_given_tests_feed_the_stopper_and_none_are_generated(data, wrapped, tmp_path):
     from coderank_evalplus.api.evaluate import stage_config
     from coderank_evalplus.api.options import RerankOptions
-    from coderank_evalplus.engine.execution import ResultCache
+    from coderank_evalplus.engine.execution.execute import ResultCache
     from coderank_evalplus.io.samples import read_test_samples
     from coderank_evalplus.pipeline import adaptive_stopper
 

@@ -187,7 +187,7 @@ def chat_run(tmp_path_factory):
     same replies and test samples (sharing the execution cache)."""
     from coderank_evalplus.cli.console import main
     from coderank_evalplus.io.problems import load_problems
-    from coderank_evalplus.testgen.prompts import parse_chat_tests
+    from coderank_evalplus.testgen.replies import parse_chat_tests
 
     tmp = tmp_path_factory.mktemp("lm_eval_chat")
     solutions, tests = chat_replies(), _test_replies()

@@ -2,7 +2,7 @@
 
 import json
 
-from coderank_evalplus.engine.judge import Verdict
+from coderank_evalplus.engine.judging.judge import Verdict
 from coderank_evalplus.io.eval_results import evalplus_results_path, read_verdicts
 from coderank_evalplus.types import Problem
 

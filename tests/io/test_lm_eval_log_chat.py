@@ -18,7 +18,7 @@ from coderank_evalplus.io.jsonl import SampleFileError
 from coderank_evalplus.io.samples import read_solutions, read_test_samples
 from coderank_evalplus.io.sanitize import raw_program
 from coderank_evalplus.testgen.extract import truncate
-from coderank_evalplus.testgen.prompts import parse_chat_tests
+from coderank_evalplus.testgen.replies import parse_chat_tests
 from tests.chat_sets import MODELS, TIDS, chat_replies, have_chat_sets
 from tests.conftest import SHARED_DATA
 

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from coderank_evalplus.engine.judge import Verdict
+from coderank_evalplus.engine.judging.judge import Verdict
 from coderank_evalplus.io.results_folder import ResultsFolderError, load_folder
 from coderank_evalplus.pipeline import ProblemOutcome, RerankResult, write_results
 from coderank_evalplus.types import Problem, Ranking

@@ -170,3 +170,14 @@ def test_unsanitized_replies_warn(tmp_path, capsys):
     path.write_text(json.dumps({"task_id": "T/0", "solution": "def f():\n    return 1\n"}) + "\n")
     read_solutions(path, {"T/0": problem})
     assert capsys.readouterr().err == ""
+
+
+def test_code_blocks_read_python_and_json_fences_and_a_block_left_open():
+    """One reader of fenced blocks for every chat reply: ```python (or py, untagged) for code, ```json for data; a
+    reply cut at its token limit leaves its last block open, and that block runs to the reply's end."""
+    from coderank_evalplus.io.sanitize import code_blocks
+
+    assert code_blocks("Sure:\n```python\nx = 1\n```\ntext\n```\ny = 2\n```\nand\n```py\nz = 3") == [
+        "x = 1\n", "y = 2\n", "z = 3"]
+    assert code_blocks('Pairs:\n```json\n[{"input": "1"}]\n```\n', "json") == ['[{"input": "1"}]\n']
+    assert code_blocks("no fence") == [] and code_blocks("```JSON\n[1, 2", "json") == ["[1, 2"]

@@ -5,18 +5,18 @@ import json
 import shutil
 from pathlib import Path
 
-from coderank_evalplus.report.stats import MIN_PROBLEMS
+from coderank_evalplus.stats import MIN_PROBLEMS
 from tests.conftest import needs_data
 from tests.report.conftest import leaderboard_cmd, run_cli
 
 
 def test_an_entry_made_in_code_with_tests_uses_them():
-    from coderank_evalplus import examples
-    from coderank_evalplus.report.suite import SuiteEntry
+    from coderank_evalplus.api.examples import example_suite
+    from coderank_evalplus.api.suite import SuiteEntry
 
     entry = SuiteEntry(name="m", solutions=Path("s.jsonl"), tests=Path("t.jsonl"))
     assert entry.test_sources == [Path("t.jsonl")]
-    for e in examples.example_suite(limit=3).entries:
+    for e in example_suite(limit=3).entries:
         assert e.test_sources == [e.tests] and e.tests.is_file()
 
 

@@ -174,7 +174,7 @@ def test_sub_sampled_real_row_equals_its_curve_point_and_is_cached(real_leaderbo
 
 
 def test_suite_tests_may_be_examples_mutate_or_a_list(tmp_path):
-    from coderank_evalplus.report.suite import SuiteError, fingerprint, load_suite
+    from coderank_evalplus.api.suite import SuiteError, fingerprint, load_suite
     from coderank_evalplus.testgen.mutate import GROWN_INPUTS
 
     (tmp_path / "s.jsonl").write_text("")
@@ -193,7 +193,7 @@ def test_suite_tests_may_be_examples_mutate_or_a_list(tmp_path):
 
 
 def test_suite_raw_field_is_read_and_fingerprinted(tmp_path):
-    from coderank_evalplus.report.suite import SuiteError, fingerprint, load_suite
+    from coderank_evalplus.api.suite import SuiteError, fingerprint, load_suite
 
     (tmp_path / "s.jsonl").write_text("")
     (tmp_path / "t.jsonl").write_text("")
@@ -209,7 +209,7 @@ def test_suite_raw_field_is_read_and_fingerprinted(tmp_path):
 
 def test_suite_dataset_may_be_your_own_problem_file(tmp_path):
     """A problem file is a path relative to the suite file; its content is part of the entry's fingerprint."""
-    from coderank_evalplus.report.suite import SuiteError, fingerprint, load_suite
+    from coderank_evalplus.api.suite import SuiteError, fingerprint, load_suite
 
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "mine.jsonl").write_text('{"task_id": "a", "prompt": "", "entry_point": "f", "test": ""}\n')

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 from scipy.stats import kendalltau
 
-from coderank_evalplus.report.board import Entry, default_pool
+from coderank_evalplus.io.results_folder import pool_of
+from coderank_evalplus.report.board import Entry
 from coderank_evalplus.report.curves import budget_curve, scores_at_budget
 from coderank_evalplus.report.models import (
     FULL,
@@ -162,7 +163,7 @@ def test_a_reversed_order_that_is_not_significant_is_no_flip():
 
 
 def test_rows_group_by_dataset_and_pool_and_own_pools_join_the_others():
-    assert default_pool("gpt-4 tests (own)") == "gpt-4 tests" == default_pool("gpt-4 tests")
+    assert pool_of("gpt-4 tests (own)") == "gpt-4 tests" == pool_of("gpt-4 tests")
     assert Entry("m", ".", "codegen-16B tests (own)").pool == "codegen-16B tests"
     assert Entry("m", ".", "x (own)", pool="mine").pool == "mine"
     rows = [_row("a", {"random": [1.0]}, pool="gpt-4 tests"), _row("b", {"random": [0.0]}, pool="gpt-4 tests"),

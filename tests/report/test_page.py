@@ -155,14 +155,14 @@ window.addEventListener('load', () => {
 def test_a_small_comparison_reads_not_meaningful_in_the_browser(n, tmp_path):
     """What a reader sees: at 3 problems the wording and no p-value; at 25 the p-values and the count."""
     from coderank_evalplus.report import page
-    from coderank_evalplus.report.stats import MIN_PROBLEMS
+    from coderank_evalplus.stats import MIN_PROBLEMS
     from tests.report.test_small_n import P_VALUE, _leaderboard
 
     lb, _ = _leaderboard(n)
     text = html.unescape(_probe(page.render(lb, {}), TEXT_PROBE, tmp_path)["text"])  # the dump escapes < as &lt;
     if n < MIN_PROBLEMS:
         assert f"n = {n} < {MIN_PROBLEMS}: no interval or p-value" in text
-        assert f"n = {n} < {MIN_PROBLEMS}: no rank interval, τ interval or p-value" in text
+        assert f"n = {n} < {MIN_PROBLEMS}: no rank interval, τ or p-value" in text
         assert not P_VALUE.search(text)
     else:
         assert P_VALUE.search(text) and f"(n = {n} problems)" in text and f"< {MIN_PROBLEMS}: no" not in text

@@ -17,7 +17,7 @@ from coderank_evalplus.report.board import Entry, Leaderboard
 from coderank_evalplus.report.leaderboard import build_row, to_csv, to_markdown
 from coderank_evalplus.report.models import ModelRow, compare_models, summary
 from coderank_evalplus.report.scores import leaderboard_methods, splits_of
-from coderank_evalplus.report.stats import MIN_PROBLEMS
+from coderank_evalplus.stats import MIN_PROBLEMS
 from tests.conftest import needs_data
 from tests.rankers.helpers import make_executions
 from tests.report.helpers import stored_problem, stored_run

@@ -16,7 +16,7 @@ def ranked_items(tmp_path: Path):
     """(the items a step is given: each problem's CodeT ranking on CodeGen-16B's own tests, cache)."""
     from coderank_evalplus.api.evaluate import stage_config
     from coderank_evalplus.api.options import RerankOptions
-    from coderank_evalplus.engine.execution import ResultCache
+    from coderank_evalplus.engine.execution.execute import ResultCache
     from coderank_evalplus.io.problems import load_problems
     from coderank_evalplus.io.samples import read_solutions, read_test_samples
     from coderank_evalplus.pipeline import build_works

@@ -7,7 +7,7 @@ import pytest
 
 from coderank_evalplus.api.evaluate import stage_config
 from coderank_evalplus.api.options import RerankOptions
-from coderank_evalplus.engine.execution import ProblemWork
+from coderank_evalplus.engine.execution.execute import ProblemWork
 from coderank_evalplus.io.problems import problem_from_prompt
 from coderank_evalplus.metrics import merged_groups
 from coderank_evalplus.rankers.registry import get_step
@@ -17,7 +17,7 @@ from coderank_evalplus.selection.doubt import MAX_PROGRAMS
 from coderank_evalplus.selection.path import ProblemPath
 from coderank_evalplus.selection.search import MAX_ROUNDS, STEP
 from coderank_evalplus.testgen.io_tests import suite_for
-from tests.conftest import needs_data
+from tests.conftest import LOOKALIKE_DIR, LOOKALIKE_DOES, lookalike_data, needs_data
 
 PROMPT = '''def add(a, b):
     """Add two integers.
@@ -114,7 +114,7 @@ def test_rerank_runs_the_step_once_for_every_face_and_reports_its_cost(tmp_path)
     timing block and line, its evidence with the rankings written to the results folder."""
     import json
 
-    from coderank_evalplus.engine.execution import ResultCache
+    from coderank_evalplus.engine.execution.execute import ResultCache
     from coderank_evalplus.pipeline import rank_and_judge, write_results
     from coderank_evalplus.report.text import timing_line
     from coderank_evalplus.types import Problem
@@ -154,3 +154,78 @@ def test_a_ranking_without_groups_is_looked_at_through_its_fallback_pool():
     assert merged_groups(sel.ranking)[0].candidates == [0, 1, 2, 3, 4]
     assert merged_groups(sel.ranking)[1].candidates == [5, 6]
     assert 7 not in {c for g in sel.ranking.groups for c in g.candidates}
+
+
+# --- the evidence in words, on every shape ----------------------------------------------------------------------
+@pytest.mark.slow
+def test_the_evidence_says_what_each_side_did_on_every_shape():
+    """The look-alike problem as a function, a ``class Solution`` method and a stdin program (one batch): each side
+    of the deciding input said in words -- "returns True" / "returns False", "prints True" / "prints False" --
+    where a method's sides used to "pass it when run alone (flaky or slow)" and "raise AssertionError"."""
+    from coderank_evalplus.io.problems import problem_of_record
+
+    records, pools = lookalike_data()
+    works = []
+    for tid in LOOKALIKE_DOES:
+        problem = problem_of_record(records[tid], tid)
+        works.append(ProblemWork(problem, pools[tid], suite_for(problem, [], None)))
+    outs = _path("recommended").run(works)
+    items = [StepItem(w, outs[w.problem.task_id].executions, outs[w.problem.task_id].rankings["recommended"],
+                      "recommended+select") for w in works]
+    sels = get_step("select")().run(items, SelectEnv(workers=2))
+    for tid, sel in zip(LOOKALIKE_DOES, sels):
+        (ev,) = sel.evidence
+        does = LOOKALIKE_DOES[tid]
+        assert [(s.candidates, s.output) for s in ev.sides] == [
+            (tuple(range(7)), f"{does} True"), ((7, 8, 9), f"{does} False")], tid
+        assert ev.sentence() == (f"on {ev.input}: group A {does} True, group B {does} False; A kept: 7 of 10 "
+                                 f"candidates agree (B: 3)")
+
+
+def test_a_side_whose_probe_is_lost_keeps_its_digest_and_says_so(monkeypatch):
+    """Words come from one more run of each side; where that run is lost, the side keeps the engine's digest and
+    says that its words were lost, rather than a wrong sentence."""
+    import coderank_evalplus.engine.execution.probe as probe
+
+    problem = problem_from_prompt(PROMPT, None, "toy/add")
+    work, ex, ranking = _ranked(problem, [RIGHT] * 4 + [RIGHT2] * 3 + [LOOKALIKE] * 3)
+    monkeypatch.setattr(probe, "probe_all", lambda probes, *a, **k: [("lost",)] * len(probes))
+    (ev,) = _select(work, ex, ranking).evidence
+    for side in ev.sides:
+        assert side.output.startswith("returns value #")
+        assert side.output.endswith("(a digest: the run that says it in words was lost)")
+
+
+def test_sides_that_differ_beyond_the_clip_are_said_whole(monkeypatch):
+    """Two outputs that differ only after the first 60 characters would read alike once clipped: both are said
+    whole, so the evidence shows where they differ."""
+    import coderank_evalplus.engine.execution.probe as probe
+
+    problem = problem_from_prompt(PROMPT, None, "toy/add")
+    work, ex, ranking = _ranked(problem, [RIGHT] * 4 + [RIGHT2] * 3 + [LOOKALIKE] * 3)
+    long = "x" * 70
+    monkeypatch.setattr(probe, "probe_all", lambda probes, *a, **k: [
+        ("returned", "add(11, 1)", f"'{long}{end}'") for end in "ab"])
+    (ev,) = _select(work, ex, ranking).evidence
+    assert [s.output for s in ev.sides] == [f"returns '{long}a'", f"returns '{long}b'"]
+
+
+@pytest.mark.slow
+def test_rankings_jsonl_says_the_steps_evidence_in_words_on_every_shape(tmp_path):
+    """``rerank`` of the own-format file of the look-alike problem in every shape, ``recommended+select`` on the
+    examples alone: each problem's row of ``rankings.jsonl`` says what each side did on the deciding input, in
+    words (where it used to show digests: "returns value #194f01")."""
+    import json
+
+    import coderank_evalplus as cr
+
+    out = cr.rerank(LOOKALIKE_DIR / "samples.jsonl", "examples+mutate:0", dataset=str(LOOKALIKE_DIR / "problems.jsonl"),
+                    methods="recommended+select", workers=2, progress=False, output=str(tmp_path / "out"))
+    assert out.pass_at("recommended+select") == 100.0
+    rows = {r["task_id"]: r for r in map(json.loads, (tmp_path / "out" / "rankings.jsonl").read_text().splitlines())}
+    for tid, does in LOOKALIKE_DOES.items():
+        (step,) = rows[tid]["steps"]
+        assert step["changed"], tid
+        (ev,) = step["evidence"]
+        assert [s["output"] for s in ev["sides"]] == [f"{does} True", f"{does} False"], tid
+        assert [s["candidates"] for s in ev["sides"]] == [list(range(7)), [7, 8, 9]], tid

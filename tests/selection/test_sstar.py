@@ -72,7 +72,7 @@ def _contest(problem, programs, a, b, contenders):
 
 
 def _decide(srv, contests, tmp_path, **kw):
-    from coderank_evalplus.engine.execution import ResultCache
+    from coderank_evalplus.engine.execution.execute import ResultCache
     from coderank_evalplus.generation import make_generator
     from coderank_evalplus.selection.sstar import decide
 
@@ -256,7 +256,7 @@ def test_after_sstar_moves_the_pick_the_confidence_is_the_final_rankings(tmp_pat
     the ranking before S*, which differs."""
     from coderank_evalplus.api.evaluate import stage_config
     from coderank_evalplus.api.options import RerankOptions
-    from coderank_evalplus.engine.execution import ResultCache
+    from coderank_evalplus.engine.execution.execute import ResultCache
     from coderank_evalplus.metrics import pick_pool
     from coderank_evalplus.pipeline import rank_and_judge
     from coderank_evalplus.rankers.confidence import confidence

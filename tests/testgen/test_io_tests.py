@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from coderank_evalplus.engine.execution import ProblemWork, execute
+from coderank_evalplus.engine.execution.execute import ProblemWork, execute
 from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.io.problems import load_problems
 from coderank_evalplus.testgen import io_tests, prompts

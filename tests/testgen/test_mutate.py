@@ -8,7 +8,7 @@ import random
 import numpy as np
 import pytest
 
-from coderank_evalplus.engine.execution import ProblemWork, execute
+from coderank_evalplus.engine.execution.execute import ProblemWork, execute
 from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.testgen.mutate import (
     GROWN_INPUTS,

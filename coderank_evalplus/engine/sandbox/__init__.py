@@ -10,13 +10,15 @@ The child is guarded with EvalPlus's primitives (``reliability_guard``, ``swallo
   private ``builtins``;
 * ``child``    — the forked child: import the program, evaluate each probe under its CPU limit, record what it
   returned in shared memory (so a crash loses one probe); it decides no verdict;
-* ``verdicts`` — the worker's side: the probes each test needs (``engine/split.py``) and each verdict, decided
-  from the probes' reported values outside the child;
-* ``report``   — the strict format those values travel in;
+* ``verdicts`` — the worker's side: the probes each test needs (``split``) and each verdict, decided from the
+  probes' reported values outside the child;
+* ``split``    — a test assert split into what needs the candidate (probes) and a remainder decided outside;
+* ``canonical`` — hashable digests of returned values (the child's record of what a probe returned);
+* ``report``   — the strict format those values travel in, and a referee's reading of it;
 * ``runner``   — the parent side: fork, watch, restart after a crash or hang, collect results
   (``run_probes``), and ``run_function_in_child`` for the judge;
-* ``worker``   — the jobs a ``coderank_evalplus.engine.workers`` interpreter runs (``worker_run``) and the state a
-  worker keeps between them.
+* ``worker``   — the jobs a ``coderank_evalplus.engine.execution.workers`` interpreter runs (``worker_run``) and
+  the state a worker keeps between them.
 """
 
 from coderank_evalplus.engine.sandbox.child import compile_program

@@ -2,7 +2,7 @@
 
 The child confines itself (``confine.isolate``, evalplus's ``reliability_guard`` unless its worker already holds it,
 ``confine.apply_confinement``), imports the program under a CPU-time limit, then evaluates each *probe* -- a call
-such as ``f(1, 2)``, or the candidate's part of an assert (``engine/split.py``) -- and writes what it observed into a
+such as ``f(1, 2)``, or the candidate's part of an assert (``split.py``) -- and writes what it observed into a
 shared memory page: one fixed-size record per probe (``HEADER`` / ``SLOT``: returned, raised or timed out, and a
 digest of the value), and, for probes an assert needs, the value itself in the report format (``report.py``),
 appended to a log after the slots. A child that dies (segfault, ``os._exit``, memory) loses only the probe it was
@@ -30,9 +30,8 @@ import sys
 import time
 from typing import Any, Optional, Sequence
 
-from coderank_evalplus.engine.canonical import digest_text, digest_value
-from coderank_evalplus.engine.outcomes import ERROR, PASS, RAISED, RETURNED, TIMED_OUT, TIMEOUT
 from coderank_evalplus.engine.sandbox import confine
+from coderank_evalplus.engine.sandbox.canonical import digest_text, digest_value
 from coderank_evalplus.engine.sandbox.guard import (
     GUARDED_BUILTINS,
     candidate_builtins,
@@ -42,6 +41,7 @@ from coderank_evalplus.engine.sandbox.guard import (
 )
 from coderank_evalplus.engine.sandbox.limits import Limits
 from coderank_evalplus.engine.sandbox.report import FRAME, NEED, VALUE, encode_value
+from coderank_evalplus.types import ERROR, PASS, RAISED, RETURNED, TIMED_OUT, TIMEOUT
 
 # Shared-memory layout: a header (flag, import status (255 = not yet), import digest), then one slot per probe
 # in run order: (written flag, status, digest), then the value log: its length (u32) and report frames

@@ -19,8 +19,9 @@ expected output and the comparison happens in the child: evalplus's semantics, t
 
 from __future__ import annotations
 
+import os
 import struct
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator, Optional
 
 FRAME = struct.Struct("<cII")
 VALUE, NEED, COMPARED = b"V", b"N", b"C"
@@ -188,3 +189,45 @@ class FrameReader:
             yield kind, index, bytes(buf[start:start + length])
             pos = start + length
         del buf[:pos]
+
+
+def read_reports(rfd: int, n: int, value_ok: Callable[[int, bytes], bool], need: Optional[Callable[[int], bool]],
+                 odd_note: Callable[[int, str], str]) -> tuple[bool, Optional[str]]:
+    """A referee's reading of a check child that reports one result per test, in order (evalplus's inputs,
+    LiveCodeBench's tests), until all ``n`` passed, one did not, or the child stopped. ``value_ok(i, payload)``
+    decides a reported value. A value the format cannot carry comes as its type's name: ``need(i)`` sends the child
+    the expected output (False: the test fails; no ``need``: such a frame breaks the protocol), and the child's own
+    comparison, reported next, decides; ``odd_note(i, type name)`` says so (three at most). Returns (passed, why a
+    pass is suspicious, or what was malformed)."""
+    reader = FrameReader()
+    nxt = 0
+    pending: Optional[str] = None  # type name of the result whose expected output went to the child
+    odd: list[str] = []
+    while nxt < n:
+        chunk = os.read(rfd, 1 << 16)
+        if not chunk:
+            return False, None  # the child stopped (exception, exit, time limit, kill) before every test passed
+        try:
+            for kind, index, payload in reader.feed(chunk):
+                if index != nxt:
+                    return False, "report out of order"
+                if kind == VALUE and pending is None:
+                    if not value_ok(index, payload):
+                        return False, None
+                    nxt += 1
+                elif kind == NEED and pending is None and need is not None:
+                    pending = payload.decode("utf-8", "replace")[:200]
+                    if not need(index):
+                        return False, None
+                elif kind == COMPARED and pending is not None:
+                    if payload != b"\x01":
+                        return False, None
+                    if len(odd) < 3:
+                        odd.append(odd_note(index, pending))
+                    pending = None
+                    nxt += 1
+                else:
+                    return False, "report out of protocol"
+        except ReportError as exc:
+            return False, str(exc)
+    return True, ("; ".join(odd) if odd else None)

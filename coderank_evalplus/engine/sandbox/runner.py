@@ -21,9 +21,8 @@ import time
 import warnings
 from typing import Any, Callable, Optional, Sequence
 
-from coderank_evalplus.engine.canonical import digest_text
-from coderank_evalplus.engine.outcomes import ERROR, PASS, RAISED, RETURNED, TIMED_OUT, TIMEOUT
 from coderank_evalplus.engine.sandbox import confine
+from coderank_evalplus.engine.sandbox.canonical import digest_text
 from coderank_evalplus.engine.sandbox.child import (
     HEADER,
     LEFT_ON_PURPOSE,
@@ -36,6 +35,7 @@ from coderank_evalplus.engine.sandbox.child import (
 from coderank_evalplus.engine.sandbox.guard import candidate_builtins, guard_lifted, os_fork, os_kill, os_killpg
 from coderank_evalplus.engine.sandbox.limits import Limits
 from coderank_evalplus.engine.sandbox.report import COMPARED, FRAME, MAX_FRAME, NEED, VALUE
+from coderank_evalplus.types import ERROR, PASS, RAISED, RETURNED, TIMED_OUT, TIMEOUT
 
 _PRECOMPILE_MAX_CHARS = 100_000  # longer programs are compiled in the child, under its limits
 
@@ -347,20 +347,15 @@ def run_reported(target: Callable[[str, int, int], None], decide: Callable[[int,
     returned. The child writes only into this process's children's working dir, is killed after ``decide``
     and reaped. Nothing the child writes is taken as a result here: what it reports is for ``decide`` to judge."""
     workdir, ruleset = child_workdir()
-    rep_r, rep_w = os.pipe()
     ans_r, ans_w = os.pipe()
-    parent = os.getpid()
-    pid = os_fork()
-    if pid == 0:  # pragma: no cover - child
-        try:
-            os.close(rep_r)
-            os.close(ans_w)
-            confine.isolate(parent, (rep_w, ans_r, ruleset), cpu_budget)
-            confine.apply_confinement(ruleset, False, True)
-            target(workdir, rep_w, ans_r)
-        finally:
-            os._exit(0)
-    os.close(rep_w)
+
+    def body(rep_w: int, parent: int) -> None:  # pragma: no cover - child
+        os.close(ans_w)
+        confine.isolate(parent, (rep_w, ans_r, ruleset), cpu_budget)
+        confine.apply_confinement(ruleset, False, True)
+        target(workdir, rep_w, ans_r)
+
+    pid, rep_r = _fork_child(body, ruleset, keep_ruleset=True)  # (the workdir's ruleset serves every child)
     os.close(ans_r)
     try:
         return decide(pid, rep_r, ans_w, time.monotonic() + wall_timeout)

@@ -2,7 +2,7 @@
 
 A test item (``execution.suite_items``) is a call (``("call", expr)``: its result is what the child observed), a
 parsed check (``("check", call item, expected, comparison[, entry point])``) or an assert (``("assert", body[,
-entry point])``). ``plan_items`` splits every check and assert (``engine/split.py``) into probes for the child and a
+entry point])``). ``plan_items`` splits every check and assert (``split.py``) into probes for the child and a
 remainder; ``decide`` decides each remainder from the probes' reported values -- in this process for ``probe ==
 literal`` and the other fast forms, in one confined child of it (``runner.run_in_workdir``, no candidate code
 there) for the rest. The execution engine calls it in the driver, which alone holds the tests: its workers get
@@ -17,13 +17,13 @@ import signal
 from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
-from coderank_evalplus.engine.canonical import digest_text
 from coderank_evalplus.engine.lcb import stdout_matches
-from coderank_evalplus.engine.outcomes import ERROR, FAIL, PASS, RAISED, RETURNED, TIMED_OUT, TIMEOUT
+from coderank_evalplus.engine.sandbox.canonical import digest_text
 from coderank_evalplus.engine.sandbox.limits import Limits
 from coderank_evalplus.engine.sandbox.report import decode_value, encode_value
 from coderank_evalplus.engine.sandbox.runner import run_in_workdir, run_probes
-from coderank_evalplus.engine.split import PROBE, STDOUT, TRUSTED_MODULES, Split, check_body, split_assert
+from coderank_evalplus.engine.sandbox.split import PROBE, STDOUT, TRUSTED_MODULES, Split, check_body, split_assert
+from coderank_evalplus.types import ERROR, FAIL, PASS, RAISED, RETURNED, TIMED_OUT, TIMEOUT
 
 _ASSERTION_DIGEST = digest_text("exc:AssertionError")
 _BAD_PROBE = "__coderank_probe_does_not_compile__"  # evaluates to a NameError in the child

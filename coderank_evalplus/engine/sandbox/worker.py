@@ -1,5 +1,5 @@
-"""The worker side: jobs that a ``coderank_evalplus.engine.workers`` interpreter runs, and the state it keeps between
-them.
+"""The worker side: jobs that a ``coderank_evalplus.engine.execution.workers`` interpreter runs, and the state it keeps
+between them.
 
 A worker loads once what every child needs, guards itself (``guard.guard_worker``), freezes and trims its heap (each
 page it holds is paid at every fork and exit), then evaluates one program's probes per job with ``runner.run_probes``.
@@ -57,9 +57,9 @@ def _warm_worker(mem: Optional[int]) -> None:
 
 
 def worker_run(job: tuple) -> tuple:
-    """Evaluate one program's probes (a worker job from ``coderank_evalplus.engine.execution``).
+    """Evaluate one program's probes (a worker job from ``coderank_evalplus.engine.execution.execute``).
 
-    The job carries the probes only -- the candidate's parts of the tests (``engine/split.py``) -- never the
+    The job carries the probes only -- the candidate's parts of the tests (``engine/sandbox/split.py``) -- never the
     expected values, so nothing a child of this worker can read tells it what its tests expect; the verdicts are
     decided by the process that sent the job. ``preload``: modules the worker imports once (before forking), so that
     its children do not each import them: numpy when the program imports it or a library on top of it (~0.2

@@ -1,5 +1,5 @@
-from coderank_evalplus.engine.canonical import digest_text, digest_value
 from coderank_evalplus.engine.sandbox import Limits, run_program
+from coderank_evalplus.engine.sandbox.canonical import digest_text, digest_value
 from coderank_evalplus.types import ERROR, FAIL, PASS, RAISED, RETURNED, TIMED_OUT, TIMEOUT
 
 PROGRAM = """

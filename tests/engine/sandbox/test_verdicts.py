@@ -1,12 +1,12 @@
 """Verdicts decided from the probes' reported values, outside the candidate's child (issue 25)."""
 
 
-from coderank_evalplus.engine.canonical import digest_text
-from coderank_evalplus.engine.outcomes import ERROR, FAIL, PASS, RAISED, RETURNED, TIMED_OUT, TIMEOUT
 from coderank_evalplus.engine.sandbox import Limits, run_program
+from coderank_evalplus.engine.sandbox.canonical import digest_text
 from coderank_evalplus.engine.sandbox.report import NEED, VALUE, encode_value, frame
 from coderank_evalplus.engine.sandbox.runner import read_values
 from coderank_evalplus.engine.sandbox.verdicts import decide, plan_items
+from coderank_evalplus.types import ERROR, FAIL, PASS, RAISED, RETURNED, TIMED_OUT, TIMEOUT
 
 
 def _decide(items, returned):
@@ -74,7 +74,7 @@ def test_numpy_scalars_compare_as_the_values_they_stand_for():
 def via_worker(program: str, items: list, preload_numpy: bool = False) -> tuple:
     """``run_program`` as the engine does it: the probes go to a worker interpreter (which guards itself once,
     then forks the child), the verdicts are decided here."""
-    from coderank_evalplus.engine.workers import WorkerPool
+    from coderank_evalplus.engine.execution.workers import WorkerPool
 
     plan = plan_items(items)
     todo = list(range(len(items)))
@@ -88,7 +88,7 @@ def via_worker(program: str, items: list, preload_numpy: bool = False) -> tuple:
 
 def test_an_entry_point_that_shadows_a_builtin_is_the_candidates():
     """MBPP has a task whose entry point is ``sum``: its asserts call the candidate's, not the builtin."""
-    from coderank_evalplus.engine.execution import ProblemWork, execute
+    from coderank_evalplus.engine.execution.execute import ProblemWork, execute
     from coderank_evalplus.testgen.extract import suite_from_asserts
     from coderank_evalplus.types import Problem
 

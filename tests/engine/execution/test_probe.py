@@ -1,0 +1,33 @@
+"""Probes built for a problem's call shape (engine/execution/probe.py: ``probe_of``): what a function or a
+``class Solution`` method returns and what a stdin program prints, raises or fails to finish, in words."""
+
+from __future__ import annotations
+
+from coderank_evalplus.engine.execution.probe import call_of, in_words, probe_all, probe_of
+from coderank_evalplus.io.problems import problem_of_record
+from tests.conftest import lookalike_data
+
+
+def test_the_call_of_an_assert_is_found_for_every_callee():
+    assert call_of("assert Solution().small(9) is True", "Solution().small") == "Solution().small(9)"
+    assert call_of("assert run_stdin('9\\n') == 'True\\n'", "run_stdin") == "run_stdin('9\\n')"
+    assert call_of("assert not (small(9) and small(8))", "small") == "small(9)"  # beyond parse_assert's forms
+    assert call_of("assert 1 + Solution().small(9)", "Solution().small") == "Solution().small(9)"
+
+
+def test_a_probe_says_what_a_candidate_did_on_every_shape():
+    """The same look-alike on 9 as a function, a method and a stdin program; then a stdin program that prints two
+    lines, nothing, raises, and never ends."""
+    records, pools = lookalike_data()
+    problems = {tid: problem_of_record(rec, tid) for tid, rec in records.items()}
+    asks = [probe_of(problems[tid], pools[tid][k], f"assert {call}", 1.0)
+            for tid, call in (("look/function", "small(9)"), ("look/method", "Solution().small(9)"),
+                              ("look/stdin", "run_stdin('9\\n')")) for k in (0, 7)]
+    stdin = problems["look/stdin"]
+    asks += [probe_of(stdin, prog, "assert run_stdin('9\\n')", 1.0)
+             for prog in ("print(1)\nprint(2)\n", "n = int(input())\n", "print(1 // (int(input()) - 9))\n",
+                          "while True:\n    pass\n")]
+    said = [in_words(p) for p in probe_all(asks, workers=2)]
+    assert said == ["returns True", "returns False", "returns True", "returns False", "prints True", "prints False",
+                    "prints '1\\n2'", "prints nothing", "raises ZeroDivisionError: integer division or modulo by zero",
+                    "does not finish in the time limit"]
