@@ -9,12 +9,13 @@ others. A run then costs about its slowest stage, not the sum of them. The adapt
 the stopper's questions (``pipeline.AdaptiveStopper``) are answered here, before any finished problem, and the
 loop draws for the other problems while it waits.
 
-A problem's result depends on that problem alone (its samples, its tests, the cache), so the results folder is
-the one ``run_rerank`` writes from the same files (``Stage.result`` in the dataset's order): same layout, same
-numbers. What is written as problems finish stays when a run is interrupted: the samples (the loop's resumable
-files), the executions and verdicts (the cache, committed after each batch), and ``finished.jsonl``, one line per
-problem with each method's pass@1, until ``rerank_results.json`` replaces it. The same command resumes: nothing
-drawn, executed or judged before is done again (finished problems are read back from the cache first).
+A problem's result depends on that problem alone (its samples, its tests, the cache), so the results folder is the
+one ``run_rerank`` writes from the same files (``Stage.result`` in the dataset's order): same layout, same numbers.
+What is written as problems finish stays when a run is interrupted (Ctrl-C; SIGTERM, taken as Ctrl-C; a kill): the
+samples (the loop's resumable files), the executions and verdicts (the cache, committed after each batch), and
+``finished.jsonl``, one line per problem with each method's pass@1, until ``rerank_results.json`` replaces it. The
+same command resumes: nothing drawn, executed or judged before is done again (finished problems are read back from
+the cache first).
 
 One progress line counts problems generated, executed (through the path) and judged; the timing block adds
 ``generate_s`` (the sampling loop's wall), ``wait_s`` (this thread waiting for the model), ``stage_s`` (the
@@ -28,6 +29,7 @@ import contextlib
 import json
 import os
 import queue
+import signal
 import threading
 import time
 from concurrent.futures import Future
@@ -123,7 +125,8 @@ def run_streamed(options: RerankOptions, problems: Mapping[str, Problem], select
         stage = Stage(options.dataset, problems, _quiet(cfg), cache, executor, selector, None, 0.0, t0)
         stream = _Stream(stage, generator, sampling, selected, kinds, options, model_tests, finished)
         try:
-            stream.run(options.progress)
+            with _terminate_as_interrupt():
+                stream.run(options.progress)
         finally:
             finished.close()
         wall = time.monotonic() - t0
@@ -137,6 +140,27 @@ def run_streamed(options: RerankOptions, problems: Mapping[str, Problem], select
     out = finish(result, provenance, output_folder(options, provenance))
     finished.remove()
     return out
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt():
+    """SIGTERM (``kill``, a scheduler's stop) ends the stream as Ctrl-C does: the server's requests in flight are
+    written, the cache committed and ``finished.jsonl`` kept, instead of the process ending where it stands. Only
+    in the main thread, and only where SIGTERM has its default meaning; a second SIGTERM ends it at once."""
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        yield
+        return
+
+    def interrupt(signum, frame):
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _quiet(cfg):

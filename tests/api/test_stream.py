@@ -1,11 +1,12 @@
 """A streamed ``run`` (api/stream.py): its results folder is the unstreamed order's (the same files reranked in one
-batch by ``run_rerank``), with the adaptive budget too; an interrupted run resumes without drawing, executing or
-judging a finished problem again; the timing block says how much overlapped. The model is the tests' canned
-chat server (tests/generation/chat_server.py) answering problems of our own, in a thread of this process or, for
-the interrupted run, beside a ``coderank-evalplus run`` in a process of its own."""
+batch by ``run_rerank``), with the adaptive budget too; an interrupted run (killed, Ctrl-C or SIGTERM) resumes
+without drawing, executing or judging a finished problem again; the timing block says how much overlapped. The
+model is the tests' canned chat server (tests/generation/chat_server.py) answering problems of our own, in a thread
+of this process or, for the interrupted run, beside a ``coderank-evalplus run`` in a process of its own."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -161,32 +162,58 @@ def _items(db: Path) -> int:
         con.close()
 
 
-@pytest.mark.slow
-def test_an_interrupted_stream_resumes_without_redoing_finished_problems(tmp_path, dataset):
-    """``run`` in its own session, one request at a time, SIGKILLed once some problems are finished (listed in
-    finished.jsonl) and others not: the same command again draws nothing for the finished ones, executes nothing
-    twice, judges only what was not judged, and its folder is that of a run never interrupted."""
-    root = Path(__file__).resolve().parents[2]
-    env = dict(os.environ, PYTHONPATH=str(root), CODERANK_CACHE_COMMIT_S="0")
-    with _server() as server:  # the run never interrupted, for reference
-        subprocess.run([sys.executable, "-m", "coderank_evalplus.cli", *_run_args(server, dataset, tmp_path / "whole",
-                        "--concurrency", "1")], env=env, check=True, capture_output=True, timeout=300)
-    whole = results_of(tmp_path / "whole", files=False)
-    total_items = _items(tmp_path / "whole" / "cache" / "executions.sqlite")
+def _env() -> dict:
+    return dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]), CODERANK_CACHE_COMMIT_S="0")
 
+
+@pytest.fixture(scope="module")
+def never_interrupted(tmp_path_factory) -> tuple[Path, dict, int]:
+    """(the dataset, the results and the count of executed items) of a run never interrupted, one request at a
+    time, in a process of its own: what every interrupted run must come to."""
+    root = tmp_path_factory.mktemp("whole")
+    data = root / "mine.jsonl"
+    data.write_text("".join(json.dumps(p) + "\n" for p in _problems()))
+    with _server() as server:
+        subprocess.run([sys.executable, "-m", "coderank_evalplus.cli", *_run_args(server, data, root / "whole",
+                        "--concurrency", "1")], env=_env(), check=True, capture_output=True, timeout=300)
+    return data, results_of(root / "whole", files=False), _items(root / "whole" / "cache" / "executions.sqlite")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how", ["SIGKILL", "SIGINT", "SIGTERM"])
+def test_an_interrupted_stream_resumes_without_redoing_finished_problems(tmp_path, never_interrupted, how):
+    """``run`` in its own session, one request at a time, stopped once some problems are finished (listed in
+    finished.jsonl) and others not — killed (SIGKILL to its group), Ctrl-C (SIGINT to its group) or ``kill``
+    (SIGTERM to it): the same command again draws nothing for the finished ones, executes nothing twice, judges
+    only what was not judged, and its folder is that of a run never interrupted."""
+    dataset, whole, total_items = never_interrupted
+    whole = dict(whole)
     out = tmp_path / "run"
     finished = out / "finished.jsonl"
     with _server(delay=0.4) as server:
         cmd = [sys.executable, "-m", "coderank_evalplus.cli", *_run_args(server, dataset, out, "--concurrency", "1")]
-        proc = subprocess.Popen(cmd, env=env, start_new_session=True, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 240
-        while proc.poll() is None and time.monotonic() < deadline and (
-                not finished.is_file() or len(finished.read_text().splitlines()) < 2):
-            time.sleep(0.05)
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-        assert proc.returncode == -signal.SIGKILL, "the run ended before it could be killed"
+        with open(tmp_path / "stderr", "w") as err:
+            proc = subprocess.Popen(cmd, env=_env(), start_new_session=True, stdout=subprocess.DEVNULL, stderr=err)
+            deadline = time.monotonic() + 240
+            while proc.poll() is None and time.monotonic() < deadline and (
+                    not finished.is_file() or len(finished.read_text().splitlines()) < 2):
+                time.sleep(0.05)
+            sig = getattr(signal, how)
+            if how == "SIGTERM":
+                os.kill(proc.pid, sig)
+            else:
+                os.killpg(proc.pid, sig)
+            try:
+                proc.wait(timeout=60)
+            finally:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)  # its workers too, whatever happened
+        stderr = (tmp_path / "stderr").read_text()
+        if how == "SIGKILL":
+            assert proc.returncode == -signal.SIGKILL, "the run ended before it could be killed"
+        else:  # stopped as Ctrl-C stops it: the message, not a traceback
+            assert proc.returncode == 130, stderr[-3000:]
+            assert "interrupted: finished work is kept" in stderr and "Traceback" not in stderr, stderr[-3000:]
         done = [json.loads(line)["task_id"] for line in finished.read_text().splitlines()]
         assert 2 <= len(done) < len(FUNCTIONS) and not (out / "rerank_results.json").exists()
         for row in map(json.loads, finished.read_text().splitlines()):  # each finished problem's pass@1, kept
@@ -194,7 +221,7 @@ def test_an_interrupted_stream_resumes_without_redoing_finished_problems(tmp_pat
         drawn_before = len(server.served)
         at_kill = _items(out / "cache" / "executions.sqlite")
 
-        r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+        r = subprocess.run(cmd, env=_env(), capture_output=True, text=True, timeout=300)
         assert r.returncode == 0, r.stderr[-3000:]
         again = [t for t, _ in server.served[drawn_before:]]
     assert not set(again) & set(done)  # nothing drawn again for a finished problem
