@@ -58,6 +58,16 @@ class Scorer(Protocol):
 BACKENDS = ("vllm", "hf", "openai", "embedded")
 
 
+def sampling_competes_for_cpu(generator: object) -> bool:
+    """Whether ``generator`` draws on this machine's CPU cores (its ``device`` is the CPU: llama.cpp, transformers
+    or vLLM on the CPU). Then executing and judging programs while it decodes takes cores from its decoding, and
+    the run is slower for the overlap, not faster (the embedded model's run on 2 cores: 4-5 % slower), so a streamed
+    run holds that work until sampling ends. A server (openai: the model runs in another process, here or
+    elsewhere) and a GPU leave the cores to the programs: they overlap."""
+    device = getattr(generator, "device", None)
+    return isinstance(device, str) and device.split(":")[0] == "cpu"
+
+
 def generate_each(generator: Generator, prompts: list[Prompt], n: int, temperature: float, top_p: float,
                   max_tokens: int, stop: list[str]) -> Iterator[tuple[int, list[Sample]]]:
     """Each prompt's ``n`` samples as they are ready, as ``(index in prompts, samples)``.

@@ -151,6 +151,36 @@ def test_vllm_replicas_ask_ray_for_gpus_or_nothing_on_the_cpu(monkeypatch, on_cp
     assert _replica_resources(2) == expected
 
 
+@pytest.mark.parametrize("backend, device, held", [
+    ("embedded", None, True), ("hf", "cpu", True), ("hf", "cuda", False), ("hf", "cuda:1", False),
+    ("hf", "mps", False), ("vllm", "cpu", True), ("vllm", "gpu", False), ("openai", None, False),
+    ("fake", None, False)])
+def test_which_backends_compete_with_the_stage_for_the_cpu(monkeypatch, backend, device, held):
+    """A streamed run holds executing and judging until sampling ends where the model decodes on this machine's
+    cores: llama.cpp, transformers on the CPU, vLLM's CPU platform; a server, a GPU (or an object that says no
+    device) overlap. The adapters are built without their models; S*'s turn-taking wrapper says what it wraps."""
+    from coderank_evalplus.api.stream import _TakingTurns
+    from coderank_evalplus.generation.base import sampling_competes_for_cpu
+    from coderank_evalplus.generation.embedded_backend import LlamaCppGenerator
+    from coderank_evalplus.generation.hf_backend import HFGenerator
+    from coderank_evalplus.generation.openai_backend import OpenAIGenerator
+    from coderank_evalplus.generation.vllm_backend import VllmGenerator
+
+    gen: object
+    if backend == "vllm":
+        platforms = types.ModuleType("vllm.platforms")
+        platforms.current_platform = types.SimpleNamespace(is_cpu=lambda: device == "cpu")
+        monkeypatch.setitem(sys.modules, "vllm", types.ModuleType("vllm"))
+        monkeypatch.setitem(sys.modules, "vllm.platforms", platforms)
+    kind = {"embedded": LlamaCppGenerator, "hf": HFGenerator, "vllm": VllmGenerator, "openai": OpenAIGenerator,
+            "fake": FakeGenerator}[backend]
+    gen = object.__new__(kind)
+    if backend == "hf":
+        gen.device = device
+    assert sampling_competes_for_cpu(gen) is held
+    assert sampling_competes_for_cpu(_TakingTurns(gen)) is held
+
+
 # ---------------------------------------------------------------- sampling loop
 
 
