@@ -7,7 +7,10 @@ pick's confidence —, the reference solution on its tests, the judge) together 
 meanwhile, on one executor whose workers stay up from batch to batch, while the model keeps drawing for the
 others. A run then costs about its slowest stage, not the sum of them. The adaptive budget is the same stream:
 the stopper's questions (``pipeline.AdaptiveStopper``) are answered here, before any finished problem, and the
-loop draws for the other problems while it waits.
+loop draws for the other problems while it waits. Where the model decodes on this machine's CPU (llama.cpp,
+transformers or vLLM on the CPU: ``generation.base.sampling_competes_for_cpu``), executing and judging meanwhile
+would take its cores, so the finished problems are held and go down the same stage in one batch once sampling
+ends (the stopper's questions are still answered at once: the loop waits for them).
 
 A problem's result depends on that problem alone (its samples, its tests, the cache), so the results folder is the
 one ``run_rerank`` writes from the same files (``Stage.result`` in the dataset's order): same layout, same numbers.
@@ -20,7 +23,7 @@ the cache first).
 One progress line counts problems generated, executed (through the path) and judged; the timing block adds
 ``generate_s`` (the sampling loop's wall), ``wait_s`` (this thread waiting for the model), ``stage_s`` (the
 stage's busy seconds: the rest), ``stream_s`` (the stream's wall) and ``overlap_s`` (generation + the stage − the
-wall: how much of the two ran at the same time).
+wall: how much of the two ran at the same time); ``stage_held`` is true where the stage waited for sampling to end.
 """
 
 from __future__ import annotations
@@ -99,6 +102,7 @@ def run_streamed(options: RerankOptions, problems: Mapping[str, Problem], select
     takes turns with the sampling loop)."""
     from coderank_evalplus.api.evaluate import describe, finish, output_folder, stage_config, warn_untested
     from coderank_evalplus.engine.execution.executor_factory import make_executor
+    from coderank_evalplus.generation.base import sampling_competes_for_cpu
     from coderank_evalplus.pipeline import Stage, all_methods
     from coderank_evalplus.rankers.likelihood import features_needed
     from coderank_evalplus.testgen.mutate import split_sources
@@ -123,7 +127,8 @@ def run_streamed(options: RerankOptions, problems: Mapping[str, Problem], select
     t0 = time.monotonic()
     with make_executor(cfg.executor, cfg.workers, cfg.ray_address, warm=True) as executor:
         stage = Stage(options.dataset, problems, _quiet(cfg), cache, executor, selector, None, 0.0, t0)
-        stream = _Stream(stage, generator, sampling, selected, kinds, options, model_tests, finished)
+        stream = _Stream(stage, generator, sampling, selected, kinds, options, model_tests, finished,
+                         hold=sampling_competes_for_cpu(generator))
         try:
             with _terminate_as_interrupt():
                 stream.run(options.progress)
@@ -134,7 +139,7 @@ def run_streamed(options: RerankOptions, problems: Mapping[str, Problem], select
     timing = result.timing
     busy = timing["total_s"] - timing.get("wait_s", 0.0) - timing.get("load_s", 0.0)
     timing.update(generate_s=round(stream.generate_s, 2), stage_s=round(busy, 2), stream_s=round(wall, 2),
-                  overlap_s=round(max(0.0, stream.generate_s + busy - wall), 2))
+                  overlap_s=round(max(0.0, stream.generate_s + busy - wall), 2), stage_held=stream.hold)
     warn_untested(stream.solutions, stream.tests, mutate)
     provenance = describe(options, problems, chosen, sources, mutate, door)
     out = finish(result, provenance, output_folder(options, provenance))
@@ -171,13 +176,14 @@ def _quiet(cfg):
 
 
 class _Stream:
-    """The sampling thread and this thread's loop over what it hands over (``run``)."""
+    """The sampling thread and this thread's loop over what it hands over (``run``); ``hold``: finished problems
+    wait for sampling to end (the model decodes on the cores the stage would take)."""
 
     def __init__(self, stage, generator: Any, sampling: Sampling, selected: Sequence[Problem], kinds: list[str],
-                 options: RerankOptions, model_tests: bool, finished: "_Finished") -> None:
+                 options: RerankOptions, model_tests: bool, finished: "_Finished", hold: bool = False) -> None:
         self.stage, self.generator, self.sampling, self.selected = stage, generator, sampling, selected
         self.kinds, self.options, self.model_tests = kinds, options, model_tests
-        self.finished = finished
+        self.finished, self.hold = finished, hold
         self.inbox: queue.Queue = queue.Queue()
         self.halt = threading.Event()
         self.generate_s = 0.0
@@ -230,6 +236,7 @@ class _Stream:
         thread.start()
         try:
             ended = False
+            held: list[_Done] = []
             while not ended:
                 got = self._take()
                 ended = any(item is None for item in got)
@@ -240,13 +247,17 @@ class _Stream:
                 if asks:
                     self._answer(asks)
                 done = [item for item in got if isinstance(item, _Done)]
+                if self.hold and not ended:  # the stage would take the model's cores: after sampling, in one batch
+                    held += done
+                    continue
+                done, held = held + done, []
                 if done:
                     self._finish(done)
                 finished = {d.problem.task_id for d in done} | set(self.stage.outcomes)
                 early = {item.problem.task_id: item.programs for item in got
                          if isinstance(item, _Solutions) and item.problem.task_id not in finished}
-                if early:  # the judge needs only the programs: it starts while the model writes the tests
-                    self.stage.judge_early(early)
+                if early and not self.hold:
+                    self.stage.judge_early(early)  # it needs only the programs: judged while the model writes tests
         except BaseException as exc:
             self.halt.set()
             interrupt = getattr(self.generator, "interrupt", None)

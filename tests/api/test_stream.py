@@ -104,6 +104,35 @@ def test_a_streamed_run_is_the_unstreamed_order(tmp_path, dataset, concurrency):
     assert 0 <= timing["overlap_s"] <= min(timing["generate_s"], timing["stage_s"])
     assert timing["overlap_s"] == pytest.approx(max(0, timing["generate_s"] + timing["stage_s"] - timing["stream_s"]),
                                                 abs=0.02)
+    assert timing["stage_held"] is False  # a server: the stage runs beside it
+    again = rerank_again(out, tmp_path / "again", _load(dataset))
+    assert results_of(out) == results_of(again)
+
+
+def test_a_model_on_this_cpu_holds_the_stage_until_sampling_ends(tmp_path, dataset, monkeypatch):
+    """Where the model decodes on this machine's cores (``sampling_competes_for_cpu``; here the canned server
+    taken for one), nothing is executed or judged while it samples: every problem goes down the stage in one batch
+    once sampling has ended, finished.jsonl is written then, and the folder is still the unstreamed order's."""
+    import coderank_evalplus.generation.base as base
+    from coderank_evalplus.api.stream import _Stream
+    from coderank_evalplus.pipeline import Stage
+
+    monkeypatch.setattr(base, "sampling_competes_for_cpu", lambda generator: True)
+    batches, early = [], []
+    finish, judge_early = _Stream._finish, Stage.judge_early
+
+    def spy_finish(self, done):
+        batches.append((len(done), self.generate_s > 0))  # generate_s is set once the sampling loop has returned
+        return finish(self, done)
+
+    monkeypatch.setattr(_Stream, "_finish", spy_finish)
+    monkeypatch.setattr(Stage, "judge_early", lambda self, programs: early.append(programs) or
+                        judge_early(self, programs))
+    out = tmp_path / "run"
+    with _server(delay=0.05) as server:
+        assert _main(_run_args(server, dataset, out, "--concurrency", "1")) == 0
+    assert batches == [(len(FUNCTIONS), True)] and not early
+    assert json.loads((out / "rerank_results.json").read_text())["timing"]["stage_held"] is True
     again = rerank_again(out, tmp_path / "again", _load(dataset))
     assert results_of(out) == results_of(again)
 
@@ -244,6 +273,9 @@ def test_the_timing_line_says_what_overlapped():
     assert "overlapped" not in timing_line(base)
     line = timing_line({**base, "wait_s": 1.9, "generate_s": 6.0, "stage_s": 7.1, "stream_s": 9.0, "overlap_s": 4.1})
     assert "generation 6.0 s beside the rest 7.1 s in 9.0 s: 4.1 s overlapped" in line
+    held = timing_line({**base, "wait_s": 6.0, "generate_s": 6.0, "stage_s": 3.0, "stream_s": 9.1, "overlap_s": 0.0,
+                        "stage_held": True})
+    assert "generation 6.0 s, then the rest 3.0 s in 9.1 s (held until sampling ended" in held
 
 
 def test_sstar_with_the_runs_own_model_takes_turns_with_the_sampling(tmp_path, dataset):
