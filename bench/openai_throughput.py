@@ -12,17 +12,15 @@ process (the client) used and the load average; then each concurrency's requests
     python bench/openai_throughput.py --data-dir ../shared/data --problems 40 --delay 0.5
 
 ``--ignore-n`` makes the server answer one reply per request (llama.cpp's server ignores ``n``): the generator then
-sends ``n`` one-sample requests per prompt. ``--requests-only`` takes the replies from the generator (``generate_each``,
-the sampling loop's door) and drops them: the requests without the loop's reading of each reply (a chat reply is
-sanitized, ~2 ms of CPU, in the loop's thread) and writing, to tell the one's cost from the other's.
+sends ``n`` one-sample requests per prompt. ``--requests-only`` takes the replies from the generator
+(``generate_mixed``, the sampling loop's door: solutions and tests in flight together) and drops them: the requests
+without the loop's reading of each reply (a chat reply is sanitized, ~1–2 ms of CPU, in the loop's thread) and
+writing, to tell the one's cost from the other's.
 """
 
 from __future__ import annotations
 
 import argparse
-import gzip
-import json
-import multiprocessing
 import os
 import sys
 import tempfile
@@ -31,27 +29,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: tests.generation.chat_server
 
-SET = "extra_humaneval/samples/deepseek-coder-6.7b-instruct-q5_humaneval_n10_t0.6.jsonl.gz"
-
-
-def serve(conn, replies: dict[str, list[str]], prompts: dict[str, str], delay: float, honour_n: bool) -> None:
-    """The canned server, in the process this runs in, until told to stop; sends back its URL and model, then
-    (requests answered, the most held at once)."""
-    from tests.generation.chat_server import CannedChatServer
-
-    server = CannedChatServer(replies, prompts, delay=delay, honour_n=honour_n).start()
-    conn.send((server.url, server.model))
-    conn.recv()
-    server.stop()
-    conn.send((len(server.served), server.max_inflight))
-
 
 def main() -> None:
     from coderank_evalplus.generation import generate_samples, make_generator
-    from coderank_evalplus.generation.base import Prompt, generate_each
+    from coderank_evalplus.generation.base import Prompt, generate_mixed
     from coderank_evalplus.generation.openai_backend import DEFAULT_CONCURRENCY
     from coderank_evalplus.io.problems import load_problems
     from coderank_evalplus.testgen.prompts import chat_solution_messages, chat_test_messages
+    from tests.generation.chat_server import ServerProcess, humaneval_replies
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data-dir", default=os.environ.get("CODERANK_DATA", "../shared/data"))
@@ -66,50 +51,34 @@ def main() -> None:
 
     problems = load_problems("humaneval", args.data_dir)
     chosen = list(problems)[: args.problems]
-    replies: dict[str, list[str]] = {t: [] for t in chosen}
-    with gzip.open(Path(args.data_dir) / SET, "rt", encoding="utf-8") as fh:
-        for line in fh:
-            rec = json.loads(line)
-            if rec["task_id"] in replies:
-                replies[rec["task_id"]].append(rec["raw"])
     # the server knows a request's problem by its entry point's def line, which a test prompt shows too (it is
     # answered with the problem's solution replies: the figures are the requests', not the tests')
-    prompts = {t: next(line for line in problems[t].prompt.split("\n")
-                       if line.startswith(f"def {problems[t].entry_point}(")) for t in chosen}
+    replies, prompts = humaneval_replies(args.data_dir, problems, chosen)
     print(f"{len(chosen)} problems × ({args.n_samples} + {args.n_tests} test) replies, server delay {args.delay} s per "
           f"request, {'one reply per request' if args.ignore_n else 'n replies per request'}"
           f"{', requests only (replies dropped)' if args.requests_only else ', through the sampling loop'}")
     print(f"{'concurrency':>11} {'requests':>8} {'wall s':>7} {'req/s':>6} {'held at once':>12} {'client cpu s':>12}  "
           f"load average")
     rates = {}
-    spawn = multiprocessing.get_context("spawn")  # a fresh interpreter: no threads or locks of ours forked
     for c in [int(x) for x in args.concurrency.split(",")]:
-        ours, theirs = spawn.Pipe()
-        server = spawn.Process(target=serve, args=(theirs, replies, prompts, args.delay, not args.ignore_n),
-                               daemon=True)
-        server.start()
-        theirs.close()  # ours only: a server that dies is an EOFError here, not a wait for ever
-        try:
-            url, model = ours.recv()
+        server = ServerProcess(replies, prompts, delay=args.delay, honour_n=not args.ignore_n)
+        with server as (url, model):
             gen = make_generator("openai", model, base_url=url, concurrency=c, logprobs=True)
             _ = gen.is_chat  # the chat-or-not probe, outside the timing
             with tempfile.TemporaryDirectory() as out:
                 t0, cpu0 = time.monotonic(), time.process_time()
-                if args.requests_only:  # as the loop asks: the solutions, then the tests
-                    for k, ask in ((args.n_samples, chat_solution_messages), (args.n_tests, chat_test_messages)):
-                        messages: list[Prompt] = [ask(problems[t]) for t in chosen]
-                        for _ in generate_each(gen, messages, k, 0.8, 0.95, 300, []):
-                            pass
+                if args.requests_only:  # as the loop asks: the solutions beside the tests
+                    asks: list[Prompt] = [ask(problems[t]) for ask in (chat_solution_messages, chat_test_messages)
+                                          for t in chosen]
+                    counts = [args.n_samples] * len(chosen) + [args.n_tests] * len(chosen)
+                    for _ in generate_mixed(gen, asks, counts, [[]] * len(asks), 0.8, 0.95, 300):
+                        pass
                 else:
                     generate_samples([problems[t] for t in chosen], gen, args.n_samples, args.n_tests, out_dir=out,
                                      progress=False)
                 wall, cpu = time.monotonic() - t0, time.process_time() - cpu0
-            ours.send("stop")
-            n, held = ours.recv()
-        finally:
-            server.join(timeout=10)
-            if server.is_alive():
-                server.kill()
+        assert server.stats is not None  # the block ended: the server said what it answered
+        n, held = server.stats
         load = " ".join(f"{x:.2f}" for x in os.getloadavg())
         rates[c] = n / wall
         print(f"{c:>11} {n:>8} {wall:>7.2f} {rates[c]:>6.2f} {held:>12} {cpu:>12.2f}  {load}", flush=True)

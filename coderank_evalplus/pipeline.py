@@ -15,7 +15,7 @@ import time
 from dataclasses import asdict, dataclass, replace
 from os import PathLike
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -135,37 +135,103 @@ def rank_and_judge(dataset: str, problems: Mapping[str, Problem], solutions: Map
     verdicts are used instead of judging when it matches them (else the samples are judged, with a warning saying
     why). ``load_s``: the caller's seconds spent reading the dataset and samples, reported in the ``timing``
     block. ``select``: a step after ranking for every method, before judging (``selection.sstar.ModelSelector``:
-    S*), after the step a method's name asks for; its decisions go in the results (``sstar``)."""
-    clock = _Phases(load_s, time.monotonic())
-    methods = all_methods(cfg.methods)
+    S*), after the step a method's name asks for; its decisions go in the results (``sstar``). All the problems
+    are one batch of ``Stage``, which a streamed run feeds problem by problem instead."""
+    start = time.monotonic()
+    all_methods(cfg.methods)  # a bad name says so before an executor starts
     with contextlib.ExitStack() as stack:
         if executor is None:
             executor = stack.enter_context(make_executor(cfg.executor, cfg.workers, cfg.ray_address))
-        return _rerank(dataset, problems, solutions, test_samples, cfg, cache, features, executor, methods,
-                       eval_results, clock, select)
+        stage = Stage(dataset, problems, cfg, cache, executor, select, eval_results, load_s, start)
+        stage.add(build_works(problems, solutions, test_samples, cfg.tests_per_sample), features)
+        return stage.result()
 
 
-def _rerank(dataset: str, problems: Mapping[str, Problem], solutions: Mapping[str, Sequence[str]],
-            test_samples: Mapping[str, Sequence[str]], cfg: RerankConfig, cache: Optional[ResultCache],
-            features: Optional[Mapping[str, Mapping[str, Sequence[float]]]], executor: Executor,
-            methods: list[str], eval_results: Optional[str | PathLike], clock: "_Phases",
-            select: Optional[Step] = None) -> RerankResult:
-    """The stage's phases: tests per problem, the per-problem path, the reference solutions on the tests (for the
-    test-quality report), the judge, the metrics, the result."""
-    works = build_works(problems, solutions, test_samples, cfg.tests_per_sample)
-    stats = ExecutionStats()
-    path = ProblemPath(cfg, ranked_methods(methods), cache, executor, [select] if select is not None else [],
-                       stats=stats)
-    outcomes = path.run(works, features, clock.lap)
-    for tid, canon in canonical_executions(works, cache, Limits(cpu=cfg.time_limit), cfg.workers, executor).items():
-        outcomes[tid].canonical = canon
-    clock.lap("execute")
-    judged, suspicious = _judge(works, outcomes, problems, methods, cfg, cache, executor, eval_results)
-    clock.lap("judge")
-    table = _metrics_table(outcomes, methods, cfg, any(p.has_plus_tests for p in problems.values()) and cfg.plus)
-    clock.lap("metrics")
-    return _result(dataset, works, outcomes, table, methods, cfg, stats, clock, judged, suspicious,
-                   path.report(outcomes))
+class Stage:
+    """The rerank stage fed in batches: each batch of problems goes down the per-problem path (execute → rank →
+    steps after ranking → the pick's confidence), its reference solutions run on its tests (the test-quality
+    report) and its candidates are judged (``add``); ``result`` computes the metrics over every problem added. A
+    problem's outcome depends on that problem alone, so one batch of all (``rank_and_judge``) and one batch per
+    problem as the model finishes it (a streamed ``run``) give the same results; the executor (left open) and the
+    cache are shared by every batch, and ``timing`` adds up each phase's seconds over them."""
+
+    def __init__(self, dataset: str, problems: Mapping[str, Problem], cfg: RerankConfig,
+                 cache: Optional[ResultCache], executor: Executor, select: Optional[Step] = None,
+                 eval_results: Optional[str | PathLike] = None, load_s: float = 0.0,
+                 start: Optional[float] = None) -> None:
+        self.dataset, self.problems, self.cfg, self.cache, self.executor = dataset, problems, cfg, cache, executor
+        self.eval_results = eval_results
+        self.clock = _Phases(load_s, time.monotonic() if start is None else start)
+        self.methods = all_methods(cfg.methods)
+        self.stats = ExecutionStats()
+        self.path = ProblemPath(cfg, ranked_methods(self.methods), cache, executor,
+                                [select] if select is not None else [], stats=self.stats)
+        self.judge = Judge(cache, cfg.workers, cfg.min_time_limit, cfg.gt_time_limit_factor, cfg.progress, executor,
+                           strict=cfg.strict)
+        self.works: dict[str, ProblemWork] = {}
+        self.outcomes: dict[str, ProblemOutcome] = {}
+        self.early: dict[tuple[str, str], Verdict] = {}  # (task, program) → verdict given before its tests were in
+        self.judged: dict[str, Any] = {"judged_samples": 0, "judged_programs": 0, "judge_cached": 0,
+                                       "verdicts_from": "judge"}
+        self.suspicious: list[dict] = []
+
+    def lap(self, phase: str) -> None:
+        """Close a phase of the caller's (a streamed run's wait for the model) in the timing block."""
+        self.clock.lap(phase)
+
+    def add(self, works: Sequence[ProblemWork],
+            features: Optional[Mapping[str, Mapping[str, Sequence[float]]]] = None,
+            ranked: Optional[Callable[[], None]] = None) -> dict[str, ProblemOutcome]:
+        """The batch's outcomes (ranked, judged), by task id; they are kept for ``result``. ``ranked()`` is called
+        once the batch is through the per-problem path, before its judge (a progress line)."""
+        outcomes = self.path.run(works, features, self.clock.lap)
+        if ranked is not None:
+            ranked()
+        limits = Limits(cpu=self.cfg.time_limit)
+        for tid, canon in canonical_executions(works, self.cache, limits, self.cfg.workers, self.executor).items():
+            outcomes[tid].canonical = canon
+        self.clock.lap("execute")
+        judged, suspicious = _judge(works, outcomes, self.problems, self.methods, self.cfg, self.judge,
+                                    self.eval_results, self.early)
+        for key in ("judged_samples", "judged_programs", "judge_cached"):
+            self.judged[key] += judged[key]
+        if judged["verdicts_from"] != "judge":
+            self.judged["verdicts_from"] = judged["verdicts_from"]
+        self.suspicious += suspicious
+        self.clock.lap("judge")
+        self.works.update((w.problem.task_id, w) for w in works)
+        self.outcomes.update(outcomes)
+        return outcomes
+
+    def judge_early(self, programs: Mapping[str, Sequence[str]]) -> None:
+        """Judge these programs of each task now, before their problems' tests are in (the judge needs only the
+        programs: a streamed run judges a problem's solutions while the model writes its tests); ``add`` takes their
+        verdicts from here. Counted in the timing block as ``add`` counts them."""
+        todo = {t: [p for p in dict.fromkeys(progs) if (t, p) not in self.early] for t, progs in programs.items()}
+        todo = {t: progs for t, progs in todo.items() if progs}
+        if not todo:
+            return
+        checked, cached = self.judge.checked, self.judge.cached
+        verdicts = self.judge.judge_programs(todo, self.problems, plus=self.cfg.plus)
+        for t, progs in todo.items():
+            self.early.update(((t, p), v) for p, v in zip(progs, verdicts[t]))
+        self.judged["judged_programs"] += self.judge.checked - checked + self.judge.cached - cached
+        self.judged["judge_cached"] += self.judge.cached - cached
+        self.clock.lap("judge")
+
+    def result(self, order: Optional[Sequence[str]] = None) -> RerankResult:
+        """The run's result over the problems added, in ``order`` (task ids; default: as they were added)."""
+        order = list(self.outcomes) if order is None else list(order)
+        works = [self.works[t] for t in order]
+        outcomes = {t: self.outcomes[t] for t in order}
+        cfg = self.cfg
+        place = {t: i for i, t in enumerate(order)}
+        suspicious = sorted(self.suspicious, key=lambda s: (place[s["task_id"]], s["sample"]))
+        table = _metrics_table(outcomes, self.methods, cfg,
+                               any(p.has_plus_tests for p in self.problems.values()) and cfg.plus)
+        self.clock.lap("metrics")
+        return _result(self.dataset, works, outcomes, table, self.methods, cfg, self.stats, self.clock,
+                       self.judged, suspicious, self.path.report(outcomes))
 
 
 def _result(dataset: str, works: Sequence[ProblemWork], outcomes: dict[str, ProblemOutcome], table: dict,
@@ -196,24 +262,43 @@ def _result(dataset: str, works: Sequence[ProblemWork], outcomes: dict[str, Prob
 
 
 def adaptive_stopper(method: str, cfg: RerankConfig, cache: Optional[ResultCache], tau: Optional[float] = None,
-                     model: Optional[dict] = None):
-    """The adaptive budget's stopper for ``generation.sampling``: a problem's solutions so far go down the
-    per-problem path (executed on its tests, the cache keeping earlier rounds' work; ranked with ``method``, with
-    the samples' features, as a rerank ranks them, its step after ranking included: ``recommended`` runs the
-    selection step), and sampling stops once the base confidence of that pick reaches ``tau`` (default: the
-    confidence model's recorded τ)."""
-    model = model or default_confidence_model()
-    threshold = adaptive_tau(tau, model)
-    path = ProblemPath(replace(cfg, progress=False), [method], cache, confidence_model=model)
+                     model: Optional[dict] = None, executor: Optional[Executor] = None) -> "AdaptiveStopper":
+    """The adaptive budget's stopper for ``generation.sampling`` (``AdaptiveStopper``)."""
+    return AdaptiveStopper(method, cfg, cache, tau, model, executor)
 
-    def stop(problem: Problem, solutions: list[str], raw_tests: list[str],
-             features: Mapping[str, Sequence[float]]) -> tuple[bool, float]:
-        tid = problem.task_id
-        works = build_works({tid: problem}, {tid: solutions}, {tid: raw_tests}, cfg.tests_per_sample)
-        conf = path.run(works, {tid: features})[tid].confidence[method]["base"]
-        return conf >= threshold, conf
 
-    return stop
+class AdaptiveStopper:
+    """The adaptive budget's stopper: a problem's solutions so far go down the per-problem path (executed on its
+    tests, the cache keeping earlier rounds' work; ranked with ``method``, with the samples' features, as a rerank
+    ranks them, its step after ranking included: ``recommended`` runs the selection step), and sampling stops once
+    the pick's base confidence reaches ``tau`` (default: the confidence model's recorded τ). Called with one problem
+    (``generation.sampling``'s ``Stopper``); ``decide`` answers a batch at once (a streamed run's, on its
+    ``executor``: None, a pool per batch)."""
+
+    def __init__(self, method: str, cfg: RerankConfig, cache: Optional[ResultCache], tau: Optional[float] = None,
+                 model: Optional[dict] = None, executor: Optional[Executor] = None) -> None:
+        model = model or default_confidence_model()
+        self.threshold = adaptive_tau(tau, model)
+        self.method = method
+        self.tests_per_sample = cfg.tests_per_sample
+        self.path = ProblemPath(replace(cfg, progress=False), [method], cache, executor, confidence_model=model)
+
+    def __call__(self, problem: Problem, solutions: list[str], raw_tests: list[str],
+                 features: Mapping[str, Sequence[float]]) -> tuple[bool, float]:
+        return self.decide([(problem, solutions, raw_tests, features)])[0]
+
+    def decide(self, asks: Sequence[tuple[Problem, list[str], list[str], Mapping[str, Sequence[float]]]]
+               ) -> list[tuple[bool, float]]:
+        """(stop now, the pick's base confidence) for each (problem, solutions so far, raw tests, features)."""
+        problems = {p.task_id: p for p, _, _, _ in asks}
+        works = build_works(problems, {p.task_id: s for p, s, _, _ in asks}, {p.task_id: t for p, _, t, _ in asks},
+                            self.tests_per_sample)
+        outcomes = self.path.run(works, {p.task_id: f for p, _, _, f in asks})
+        answers = []
+        for p, _, _, _ in asks:
+            conf = outcomes[p.task_id].confidence[self.method]["base"]
+            answers.append((conf >= self.threshold, conf))
+        return answers
 
 
 def adaptive_method(methods: Sequence[str]) -> str:
@@ -266,8 +351,8 @@ class _Phases:
 
 
 def _judge(works: Sequence[ProblemWork], outcomes: dict[str, ProblemOutcome], problems: Mapping[str, Problem],
-           methods: Sequence[str], cfg: RerankConfig, cache: Optional[ResultCache], executor: Optional[Executor],
-           eval_results: Optional[str | PathLike]) -> tuple[dict[str, Any], list[dict]]:
+           methods: Sequence[str], cfg: RerankConfig, judge: Judge, eval_results: Optional[str | PathLike],
+           early: Optional[Mapping[tuple[str, str], Verdict]] = None) -> tuple[dict[str, Any], list[dict]]:
     """The judge phase: verdicts for exactly the candidates some metric needs, from evalplus's ``eval_results``
     when they match these samples (else judged, with a warning saying why). Returns the timing block's keys and the
     samples that passed only through their own ``==`` ({task_id, sample, why})."""
@@ -280,21 +365,25 @@ def _judge(works: Sequence[ProblemWork], outcomes: dict[str, ProblemOutcome], pr
         else:
             verdicts_from = str(eval_results)
     suspicious: list[dict] = []
-    judged, programs, cached = _judge_needed(works, outcomes, problems, methods, cfg, cache, executor, prejudged,
-                                             suspicious)
+    judged, programs, cached = _judge_needed(works, outcomes, problems, methods, cfg, judge, prejudged, suspicious,
+                                             early)
     return {"judged_samples": judged, "judged_programs": programs, "judge_cached": cached,
             "verdicts_from": verdicts_from}, suspicious
 
 
 def _judge_needed(works: Sequence[ProblemWork], outcomes: dict[str, ProblemOutcome], problems: Mapping[str, Problem],
-                  methods: Sequence[str], cfg: RerankConfig, cache: Optional[ResultCache],
-                  executor: Optional[Executor] = None, prejudged: Optional[Mapping[str, Sequence[Verdict]]] = None,
-                  suspicious: Optional[list] = None) -> tuple[int, int, int]:
-    """Judge exactly the candidates some metric needs (all of them when a baseline is reported); their verdicts
-    come from ``prejudged`` (per task, per sample) where it has the task. Returns how many samples were judged,
-    how many distinct programs they are (samples with the same program text share one verdict) and how many of
-    those verdicts came from the cache;
+                  methods: Sequence[str], cfg: RerankConfig, judge: Judge,
+                  prejudged: Optional[Mapping[str, Sequence[Verdict]]] = None,
+                  suspicious: Optional[list] = None,
+                  early: Optional[Mapping[tuple[str, str], Verdict]] = None) -> tuple[int, int, int]:
+    """Judge exactly the candidates some metric needs (all of them when a baseline is reported, as ``all_methods``
+    always has them: what a batch judges then depends on its own problems only); their verdicts come from
+    ``prejudged`` (per task, per sample) where it has the task, and from ``early`` ((task, program) → verdict: the
+    same judge's, given before the problem's tests were in) where it has the program. Returns how many samples were
+    judged, how many distinct programs they are (samples with the same program text share one verdict) and how many
+    of those verdicts came from the cache (this batch's, with ``judge`` shared by the batches of a run);
     the samples that passed only through their own ``==`` go into ``suspicious`` ({task_id, sample, why})."""
+    early = early or {}
     k_max = max(metrics.reportable_ks(cfg.ks, (len(w.programs) for w in works)), default=1)
     need_all = any(m in BASELINES for m in methods)
     to_judge: dict[str, list[str]] = {}
@@ -311,20 +400,25 @@ def _judge_needed(works: Sequence[ProblemWork], outcomes: dict[str, ProblemOutco
             outcomes[tid].verdicts = {c: prejudged[tid][c] for c in idx}
             continue
         needed_idx[tid] = idx
-        to_judge[tid] = [w.programs[c] for c in idx]
-    if not to_judge:
+        missing = list(dict.fromkeys(w.programs[c] for c in idx if (tid, w.programs[c]) not in early))
+        if missing:
+            to_judge[tid] = missing
+    if not needed_idx:
         return 0, 0, 0
-    judge = Judge(cache, cfg.workers, cfg.min_time_limit, cfg.gt_time_limit_factor, cfg.progress, executor,
-                  strict=cfg.strict)
-    verdicts = judge.judge_programs(to_judge, problems, plus=cfg.plus)
+    checked, cached = judge.checked, judge.cached
+    verdicts = judge.judge_programs(to_judge, problems, plus=cfg.plus) if to_judge else {}
     by_tid = {w.problem.task_id: w for w in works}
     for tid, idx in needed_idx.items():
-        outcomes[tid].verdicts = dict(zip(idx, verdicts[tid]))
+        fresh = dict(zip(to_judge.get(tid, ()), verdicts.get(tid, ())))
+        programs = by_tid[tid].programs
+        outcomes[tid].verdicts = {c: fresh[programs[c]] if programs[c] in fresh else early[(tid, programs[c])]
+                                  for c in idx}
         for c in idx:
             why = judge.suspicious.get((tid, by_tid[tid].programs[c]))
             if why and suspicious is not None:
                 suspicious.append({"task_id": tid, "sample": c, "why": why})
-    return sum(len(idx) for idx in needed_idx.values()), judge.checked + judge.cached, judge.cached
+    return (sum(len(idx) for idx in needed_idx.values()), judge.checked - checked + judge.cached - cached,
+            judge.cached - cached)
 
 
 def correct_array(out: ProblemOutcome, split: str) -> np.ndarray:

@@ -63,7 +63,7 @@ def run_rerank(options: RerankOptions, *, problems: Optional[Mapping[str, Proble
     ``rerank_results.json``; ``load_s``: seconds the caller spent reading inputs it hands in (the timing line).
     ``selector``: S* after ranking (``selection.sstar.ModelSelector``), else the one ``options.select_model``
     names, its replies logged in the results folder (else the cache folder, else a temporary one)."""
-    from coderank_evalplus.pipeline import all_methods, rank_and_judge, write_results
+    from coderank_evalplus.pipeline import all_methods, rank_and_judge
 
     options.check()
     all_methods(options.methods)
@@ -77,10 +77,19 @@ def run_rerank(options: RerankOptions, *, problems: Optional[Mapping[str, Proble
                                 stage_config(options, given.mutate), cache, given.features, executor=executor,
                                 eval_results=options.eval_results, load_s=load_s + time.monotonic() - t0,
                                 select=selector)
+    return finish(result, provenance, folder, given.sanitized, extra)
+
+
+def finish(result, provenance: Mapping[str, Any], folder: Optional[Path], sanitized: Optional[dict] = None,
+           extra: Optional[Mapping[str, Any]] = None) -> RerankOutput:
+    """A run's result with its provenance (and the sanitizer's tally, the caller's ``extra`` keys), written to
+    ``folder`` when there is one: the end of ``run_rerank`` and of a streamed ``run`` (``api.stream``)."""
+    from coderank_evalplus.pipeline import write_results
+
     result.extra["provenance"] = {**provenance, "uses_prompt_examples": {
         m: row["uses_prompt_examples"] for m, row in result.methods.items()}}
-    if given.sanitized is not None:
-        result.extra["sanitized"] = given.sanitized
+    if sanitized is not None:
+        result.extra["sanitized"] = sanitized
     result.extra.update(extra or {})
     if folder is not None:
         write_results(result, folder)
@@ -130,11 +139,18 @@ def _inputs(options: RerankOptions, problems: Optional[Mapping[str, Problem]],
         from coderank_evalplus.generation.likelihood import features_for
 
         features = features_for(options.methods, options.solutions, problems, solutions)
+    warn_untested(solutions, test_samples, mutate)
+    return _Inputs(problems, list(chosen), dict(solutions), test_samples, features, sources, mutate, sanitized)
+
+
+def warn_untested(solutions: Mapping[str, Sequence[str]], test_samples: Mapping[str, Sequence[str]],
+                  mutate: Optional[int]) -> None:
+    """One warning naming the tasks that have no test samples (and no grown inputs): they fall back to a random
+    pick."""
     missing = [t for t in solutions if t not in test_samples]
     if missing and mutate is None:
         log.warning("%d task(s) have no test samples (they fall back to a random pick): %s", len(missing),
                     ", ".join(missing[:5]) + (" …" if len(missing) > 5 else ""))
-    return _Inputs(problems, list(chosen), dict(solutions), test_samples, features, sources, mutate, sanitized)
 
 
 def _tests(options: RerankOptions, problems: Mapping[str, Problem],

@@ -128,15 +128,16 @@ def sample_tokens(args: argparse.Namespace) -> int:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    """``run``: sample with the model into the output folder (resumable), then the one path
-    (``api.evaluate.run_rerank``) on the files it wrote, then self-debug when asked."""
+    """``run``: sample with the model into the output folder (resumable) and, problem by problem as they finish,
+    rerank and judge them (``api.stream.run_streamed``: what ``api.evaluate.run_rerank`` gives on the same files),
+    then self-debug when asked."""
     from dataclasses import replace
 
-    from coderank_evalplus.api.evaluate import run_rerank
+    from coderank_evalplus.api.stream import Sampling, run_streamed
     from coderank_evalplus.cli.options import rerank_options
     from coderank_evalplus.engine.execution.execute import ResultCache
-    from coderank_evalplus.generation.likelihood import add_likelihoods, refuse_unscorable
-    from coderank_evalplus.generation.sampling import generate_samples
+    from coderank_evalplus.generation.likelihood import refuse_unscorable
+    from coderank_evalplus.generation.sampling import SAMPLES_FILE, TESTS_FILE
     from coderank_evalplus.io.problems import describe_selection, load_problems_or_original
     from coderank_evalplus.rankers.likelihood import features_needed
     from coderank_evalplus.report import result_lines
@@ -180,40 +181,24 @@ def run_command(args: argparse.Namespace) -> int:
     kinds = features_needed(options.methods)
     refuse_unscorable(generator, kinds)  # a chat-only server that cannot give them: say so before sampling
     cache_root = Path(args.cache_dir or output / "cache")
-    stopper, stop_cache = None, None
-    if args.adaptive:
-        from coderank_evalplus.api.evaluate import stage_config
-        from coderank_evalplus.pipeline import adaptive_method, adaptive_stopper
-
-        stop_cache = ResultCache(cache_root / "executions.sqlite")
-        stopper = adaptive_stopper(adaptive_method(options.methods), stage_config(options, spec.n if spec else None),
-                                   stop_cache, args.tau)
-    try:
-        spath, tpath = generate_samples(selected, generator, args.n_samples, n_test_samples, args.temperature,
-                                        args.top_p, max_tokens, str(output), progress=args.progress, stopper=stopper)
-    finally:
-        if stop_cache is not None:
-            stop_cache.close()
-    if kinds:  # what sampling did not record (a backend without log-probabilities, the reviewer) is scored now
-        add_likelihoods(spath, chosen, generator, sorted(kinds), progress=args.progress)
-    # the files may also hold problems of an earlier run with a larger --limit: the one path takes the selected ones
+    spath, tpath = output / SAMPLES_FILE, output / TESTS_FILE
+    # the files may also hold problems of an earlier run with a larger --limit: the stream takes the selected ones
     tests = ([str(tpath)] if model_tests else []) + ([spec.label()] if spec else [])
     options = replace(options, solutions=str(spath), tests=tests, output=str(output), overwrite=True,
                       cache_dir=str(cache_root))
     cache = ResultCache(cache_root / "executions.sqlite")
-    # the model's test samples are handed in read: a model that wrote no usable test is its result, not an error
-    # (a test file a user names that holds none is one)
-    from coderank_evalplus.io.samples import read_test_samples
-
-    model_written = read_test_samples(tpath, problems) if model_tests else {}
     selector = None
     if options.select_model:  # S* after ranking; "same": this run's model
         from coderank_evalplus.selection.sstar import selector_from_options
 
         selector = selector_from_options(options, output, generator, args.backend)
+    # sampling and the rerank stage at once: each problem is executed, ranked and judged as soon as its samples
+    # are in, while the model draws for the others (the adaptive budget's stopper answered in the same stream)
+    sampling = Sampling(args.n_samples, n_test_samples, args.temperature, args.top_p, max_tokens, str(output),
+                        args.adaptive, args.tau)
     try:
-        out = run_rerank(options, problems=problems, test_samples=model_written, cache=cache, door="run",
-                         selector=selector)
+        out = run_streamed(options, problems, selected, generator, sampling, cache, model_tests=model_tests,
+                           selector=selector)
         result = out.result
         atomic_write_jsonl(output / "tests_extracted.jsonl", (
             {"task_id": t, "asserts": ["assert " + a for a in o.suite.asserts], "counts": o.suite.counts}
@@ -222,10 +207,10 @@ def run_command(args: argparse.Namespace) -> int:
         debug = None
         if settings is not None:
             from coderank_evalplus.doce.selfdebug import add_to_results, run_self_debug
-            from coderank_evalplus.io.samples import read_solutions
+            from coderank_evalplus.io.samples import read_solutions, read_test_samples
 
             solutions = {t: s for t, s in read_solutions(spath, problems).items() if t in chosen}
-            raw_tests = model_written
+            raw_tests = read_test_samples(tpath, problems) if model_tests else {}
             from coderank_evalplus.api.evaluate import stage_config
             from coderank_evalplus.generation.likelihood import features_for
 

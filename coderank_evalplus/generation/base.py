@@ -3,6 +3,7 @@ truncation and the helpers the backends use to line tokens up."""
 
 from __future__ import annotations
 
+import collections.abc
 import os
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -57,6 +58,16 @@ class Scorer(Protocol):
 BACKENDS = ("vllm", "hf", "openai", "embedded")
 
 
+def sampling_competes_for_cpu(generator: object) -> bool:
+    """Whether ``generator`` draws on this machine's CPU cores (its ``device`` is the CPU: llama.cpp, transformers
+    or vLLM on the CPU). Then executing and judging programs while it decodes takes cores from its decoding, and
+    the run is slower for the overlap, not faster (the embedded model's run on 2 cores: 4-5 % slower), so a streamed
+    run holds that work until sampling ends. A server (openai: the model runs in another process, here or
+    elsewhere) and a GPU leave the cores to the programs: they overlap."""
+    device = getattr(generator, "device", None)
+    return isinstance(device, str) and device.split(":")[0] == "cpu"
+
+
 def generate_each(generator: Generator, prompts: list[Prompt], n: int, temperature: float, top_p: float,
                   max_tokens: int, stop: list[str]) -> Iterator[tuple[int, list[Sample]]]:
     """Each prompt's ``n`` samples as they are ready, as ``(index in prompts, samples)``.
@@ -71,6 +82,28 @@ def generate_each(generator: Generator, prompts: list[Prompt], n: int, temperatu
         yield from stream(prompts, n, temperature, top_p, max_tokens, stop)
         return
     yield from enumerate(generator.generate(prompts, n, temperature, top_p, max_tokens, stop))
+
+
+def generate_mixed(generator: Generator, prompts: list[Prompt], counts: Sequence[int], stops: Sequence[Sequence[str]],
+                   temperature: float, top_p: float,
+                   max_tokens: int) -> collections.abc.Generator[tuple[int, list[Sample]], None, None]:
+    """Each prompt's samples as they are ready, as ``(index in prompts, samples)``; prompt i asks for
+    ``counts[i]`` samples that stop at ``stops[i]`` (a problem's solutions and its test samples).
+
+    A generator with ``generate_iter_mixed`` (same arguments) takes them all in one call: a server has every
+    request in flight at once, whatever its count. Any other gets one ``generate_each`` call per distinct
+    (count, stop sequences), in the order they first appear: a local engine batches the prompts of one call, and
+    its draws (seeded engines number their calls) stay those of the loop before it took mixed calls."""
+    mixed = getattr(generator, "generate_iter_mixed", None)
+    if mixed is not None:
+        yield from mixed(prompts, list(counts), [list(s) for s in stops], temperature, top_p, max_tokens)
+        return
+    asks = [(int(k), tuple(s)) for k, s in zip(counts, stops)]
+    for k, stop in dict.fromkeys(asks):
+        idx = [i for i, ask in enumerate(asks) if ask == (k, stop)]
+        for j, samples in generate_each(generator, [prompts[i] for i in idx], k, temperature, top_p, max_tokens,
+                                        list(stop)):
+            yield idx[j], samples
 
 
 def truncate_at_stop(text: str, stop: Sequence[str]) -> str:

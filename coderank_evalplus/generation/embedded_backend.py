@@ -63,6 +63,8 @@ class LlamaCppGenerator:
     other at every layer are several times slower than one.
     """
 
+    device = "cpu"  # no layers offloaded to a GPU: it decodes on this machine's cores (sampling_competes_for_cpu)
+
     def __init__(
         self,
         model_path: str,

@@ -150,8 +150,6 @@ def features_for(methods: Sequence[str], samples_path: str | os.PathLike, proble
     """The likelihood features that ``methods`` need, read from the samples file (None when they need none).
 
     Raises ValueError naming the file, the fields and the tasks when some sample lacks a needed value."""
-    import math
-
     from coderank_evalplus.io.samples import read_features
     from coderank_evalplus.rankers.likelihood import features_needed
 
@@ -159,6 +157,16 @@ def features_for(methods: Sequence[str], samples_path: str | os.PathLike, proble
     if not kinds:
         return None
     features = read_features(samples_path, problems)
+    check_features(kinds, features, solutions, samples_path)
+    return features
+
+
+def check_features(kinds: Iterable[str], features: Mapping[str, Mapping[str, Sequence[float]]],
+                   solutions: Mapping[str, Sequence[str]], samples_path: str | os.PathLike) -> None:
+    """Raise ValueError naming the samples file, the fields and the tasks when some of ``solutions``' samples lack
+    a value of the features ``kinds`` in ``features`` (per task, per field, one value per sample)."""
+    import math
+
     fields = [f for kind in sorted(kinds) for f in FIELDS[kind]]
     lacking = []
     for tid, programs in solutions.items():
@@ -170,4 +178,3 @@ def features_for(methods: Sequence[str], samples_path: str | os.PathLike, proble
         raise ValueError(f"{samples_path}: the requested methods need the fields {', '.join(fields)} on every "
                          f"sample; {len(lacking)} task(s) lack them ({shown}). Score them with `coderank-evalplus "
                          f"likelihood --samples {samples_path} --model MODEL --backend BACKEND`")
-    return features

@@ -47,6 +47,7 @@ DEFAULT_CONCURRENCY = 8
 DEFAULT_RETRIES = 5  # the openai client's back-off: 0.5, 1, 2, 4, 8 s (or the server's Retry-After)
 MAX_N = 128  # samples asked for in one request at most (OpenAI's limit on n)
 MAX_EMPTY_ROUNDS = 3  # replies without a single choice before a prompt is given up
+_INTERRUPT_POLL_S = 0.2
 
 
 class ServerUnavailable(RuntimeError):
@@ -91,7 +92,7 @@ class _DeferredCtrlC:
 
     def __init__(self) -> None:
         self.pressed = False
-        self.poll: Optional[float] = None  # seconds between looks at ``pressed`` (None: not installed)
+        self.installed = False
         self._previous: Any = None
 
     def install(self) -> None:
@@ -99,14 +100,14 @@ class _DeferredCtrlC:
                 signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
             return
         self._previous = signal.signal(signal.SIGINT, self._handler)
-        self.poll = 0.2
+        self.installed = True
 
     def _handler(self, signum, frame) -> None:
         self.pressed = True
         signal.signal(signal.SIGINT, self._previous)  # a second Ctrl-C acts at once
 
     def restore(self) -> None:
-        if self.poll is not None and signal.getsignal(signal.SIGINT) == self._handler:
+        if self.installed and signal.getsignal(signal.SIGINT) == self._handler:
             signal.signal(signal.SIGINT, self._previous)
 
 
@@ -149,6 +150,7 @@ class OpenAIGenerator:
         self._n_honoured: Optional[bool] = None  # does the server return n choices for n? (learned from replies)
         self._requests = 0
         self._t0: Optional[float] = None
+        self._interrupt = threading.Event()  # interrupt(): what a first Ctrl-C does, from another thread
 
     # ------------------------------------------------------------------ chat or not
 
@@ -287,13 +289,23 @@ class OpenAIGenerator:
     # ------------------------------------------------------------------ many requests
 
     def generate_iter(self, prompts, n, temperature, top_p, max_tokens, stop) -> Iterator[tuple[int, list[Sample]]]:
-        """``(index, n samples)`` per prompt in the order they complete, ``concurrency`` requests in flight.
+        """``(index, n samples)`` per prompt in the order they complete, ``concurrency`` requests in flight."""
+        yield from self.generate_iter_mixed(prompts, [n] * len(prompts), [stop] * len(prompts), temperature, top_p,
+                                            max_tokens)
+
+    def generate_iter_mixed(self, prompts, counts, stops, temperature, top_p,
+                            max_tokens) -> Iterator[tuple[int, list[Sample]]]:
+        """``(index, counts[index] samples)`` per prompt in the order they complete, ``concurrency`` requests in
+        flight whatever their counts and stop sequences (a problem's solutions beside its test samples: the
+        requests in flight never drain between the two).
 
         When a request fails (after the client's retries) or the user presses Ctrl-C, no request is started any
         more; those in flight are waited for and what completes is still yielded (the loop writes it: nothing
         drawn is lost), then the error (or KeyboardInterrupt) is raised. A second Ctrl-C stops waiting."""
-        if not prompts or n <= 0:
-            yield from ((i, []) for i in range(len(prompts)))
+        counts = [max(0, int(k)) for k in counts]
+        for i in (i for i, k in enumerate(counts) if k == 0):
+            yield i, []
+        if not any(counts):
             return
         _ = self.is_chat  # decided (and announced) once, before any thread starts
         got: list[list[Sample]] = [[] for _ in prompts]
@@ -309,6 +321,7 @@ class OpenAIGenerator:
             self._t0 = time.monotonic()
         halt: Optional[BaseException] = None  # the first error, or the Ctrl-C: drain, then raise it
         ctrl_c = _DeferredCtrlC()
+        poll = _INTERRUPT_POLL_S  # how often a wait looks at interrupt() (and at a deferred Ctrl-C)
 
         def submit(i: int, k: int) -> None:
             parts = [1] * k if self._n_honoured is False else [min(MAX_N, k - j) for j in range(0, k, MAX_N)]
@@ -316,7 +329,7 @@ class OpenAIGenerator:
                 seed = None if self.seed is None else self.seed + sent[i]
                 sent[i] += 1
                 inflight[i] += 1
-                future = pool.submit(self._request, prompts[i], part, temperature, top_p, max_tokens, stop, seed)
+                future = pool.submit(self._request, prompts[i], part, temperature, top_p, max_tokens, stops[i], seed)
                 pending[future] = (i, part)
                 future.add_done_callback(finished.put)
 
@@ -335,11 +348,14 @@ class OpenAIGenerator:
 
         try:
             ctrl_c.install()
+            if self._interrupt.is_set():
+                raise KeyboardInterrupt
             for i in range(len(prompts)):
-                submit(i, n)
+                if counts[i]:
+                    submit(i, counts[i])
             while pending:
                 try:
-                    done = [finished.get(timeout=ctrl_c.poll)]
+                    done = [finished.get(timeout=poll)]
                 except queue.Empty:
                     done = []
                 except KeyboardInterrupt as e:  # Ctrl-C not deferred (not the main thread)
@@ -347,7 +363,7 @@ class OpenAIGenerator:
                         raise  # the second Ctrl-C: stop waiting
                     interrupted(e)
                     continue
-                if ctrl_c.pressed and not isinstance(halt, KeyboardInterrupt):
+                if (ctrl_c.pressed or self._interrupt.is_set()) and not isinstance(halt, KeyboardInterrupt):
                     interrupted(KeyboardInterrupt())
                 while not finished.empty():
                     done.append(finished.get())
@@ -372,18 +388,24 @@ class OpenAIGenerator:
                     if inflight[i] == 0:
                         ready.append(i)
                 for i in ready:
-                    if len(got[i]) >= n:
-                        yield i, got[i][:n]
+                    if len(got[i]) >= counts[i]:
+                        yield i, got[i][:counts[i]]
                     elif halt is None:
                         if empty[i] >= MAX_EMPTY_ROUNDS:
                             raise ServerUnavailable(f"OpenAI-compatible server at {self.client.base_url} returned "
                                                     f"no choices {MAX_EMPTY_ROUNDS} times for one prompt")
-                        submit(i, n - len(got[i]))
+                        submit(i, counts[i] - len(got[i]))
             if halt is not None:
                 raise halt
         finally:
             ctrl_c.restore()
             pool.shutdown(wait=False, cancel_futures=True)
+
+    def interrupt(self) -> None:
+        """From another thread, what a first Ctrl-C does (a streamed run's sampling is not in the main thread): no
+        request is started any more, those in flight are waited for and yielded, then KeyboardInterrupt is raised
+        (at once by a call that starts later)."""
+        self._interrupt.set()
 
     def generate(self, prompts, n, temperature, top_p, max_tokens, stop) -> list[list[Sample]]:
         results: list[list[Sample]] = [[] for _ in prompts]

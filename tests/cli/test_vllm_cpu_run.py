@@ -40,3 +40,6 @@ def test_run_backend_vllm(tmp_path_factory, tmp_path):
     assert [len(t["samples"]) for t in _jsonl(out / "tests_raw.jsonl")] == [3, 3]
     res = json.loads((out / "rerank_results.json").read_text())
     assert list(res["methods"]) == ["random", *METHODS.split(","), "oracle"]
+    from tests.cli.test_run import assert_unstreamed_order
+
+    assert_unstreamed_order(out, tmp_path / "again")  # the streamed run's numbers are the unstreamed order's

@@ -34,14 +34,19 @@ class CannedChatServer:
     def __init__(self, replies: dict[str, list[str]], prompts: dict[str, str], model: str = "canned-chat",
                  api_key: Optional[str] = None, delay: float = 0.0, rate_limit_every: int = 0,
                  retry_after: float = 1.0, logprobs: bool = True, honour_n: bool = True,
-                 fail_after: Optional[int] = None, chat_only: bool = True, not_json: bool = False) -> None:
+                 fail_after: Optional[int] = None, chat_only: bool = True, not_json: bool = False,
+                 test_marker: Optional[str] = None, test_replies: Optional[dict[str, list[str]]] = None) -> None:
         self.replies, self.prompts, self.model, self.api_key = replies, prompts, model, api_key
         self.delay, self.rate_limit_every, self.retry_after = delay, rate_limit_every, retry_after
         self.logprobs, self.honour_n, self.fail_after = logprobs, honour_n, fail_after
         self.chat_only = chat_only  # False: /v1/completions answers too (a base model's server)
         self.not_json = not_json  # True: draws answered 200 with an HTML page
+        # a user message holding test_marker (a request for test samples) draws from a cursor of its own, from
+        # test_replies when given (else the problem's replies): what a problem's solutions and tests get does not
+        # depend on which of the two requests came first
+        self.test_marker, self.test_replies = test_marker, test_replies
         self.lock = threading.Lock()
-        self.cursor: dict[str, int] = {t: 0 for t in replies}  # replies served per problem
+        self.cursor: dict[str, int] = {}  # replies served per problem (per problem and kind, with test_marker)
         self.served: list[tuple[str, int]] = []  # (task_id, replies) per answered draw request
         self.first_attempts = 0  # draw requests seen that were no retry
         self.limited: dict[str, float] = {}  # request body digest -> when it got its 429
@@ -86,12 +91,14 @@ class CannedChatServer:
     def task_of(self, text: str) -> Optional[str]:
         return next((t for t, p in self.prompts.items() if p in text), None)
 
-    def draw(self, task_id: str, n: int) -> list[str]:
+    def draw(self, task_id: str, n: int, text: str = "") -> list[str]:
+        test = bool(self.test_marker and self.test_marker in text)
+        key = task_id + ("\ttests" if test else "")
         with self.lock:
-            k = self.cursor[task_id]
-            self.cursor[task_id] = k + n
+            k = self.cursor.get(key, 0)
+            self.cursor[key] = k + n
             self.served.append((task_id, n))
-        pool = self.replies[task_id]
+        pool = (self.test_replies or self.replies)[task_id] if test else self.replies[task_id]
         return [pool[(k + j) % len(pool)] for j in range(n)]
 
 
@@ -209,7 +216,7 @@ class _Handler(BaseHTTPRequestHandler):
             if c.delay:
                 time.sleep(c.delay)
             n = int(body.get("n") or 1) if c.honour_n else 1
-            texts = c.draw(task, n)
+            texts = c.draw(task, n, user) if c.test_marker else c.draw(task, n)
         finally:
             with c.lock:
                 c.inflight -= 1
@@ -227,3 +234,65 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(200, {"id": "chatcmpl-canned", "object": "chat.completion", "created": int(time.time()),
                          "model": self.canned.model, "choices": choices,
                          "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
+
+
+# --- the server in a process of its own (benchmarks: its JSON and threads do not take the client's GIL) ---------
+
+DEEPSEEK_SET = "extra_humaneval/samples/deepseek-coder-6.7b-instruct-q5_humaneval_n10_t0.6.jsonl.gz"
+
+
+def humaneval_replies(data_dir: str, problems: dict, task_ids: list[str]) -> tuple[dict[str, list[str]],
+                                                                                    dict[str, str]]:
+    """DeepSeek-Coder-6.7B-Instruct's real HumanEval replies (10 per problem, ../shared/data) for ``task_ids``, and
+    what names each problem in a request: its entry point's def line, which a test prompt shows too."""
+    import gzip
+    from pathlib import Path
+
+    replies: dict[str, list[str]] = {t: [] for t in task_ids}
+    with gzip.open(Path(data_dir) / DEEPSEEK_SET, "rt", encoding="utf-8") as fh:
+        for line in fh:
+            rec = json.loads(line)
+            if rec["task_id"] in replies:
+                replies[rec["task_id"]].append(rec["raw"])
+    prompts = {t: next(line for line in problems[t].prompt.split("\n")
+                       if line.startswith(f"def {problems[t].entry_point}(")) for t in task_ids}
+    return replies, prompts
+
+
+def serve(conn, replies: dict[str, list[str]], prompts: dict[str, str], options: dict) -> None:
+    """The canned server, in the process this runs in, until told to stop; sends back its URL and model, then
+    (requests answered, the most held at once)."""
+    server = CannedChatServer(replies, prompts, **options).start()
+    conn.send((server.url, server.model))
+    conn.recv()
+    server.stop()
+    conn.send((len(server.served), server.max_inflight))
+
+
+class ServerProcess:
+    """``with ServerProcess(replies, prompts, delay=0.5) as (url, model): …``: the canned server in a fresh
+    interpreter (spawned: no threads or locks of the caller's forked); ``stats`` after the block: (requests
+    answered, the most held at once)."""
+
+    def __init__(self, replies: dict[str, list[str]], prompts: dict[str, str], **options) -> None:
+        self.args = (replies, prompts, options)
+        self.stats: Optional[tuple[int, int]] = None
+
+    def __enter__(self) -> tuple[str, str]:
+        import multiprocessing
+
+        spawn = multiprocessing.get_context("spawn")
+        self.conn, theirs = spawn.Pipe()
+        self.proc = spawn.Process(target=serve, args=(theirs, *self.args), daemon=True)
+        self.proc.start()
+        theirs.close()  # ours only: a server that dies is an EOFError here, not a wait for ever
+        return self.conn.recv()
+
+    def __exit__(self, *exc) -> None:
+        try:
+            self.conn.send("stop")
+            self.stats = self.conn.recv()
+        finally:
+            self.proc.join(timeout=10)
+            if self.proc.is_alive():
+                self.proc.kill()

@@ -51,3 +51,32 @@ def test_tau_zero_stops_after_the_first_round(tmp_path):
     generate_samples(PROBLEMS, gen, 10, 0, out_dir=str(tmp_path), progress=False,
                      stopper=lambda p, s, t, f: (True, 0.5))
     assert all(r["samples"] == 1 and r["stopped"] for r in _jsonl(tmp_path / "adaptive.jsonl"))
+
+
+def test_a_stopper_that_answers_later_lets_the_loop_draw_for_the_others(tmp_path):
+    """A stopper may answer with a Future: the loop draws for the other problems while it waits, and carries on
+    with the problem once the answer comes."""
+    from concurrent.futures import Future
+
+    waiting: dict[str, Future] = {}
+
+    class Answering(FakeGenerator):
+        def generate(self, prompts, n, temperature, top_p, max_tokens, stop):
+            for f in waiting.values():  # the loop asks for more samples: answer what waits (go on)
+                if not f.done():
+                    f.set_result((False, 0.1))
+            return super().generate(prompts, n, temperature, top_p, max_tokens, stop)
+
+    def stopper(problem, solutions, tests, features):
+        if problem.task_id != "T/0":
+            return len(solutions) >= 2, 0.9
+        waiting[f"{problem.task_id}:{len(solutions)}"] = Future()
+        return waiting[f"{problem.task_id}:{len(solutions)}"]
+
+    gen = Answering()
+    generate_samples(PROBLEMS, gen, 3, 0, out_dir=str(tmp_path), progress=False, stopper=stopper)
+    order = [next(p.task_id for p in PROBLEMS if c[0][0].startswith(p.prompt) and p.prompt in c[0][0])
+             for c in gen.calls]
+    assert order[:2] == ["T/0", "T/1"]  # T/1 drawn while T/0's answer was pending
+    used = {r["task_id"]: r for r in _jsonl(tmp_path / "adaptive.jsonl")}
+    assert used["T/0"]["samples"] == 3 and used["T/1"]["samples"] == 2 and used["T/1"]["stopped"]

@@ -151,6 +151,36 @@ def test_vllm_replicas_ask_ray_for_gpus_or_nothing_on_the_cpu(monkeypatch, on_cp
     assert _replica_resources(2) == expected
 
 
+@pytest.mark.parametrize("backend, device, held", [
+    ("embedded", None, True), ("hf", "cpu", True), ("hf", "cuda", False), ("hf", "cuda:1", False),
+    ("hf", "mps", False), ("vllm", "cpu", True), ("vllm", "gpu", False), ("openai", None, False),
+    ("fake", None, False)])
+def test_which_backends_compete_with_the_stage_for_the_cpu(monkeypatch, backend, device, held):
+    """A streamed run holds executing and judging until sampling ends where the model decodes on this machine's
+    cores: llama.cpp, transformers on the CPU, vLLM's CPU platform; a server, a GPU (or an object that says no
+    device) overlap. The adapters are built without their models; S*'s turn-taking wrapper says what it wraps."""
+    from coderank_evalplus.api.stream import _TakingTurns
+    from coderank_evalplus.generation.base import sampling_competes_for_cpu
+    from coderank_evalplus.generation.embedded_backend import LlamaCppGenerator
+    from coderank_evalplus.generation.hf_backend import HFGenerator
+    from coderank_evalplus.generation.openai_backend import OpenAIGenerator
+    from coderank_evalplus.generation.vllm_backend import VllmGenerator
+
+    gen: object
+    if backend == "vllm":
+        platforms = types.ModuleType("vllm.platforms")
+        platforms.current_platform = types.SimpleNamespace(is_cpu=lambda: device == "cpu")
+        monkeypatch.setitem(sys.modules, "vllm", types.ModuleType("vllm"))
+        monkeypatch.setitem(sys.modules, "vllm.platforms", platforms)
+    kind = {"embedded": LlamaCppGenerator, "hf": HFGenerator, "vllm": VllmGenerator, "openai": OpenAIGenerator,
+            "fake": FakeGenerator}[backend]
+    gen = object.__new__(kind)
+    if backend == "hf":
+        gen.device = device
+    assert sampling_competes_for_cpu(gen) is held
+    assert sampling_competes_for_cpu(_TakingTurns(gen)) is held
+
+
 # ---------------------------------------------------------------- sampling loop
 
 
@@ -476,3 +506,95 @@ def test_run_through_the_openai_server_with_likelihoods_and_sd1(llama_server, tm
     assert r.returncode == 0, r.stderr[-3000:]
     res = check_doce_run(out, "sd1", methods)
     assert res["self_debug"]["sd1"]["rounds"] == 3
+    from coderank_evalplus.io.problems import load_problems
+    from tests.stream_parity import rerank_again, results_of
+
+    again = rerank_again(out, tmp_path / "again", load_problems("humaneval", str(SHARED_DATA)), str(SHARED_DATA))
+    assert results_of(out) == results_of(again)  # the streamed run's folder is the unstreamed order's
+
+
+# ---------------------------------------------------------------- the loop's calls, hand-overs and halt
+
+
+class MixedGenerator(FakeGenerator):
+    """A server's generator: every prompt of a call in flight together, whatever its count (``generate_iter_mixed``)."""
+
+    def generate_iter_mixed(self, prompts, counts, stops, temperature, top_p, max_tokens):
+        self.calls.append((list(prompts), list(counts), [tuple(s) for s in stops]))
+        for i, k in enumerate(counts):
+            yield i, [Sample(f"    return {j}\n", logprob=-float(j)) for j in range(k)]
+
+
+def test_a_server_gets_every_problems_solutions_and_tests_in_one_call(tmp_path):
+    gen = MixedGenerator()
+    generate_samples(PROBLEMS, gen, 3, 2, out_dir=str(tmp_path), progress=False, problems_per_call=100)
+    # nothing waits for the solutions to drain; they go first, so that what needs only them starts early
+    assert len(gen.calls) == 1 and gen.calls[0][1] == [3, 3, 3, 2, 2, 2]
+    assert [t["task_id"] for t in _jsonl(tmp_path / "tests_raw.jsonl")] == ["T/0", "T/1", "T/2"]
+
+
+def test_each_problem_is_handed_over_once_those_of_an_earlier_run_first(tmp_path):
+    seen = []
+    gen = FakeGenerator()
+    generate_samples(PROBLEMS[:2], gen, 2, 1, out_dir=str(tmp_path), progress=False,
+                     on_problem=lambda p, recs, tests: seen.append((p.task_id, len(recs), tests, len(gen.calls))))
+    assert [(t, n, len(tests)) for t, n, tests, _ in seen] == [("T/0", 2, 1), ("T/1", 2, 1)]
+    assert seen[0][3] == 2  # as soon as its own calls were answered, before the next problem's
+    seen.clear()
+    gen = FakeGenerator()
+    generate_samples(PROBLEMS, gen, 2, 1, out_dir=str(tmp_path), progress=False,
+                     on_problem=lambda p, recs, tests: seen.append((p.task_id, len(recs), tests, len(gen.calls))))
+    assert [(t, calls) for t, _, _, calls in seen] == [("T/0", 0), ("T/1", 0), ("T/2", 2)]
+    seen.clear()
+    generate_samples(PROBLEMS[:1], FakeGenerator(), 2, 0, out_dir=str(tmp_path / "no_tests"), progress=False,
+                     on_problem=lambda p, recs, tests: seen.append(tests))
+    assert seen == [None]  # no test samples asked for: no test record
+
+
+def test_solutions_of_a_problem_still_waiting_for_its_tests_are_handed_over_early(tmp_path):
+    early, complete = [], []
+    generate_samples(PROBLEMS[:2], MixedGenerator(), 2, 1, out_dir=str(tmp_path), progress=False,
+                     problems_per_call=100, on_problem=lambda p, recs, tests: complete.append(p.task_id),
+                     on_solutions=lambda p, recs: early.append((p.task_id, len(recs), list(complete))))
+    assert early == [("T/0", 2, []), ("T/1", 2, [])] and complete == ["T/0", "T/1"]
+
+
+def test_halt_stops_the_loop_at_the_next_answer_keeping_what_it_wrote(tmp_path):
+    import threading
+
+    from coderank_evalplus.generation.sampling import SamplingHalted
+
+    halt = threading.Event()
+    with pytest.raises(SamplingHalted):
+        generate_samples(PROBLEMS, FakeGenerator(), 2, 1, out_dir=str(tmp_path), progress=False, halt=halt,
+                         on_problem=lambda p, recs, tests: halt.set())
+    assert {s["task_id"] for s in _jsonl(tmp_path / "samples.jsonl.partial")} == {"T/0"}
+    seen = []
+    generate_samples(PROBLEMS, FakeGenerator(), 2, 1, out_dir=str(tmp_path), progress=False,
+                     on_problem=lambda p, recs, tests: seen.append(p.task_id))
+    assert seen == ["T/0", "T/1", "T/2"] and len(_jsonl(tmp_path / "samples.jsonl")) == 6
+
+
+class ScoringGenerator(FakeGenerator):
+    """Samples without log-probabilities; ``score`` gives each continuation -1 per character."""
+
+    def generate(self, prompts, n, temperature, top_p, max_tokens, stop):
+        return [[Sample(s.text) for s in out] for out in super().generate(prompts, n, temperature, top_p,
+                                                                          max_tokens, stop)]
+
+    def score(self, pairs):
+        self.calls.append(("score", len(pairs)))
+        return [(-float(len(c)), len(c)) for _, c in pairs]
+
+
+def test_likelihoods_the_methods_need_are_on_every_record_before_it_is_handed_over(tmp_path):
+    handed = []
+    generate_samples(PROBLEMS[:1], ScoringGenerator(), 2, 0, out_dir=str(tmp_path), progress=False)
+    assert all("logprob" not in r for r in _jsonl(tmp_path / "samples.jsonl"))  # an earlier run's, unscored
+    gen = ScoringGenerator()
+    generate_samples(PROBLEMS[:2], gen, 2, 0, out_dir=str(tmp_path), progress=False, score=["coder", "reviewer"],
+                     on_problem=lambda p, recs, tests: handed.append(recs))
+    fields = {"logprob", "logprob_tokens", "reviewer_logprob", "reviewer_logprob_tokens"}
+    assert len(handed) == 2 and all(fields <= set(r) for recs in handed for r in recs)
+    assert all(fields <= set(r) for r in _jsonl(tmp_path / "samples.jsonl"))  # written with them
+    assert [c for c in gen.calls if c[0] == "score"] == [("score", 4), ("score", 4)]  # T/0's first, then T/1's

@@ -52,6 +52,22 @@ EDGE_CASES = [
     'def f():\n    return f"{1}"\n$ cost\ndef g():\n    return f\'{2}\'',
     "class A:\n    def m(self):\n        return 1\n\n\n\n   \n\t\nExplanation: (it works]",
     '"""\nopen docstring\n\ndef f():\n    return 1\n"""\ndef g():\n    return 2\n',
+    # a top-level statement that fails alone fails every span through it; what goes on with a statement does not
+    # end it: a clause, a decorator's def, a bracket, a string, a continuation
+    "def f(x) - int:\n    return x\n\nprint(f(1))\nNote: it works\n\ndef g(x):\n    return x\n",
+    "try:\n    x = 1\nexcept ValueError:\n    x = 2\nfinally:\n    pass\ndef f():\n    return x\nbad line here\n",
+    "if a:\n    pass\nelif b:\n    pass\nelse:\n    pass\nfor i in x:\n    pass\nelse:\n    y = 1\nwhile 0: pass\n",
+    "@decorator\n@other(1)\ndef f():\n    return 1\n@broken(\nx = 1\n",
+    "@decorator\n\n# note\ndef f():\n    return 1\nhere it is\ndef g():\n    return 2\n",
+    "x = [1,\n2,\n3]\ndef f():\n    return x\ny = (\n",
+    "s = '''\nnot code at column 0\n'''\ndef f():\n    return s\nclass C:\n  def m(self): return 1\nok go\n",
+    "x = 1 + \\\n2\ny = 3 + \\\n\nz = 4\ndef f():\n    return 1\n",
+    "def f():\n    return 1\nelse:\n    pass\ndef g():\n    return 2\n\n\nmore prose\n",
+    "def f(x):\n    return x\n  bad indent\ndef g():\n    return 1\n",
+    "match x:\n    case 1:\n        pass\ncase 2:\n    pass\ndef f():\n    return 1\n",
+    "def f():\n    return f\"{1}\"\ndef g():\n    return f\"{'a'}\"\nprose: here\ndef h():\n    return 3\n",
+    "from __future__ import annotations\nx = 1\nfrom __future__ import division\ndef f():\n    return 1\n",
+    "elsewhere = 1\nelse_ = 2\nexcepted = [\n]\ndef f():\n    return elsewhere\nNot code.\n",
 ]
 
 
@@ -60,6 +76,29 @@ def test_edge_cases_match_evalplus(text):
     assert ours.code_extract(text) == evalplus_code_extract(text)
     for entry in (None, "f", "g"):
         assert ours.sanitize(text, entry) == evalplus_sanitize(text, entry)
+
+
+STATEMENT_LINES = [
+    "def f(x):", "    return x", "def g(x) - int:", "    if x:", "        pass", "    else:", "else:", "elif y:",
+    "try:", "except ValueError:", "finally:", "    x = (1,", "2)", "@decorator", "@dec(", ")", "class C:", "",
+    "# a comment", "x = 1 + \\", "s = '''", "'''", "Note: prose here", "print(f(1))", "```python", "```",
+    "  indented", "\tx = 1", "match x:", "    case 1:", "case 2:", "import os", "y = [", "]", "return 1",
+    "x = 'a # b'", "s = \"it's\"", "t = '''a", "b'''", "u = '\\\\'", "é = 1", "v = 'é'", "# é", "w = f'{x}'",
+    "$ cost", "a ? b", "r'\\n'", '"""', "z = (1, # c", "q = 'unterminated", "k = \"a\\\"b\"", "print('`')",
+    "y = {'a': (1, 2)}", "emoji = '😀'", "€ sign",
+]
+
+
+def test_random_statements_match_evalplus():
+    """Texts of random lines that open and close statements, clauses, decorators, brackets, strings, comments and
+    continuations at column 0, with characters no token holds (seeded): the scan's jumps and the statement rule cut
+    no span evalplus would keep."""
+    import random
+
+    rng = random.Random(7)
+    for _ in range(300):
+        text = "\n".join(rng.choice(STATEMENT_LINES) for _ in range(rng.randint(1, 14)))
+        assert ours.code_extract(text) == evalplus_code_extract(text), text
 
 
 def test_mirrors_the_installed_evalplus():

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 from typing import Optional
 
-from coderank_evalplus.engine.execution.executors import Executor, LocalExecutor
+from coderank_evalplus.engine.execution.executors import Executor, LocalExecutor, WarmPools
 
 EXECUTORS = ("local", "ray")
 
 
-def make_executor(kind: str = "local", workers: Optional[int] = None, address: Optional[str] = None) -> Executor:
-    """``local``: this machine's pool of ``workers`` (default: all cores). ``ray``: the Ray cluster at ``address``
-    (default: join the local one if running, else start one), ``workers`` per node (default: each node's CPUs)."""
+def make_executor(kind: str = "local", workers: Optional[int] = None, address: Optional[str] = None,
+                  warm: bool = False) -> Executor:
+    """``local``: this machine's pool of ``workers`` (default: all cores); ``warm``: its workers stay up from one
+    ``run`` to the next, a pool per kind of job (``WarmPools``: many small batches, a streamed run's problems).
+    ``ray``: the Ray cluster at ``address`` (default: join the local one if running, else start one), ``workers``
+    per node (default: each node's CPUs)."""
     if kind == "local":
-        return LocalExecutor(workers)
+        return WarmPools(workers) if warm else LocalExecutor(workers)
     if kind == "ray":
         try:
             import ray  # noqa: F401

@@ -108,6 +108,38 @@ class WarmExecutor:
         self._stop(killed=exc[0] is not None)
 
 
+class WarmPools:
+    """This machine's workers kept alive from one ``run`` to the next, one ``WarmExecutor`` per job function: a
+    job may leave its worker changed for any other kind (the sandbox's confinement blocks imports that the judge's
+    checks need), so a worker only ever serves one kind. For many small runs of mixed kinds (a streamed ``run``:
+    each batch of problems executed, then judged) without an interpreter started per run."""
+
+    def __init__(self, workers: Optional[int] = None) -> None:
+        self.workers = max(1, workers or os.cpu_count() or 1)
+        self._pools: dict[str, WarmExecutor] = {}
+
+    def run(self, name: str, args: Iterable[Any], on_lost: Any = None) -> Generator[tuple[int, Any], None, None]:
+        pool = self._pools.get(name)
+        if pool is None:
+            pool = self._pools[name] = WarmExecutor(self.workers)
+        yield from pool.run(name, args, on_lost=on_lost)
+
+    def share_file(self, path: str) -> str:
+        return path
+
+    def __enter__(self) -> "WarmPools":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        pools, self._pools = self._pools, {}
+        live = [p._pool for p in pools.values() if p._pool is not None]
+        for pool in live:  # every worker of every kind told first (they exit together), then waited for
+            for w in pool.workers:
+                w.hang_up()
+        for p in pools.values():
+            p.__exit__(*exc)
+
+
 def shared_path(name: str) -> str:
     """The local path of a file a job names (``share_file``'s answer); plain paths are returned unchanged."""
     if name.startswith(SHARED_PREFIX):

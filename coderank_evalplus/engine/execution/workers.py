@@ -196,11 +196,15 @@ class _Worker:
             self.inflight.remove(job_id)
         return out, True
 
-    def close(self) -> None:
+    def hang_up(self) -> None:
+        """Close the job pipe: the worker finishes and exits (``close`` waits for it)."""
         try:
             self.stdin.close()
         except OSError:
             pass
+
+    def close(self) -> None:
+        self.hang_up()
         try:
             self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
@@ -221,9 +225,11 @@ class WorkerPool:
         return self
 
     def __exit__(self, *exc) -> None:
-        for w in self.workers:
+        for w in self.workers:  # every worker told first, then waited for: they exit together
             if exc[0] is not None:
                 w.proc.kill()
+            w.hang_up()
+        for w in self.workers:
             w.close()
 
     def run(self, name: str, args: Iterable[Any], on_lost: Any = None) -> Generator[tuple[int, Any], None, None]:

