@@ -1,7 +1,7 @@
 """Is a streamed ``run``'s results folder the one the unstreamed order gives? ``rerank_again`` reranks a run's
 own sample files with ``run_rerank`` (as ``run`` did before it streamed: sample everything, then execute, rank and
 judge) into another folder, with the run's settings read from its ``rerank_results.json``; ``results_of`` is what
-must be equal between the two folders (everything but timing and the executions' wall seconds). Used by the
+must be equal between the two folders (everything but timing: the executions' and the steps' seconds). Used by the
 stream's tests on every backend and by bench/stream_run.py."""
 
 from __future__ import annotations
@@ -23,14 +23,24 @@ def results_of(folder: Path, files: bool = True) -> dict:
     import numpy as np
 
     res = json.loads((Path(folder) / "rerank_results.json").read_text())
-    out = {k: v for k, v in res.items() if k not in ("timing", "execution", "self_debug")}
+    out = {k: v for k, v in res.items() if k not in ("timing", "execution", "self_debug", "selection")}
     if not files:
         out["provenance"] = {k: v for k, v in out["provenance"].items() if k not in FILE_KEYS}
     out["execution"] = {k: v for k, v in res["execution"].items() if k != "wall_s"}
+    out["selection"] = {m: {k: v for k, v in cost.items() if not k.endswith("_s")}  # a step's seconds: timing
+                        for m, cost in (res.get("selection") or {}).items()}
     out.update({name: (Path(folder) / name).read_text() for name in COMPARED_FILES})
+    out["rankings.jsonl"] = [_untimed(json.loads(line)) for line in out["rankings.jsonl"].splitlines()]
     with np.load(Path(folder) / "matrices.npz") as arr:
         out["matrices"] = {k: arr[k].tolist() for k in sorted(arr.files)}
     return out
+
+
+def _untimed(row: dict) -> dict:
+    """A rankings.jsonl row less the seconds its steps took."""
+    for step in row.get("steps") or []:
+        (step.get("cost") or {}).pop("seconds", None)
+    return row
 
 
 def rerank_again(run: Path, out: Path, problems: Mapping, data_dir: Optional[str] = None) -> Path:
