@@ -13,7 +13,7 @@ name a job should carry, and a worker opens it with ``shared_path(name)``.
 from __future__ import annotations
 
 import os
-from typing import Any, Generator, Iterable, Optional, Protocol, runtime_checkable
+from typing import Any, Generator, Iterable, Optional, Protocol, TypeVar, runtime_checkable
 
 SHARED_PREFIX = "shared:"  # a file the executor copied to each node: shared:<content digest>
 SHARED_DIR_ENV = "CODERANK_SHARED_DIR"  # where a node keeps those copies (set for its workers)
@@ -37,11 +37,28 @@ class Executor(Protocol):
     def __exit__(self, *exc) -> None: ...
 
 
-class LocalExecutor:
-    """This machine's worker pool: one ``WorkerPool`` per ``run`` (fresh workers, as many as jobs or cores)."""
+_Self = TypeVar("_Self", bound="_ThisMachine")
+
+
+class _ThisMachine:
+    """What every executor on this machine shares: its worker count (all cores unless told), files already where the
+    workers read them, and a context that holds nothing (a subclass that keeps workers releases them on exit)."""
 
     def __init__(self, workers: Optional[int] = None) -> None:
         self.workers = max(1, workers or os.cpu_count() or 1)
+
+    def share_file(self, path: str) -> str:
+        return path
+
+    def __enter__(self: _Self) -> _Self:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        pass
+
+
+class LocalExecutor(_ThisMachine):
+    """This machine's worker pool: one ``WorkerPool`` per ``run`` (fresh workers, as many as jobs or cores)."""
 
     def run(self, name: str, args: Iterable[Any], on_lost: Any = None) -> Generator[tuple[int, Any], None, None]:
         from coderank_evalplus.engine.execution.workers import WorkerPool
@@ -52,24 +69,15 @@ class LocalExecutor:
         with WorkerPool(min(self.workers, len(args))) as pool:
             yield from pool.run(name, args, on_lost=on_lost)
 
-    def share_file(self, path: str) -> str:
-        return path
 
-    def __enter__(self) -> "LocalExecutor":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        pass
-
-
-class WarmExecutor:
+class WarmExecutor(_ThisMachine):
     """This machine's workers kept alive from one ``run`` to the next (``api.Picker``: problem after problem, no
     interpreter started again). Every job still runs as in ``LocalExecutor`` (each program in a fresh guarded
     child of a worker); a run left before its end (an exception, a closed generator) leaves jobs in flight, so its
     workers are killed and the next run starts new ones."""
 
     def __init__(self, workers: Optional[int] = None) -> None:
-        self.workers = max(1, workers or os.cpu_count() or 1)
+        super().__init__(workers)
         self._pool: Any = None
 
     def start(self) -> None:
@@ -92,9 +100,6 @@ class WarmExecutor:
             if not finished:
                 self._stop(killed=True)
 
-    def share_file(self, path: str) -> str:
-        return path
-
     def _stop(self, killed: bool = False) -> None:
         pool, self._pool = self._pool, None
         if pool is not None:
@@ -108,14 +113,14 @@ class WarmExecutor:
         self._stop(killed=exc[0] is not None)
 
 
-class WarmPools:
+class WarmPools(_ThisMachine):
     """This machine's workers kept alive from one ``run`` to the next, one ``WarmExecutor`` per job function: a
     job may leave its worker changed for any other kind (the sandbox's confinement blocks imports that the judge's
     checks need), so a worker only ever serves one kind. For many small runs of mixed kinds (a streamed ``run``:
     each batch of problems executed, then judged) without an interpreter started per run."""
 
     def __init__(self, workers: Optional[int] = None) -> None:
-        self.workers = max(1, workers or os.cpu_count() or 1)
+        super().__init__(workers)
         self._pools: dict[str, WarmExecutor] = {}
 
     def run(self, name: str, args: Iterable[Any], on_lost: Any = None) -> Generator[tuple[int, Any], None, None]:
@@ -123,12 +128,6 @@ class WarmPools:
         if pool is None:
             pool = self._pools[name] = WarmExecutor(self.workers)
         yield from pool.run(name, args, on_lost=on_lost)
-
-    def share_file(self, path: str) -> str:
-        return path
-
-    def __enter__(self) -> "WarmPools":
-        return self
 
     def __exit__(self, *exc) -> None:
         pools, self._pools = self._pools, {}
