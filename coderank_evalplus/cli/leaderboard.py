@@ -47,17 +47,14 @@ def _methods_the_folders_give(entries, methods: list[str]) -> list[str]:
     import logging
 
     from coderank_evalplus.io.results_folder import read_summary
-    from coderank_evalplus.rankers.recommended import BEFORE_STEP
     from coderank_evalplus.rankers.registry import split_selection
+    from coderank_evalplus.report.scores import name_read_as
 
+    summaries = [(e.folder, read_summary(Path(e.folder))) for e in entries]
     kept = []
     for m in methods:
-        if split_selection(m)[1] is None:
-            kept.append(m)
-            continue
-        summaries = [(e.folder, read_summary(Path(e.folder))) for e in entries]
         missing = [str(f) for f, s in summaries if m not in (s.get("methods") or {})
-                   and ("aliases" in (s.get("config") or {}) or m not in BEFORE_STEP)]
+                   and split_selection(name_read_as(s.get("config") or {}, m, False))[1] is not None]
         if missing:
             logging.getLogger("coderank_evalplus").warning(
                 "%s left out: it ends with a step after ranking, which runs programs, and %s was reranked without it "

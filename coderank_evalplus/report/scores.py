@@ -6,7 +6,7 @@ for methods the run did not: they cost ranking time only. The figures equal ``re
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -34,9 +34,15 @@ def stored_method(run: StoredRun, method: str) -> str:
     the folder was written (its config records no aliases): ``recommended`` in a folder from before the selection
     step joined it meant its ranker alone (``rankers.recommended.BEFORE_STEP``), and the folder's own table says
     so."""
+    return name_read_as(run.summary.get("config") or {}, method, any(method in p.rankings for p in run.problems))
+
+
+def name_read_as(config: Mapping, method: str, stored: bool) -> str:
+    """``stored_method`` from a folder's recorded config and whether it stores ``method``'s ranking (readable from
+    ``rerank_results.json`` alone, without loading the folder)."""
     from coderank_evalplus.rankers.recommended import BEFORE_STEP
 
-    if "aliases" in (run.summary.get("config") or {}) or any(method in p.rankings for p in run.problems):
+    if "aliases" in config or stored:
         return method
     return BEFORE_STEP.get(method, method)
 
