@@ -438,10 +438,10 @@ def _input_evidence(ex: Executions, rows: np.ndarray, pick_row: int, next_rows: 
 def losing_groups(ex: Executions, pool: Sequence[int], trials: Sequence[str], given: set[str],
                   names: Sequence[str], faults: Optional[Sequence[str]] = None) -> list[LostGroup]:
     """The candidates outside the pick's pool, grouped by program behaviour (same verdict on every example and
-    test, same output on every input) and by what their text lacks (``faults``: ``io.candidates.entry_point_fault``
-    of each), largest first, each with the first reason it lost: it is empty or has no entry point to run, it does
-    not run; it fails an example the pick passes; a test you gave; it returns other than the pick on an input;
-    else the ranker's score."""
+    test, same output on every input; a program that does not run: the same program, so its error is its own) and
+    by what its text lacks (``faults``: ``io.candidates.entry_point_fault`` of each), largest first, each with the
+    first reason it lost: it is empty or has no entry point to run, it does not run; it fails an example the pick
+    passes; a test you gave; it returns other than the pick on an input; else the ranker's score."""
     rows = np.asarray(ex.program_of_candidate)
     pick_row = rows[pool[0]]
     inside = set(int(c) for c in pool)
@@ -450,7 +450,8 @@ def losing_groups(ex: Executions, pool: Sequence[int], trials: Sequence[str], gi
         if c in inside:
             continue
         r = rows[c]
-        key = (faults[c] if faults else "", bool(ex.compiled[r]),
+        # programs that do not run are told by their own error: each distinct program its own group
+        key = (faults[c] if faults else "", -1 if ex.compiled[r] else int(r),
                ex.trial_matrix[r].tobytes() if ex.trial_matrix.ndim == 2 else b"",
                ex.pass_matrix[r].tobytes(), ex.output_matrix[r].tobytes(), ex.output_kind[r].tobytes())
         by_behaviour.setdefault(key, []).append(c)
