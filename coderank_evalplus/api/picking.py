@@ -24,7 +24,7 @@ from coderank_evalplus.api.options import option
 from coderank_evalplus.engine.execution.executors import Executor, WarmExecutor
 from coderank_evalplus.metrics import merged_groups, pick_pool
 from coderank_evalplus.testgen.mutate import GROWN_INPUTS
-from coderank_evalplus.types import METHOD, PASS, STDIN, CoderankError, Executions, Problem, ProblemOutcome
+from coderank_evalplus.types import PASS, STDIN, CoderankError, Executions, Problem, ProblemOutcome
 
 __all__ = ["pick", "Picker", "Pick", "Evidence", "LostGroup", "NoCandidate", "read_pick_tests"]
 
@@ -57,7 +57,8 @@ class Evidence:
 
 @dataclass
 class LostGroup:
-    """A group of candidates the pick was preferred to, and why. ``why``: "does not run", "example" (fails a
+    """A group of candidates the pick was preferred to, and why. ``why``: "does not run" (``does`` says why: the
+    error, or "empty", "defines no f", "leaves f without a body"), "example" (fails a
     prompt's example), "test" (fails a test you gave), "input" (outvoted: on ``on`` it returns other than the
     pick and most candidates), "selected" (set apart by a selection step on ``on``, an input grown for the leading
     programs), "score" (behaves like the pick where it runs, ranked lower). ``on``: the example,
@@ -316,29 +317,34 @@ class Picker:
 
 def refuse_if_none_defines(programs: Sequence[str], entry_point: str, names: Sequence[str],
                            problem: Optional[Problem] = None) -> None:
-    """``NoCandidate`` when no program compiles and defines ``entry_point`` at its top level (prose, a reply
-    without code, another function): there is nothing to run, so nothing to pick. A method's program may define it
-    in its class (``problem.class_name``); a stdin program needs only to compile."""
+    """``NoCandidate`` when no program compiles and defines ``entry_point`` with a body: each is empty, prose,
+    another function or a statement, or the signature alone (``io.candidates.entry_point_fault``), so there is
+    nothing to run, nothing to pick. A method's program may define it in its class (``problem.class_name``); a
+    stdin program needs only to compile. Each reason at the candidate's own lines."""
     import warnings
 
+    from coderank_evalplus.engine.execution.probe import prompt_lines, syntax_error_words
+    from coderank_evalplus.io.candidates import entry_point_fault
+
+    problem = problem or Problem("", "", "", entry_point)
     reasons = []
     for prog, label in zip(programs, names):
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # a candidate's SyntaxWarnings are not the user's
-                tree = ast.parse(prog)
-        except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
-            reasons.append(f"{label}: line {getattr(exc, 'lineno', '?')} does not compile")
+                ast.parse(prog)
+        except SyntaxError as exc:
+            reasons.append(f"{label}: does not compile ({syntax_error_words(exc, 0, prompt_lines(problem, prog))})")
             continue
-        defined = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
-        if problem is not None and problem.shape == METHOD:  # shapes (issue 53): the method inside its class
-            defined |= {m.name for c in tree.body if isinstance(c, ast.ClassDef) and c.name == problem.class_name
-                        for m in c.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
-        if entry_point in defined or (problem is not None and problem.shape == STDIN):
+        except (ValueError, RecursionError, MemoryError):
+            reasons.append(f"{label}: does not compile")
+            continue
+        fault = entry_point_fault(prog, problem)
+        if not fault:
             return
-        reasons.append(f"{label}: defines no {entry_point}")
-    raise NoCandidate(f"no candidate defines {entry_point} ({'; '.join(reasons[:3])}"
-                      f"{' …' if len(reasons) > 3 else ''})")
+        reasons.append(f"{label}: {fault}")
+    what = "is a program" if problem.shape == STDIN else f"defines {entry_point}"
+    raise NoCandidate(f"no candidate {what} ({'; '.join(reasons[:3])}{' …' if len(reasons) > 3 else ''})")
 
 
 def _problem_of(prompt: "str | Problem | dict", entry_point: Optional[str], name: Optional[str]) -> Problem:
@@ -371,6 +377,8 @@ def _explain(outcome: ProblemOutcome, method: str, problem: Problem, given: set[
              programs: list[str], names: list[str], executor: Optional[Executor], time_limit: float) -> Pick:
     """The pick of ``outcome``'s ranking by ``method``, with the evidence (how every example, test and input
     treated the pick, the others, and the next group) and why each other group lost."""
+    from coderank_evalplus.io.candidates import entry_point_fault
+
     trials = problem.trial_tests
     ex = outcome.executions
     assert ex is not None  # the per-problem path keeps the executions it ranked
@@ -386,7 +394,7 @@ def _explain(outcome: ProblemOutcome, method: str, problem: Problem, given: set[
     conf = dict(outcome.confidence.get(method, {}))
     chosen = Pick(group[0], programs[group[0]], group, conf, method, problem.entry_point, n, len(groups), evidence,
                   name=names[group[0]], names=names)
-    chosen.lost = losing_groups(ex, group, trials, given, names)
+    chosen.lost = losing_groups(ex, group, trials, given, names, [entry_point_fault(p, problem) for p in programs])
     chosen.steps = list(outcome.steps.get(method, []))
     for step in chosen.steps:
         set_apart(chosen.lost, step.evidence)
@@ -428,11 +436,12 @@ def _input_evidence(ex: Executions, rows: np.ndarray, pick_row: int, next_rows: 
 
 
 def losing_groups(ex: Executions, pool: Sequence[int], trials: Sequence[str], given: set[str],
-                  names: Sequence[str]) -> list[LostGroup]:
+                  names: Sequence[str], faults: Optional[Sequence[str]] = None) -> list[LostGroup]:
     """The candidates outside the pick's pool, grouped by program behaviour (same verdict on every example and
-    test, same output on every input), largest first, each with the first reason it lost: it does not run; it
-    fails an example the pick passes; a test you gave; it returns other than the pick on an input; else the
-    ranker's score."""
+    test, same output on every input; a program that does not run: the same program, so its error is its own) and
+    by what its text lacks (``faults``: ``io.candidates.entry_point_fault`` of each), largest first, each with the
+    first reason it lost: it is empty or has no entry point to run, it does not run; it fails an example the pick
+    passes; a test you gave; it returns other than the pick on an input; else the ranker's score."""
     rows = np.asarray(ex.program_of_candidate)
     pick_row = rows[pool[0]]
     inside = set(int(c) for c in pool)
@@ -441,7 +450,9 @@ def losing_groups(ex: Executions, pool: Sequence[int], trials: Sequence[str], gi
         if c in inside:
             continue
         r = rows[c]
-        key = (bool(ex.compiled[r]), ex.trial_matrix[r].tobytes() if ex.trial_matrix.ndim == 2 else b"",
+        # programs that do not run are told by their own error: each distinct program its own group
+        key = (faults[c] if faults else "", -1 if ex.compiled[r] else int(r),
+               ex.trial_matrix[r].tobytes() if ex.trial_matrix.ndim == 2 else b"",
                ex.pass_matrix[r].tobytes(), ex.output_matrix[r].tobytes(), ex.output_kind[r].tobytes())
         by_behaviour.setdefault(key, []).append(c)
     given_cols = [a for a, body in enumerate(ex.suite.asserts) if body in given]
@@ -449,7 +460,9 @@ def losing_groups(ex: Executions, pool: Sequence[int], trials: Sequence[str], gi
     for members in sorted(by_behaviour.values(), key=lambda m: (-len(m), m[0])):
         r = rows[members[0]]
         lost = LostGroup(members, [names[c] for c in members], "score")
-        if not ex.compiled[r]:
+        if faults and faults[members[0]]:  # nothing of its own to run: said so, not what the prompt's stub returns
+            lost.why, lost.does = "does not run", faults[members[0]]
+        elif not ex.compiled[r]:
             lost.why = "does not run"
         elif ex.trial_matrix.ndim == 2 and (cols := [t for t in range(ex.trial_matrix.shape[1])
                                                      if ex.trial_matrix[r, t] != PASS
@@ -489,7 +502,7 @@ def _describe_lost(lost: list[LostGroup], programs: list[str], pick_index: int, 
 
     asks: list[tuple[LostGroup, str, Probe]] = []
     for g in lost[:MAX_GROUPS_EXPLAINED]:
-        if g.why in ("score", "selected"):  # selected: its words came with the selection
+        if g.why in ("score", "selected") or g.does:  # selected: its words came with the selection; a fault: its own
             continue
         test = "assert True" if g.why == "does not run" else g.on if g.on.startswith("assert") else f"assert {g.on}"
         asks.append((g, "does", probe_of(problem, programs[g.candidates[0]], test, time_limit)))

@@ -8,11 +8,14 @@ A ``task_id`` in a record is ignored: every record is a candidate for the one pr
 
 from __future__ import annotations
 
+import ast
 import os
 import re
+import warnings
 from pathlib import Path
 from typing import Optional
 
+from coderank_evalplus.engine.execution.probe import prompt_lines
 from coderank_evalplus.io.evalplus_samples import program_of
 from coderank_evalplus.io.jsonl import SampleFileError, read_jsonl, str_field
 from coderank_evalplus.io.sanitize import raw_program
@@ -30,6 +33,67 @@ def as_program(candidate: str, problem: Problem) -> str:
                                              candidate):
         return candidate
     return problem.prompt + candidate
+
+
+def entry_point_fault(program: str, problem: Problem) -> str:
+    """What keeps a candidate's full program (``as_program``'s) from being an answer before anything runs, in
+    words: "empty" (nothing of its own, after the prompt where the prompt came first), "defines no f" (prose that
+    compiles, another function, a statement: the prompt's ``f`` keeps no body), "leaves f without a body" (a
+    signature and docstring, ``pass`` or ``...``); "" when it defines the entry point with a body, binds it
+    otherwise, or does not compile (the sandbox tells where). It runs as it is either way, and fails as evalplus
+    fails it: these are words, never verdicts. A stdin program needs only to be there."""
+    start = prompt_lines(problem, program)
+    if not program[len(problem.prompt) if start else 0:].strip():
+        return "empty"
+    if problem.shape == STDIN:
+        return ""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a candidate's SyntaxWarnings are not the user's
+            tree = ast.parse(program)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return ""
+    body: list[ast.stmt] = tree.body
+    if problem.shape == METHOD:
+        classes = [n for n in body if isinstance(n, ast.ClassDef) and n.name == (problem.class_name or "Solution")]
+        if classes and classes[-1].bases:
+            return ""  # the method may come from a base class
+        body = classes[-1].body if classes else []
+    last = _last_binding(body, problem.entry_point)
+    if last is None:
+        return f"defines no {problem.entry_point}"
+    if not (isinstance(last, (ast.FunctionDef, ast.AsyncFunctionDef)) and last.name == problem.entry_point) \
+            or _has_body(last):
+        return ""
+    own = [n for n in tree.body if n.lineno > start]  # the candidate's own statements
+    if last.lineno <= start and own:  # the prompt's definition, left as it was, and something else after it
+        return f"defines no {problem.entry_point}"
+    return f"leaves {problem.entry_point} without a body"
+
+
+def _last_binding(body: list[ast.stmt], name: str) -> Optional[ast.stmt]:
+    """The last statement of ``body`` that binds ``name``, which is what a call finds: its ``def``, or any other
+    statement that may bind it (an assignment, an import, a star import, a definition inside an ``if``); None when
+    none does."""
+    def binds(node: ast.AST) -> bool:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return node.name == name
+        if isinstance(node, ast.alias):
+            return node.name == "*" or (node.asname or node.name.split(".")[0]) == name
+        return isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store)
+
+    found: Optional[ast.stmt] = None
+    for stmt in body:
+        if any(binds(node) for node in ast.walk(stmt)):
+            found = stmt
+    return found
+
+
+def _has_body(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether a function does anything: a statement other than its docstring, ``pass`` or ``...``."""
+    return any(not (isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
+                                                and (s.value.value is Ellipsis or isinstance(s.value.value, str))))
+               for s in fn.body)
 
 
 def _natural_key(path: Path) -> tuple:

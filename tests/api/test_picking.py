@@ -100,6 +100,21 @@ def test_prose_candidates_are_no_candidate(picker):
     assert isinstance(err.value, cr.CoderankError) and isinstance(err.value, ValueError)
 
 
+def test_candidates_without_the_function_are_no_candidate_and_said_so_when_they_lose(picker):
+    """Another function, a statement, nothing, a signature alone: the prompt's stub would return None, but there is
+    nothing of the candidate's to run. None defines add: the documented error; beside one that does: why each lost."""
+    other, statement, stub = "def other(a, b):\n    return a + b\n", "x = 1\n", "def add(a, b):\n    pass\n"
+    with pytest.raises(cr.api.NoCandidate) as err:
+        picker.pick(PROMPT, [other, statement, "", stub], names=["other.py", "x.py", "empty.py", "stub.py"])
+    assert str(err.value) == ("no candidate defines add (other.py: defines no add; x.py: defines no add; "
+                              "empty.py: empty …)")
+    assert picker.pick(PROMPT, ["add = lambda a, b: a + b\n", statement]).index == 0  # bound otherwise: it runs
+    choice = picker.pick(PROMPT, [other, RIGHT, statement, "", stub], names=["o", "right", "x", "e", "s"])
+    assert choice.name == "right"
+    assert {g.sentence() for g in choice.lost} == {"o, x: defines no add", "e: empty", "s: leaves add without a body"}
+    assert all(g.why == "does not run" for g in choice.lost)
+
+
 @pytest.mark.slow
 def test_reasons_say_why_each_losing_group_lost_by_name(picker):
     cands = [RIGHT, "    return a - b\n", "    while True:\n        pass\n", "    raise KeyError('x')\n",

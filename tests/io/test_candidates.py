@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from coderank_evalplus.io.candidates import as_program, read_candidates
+from coderank_evalplus.io.candidates import as_program, entry_point_fault, read_candidates
 from coderank_evalplus.io.jsonl import SampleFileError
-from coderank_evalplus.io.problems import problem_from_prompt
+from coderank_evalplus.io.problems import problem_from_prompt, problem_of_record
 
 PROBLEM = problem_from_prompt("def inc(x):\n    \"\"\">>> inc(1)\n    2\n    \"\"\"\n")
 
@@ -51,3 +51,37 @@ def test_bad_input_is_one_line_naming_file_and_line(tmp_path):
 def test_as_program_keeps_full_programs():
     assert as_program("import os\n\ndef inc(x):\n    return x\n", PROBLEM).startswith("import os")
     assert as_program("    return x\n", PROBLEM) == PROBLEM.prompt + "    return x\n"
+
+
+METHOD = problem_from_prompt("class Solution:\n    def inc(self, x: int) -> int:\n        \"\"\">>> Solution().inc(1)\n"
+                             "        2\n        \"\"\"\n")
+
+
+@pytest.mark.parametrize("problem, candidate, fault", [
+    (PROBLEM, "", "empty"),
+    (PROBLEM, "\n  \n", "empty"),
+    (PROBLEM, "    return x + 1\n", ""),  # a completion gives the prompt's inc its body
+    (PROBLEM, "def inc(x):\n    return x + 1\n", ""),
+    (PROBLEM, "inc = lambda x: x + 1\n", ""),  # bound otherwise: it runs
+    (PROBLEM, "Here is the answer.", ""),  # does not compile: the sandbox says where
+    (PROBLEM, "def other(x):\n    return x + 1\n", "defines no inc"),
+    (PROBLEM, "x = 1\n", "defines no inc"),
+    (PROBLEM, "# TODO\n", "leaves inc without a body"),
+    (PROBLEM, "import math\n\ndef inc(x):\n    \"\"\"Add one.\"\"\"\n", "leaves inc without a body"),
+    (PROBLEM, "def inc(x):\n    pass\n", "leaves inc without a body"),
+    (METHOD, "", "empty"),
+    (METHOD, "        return x + 1\n", ""),
+    (METHOD, "class Solution:\n    def inc(self, x):\n        return x + 1\n", ""),
+    (METHOD, "def other(x):\n    return x\n", "defines no inc"),
+    (METHOD, "class Solution:\n    def other(self, x):\n        return x\n", "defines no inc"),
+    (METHOD, "class Solution:\n    def inc(self, x):\n        ...\n", "leaves inc without a body"),
+])
+def test_what_a_candidate_lacks_before_it_runs(problem, candidate, fault):
+    assert entry_point_fault(as_program(candidate, problem), problem) == fault
+
+
+def test_a_stdin_program_lacks_nothing_but_text():
+    stdin = problem_of_record({"task_id": "p", "prompt": "Print the sum of two integers.\n",
+                               "public_tests": [{"input": "1 2\n", "output": "3\n"}]}, "p")
+    assert [entry_point_fault(c, stdin) for c in ("", " \n", "def other():\n    pass\n", "x = 1\n")] == \
+        ["empty", "empty", "", ""]

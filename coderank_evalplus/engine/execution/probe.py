@@ -12,13 +12,16 @@ programs a report needs are probed, once per program and test.
 A probe is built for a problem with ``probe_of``, which runs the program as the engine runs it for the problem's
 call shape (``shapes.runnable``: a method after LiveCodeBench's imports, a stdin program inside its harness) and
 finds the call a test makes (``Problem.callee``: ``f``, ``Solution().f``, ``run_stdin``): so the words are true on
-every shape, and a stdin program's are what it printed.
+every shape, and a stdin program's are what it printed. A program that does not compile is told at the candidate's
+own line, not at a line of what the tool built around it (the prompt before a completion, the shape's wrapper):
+``syntax_error_words``.
 """
 
 from __future__ import annotations
 
 import ast
 import os
+import re
 import signal
 import tempfile
 from dataclasses import dataclass
@@ -43,11 +46,63 @@ class Probe:
     callee: str
     time_limit: float = 1.0  # CPU seconds for the call or test (the program's top level gets at least 1)
     shape: str = FUNCTION
+    # where the candidate's own lines are in ``program`` (``syntax_error_words``): the lines the shape's wrapper put
+    # before the program as sampled (-1: the wrapper rewrote it), then the prompt's lines the program starts with
+    wrapper_lines: int = 0
+    prompt_lines: int = 0
 
 
 def probe_of(problem: Problem, program: str, test: str, time_limit: float) -> Probe:
     """The probe of a candidate's ``program`` (as sampled) on ``test`` under ``problem``'s call shape."""
-    return Probe(shapes.runnable(problem.shape, program), test, problem.callee, time_limit, problem.shape)
+    return Probe(shapes.runnable(problem.shape, program), test, problem.callee, time_limit, problem.shape,
+                 wrapper_lines(problem.shape, program), prompt_lines(problem, program))
+
+
+# a comment line: no wrapper reads it otherwise than a line of the program (a rewritten program loses it)
+_OWN_TEXT_MARK = "# coderank: the program as sampled starts on the next line"
+
+
+def wrapper_lines(shape: str, program: str) -> int:
+    """How many lines the shape's wrapper (``shapes.runnable``) puts before ``program`` where it runs it verbatim;
+    -1 where it rewrites it (LiveCodeBench's stdin harness re-writes a program that parses into a function). Found
+    by wrapping the program after a marker comment, so the answer stays true whatever the wrapper adds."""
+    marked = shapes.runnable(shape, _OWN_TEXT_MARK + "\n" + program)
+    at = marked.find(_OWN_TEXT_MARK + "\n")
+    return marked.count("\n", 0, at) if at >= 0 else -1
+
+
+def prompt_lines(problem: Problem, program: str) -> int:
+    """How many lines of the problem's prompt the program starts with: the prompt put before a completion (or a
+    full program that repeats it), so the candidate's own text starts after them; 0 when it does not start so."""
+    prompt = problem.prompt
+    return prompt.count("\n") if prompt.strip() and program.startswith(prompt) else 0
+
+
+def own_line(line: int, wrapper: int, prompt: int) -> str:
+    """Line ``line`` of what ran, said as the candidate's own: "line 2", "line 1 after the prompt" (the prompt's
+    lines came first), "line 3 of the prompt"; "" for a line the tool added (or of a rewritten program)."""
+    n = line - wrapper
+    if wrapper < 0 or n <= 0:
+        return ""
+    if prompt and n <= prompt:
+        return f"line {n} of the prompt"
+    return f"line {n - prompt} after the prompt" if prompt else f"line {n}"
+
+
+def syntax_error_words(exc: SyntaxError, wrapper: int = 0, prompt: int = 0) -> str:
+    """A program's SyntaxError (IndentationError, TabError) at the candidate's own line: "SyntaxError at line 1:
+    invalid syntax", not Python's "(<candidate>, line 49)", a line of the text the tool built around it (a line the
+    candidate has no part in is left out). ``wrapper`` / ``prompt``: as ``Probe`` holds them."""
+    def on(match: re.Match) -> str:
+        where = own_line(int(match[1]), wrapper, prompt)
+        return f" on {where}" if where else ""
+
+    message = re.sub(r"\s+on line (\d+)", on, str(exc.msg or ""))
+    where = own_line(exc.lineno or 0, wrapper, prompt)
+    if where:
+        return f"{type(exc).__name__} at {where}: {_short(message)}"
+    rewritten = " (in the program as the stdin harness rewrites it)" if wrapper < 0 else ""
+    return f"{type(exc).__name__}: {_short(message)}{rewritten}"
 
 
 def call_of(test: str, callee: str) -> Optional[str]:
@@ -111,11 +166,21 @@ def _probe_child(probe: Probe, workdir: str, mem: Optional[int]) -> bytes:  # pr
             setitimer(prof, 0)
             setitimer(real, 0)
 
+    compiled: list = []
+
+    def load() -> None:
+        code = compile_program(probe.program)
+        compiled.append(True)
+        exec(code, env)
+
     try:
-        limited(lambda: exec(compile_program(probe.program), env), max(1.0, probe.time_limit))
+        limited(load, max(1.0, probe.time_limit))
     except _Timeout:
         return b"import-timeout\n"
     except BaseException as exc:  # noqa: BLE001
+        if isinstance(exc, SyntaxError) and not compiled:  # nothing of the candidate ran: told at its own lines
+            return f"import-error\n{syntax_error_words(exc, probe.wrapper_lines, probe.prompt_lines)}".encode(
+                "utf-8", "replace")
         return f"import-error\n{_describe(exc)}".encode("utf-8", "replace")
     try:
         if call is None:
