@@ -539,20 +539,21 @@ def _reasons(p: Pick, ex: Executions, shape: str, grew: bool = True) -> list[str
     examples = [e for e in p.evidence if e.kind == "example"]
     tests = [e for e in p.evidence if e.kind == "test"]
     inputs = [e for e in p.evidence if e.kind in ("grown", "input")]
-    ran = _and([_count(len(examples), "example") + " of the prompt" if examples else "",
-                _count(len(tests), "test") + " you gave" if tests else "", _count(len(inputs), "input") if inputs
-                else ""])
-    ran = f"the {ran}" if ran else "nothing (nothing ran)"
+    ran = _and(["the " + _count(len(examples), "example") + " of the prompt" if examples else "",
+                "the " + _count(len(tests), "test") + " you gave" if tests else "",
+                "the " + _count(len(inputs), "input") if inputs else ""]) or "nothing (nothing ran)"
     out = [f"{p.method} picked {p.name}" + (" from a tie" if p.tie else "") + ": " + _group_sentence(p, alike, ran)]
     for items, what in ((examples, "example of the prompt"), (tests, "test you gave")):
         if items:
             passed = sum(bool(e.pick_passes) for e in items)
-            noun = what if len(items) == 1 else what.replace("example", "examples").replace("test", "tests")
-            out.append(f"it passes {passed} of the {len(items)} {noun}")
+            noun = what.replace("example", "examples").replace("test", "tests")
+            out.append(f"it {'passes' if passed else 'fails'} the {what}" if len(items) == 1 else
+                       f"it passes {passed} of the {len(items)} {noun}")
         elif what.startswith("example"):
             out.append("the prompt shows no example that runs as a test")
-    off = "growing inputs was off (mutate 0: `pick --tests FILE` turns it off, its asserts adding to the " \
-          "prompt's examples and replacing the grown inputs; --tests FILE,examples+mutate gives both)"
+    off = "no input was grown from the examples: growing was off (mutate 0; `pick --tests FILE` turns it off: " \
+          "the file's asserts add to the prompt's examples and replace the grown inputs; --tests " \
+          "FILE,examples+mutate gives both)"
     if inputs:
         same = np.ones(p.n_candidates, dtype=bool)
         pick_row = rows[p.index]
@@ -562,14 +563,14 @@ def _reasons(p: Pick, ex: Executions, shape: str, grew: bool = True) -> list[str
         grown = sum(e.kind == "grown" for e in inputs)
         called = len(inputs) - grown
         where = _and([f"{called} from the calls of the examples and tests" if called else "",
-                      f"{grown} grown from the examples" if grown else "" if grew else f"none grown: {off}"])
+                      f"{grown} grown from the examples" if grown else "" if grew else "none grown"])
         k = int(same.sum())
         verb = ("prints" if k == 1 else "print") if shape == STDIN else ("returns" if k == 1 else "return")
         out.append(f"on {_count(len(inputs), 'input')} ({where}), {k} of the {p.n_candidates} candidates (the pick "
                    f"among them) {verb} exactly what it {'prints' if shape == STDIN else 'returns'} on "
                    f"{'it' if len(inputs) == 1 else 'every one'}")
-    elif not grew:
-        out.append(f"no input ran: {off}")
+    if not grew:
+        out.append(off)
     if p.lost:
         shown = p.lost[:MAX_GROUPS_EXPLAINED]
         out += [f"lost: {g.sentence()}" for g in shown]
