@@ -610,6 +610,9 @@ def _group_sentence(p: Pick, alike: np.ndarray, ran: str) -> str:
     text = f"it is in the top group with {_count(others, 'other candidate')}"
     if same == others:
         text += f", {'which behaves' if others == 1 else 'all of which behave'} the same on {ran}"
+    elif not same:
+        text += (f", {'which does not behave' if others == 1 else 'none of which behaves'} the same on {ran} (the "
+                 f"ranker scores them alike)")
     else:
         text += (f": {same} of them {'behaves' if same == 1 else 'behave'} the same on {ran}, {others - same} "
                  f"{'does' if others - same == 1 else 'do'} not (the ranker scores them alike)")
