@@ -5,7 +5,9 @@ you have any; the candidates run in the sandbox (exactly as in ``rerank``: each 
 verdicts decided outside it), ``recommended`` ranks them, the confidence model says how likely the pick is right.
 Nothing is judged: there is no ground truth. The returned ``Pick`` says why: the examples and tests the pick
 passes, and, for each group that lost, why it lost (it does not run, it is wrong on an example — what it returned —,
-it timed out, it was outvoted on an input grown from the examples), with the candidates named by their file names.
+it timed out, it returns other than the pick on an input), with the candidates named by their file names. The
+sentences are written from what ran once the last step after ranking was done: a pick drawn from a tie is called
+one, and its confidence is divided by the tie (``metrics.pool_parts``).
 """
 
 from __future__ import annotations
@@ -58,10 +60,10 @@ class Evidence:
 @dataclass
 class LostGroup:
     """A group of candidates the pick was preferred to, and why. ``why``: "does not run", "example" (fails a
-    prompt's example), "test" (fails a test you gave), "input" (outvoted: on ``on`` it returns other than the
-    pick and most candidates), "selected" (set apart by a selection step on ``on``, an input grown for the leading
-    programs), "score" (behaves like the pick where it runs, ranked lower). ``on``: the example,
-    test or input that decided; ``does``: what the group's first program did there, in words (from a probe);
+    prompt's example), "test" (fails a test you gave), "input" (on ``on`` it returns other than the pick;
+    outvoted when more candidates do what the pick does), "selected" (set apart by a selection step on ``on``, an
+    input grown for the leading programs), "score" (behaves like the pick where it runs, ranked lower). ``on``: the
+    example, test or input that decided; ``does``: what the group's first program did there, in words (a probe);
     ``pick_does``: what the pick did there. ``agree`` / ``pick_agree`` (why "input"): the candidates that do what
     the group does there / what the pick does (the group is outvoted only when the pick's side is larger)."""
 
