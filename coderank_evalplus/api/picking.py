@@ -98,7 +98,7 @@ class LostGroup:
             votes = (f"{_count(self.pick_agree, 'candidate')} with the pick there, {self.agree} with "
                      f"{'it' if one else 'them'}" + ("" if outvoted else "; ranked lower by the ranker"))
             how = "outvoted on" if outvoted else "differs from the pick on" if one else "differ from the pick on"
-            return (f"{who}: {how} `{_short(self.on)}`: {they} {_verb(self.does, one) or 'do otherwise'}, where "
+            return (f"{who}: {how} `{_short(self.on)}`: {they} {_verb(self.does or 'does otherwise', one)}, where "
                     f"the pick {self.pick_does or 'does otherwise'} ({votes}){lost}")
         return (f"{who}: {'behaves' if one else 'behave'} like the pick wherever both run, ranked lower by the "
                 f"ranker's score")
@@ -604,7 +604,7 @@ def _behaves_as(ex: Executions, rows: np.ndarray, row: int) -> np.ndarray:
 def _group_sentence(p: Pick, alike: np.ndarray, ran: str) -> str:
     """Who is in the pick's group and on what they agree: all of them alike on what ran (``ran``), or some not
     (the ranker scored them alike), and, for a tie, that a step showed them to differ."""
-    size = f" ({p.n_candidates} candidates, {_count(p.n_groups, 'group')})"
+    size = f" ({_count(p.n_candidates, 'candidate')}, {_count(p.n_groups, 'group')})"
     others = len(p.group) - 1
     if not others:
         return f"it is alone in the top group{size}"
