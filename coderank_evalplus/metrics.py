@@ -157,6 +157,23 @@ def pick_pool(ranking: Ranking, n_candidates: int) -> list[int]:
     return pool if pool else list(range(int(n_candidates)))
 
 
+TIE = "tie"  # Ranking.info: the parts of the top group a step after ranking told apart and could not order
+
+
+def pool_parts(ranking: Ranking, n_candidates: int) -> list[list[int]]:
+    """The pick's pool (``pick_pool``) split into the parts a step after ranking told apart (they differ on an input
+    it grew, so at most one of them can be right) but could not order: ``info['tie']`` kept to the pool, the
+    pool's candidates in none of them one part more. One part: the pool is one behaviour as far as anything ran.
+
+    The one rule for a pick drawn from a tie: the confidence divides by the number of parts, ``pick``'s reasons
+    call it a tie."""
+    pool = pick_pool(ranking, n_candidates)
+    inside = set(pool)
+    parts = [p for p in (sorted(int(c) for c in part if int(c) in inside) for part in ranking.info.get(TIE) or ()) if p]
+    rest = sorted(inside - {c for p in parts for c in p})
+    return parts + [rest] if rest else parts
+
+
 def oracle_pass(correct: np.ndarray) -> float:
     """1.0 if any candidate is correct, else 0.0."""
     return float(np.asarray(correct, dtype=bool).any())

@@ -164,3 +164,14 @@ def test_needed_candidates():
                 judged = np.zeros(n, bool)
                 judged[needed] = correct[needed]
                 assert ranked_pass_at_k(ranking, judged, k, rule) == ranked_pass_at_k(ranking, correct, k, rule)
+
+
+def test_pool_parts_keeps_a_recorded_tie_to_the_pick_pool():
+    from coderank_evalplus.metrics import TIE, pool_parts
+    from coderank_evalplus.types import Group, Ranking
+
+    groups = [Group([2, 0, 1], 2.0), Group([3], 1.0)]
+    assert pool_parts(Ranking(groups), 4) == [[0, 1, 2]]
+    assert pool_parts(Ranking(groups, {TIE: [[0, 2], [1], [3]]}), 4) == [[0, 2], [1]]  # 3 is outside the pool
+    assert pool_parts(Ranking(groups, {TIE: [[0]]}), 4) == [[0], [1, 2]]  # the rest of the pool: one part more
+    assert pool_parts(Ranking([], {"fallback_pool": [1, 3]}), 4) == [[1, 3]]

@@ -274,7 +274,8 @@ OPTIONS: tuple[Option, ...] = (
            "test sources, comma-separated or repeated: files of test samples ({task_id, samples|asserts} or CodeT "
            "jsonl; pick also takes a .py of asserts), examples+mutate[:N] (no model: N inputs per problem grown "
            "from the prompt's examples), on run also model (the model writes them); default: examples+mutate, on "
-           "run model", RERANK + ("pick",), {"evalplus": "--tests", "lm_eval": "(the model's)"},
+           "run model; a file adds to the prompt's examples and replaces the grown inputs: FILE,examples+mutate "
+           "gives both", RERANK + ("pick",), {"evalplus": "--tests", "lm_eval": "(the model's)"},
            defaults={"run": ["model"]}),
     Option("limit", COUNT, None, "the dataset's first N problems, whatever the input files' order (0: all; run "
            f"without it: {RUN_LIMIT} problems — for the embedded model four it solves now and then; "
@@ -415,8 +416,9 @@ OPTIONS: tuple[Option, ...] = (
     # --- pick
     Option("entry_point", TEXT, None, "the function asked for (default: the prompt's last def)", ("pick",),
            NO_HARNESS),
-    Option("method", METHOD, "recommended", "the ranker of the pick (recommended+select: with the model-free "
-           "selection step, whose deciding input the reasons show)", ("pick",), NO_HARNESS),
+    Option("method", METHOD, "recommended", "the ranker of the pick (`coderank-evalplus methods` lists them; "
+           "recommended includes the model-free selection step, whose deciding input the reasons show; "
+           "<ranker>+select adds it to another ranker)", ("pick",), NO_HARNESS),
 )
 _BY_NAME = {o.name: o for o in OPTIONS}
 

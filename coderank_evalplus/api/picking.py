@@ -5,7 +5,9 @@ you have any; the candidates run in the sandbox (exactly as in ``rerank``: each 
 verdicts decided outside it), ``recommended`` ranks them, the confidence model says how likely the pick is right.
 Nothing is judged: there is no ground truth. The returned ``Pick`` says why: the examples and tests the pick
 passes, and, for each group that lost, why it lost (it does not run, it is wrong on an example — what it returned —,
-it timed out, it was outvoted on an input grown from the examples), with the candidates named by their file names.
+it timed out, it returns other than the pick on an input), with the candidates named by their file names. The
+sentences are written from what ran once the last step after ranking was done: a pick drawn from a tie is called
+one, and its confidence is divided by the tie (``metrics.pool_parts``).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import numpy as np
 
 from coderank_evalplus.api.options import option
 from coderank_evalplus.engine.execution.executors import Executor, WarmExecutor
-from coderank_evalplus.metrics import merged_groups, pick_pool
+from coderank_evalplus.metrics import merged_groups, pick_pool, pool_parts
 from coderank_evalplus.testgen.mutate import GROWN_INPUTS
 from coderank_evalplus.types import PASS, STDIN, CoderankError, Executions, Problem, ProblemOutcome
 
@@ -59,11 +61,12 @@ class Evidence:
 class LostGroup:
     """A group of candidates the pick was preferred to, and why. ``why``: "does not run" (``does`` says why: the
     error, or "empty", "defines no f", "leaves f without a body"), "example" (fails a
-    prompt's example), "test" (fails a test you gave), "input" (outvoted: on ``on`` it returns other than the
-    pick and most candidates), "selected" (set apart by a selection step on ``on``, an input grown for the leading
-    programs), "score" (behaves like the pick where it runs, ranked lower). ``on``: the example,
-    test or input that decided; ``does``: what the group's first program did there, in words (from a probe);
-    ``pick_does``: what the pick did there."""
+    prompt's example), "test" (fails a test you gave), "input" (on ``on`` it returns other than the pick;
+    outvoted when more candidates do what the pick does), "selected" (set apart by a selection step on ``on``, an
+    input grown for the leading programs), "score" (behaves like the pick where it runs, ranked lower). ``on``: the
+    example, test or input that decided; ``does``: what the group's first program did there, in words (a probe);
+    ``pick_does``: what the pick did there. ``agree`` / ``pick_agree`` (why "input"): the candidates that do what
+    the group does there / what the pick does (the group is outvoted only when the pick's side is larger)."""
 
     candidates: list[int]
     names: list[str]
@@ -71,26 +74,42 @@ class LostGroup:
     on: str = ""
     does: str = ""
     pick_does: str = ""
+    agree: int = 0
+    pick_agree: int = 0
+    fault: bool = False  # ``does`` is what every member's text lacks (``io.candidates.entry_point_fault``)
 
     def sentence(self) -> str:
-        who = _names(self.names)
+        """The reason in words, true of every candidate named: what a group shares (its verdicts; its outputs on
+        an input it lost on) is said of all of them, what only its first program did is said of that one."""
+        who, one = _names(self.names), len(self.candidates) == 1
+        first = "" if one else f"{self.names[0]} "  # the probe ran the group's first program only
         if self.why == "does not run":
-            return f"{who}: {self.does or 'does not run'}"
+            does = self.does or "does not run"
+            if one or self.fault:  # a fault is shared by every member (the groups are keyed by it)
+                return f"{who}: {does}"
+            return f"{who}: none of them runs ({self.names[0]} {does})"
         if self.why in ("example", "test"):
             what = "an example of the prompt" if self.why == "example" else "a test you gave"
-            return f"{who}: fails {what}, `{_short(self.on)}`" + (f" ({self.does})" if self.does else "")
+            return (f"{who}: {'fails' if one else 'fail'} {what}, `{_short(self.on)}`"
+                    + (f" ({first}{self.does})" if self.does else ""))
+        they = "it" if one else "they"
         if self.why == "selected":
-            return (f"{who}: set apart on `{_short(self.on)}`, an input grown for the leading programs: it "
-                    f"{self.does}, where the pick {self.pick_does}")
+            return (f"{who}: set apart on `{_short(self.on)}`, an input grown for the leading programs: {they} "
+                    f"{_verb(self.does, one)}, where the pick {self.pick_does}")
         if self.why == "input":
             lost = "" if self.does and self.pick_does else " (the run that says it in words was lost)"
-            return (f"{who}: outvoted on `{_short(self.on)}`: {self.does or 'it does otherwise'}, where the pick "
-                    f"{self.pick_does or 'does what most candidates do'}{lost}")
-        return f"{who}: behaves like the pick wherever both run, ranked lower by the ranker's score"
+            outvoted = self.pick_agree > self.agree
+            votes = (f"{_count(self.pick_agree, 'candidate')} with the pick there, {self.agree} with "
+                     f"{'it' if one else 'them'}" + ("" if outvoted else "; ranked lower by the ranker"))
+            how = "outvoted on" if outvoted else "differs from the pick on" if one else "differ from the pick on"
+            return (f"{who}: {how} `{_short(self.on)}`: {they} {_verb(self.does or 'does otherwise', one)}, where "
+                    f"the pick {self.pick_does or 'does otherwise'} ({votes}){lost}")
+        return (f"{who}: {'behaves' if one else 'behave'} like the pick wherever both run, ranked lower by the "
+                f"ranker's score")
 
     def to_json(self) -> dict:
         return {"candidates": self.candidates, "names": self.names, "why": self.why, "on": self.on,
-                "does": self.does, "pick_does": self.pick_does}
+                "does": self.does, "pick_does": self.pick_does, "agree": self.agree, "pick_agree": self.pick_agree}
 
 
 @dataclass
@@ -100,7 +119,9 @@ class Pick:
     ranker cannot tell apart from it (any of them is as good a pick); ``confidence``: the probability, per split,
     that it passes a benchmark's base / plus tests (``rankers/confidence.py``, calibrated on HumanEval+ / MBPP+
     folders); ``evidence``: every example, test and input that ran; ``lost``: the other groups and why each lost;
-    ``reasons``: the same in sentences."""
+    ``reasons``: the same in sentences; ``tie``: when the pick is drawn from a tie (``metrics.pool_parts``), the
+    group's parts that a step after ranking showed to differ and could not order (its confidence is divided by
+    their number), else empty."""
 
     index: int
     program: str
@@ -118,6 +139,7 @@ class Pick:
     names: list[str] = field(default_factory=list)
     lost: list[LostGroup] = field(default_factory=list)
     steps: list[Any] = field(default_factory=list)  # each step's answer after ranking (``selection.base.Selection``)
+    tie: list[list[int]] = field(default_factory=list)
 
     @property
     def separating(self) -> list[Evidence]:
@@ -131,7 +153,7 @@ class Pick:
                 "entry_point": self.entry_point, "n_candidates": self.n_candidates, "n_groups": self.n_groups,
                 "uses_prompt_examples": self.uses_prompt_examples, "reasons": self.reasons,
                 "lost": [g.to_json() for g in self.lost],
-                "steps": [s.to_json() for s in self.steps],
+                "steps": [s.to_json() for s in self.steps], "tie": self.tie,
                 "evidence": [e.to_json() for e in self.evidence],
                 "seconds": round(self.seconds, 3), "program": self.program}
 
@@ -394,12 +416,14 @@ def _explain(outcome: ProblemOutcome, method: str, problem: Problem, given: set[
     conf = dict(outcome.confidence.get(method, {}))
     chosen = Pick(group[0], programs[group[0]], group, conf, method, problem.entry_point, n, len(groups), evidence,
                   name=names[group[0]], names=names)
+    parts = pool_parts(ranking, n)
+    chosen.tie = parts if len(parts) > 1 else []
     chosen.lost = losing_groups(ex, group, trials, given, names, [entry_point_fault(p, problem) for p in programs])
     chosen.steps = list(outcome.steps.get(method, []))
     for step in chosen.steps:
         set_apart(chosen.lost, step.evidence)
     _describe_lost(chosen.lost, programs, group[0], problem, executor, time_limit)
-    chosen.reasons = _reasons(chosen, ex, problem.shape)
+    chosen.reasons = _reasons(chosen, ex, problem.shape, outcome.generated is not None)
     return chosen
 
 
@@ -461,7 +485,7 @@ def losing_groups(ex: Executions, pool: Sequence[int], trials: Sequence[str], gi
         r = rows[members[0]]
         lost = LostGroup(members, [names[c] for c in members], "score")
         if faults and faults[members[0]]:  # nothing of its own to run: said so, not what the prompt's stub returns
-            lost.why, lost.does = "does not run", faults[members[0]]
+            lost.why, lost.does, lost.fault = "does not run", faults[members[0]], True
         elif not ex.compiled[r]:
             lost.why = "does not run"
         elif ex.trial_matrix.ndim == 2 and (cols := [t for t in range(ex.trial_matrix.shape[1])
@@ -475,7 +499,12 @@ def losing_groups(ex: Executions, pool: Sequence[int], trials: Sequence[str], gi
                        if (ex.output_matrix[r, i], ex.output_kind[r, i])
                        != (ex.output_matrix[pick_row, i], ex.output_kind[pick_row, i])]
             if differs:
-                lost.why, lost.on = "input", ex.suite.inputs[differs[0]]
+                i = differs[0]
+                lost.why, lost.on = "input", ex.suite.inputs[i]
+                outs, kinds = ex.output_matrix[rows, i], ex.output_kind[rows, i]
+                lost.agree = int(((outs == ex.output_matrix[r, i]) & (kinds == ex.output_kind[r, i])).sum())
+                lost.pick_agree = int(((outs == ex.output_matrix[pick_row, i])
+                                       & (kinds == ex.output_kind[pick_row, i])).sum())
         out.append(lost)
     return out
 
@@ -518,48 +547,125 @@ def _describe_lost(lost: list[LostGroup], programs: list[str], pick_index: int, 
         setattr(g, slot, in_words(probe))
 
 
-def _reasons(p: Pick, ex: Executions, shape: str) -> list[str]:
-    """The pick and why, in sentences: its group, the examples and tests it passes, how far the candidates agree
-    with it on the inputs (what a stdin program prints, what a function or method returns), each group that lost
-    and why, the confidence."""
-    others = len(p.group) - 1
-    mates = f"with {others} other candidate{'s' if others != 1 else ''} that behave{'s' if others == 1 else ''} the " \
-            f"same" if others else "alone"
-    out = [f"{p.method} picked {p.name}: it is in the top group, {mates} "
-           f"({p.n_candidates} candidates, {p.n_groups} group{'s' if p.n_groups != 1 else ''})"]
-    for kind, what in (("example", "examples of the prompt"), ("test", "tests you gave")):
-        items = [e for e in p.evidence if e.kind == kind]
+def _reasons(p: Pick, ex: Executions, shape: str, grew: bool = True) -> list[str]:
+    """The pick and why, in sentences written from what ran once the last step was done, each true of the pick
+    shown: its group and on what its members agree (a tie when a step showed they differ), the examples and tests
+    it passes, on which inputs which candidates return (print) what it does, each group that lost and why, each
+    step's deciding input, the confidence (divided by the tie). ``grew``: inputs were grown from the examples."""
+    rows = np.asarray(ex.program_of_candidate)
+    alike = _behaves_as(ex, rows, rows[p.index])
+    examples = [e for e in p.evidence if e.kind == "example"]
+    tests = [e for e in p.evidence if e.kind == "test"]
+    inputs = [e for e in p.evidence if e.kind in ("grown", "input")]
+    ran = _and(["the " + _count(len(examples), "example") + " of the prompt" if examples else "",
+                "the " + _count(len(tests), "test") + " you gave" if tests else "",
+                "the " + _count(len(inputs), "input") if inputs else ""]) or "nothing (nothing ran)"
+    out = [f"{p.method} picked {p.name}" + (" from a tie" if p.tie else "") + ": " + _group_sentence(p, alike, ran)]
+    for items, what in ((examples, "example of the prompt"), (tests, "test you gave")):
         if items:
             passed = sum(bool(e.pick_passes) for e in items)
-            out.append(f"it passes {passed} of the {len(items)} {what}")
-        elif kind == "example":
+            noun = what.replace("example", "examples").replace("test", "tests")
+            out.append(f"it {'passes' if passed else 'fails'} the {what}" if len(items) == 1 else
+                       f"it passes {passed} of the {len(items)} {noun}")
+        elif what.startswith("example"):
             out.append("the prompt shows no example that runs as a test")
-    inputs = [e for e in p.evidence if e.kind in ("grown", "input")]
+    off = "no input was grown from the examples: growing was off (mutate 0; `pick --tests FILE` turns it off: " \
+          "the file's asserts add to the prompt's examples and replace the grown inputs; --tests " \
+          "FILE,examples+mutate gives both)"
     if inputs:
-        rows = np.asarray(ex.program_of_candidate)
-        pick_row = rows[p.index]
         same = np.ones(p.n_candidates, dtype=bool)
+        pick_row = rows[p.index]
         for i in range(len(ex.suite.inputs)):
             same &= (ex.output_matrix[rows, i] == ex.output_matrix[pick_row, i]) & (
                 ex.output_kind[rows, i] == ex.output_kind[pick_row, i])
         grown = sum(e.kind == "grown" for e in inputs)
-        where = f"{grown} grown from the examples" if grown == len(inputs) else f"{grown} of them grown"
-        does = "print exactly what it prints" if shape == STDIN else "return exactly what it returns"
-        out.append(f"on {len(inputs)} inputs ({where}), {int(same.sum())} of the {p.n_candidates} candidates {does} "
-                   f"on every one")
+        called = len(inputs) - grown
+        where = _and([f"{called} from the calls of the examples and tests" if called else "",
+                      f"{grown} grown from the examples" if grown else "" if grew else "none grown"])
+        k = int(same.sum())
+        verb = ("prints" if k == 1 else "print") if shape == STDIN else ("returns" if k == 1 else "return")
+        out.append(f"on {_count(len(inputs), 'input')} ({where}), {k} of the {p.n_candidates} candidates (the pick "
+                   f"among them) {verb} exactly what it {'prints' if shape == STDIN else 'returns'} on "
+                   f"{'it' if len(inputs) == 1 else 'every one'}")
+    if not grew:
+        out.append(off)
     if p.lost:
         shown = p.lost[:MAX_GROUPS_EXPLAINED]
         out += [f"lost: {g.sentence()}" for g in shown]
         rest = p.lost[MAX_GROUPS_EXPLAINED:]
         if rest:
             n_rest = sum(len(g.candidates) for g in rest)
-            out.append(f"lost: {len(rest)} more group{'s' if len(rest) != 1 else ''} ({n_rest} "
-                       f"candidate{'s' if n_rest != 1 else ''}: {_names([n for g in rest for n in g.names])})")
+            out.append(f"lost: {len(rest)} more group{'s' if len(rest) != 1 else ''} ({_count(n_rest, 'candidate')}"
+                       f": {_names([n for g in rest for n in g.names])})")
     for step in p.steps:
         out += step.reasons(p.names)
     if p.confidence:
-        out.append("confidence it is right: " + ", ".join(f"{v:.2f} ({s} tests)" for s, v in p.confidence.items()))
+        tie = (f", the top group's divided by the {len(p.tie)} parts of the tie it is drawn from (at most one of "
+               f"them can be right, and nothing prefers one)") if p.tie else ""
+        out.append("confidence it is right: " + ", ".join(f"{v:.2f} ({s} tests)" for s, v in p.confidence.items())
+                   + tie)
     return out
+
+
+def _behaves_as(ex: Executions, rows: np.ndarray, row: int) -> np.ndarray:
+    """Per candidate: whether it behaves as program ``row`` on everything that ran (the same verdict on every
+    example and assert, the same output on every input)."""
+    same = np.ones(len(rows), dtype=bool)
+    for m in (ex.trial_matrix, ex.pass_matrix, ex.output_matrix, ex.output_kind):
+        if m.ndim == 2 and m.shape[1]:
+            same &= (m[rows] == m[row]).all(axis=1)
+    return same
+
+
+def _group_sentence(p: Pick, alike: np.ndarray, ran: str) -> str:
+    """Who is in the pick's group and on what they agree: all of them alike on what ran (``ran``), or some not
+    (the ranker scored them alike), and, for a tie, that a step showed them to differ."""
+    size = f" ({_count(p.n_candidates, 'candidate')}, {_count(p.n_groups, 'group')})"
+    others = len(p.group) - 1
+    if not others:
+        return f"it is alone in the top group{size}"
+    same = int(alike[[c for c in p.group if c != p.index]].sum())
+    text = f"it is in the top group with {_count(others, 'other candidate')}"
+    if same == others:
+        text += f", {'which behaves' if others == 1 else 'all of which behave'} the same on {ran}"
+    elif not same:
+        text += (f", {'which does not behave' if others == 1 else 'none of which behaves'} the same on {ran} (the "
+                 f"ranker scores them alike)")
+    else:
+        text += (f": {same} of them {'behaves' if same == 1 else 'behave'} the same on {ran}, {others - same} "
+                 f"{'does' if others - same == 1 else 'do'} not (the ranker scores them alike)")
+    if p.tie:
+        sizes = _and([str(len(t)) for t in p.tie])
+        text += (f"; the selection step found an input where they differ (below) and could not order them: a tie "
+                 f"of {len(p.tie)} parts ({sizes} candidates), {p.name} is the group's first and as good a pick as "
+                 f"any")
+    return text + size
+
+
+def _and(items: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c`` of the non-empty ``items``."""
+    items = [i for i in items if i]
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1] if items else ""
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 input``, ``2 inputs``, ``0 inputs``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+_PLURAL = (("returns", "return"), ("prints", "print"), ("raises", "raise"), ("does not", "do not"),
+           ("passes", "pass"))
+
+
+def _verb(clause: str, one: bool) -> str:
+    """A probe's clause (``engine.execution.probe.in_words``: "returns 3", "does not run: …") said of one candidate
+    or of several."""
+    if one:
+        return clause
+    for single, plural in _PLURAL:
+        if clause.startswith(single):
+            return plural + clause[len(single):]
+    return clause
 
 
 def _names(names: Sequence[str], most: int = 3) -> str:

@@ -75,9 +75,14 @@ def cmd_rerank(args: argparse.Namespace) -> int:
 
 def add_pick_parser(sub) -> None:
     """``pick``: the candidate to keep for one prompt, no benchmark needed."""
+    from coderank_evalplus.testgen.mutate import GROWN_INPUTS
+
     p = sub.add_parser("pick", help="pick the candidate to keep for a prompt (no benchmark: nothing is judged)",
                        description="Pick the candidate to keep for one prompt: its examples (and your tests) test "
-                                   "the candidates in the sandbox; the reasons say why the others lost.")
+                                   "the candidates in the sandbox; the reasons say why the others lost.",
+                       epilog=f"Tests: by default the prompt's examples and {GROWN_INPUTS} inputs grown from them "
+                              "(examples+mutate). A test file adds its asserts to the examples and replaces the grown "
+                              "inputs; to have both: --tests asserts.py,examples+mutate (or examples+mutate:N).")
     p.add_argument("prompt", help="a file holding the prompt (a function's signature and docstring, or a class with "
                                   "a method); with --dataset and --task-id: the candidates")
     p.add_argument("candidates", nargs="?", help="candidates: JSON lines with solution|completion (or --raw-field), "
@@ -123,8 +128,9 @@ def run_pick(args: argparse.Namespace) -> int:
             atomic_write_text(args.json, text + "\n")
             print(f"wrote {args.json}")
         return 0
+    tie = f" (drawn from a tie of {len(chosen.tie)} parts)" if chosen.tie else ""
     print(f"# {chosen.name} (candidate {chosen.index} of {chosen.n_candidates}, counting from 0) from "
-          f"{args.candidates}; confidence it is right: {chosen.confidence.get('base', float('nan')):.2f}")
+          f"{args.candidates}; confidence it is right: {chosen.confidence.get('base', float('nan')):.2f}{tie}")
     print(chosen.program.rstrip())
     print("\n# why:")
     for line in chosen.reasons:

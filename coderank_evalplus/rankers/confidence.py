@@ -33,7 +33,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
 
-from coderank_evalplus.metrics import pick_pool
+from coderank_evalplus.metrics import pick_pool, pool_parts
 from coderank_evalplus.rankers.filtering import trial_passes, trial_survivors
 from coderank_evalplus.rankers.learned import check_digest, model_digest, read_model_json
 from coderank_evalplus.rankers.overlap import behaviour_clusters
@@ -113,10 +113,13 @@ def predict(model: dict, X: np.ndarray, split: str) -> np.ndarray:
 
 
 def confidence(ranking: Ranking, ex: Executions, model: Optional[dict] = None) -> dict[str, float]:
-    """{split: confidence} of one problem's pick."""
+    """{split: confidence} of one problem's pick: the model's, divided by the parts of the tie the pick is drawn
+    from (``metrics.pool_parts``). The features read the executions before any step, where the tied parts behave
+    alike; the step showed they differ on an input, so at most one of them is right, and nothing prefers one."""
     model = model or default_model()
     x = pick_features(ranking, ex)
-    return {s: round(float(predict(model, x, s)[0]), 4) for s in SPLITS}
+    tie = len(pool_parts(ranking, ex.n_candidates))
+    return {s: round(float(predict(model, x, s)[0]) / tie, 4) for s in SPLITS}
 
 
 # --- training (scikit-learn, imported here only) ------------------------------------------------------------------

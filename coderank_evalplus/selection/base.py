@@ -43,10 +43,15 @@ class SelectionEvidence:
     sides: tuple[Side, ...]
     rule: str
 
-    def sentence(self) -> str:
-        """``on add(-1, 2): group A returns 1, group B returns -3; A kept: 7 of 9 candidates agree``."""
+    def sentence(self, names: Optional[Sequence[str]] = None) -> str:
+        """``on add(-1, 2): group A returns 1, group B returns -3; A kept: 7 of 9 candidates agree``, and, given the
+        candidates' ``names``, who is in each group (`` (A: a.py, b.py; B: c.py)``)."""
         said = ", ".join(f"group {s.label} {s.output}" for s in self.sides)
-        return f"on {self.input}: {said}; {self.rule}"
+        if not names:
+            return f"on {self.input}: {said}; {self.rule}"
+        who = "; ".join(f"{s.label}: " + ", ".join(names[c] for c in s.candidates[:3])
+                        + (f" and {len(s.candidates) - 3} more" if len(s.candidates) > 3 else "") for s in self.sides)
+        return f"on {self.input}: {said}; {self.rule} ({who})"
 
     def to_json(self) -> dict:
         return {"input": self.input, "sides": [s.to_json() for s in self.sides], "rule": self.rule}
@@ -89,7 +94,7 @@ class Selection:
 
     def reasons(self, names: Optional[Sequence[str]] = None) -> list[str]:
         """The step's evidence in sentences (``pick``'s reasons); ``names``: the candidates' names."""
-        return [f"selection ({self.doubt}): {e.sentence()}" for e in self.evidence]
+        return [f"selection ({self.doubt}): {e.sentence(names)}" for e in self.evidence]
 
     def to_json(self) -> dict:
         return {"strategy": self.strategy, "changed": self.changed, "doubt": self.doubt,

@@ -27,7 +27,7 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 import numpy as np
 
 from coderank_evalplus.engine.execution.execute import ProblemWork
-from coderank_evalplus.metrics import merged_groups, pick_pool
+from coderank_evalplus.metrics import TIE, merged_groups, pick_pool
 from coderank_evalplus.rankers.registry import register_step
 from coderank_evalplus.selection.base import SelectEnv, Selection, SelectionEvidence, Side, StepItem
 from coderank_evalplus.selection.doubt import CLOSE_CONFIDENCE, Contest, in_doubt
@@ -62,18 +62,22 @@ def _group_of(contest: Contest, c: int) -> int:
 def reordered(ranking: Ranking, contest: Contest, parts: list[list[int]], n_candidates: int,
               scores: Optional[Sequence[float]] = None) -> Ranking:
     """The ranking with the contenders replaced by ``parts`` (best first; ``scores``: theirs, default their
-    sizes: parts scored as the top one stay one group); candidates the ranking left out of its groups (outside a
-    fallback pool) stay out."""
+    sizes: parts scored as the top one stay one group, recorded as a tie: ``info['tie']``, ``metrics.pool_parts``);
+    candidates the ranking left out of its groups (outside a fallback pool) stay out."""
     inside = {c for m in contest.groups for c in m}
     score = list(scores) if scores is not None else [float(len(p)) for p in parts]
-    lead = [c for p, s in zip(parts, score) if s == score[0] for c in p]
+    tied = [sorted(p) for p, s in zip(parts, score) if s == score[0]]
+    lead = [c for p in tied for c in p]
     rest_parts = [p for p, s in zip(parts, score) if s != score[0]]
     unrun = [c for c in pick_pool(ranking, n_candidates) if c not in inside]
     order = [m for m in [lead] + rest_parts + [unrun] if m]
     order += [list(g.candidates) for g in merged_groups(ranking)[len(contest.groups):]]
     # scores only order the groups here (each a distinct number, highest first); nothing downstream reads them
     new = [Group(sorted(m), float(len(order) - i)) for i, m in enumerate(order)]
-    return Ranking(new, {**ranking.info, "selection": NAME})
+    info = {k: v for k, v in ranking.info.items() if k != TIE}
+    if len(tied) > 1:  # the lead's parts differ on an input grown here: the pick is drawn from a tie of them
+        info[TIE] = tied
+    return Ranking(new, {**info, "selection": NAME})
 
 
 def deciding(found: Search, programs: list[str], a: list[int], b: list[int]) -> Optional[int]:

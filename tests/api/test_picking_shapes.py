@@ -151,13 +151,14 @@ def test_the_reasons_say_what_each_losing_group_did_on_every_shape(task_id):
     assert (why[7].does, why[7].pick_does) == (f"{does} False", f"{does} True")
     text = "\n".join(choice.reasons)
     on = re.escape(why[7].on)
+    they = does.removesuffix("s")  # said of the three look-alikes
     if SET_APART[task_id] == "selected":
         assert re.search(f"lost: candidate 7, candidate 8, candidate 9: set apart on `{on}`, an input grown for the "
-                         f"leading programs: it {does} False, where the pick {does} True", text), text
+                         f"leading programs: they {they} False, where the pick {does} True", text), text
         assert re.search(f"selection \\(.*\\): on {on}: group A {does} True, group B {does} False; A kept: 7 of 10 "
                          f"candidates agree \\(B: 3\\)", text), text
     else:
-        assert re.search(f"lost: candidate 7, candidate 8, candidate 9: outvoted on `{on}`: {does} False, where the "
-                         f"pick {does} True", text), text
+        assert re.search(f"lost: candidate 7, candidate 8, candidate 9: outvoted on `{on}`: they {they} False, where "
+                         f"the pick {does} True \\(7 candidates with the pick there, [34] with them\\)", text), text
     assert re.search(f"lost: candidate 10: fails an example of the prompt, `.*` \\({does} False\\)", text), text
     assert "flaky" not in text and "#" not in text

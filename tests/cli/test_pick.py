@@ -26,7 +26,7 @@ def test_pick_prints_the_program_and_the_reasons(tmp_path, capsys):
     out = capsys.readouterr().out
     assert out.startswith("# line 2 (candidate 1 of 3, counting from 0) from ")
     assert "    return a + b" in out and "return a - b" not in out
-    assert "# why:" in out and "examples of the prompt" in out
+    assert "# why:" in out and "# - it passes the example of the prompt\n" in out  # one example: said as one
 
 
 def test_pick_json_and_tests_file(tmp_path, capsys):
@@ -39,6 +39,20 @@ def test_pick_json_and_tests_file(tmp_path, capsys):
     assert {"kind": "test", "text": "assert add(2, 2) == 4", "pick_passes": True, "agree": 2, "separates": True} \
         in res["evidence"]
     assert 0 < res["confidence"]["base"] < 1 and res["reasons"]
+    assert "no input was grown from the examples" in "\n".join(res["reasons"])  # the file replaced them: said
+
+
+def test_pick_tests_file_and_examples_mutate_together(tmp_path, capsys):
+    """``--tests FILE,examples+mutate`` (as ``pick --help`` shows): the file's asserts and the grown inputs both."""
+    prompt, cands = _files(tmp_path)
+    tests = tmp_path / "tests.py"
+    tests.write_text("assert add(2, 2) == 4\n")
+    assert main(["pick", str(prompt), str(cands), "--tests", f"{tests},examples+mutate", "--json", "-",
+                 "--workers", "1"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    kinds = {e["kind"] for e in res["evidence"]}
+    assert {"test", "grown"} <= kinds
+    assert not any("no input was grown" in r for r in res["reasons"])
 
 
 def test_bad_input_is_one_line(tmp_path, capsys):
@@ -118,7 +132,7 @@ def test_pick_says_each_candidates_problem_in_its_own_terms_on_every_shape(tmp_p
         if entry:
             assert lost["other, assign"] == f"defines no {entry}"
         else:  # a program that defines a function, or sets x, is a stdin program: it prints nothing
-            assert lost["other, assign"].startswith("fails an example of the prompt") and "(prints nothing)" in out
+            assert lost["other, assign"].startswith("fail an example of the prompt") and "(prints nothing)" in out
         assert "<candidate>" not in out and "IndentationError" not in out
 
         assert main([*args, str(files[tid, "none"])]) == 2
@@ -143,3 +157,16 @@ def test_rerank_keeps_the_verdicts_of_replies_without_a_program(tmp_path, capsys
     names = ["right", "broken", *REPLIES]
     assert {(v["task_id"], names[v["sample"]]) for v in verdicts if v["base"]} == {(tid, "right") for tid in SHAPED}
     assert len(verdicts) == len(SHAPED) * len(names)
+
+
+def test_pick_help_shows_how_to_have_a_tests_file_and_grown_inputs(capsys):
+    """``pick --help``: recommended already includes the selection step (no ``recommended+select`` suggested), and
+    a test file's place beside the grown inputs is said, with the spelling that keeps both."""
+    import pytest
+
+    with pytest.raises(SystemExit) as done:
+        main(["pick", "--help"])
+    assert done.value.code == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "recommended+select" not in out and "recommended includes the model-free selection step" in out
+    assert "replaces the grown inputs" in out and "--tests asserts.py,examples+mutate" in out

@@ -105,3 +105,20 @@ def test_the_confidence_block_gives_calibration_only_from_the_minimum_of_problem
     else:
         assert cal["calibration"]["base"]["auroc"] == 1.0 and None not in figures
     assert len(block["per_problem"]["codet"]["base"]) == n  # the per-problem confidences: always
+
+
+def test_a_pick_drawn_from_a_tie_has_the_confidence_divided_by_its_parts():
+    """A step that told the top group's parts apart and could not order them (``info['tie']``): the model's
+    confidence divided by the number of parts inside the pick's pool (docs/confidence.md); parts outside the pool,
+    or none, leave it as the model gives it."""
+    from coderank_evalplus.types import Group, Ranking
+
+    ex = _agreeing(4)
+    plain = Ranking([Group([0, 1, 2, 3], 1.0)])
+    model = confidence(plain, ex)
+    halves = confidence(Ranking(plain.groups, {"tie": [[0, 1], [2, 3]]}), ex)
+    assert halves == {s: pytest.approx(v / 2, abs=1e-4) for s, v in model.items()}
+    thirds = confidence(Ranking(plain.groups, {"tie": [[0], [1]]}), ex)  # 2 and 3 in no part: a third part
+    assert thirds == {s: pytest.approx(v / 3, abs=1e-4) for s, v in model.items()}
+    narrowed = Ranking([Group([0, 1], 2.0), Group([2, 3], 1.0)], {"tie": [[0, 1], [2, 3]]})  # a later step chose
+    assert confidence(narrowed, ex) == confidence(Ranking(narrowed.groups), ex)

@@ -62,6 +62,21 @@ def test_lookalikes_in_the_top_group_are_split_and_the_larger_part_kept():
     assert 0 < sel.cost.programs <= 3 and 0 < sel.cost.inputs <= STEP * (MAX_ROUNDS + 1)
 
 
+def test_a_tie_of_parts_is_kept_together_and_recorded_with_the_ranking():
+    """One right program against one look-alike: the step finds where they differ, cannot order them, keeps them as
+    one group and records the tie (``info['tie']``, read by ``metrics.pool_parts``); a split records none."""
+    from coderank_evalplus.metrics import TIE, pool_parts
+
+    problem = problem_from_prompt(PROMPT, None, "toy/add")
+    work, ex, ranking = _ranked(problem, [RIGHT, LOOKALIKE])
+    assert pool_parts(ranking, 2) == [[0, 1]]  # before the step: one behaviour as far as anything ran
+    sel = _select(work, ex, ranking)
+    assert merged_groups(sel.ranking)[0].candidates == [0, 1] and sel.ranking.info[TIE] == [[0], [1]]
+    assert sel.evidence[0].rule.startswith("a tie") and pool_parts(sel.ranking, 2) == [[0], [1]]
+    work, ex, ranking = _ranked(problem, [RIGHT] * 2 + [LOOKALIKE])
+    assert TIE not in _select(work, ex, ranking).ranking.info
+
+
 def test_a_problem_not_in_doubt_costs_nothing():
     problem = problem_from_prompt(PROMPT, None, "toy/add")
     work, ex, ranking = _ranked(problem, [RIGHT] * 5 + ["    return a * b\n"])
