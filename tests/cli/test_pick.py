@@ -132,7 +132,7 @@ def test_pick_says_each_candidates_problem_in_its_own_terms_on_every_shape(tmp_p
         if entry:
             assert lost["other, assign"] == f"defines no {entry}"
         else:  # a program that defines a function, or sets x, is a stdin program: it prints nothing
-            assert lost["other, assign"].startswith("fail an example of the prompt") and "(prints nothing)" in out
+            assert lost["other, assign"].startswith("fail an example of the prompt") and "(other prints nothing)" in out
         assert "<candidate>" not in out and "IndentationError" not in out
 
         assert main([*args, str(files[tid, "none"])]) == 2
