@@ -22,9 +22,10 @@ import numpy as np
 
 from coderank_evalplus.api.options import option
 from coderank_evalplus.engine.execution.executors import Executor, WarmExecutor
+from coderank_evalplus.engine.shapes import shape_of
 from coderank_evalplus.metrics import merged_groups, pick_pool
 from coderank_evalplus.testgen.mutate import GROWN_INPUTS
-from coderank_evalplus.types import METHOD, PASS, STDIN, CoderankError, Executions, Problem, ProblemOutcome
+from coderank_evalplus.types import FUNCTION, PASS, CoderankError, Executions, Problem, ProblemOutcome
 
 __all__ = ["pick", "Picker", "Pick", "Evidence", "LostGroup", "NoCandidate", "read_pick_tests"]
 
@@ -321,6 +322,7 @@ def refuse_if_none_defines(programs: Sequence[str], entry_point: str, names: Seq
     in its class (``problem.class_name``); a stdin program needs only to compile."""
     import warnings
 
+    shape, class_name = (shape_of(problem), problem.class_name) if problem is not None else (shape_of(FUNCTION), "")
     reasons = []
     for prog, label in zip(programs, names):
         try:
@@ -330,11 +332,7 @@ def refuse_if_none_defines(programs: Sequence[str], entry_point: str, names: Seq
         except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
             reasons.append(f"{label}: line {getattr(exc, 'lineno', '?')} does not compile")
             continue
-        defined = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
-        if problem is not None and problem.shape == METHOD:  # shapes (issue 53): the method inside its class
-            defined |= {m.name for c in tree.body if isinstance(c, ast.ClassDef) and c.name == problem.class_name
-                        for m in c.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
-        if entry_point in defined or (problem is not None and problem.shape == STDIN):
+        if shape.defines_entry_point(tree, entry_point, class_name):
             return
         reasons.append(f"{label}: defines no {entry_point}")
     raise NoCandidate(f"no candidate defines {entry_point} ({'; '.join(reasons[:3])}"
@@ -531,7 +529,7 @@ def _reasons(p: Pick, ex: Executions, shape: str) -> list[str]:
                 ex.output_kind[rows, i] == ex.output_kind[pick_row, i])
         grown = sum(e.kind == "grown" for e in inputs)
         where = f"{grown} grown from the examples" if grown == len(inputs) else f"{grown} of them grown"
-        does = "print exactly what it prints" if shape == STDIN else "return exactly what it returns"
+        does = shape_of(shape).same_result_words
         out.append(f"on {len(inputs)} inputs ({where}), {int(same.sum())} of the {p.n_candidates} candidates {does} "
                    f"on every one")
     if p.lost:

@@ -13,23 +13,17 @@ import re
 from pathlib import Path
 from typing import Optional
 
+from coderank_evalplus.engine.shapes import shape_of
 from coderank_evalplus.io.evalplus_samples import program_of
 from coderank_evalplus.io.jsonl import SampleFileError, read_jsonl, str_field
 from coderank_evalplus.io.sanitize import raw_program
-from coderank_evalplus.types import METHOD, STDIN, InputNotFound, Problem
+from coderank_evalplus.types import InputNotFound, Problem
 
 
 def as_program(candidate: str, problem: Problem) -> str:
     """A candidate as a full program: itself when it defines the entry point at the top level (a method: its class),
     else the prompt followed by it (a completion of the prompt's function); a stdin program is always itself."""
-    if problem.shape == STDIN:
-        return candidate
-    if re.search(rf"(?m)^(?:async\s+)?def\s+{re.escape(problem.entry_point)}\s*\(", candidate):
-        return candidate
-    if problem.shape == METHOD and re.search(rf"(?m)^class\s+{re.escape(problem.class_name or 'Solution')}\b",
-                                             candidate):
-        return candidate
-    return problem.prompt + candidate
+    return shape_of(problem).as_program(candidate, problem)
 
 
 def _natural_key(path: Path) -> tuple:
