@@ -16,7 +16,9 @@ A function's program text, and so every cache key of the function shape, is exac
 from __future__ import annotations
 
 import ast
+import importlib
 import json
+import os
 import random
 import re
 from typing import Any, Callable, Iterable, NamedTuple, Optional
@@ -355,11 +357,20 @@ def _defined(body: list[ast.stmt]) -> set[str]:
 
 
 _SHAPES: dict[str, Shape] = {}
+# modules outside this one that register shapes: a worker (a fresh interpreter, started with this environment)
+# imports them when it meets a shape it does not know
+SHAPE_MODULES_ENV = "CODERANK_SHAPE_MODULES"
 
 
 def register_shape(shape: Shape) -> Shape:
-    """Make ``shape`` the one object of its name (``shape.name``), which problems name in ``Problem.shape``."""
+    """Make ``shape`` the one object of its name (``shape.name``), which problems name in ``Problem.shape``. A shape
+    defined in another module is registered when that module is imported (at its top level), so that the workers
+    that run candidates find it too."""
     _SHAPES[shape.name] = shape
+    module = type(shape).__module__
+    known = [m for m in os.environ.get(SHAPE_MODULES_ENV, "").split(",") if m]
+    if module != __name__ and module not in known:
+        os.environ[SHAPE_MODULES_ENV] = ",".join(known + [module])
     return shape
 
 
@@ -369,7 +380,11 @@ for _builtin in (FunctionShape(), MethodShape(), StdinProgramShape()):
 
 def shape_of(problem: "Problem | str") -> Shape:
     """The shape object of a problem (or of a shape's name)."""
-    return _SHAPES[check_shape(problem if isinstance(problem, str) else problem.shape)]
+    name = problem if isinstance(problem, str) else problem.shape
+    if name not in _SHAPES:
+        for module in filter(None, os.environ.get(SHAPE_MODULES_ENV, "").split(",")):
+            importlib.import_module(module)
+    return _SHAPES[check_shape(name)]
 
 
 def runnable(shape: str, program: str) -> str:
