@@ -24,8 +24,7 @@ from coderank_evalplus.types import Problem, TestSuite
 def chat_io_messages(problem: Problem, n_pairs: int = 5) -> list[dict]:
     """Messages asking an instruct model for ``n_pairs`` test inputs with their exact expected outputs (never the
     public tests)."""
-    form = (shape_of(problem).io_pair_input or "").format(
-        entry_point=problem.entry_point)
+    form = (shape_of(problem).io_pair_input or "").format(entry_point=problem.entry_point)
     user = (f"Here is a programming problem:\n\n{_statement(problem)}\n\n"
             f"Write {n_pairs} different small test cases for it, with the exact expected results. Do not solve the "
             f"problem in code. Answer with a JSON list in one ```json code block: each item an object whose \"input\" "
