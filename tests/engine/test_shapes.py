@@ -1,5 +1,6 @@
 """The three call shapes through the real engine: a class's method and a stdin program run, group and pass their
-tests as a function does; a function's program text (and so its cache keys) is untouched."""
+tests as a function does; a function's program text (and so its cache keys) is untouched. A fourth shape is one
+class, registered in this module, and goes through ``pick`` and the rerank stage."""
 
 from __future__ import annotations
 
