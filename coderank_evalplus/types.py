@@ -30,6 +30,8 @@ class InputNotFound(CoderankError, FileNotFoundError):
 FUNCTION, METHOD, STDIN = "function", "method", "stdin"
 SHAPES = (FUNCTION, METHOD, STDIN)
 STDIN_CALLEE = "run_stdin"
+# what a test calls, by shape (any other: the entry point); kept here, beside the names, since ``Problem`` says it
+_CALLEES = {METHOD: "{class_name}().{entry_point}", STDIN: STDIN_CALLEE}
 
 
 @dataclass(frozen=True)
@@ -82,11 +84,8 @@ class Problem:
     @property
     def callee(self) -> str:
         """What a test calls: ``f`` (function), ``Solution().f`` (method), ``run_stdin`` (stdin program)."""
-        if self.shape == METHOD:
-            return f"{self.class_name or 'Solution'}().{self.entry_point}"
-        if self.shape == STDIN:
-            return STDIN_CALLEE
-        return self.entry_point
+        return _CALLEES.get(self.shape, "{entry_point}").format(entry_point=self.entry_point,
+                                                                class_name=self.class_name or "Solution")
 
 
 @dataclass

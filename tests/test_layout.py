@@ -106,3 +106,34 @@ def test_nothing_in_the_library_imports_the_studies():
             if any(n == "coderank_evalplus.study" or n.startswith("coderank_evalplus.study.") for n in names):
                 bad.append(str(path.relative_to(PACKAGE)))
     assert not bad, bad
+
+
+def _shape_branches(source: str) -> list[str]:
+    """Comparisons that act on a problem's call shape: a shape's name (``FUNCTION``, ``METHOD``, ``STDIN``,
+    ``SHAPES`` or its string) against something, or anything called ``shape`` against a string (a numpy array's
+    ``.shape`` is compared with a tuple)."""
+    import ast
+
+    names = {"FUNCTION", "METHOD", "STDIN", "SHAPES"}
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Compare):
+            continue
+        parts = [n for side in (node.left, *node.comparators) for n in ast.walk(side)]
+        named = {n.id for n in parts if isinstance(n, ast.Name)} | {n.attr for n in parts
+                                                                    if isinstance(n, ast.Attribute)}
+        texts = {n.value for n in parts if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+        if named & names or ("shape" in named | texts and texts & {"function", "method", "stdin"}):
+            found.append(f"{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_only_the_shapes_module_branches_on_a_call_shape():
+    """Everything shape-specific is the shape object's (``engine/shapes.py``); other modules ask ``shape_of``."""
+    home = PACKAGE / "engine" / "shapes.py"
+    bad = [f"{path.relative_to(PACKAGE)}:{hit}" for path in sorted(PACKAGE.rglob("*.py")) if path != home
+           for hit in _shape_branches(path.read_text())]
+    assert not bad, bad
+    assert _shape_branches("if problem.shape == METHOD:\n    pass\n")
+    assert _shape_branches("ok = data['shape'] != 'stdin'\n")
+    assert not _shape_branches("ok = total.shape != (3,)\n")

@@ -24,9 +24,10 @@ import numpy as np
 
 from coderank_evalplus.api.options import option
 from coderank_evalplus.engine.execution.executors import Executor, WarmExecutor
+from coderank_evalplus.engine.shapes import shape_of
 from coderank_evalplus.metrics import merged_groups, pick_pool, pool_parts
 from coderank_evalplus.testgen.mutate import GROWN_INPUTS
-from coderank_evalplus.types import PASS, STDIN, CoderankError, Executions, Problem, ProblemOutcome
+from coderank_evalplus.types import PASS, CoderankError, Executions, Problem, ProblemOutcome
 
 __all__ = ["pick", "Picker", "Pick", "Evidence", "LostGroup", "NoCandidate", "read_pick_tests"]
 
@@ -365,7 +366,7 @@ def refuse_if_none_defines(programs: Sequence[str], entry_point: str, names: Seq
         if not fault:
             return
         reasons.append(f"{label}: {fault}")
-    what = "is a program" if problem.shape == STDIN else f"defines {entry_point}"
+    what = "is a program" if shape_of(problem).reads_stdin else f"defines {entry_point}"
     raise NoCandidate(f"no candidate {what} ({'; '.join(reasons[:3])}{' …' if len(reasons) > 3 else ''})")
 
 
@@ -583,9 +584,10 @@ def _reasons(p: Pick, ex: Executions, shape: str, grew: bool = True) -> list[str
         where = _and([f"{called} from the calls of the examples and tests" if called else "",
                       f"{grown} grown from the examples" if grown else "" if grew else "none grown"])
         k = int(same.sum())
-        verb = ("prints" if k == 1 else "print") if shape == STDIN else ("returns" if k == 1 else "return")
+        root = shape_of(shape).result_verb
+        verb = f"{root}s" if k == 1 else root
         out.append(f"on {_count(len(inputs), 'input')} ({where}), {k} of the {p.n_candidates} candidates (the pick "
-                   f"among them) {verb} exactly what it {'prints' if shape == STDIN else 'returns'} on "
+                   f"among them) {verb} exactly what it {root}s on "
                    f"{'it' if len(inputs) == 1 else 'every one'}")
     if not grew:
         out.append(off)

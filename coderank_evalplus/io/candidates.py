@@ -16,23 +16,17 @@ from pathlib import Path
 from typing import Optional
 
 from coderank_evalplus.engine.execution.probe import prompt_lines
+from coderank_evalplus.engine.shapes import shape_of
 from coderank_evalplus.io.evalplus_samples import program_of
 from coderank_evalplus.io.jsonl import SampleFileError, read_jsonl, str_field
 from coderank_evalplus.io.sanitize import raw_program
-from coderank_evalplus.types import METHOD, STDIN, InputNotFound, Problem
+from coderank_evalplus.types import InputNotFound, Problem
 
 
 def as_program(candidate: str, problem: Problem) -> str:
     """A candidate as a full program: itself when it defines the entry point at the top level (a method: its class),
     else the prompt followed by it (a completion of the prompt's function); a stdin program is always itself."""
-    if problem.shape == STDIN:
-        return candidate
-    if re.search(rf"(?m)^(?:async\s+)?def\s+{re.escape(problem.entry_point)}\s*\(", candidate):
-        return candidate
-    if problem.shape == METHOD and re.search(rf"(?m)^class\s+{re.escape(problem.class_name or 'Solution')}\b",
-                                             candidate):
-        return candidate
-    return problem.prompt + candidate
+    return shape_of(problem).as_program(candidate, problem)
 
 
 def entry_point_fault(program: str, problem: Problem) -> str:
@@ -45,20 +39,15 @@ def entry_point_fault(program: str, problem: Problem) -> str:
     start = prompt_lines(problem, program)
     if not program[len(problem.prompt) if start else 0:].strip():
         return "empty"
-    if problem.shape == STDIN:
-        return ""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # a candidate's SyntaxWarnings are not the user's
             tree = ast.parse(program)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return ""
-    body: list[ast.stmt] = tree.body
-    if problem.shape == METHOD:
-        classes = [n for n in body if isinstance(n, ast.ClassDef) and n.name == (problem.class_name or "Solution")]
-        if classes and classes[-1].bases:
-            return ""  # the method may come from a base class
-        body = classes[-1].body if classes else []
+    body = shape_of(problem).entry_point_scope(tree, problem)
+    if body is None:
+        return ""
     last = _last_binding(body, problem.entry_point)
     if last is None:
         return f"defines no {problem.entry_point}"

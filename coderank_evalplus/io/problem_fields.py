@@ -24,18 +24,18 @@ from __future__ import annotations
 
 import ast
 from dataclasses import replace
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 from coderank_evalplus.engine import shapes
 from coderank_evalplus.engine.lcb import TIMEOUT_S
 from coderank_evalplus.io.jsonl import SampleFileError
 from coderank_evalplus.testgen.io_tests import io_assert
-from coderank_evalplus.types import FUNCTION, METHOD, STDIN, IOTest, Problem
+from coderank_evalplus.types import STDIN, IOTest, Problem
 
 FIELDS = ("task_id", "prompt", "entry_point", "test", "canonical_solution", "base_input", "plus_input", "atol",
           "public_tests", "private_tests")
 IO_FIELDS = ("public_tests", "private_tests")
-LIVECODEBENCH = "livecodebench"  # a stdin program's dataset: LiveCodeBench's prompts are the ones made for it
+LIVECODEBENCH = shapes.shape_of(STDIN).own_dataset  # a stdin program's dataset: LiveCodeBench's prompts are made for it
 
 
 def build_problem(task_id: str, prompt: str, entry_point: Optional[str] = None, *, test: str = "",
@@ -61,21 +61,13 @@ def build_problem(task_id: str, prompt: str, entry_point: Optional[str] = None, 
 def _trials_and_body(decided: shapes.CallShape, prompt: str, public: Sequence[IOTest], canonical_solution: str,
                      dataset: str) -> tuple[tuple[str, ...], str]:
     """The trial tests and the body a test-generation prompt shows (the prompt without its examples)."""
-    from coderank_evalplus.testgen import leetcode, prompt_examples
-
     callee = Problem("", dataset, prompt, decided.entry_point, shape=decided.shape,
                      class_name=decided.class_name).callee
     if public:
         found = (io_assert(decided.shape, callee, t.input, t.output) for t in public)
         return tuple(t for t in found if t is not None), prompt
-    if decided.shape == FUNCTION:
-        return (tuple(prompt_examples.trial_tests_from_prompt(prompt, decided.entry_point)),
-                prompt_examples.make_test_prompt_body(prompt, decided.entry_point, canonical_solution, dataset))
-    method = leetcode.method_of(prompt, decided.entry_point) if decided.shape == METHOD else None
-    if method is None:
-        return (), prompt
-    cls, name, params, doc = method
-    return tuple(leetcode.trial_tests(doc, cls, name, params)), prompt
+    return shapes.shape_of(decided.shape).trials_and_body(prompt, decided.entry_point, decided.class_name,
+                                                          canonical_solution, dataset)
 
 
 # --- your own benchmark's records ------------------------------------------------------------------------------
@@ -85,32 +77,9 @@ def from_record(rec: dict, where: str, dataset_hash: str = "") -> Problem:
     def bad(name: str, why: str) -> SampleFileError:
         return SampleFileError(f"{where}: field '{name}': {why}")
 
-    unknown = sorted(set(map(str, rec)) - set(FIELDS))
-    if unknown:
-        raise bad(unknown[0], f"unknown (a problem has {', '.join(FIELDS)})")
-    io = any(name in rec for name in IO_FIELDS)
-    has_inputs = "base_input" in rec
-    for name in ("task_id", "prompt", "entry_point", "test", "canonical_solution"):
-        required = name in ("task_id", "prompt") or (name == "entry_point" and not io) or (
-            name == "test" and not io and not has_inputs) or (name == "canonical_solution" and has_inputs)
-        if name not in rec:
-            if required:
-                raise bad(name, "missing" + _MISSING.get(name, ""))
-            continue
-        if not isinstance(rec[name], str) or ((required or name == "entry_point") and not rec[name].strip()):
-            raise bad(name, f"expected a non-empty string, got {type(rec[name]).__name__}")
-    clash = [n for n in ("test", "canonical_solution", "base_input", "plus_input", "atol") if io and n in rec]
-    if clash:
-        raise bad(clash[0], "a problem with public_tests / private_tests is judged on them: give one kind of tests")
-    for name in ("base_input", "plus_input"):
-        if name in rec and not (isinstance(rec[name], list) and all(isinstance(a, list) for a in rec[name])):
-            raise bad(name, "expected a list of argument lists")
-    if "plus_input" in rec and not has_inputs:
-        raise bad("base_input", "missing (plus_input needs base_input)")
-    if "atol" in rec and (isinstance(rec["atol"], bool) or not isinstance(rec["atol"], (int, float))):
-        raise bad("atol", f"expected a number, got {type(rec['atol']).__name__}")
+    _check_fields(rec, bad)
     tests = {name: _io_tests(rec[name], f"{where}: field '{name}'") for name in IO_FIELDS if name in rec}
-    if io and not any(tests.values()):
+    if any(name in rec for name in IO_FIELDS) and not any(tests.values()):
         raise bad(next(iter(tests)), "no tests (give at least one input/output pair)")
     test = rec.get("test", "")
     if test:
@@ -126,18 +95,61 @@ def from_record(rec: dict, where: str, dataset_hash: str = "") -> Problem:
                                 dataset_hash=dataset_hash)
     except ValueError as exc:
         raise bad("entry_point", str(exc)) from None
-    if problem.shape == METHOD and has_inputs:
-        raise bad("base_input", f"evalplus's inputs are a function's arguments; {problem.callee} is a method (give "
-                                "test asserts, or public_tests / private_tests)")
-    for name, items in tests.items():  # (a method's tests that are not JSON would be no trial test, no test)
+    _check_tests_fit_shape(problem, "base_input" in rec, tests, bad)
+    shape = shapes.shape_of(problem)
+    if shape.own_dataset:  # prompted as that dataset prompts its problems: the statement, then the shape's input
+        return replace(problem, dataset=shape.own_dataset, metadata={"question_content": problem.prompt})
+    return replace(problem, original_test=with_check_call(test, problem.callee)) if test else problem
+
+
+def _check_fields(rec: dict, bad: Callable[[str, str], SampleFileError]) -> None:
+    """Every field known, present when required and of its type; one kind of tests."""
+    unknown = sorted(set(map(str, rec)) - set(FIELDS))
+    if unknown:
+        raise bad(unknown[0], f"unknown (a problem has {', '.join(FIELDS)})")
+    _check_text_fields(rec, bad)
+    io = any(name in rec for name in IO_FIELDS)
+    clash = [n for n in ("test", "canonical_solution", "base_input", "plus_input", "atol") if io and n in rec]
+    if clash:
+        raise bad(clash[0], "a problem with public_tests / private_tests is judged on them: give one kind of tests")
+    for name in ("base_input", "plus_input"):
+        if name in rec and not (isinstance(rec[name], list) and all(isinstance(a, list) for a in rec[name])):
+            raise bad(name, "expected a list of argument lists")
+    if "plus_input" in rec and "base_input" not in rec:
+        raise bad("base_input", "missing (plus_input needs base_input)")
+    if "atol" in rec and (isinstance(rec["atol"], bool) or not isinstance(rec["atol"], (int, float))):
+        raise bad("atol", f"expected a number, got {type(rec['atol']).__name__}")
+
+
+def _check_text_fields(rec: dict, bad: Callable[[str, str], SampleFileError]) -> None:
+    """The text fields: each required one present and non-empty (which are required depends on the kind of tests)."""
+    io = any(name in rec for name in IO_FIELDS)
+    has_inputs = "base_input" in rec
+    for name in ("task_id", "prompt", "entry_point", "test", "canonical_solution"):
+        required = name in ("task_id", "prompt") or (name == "entry_point" and not io) or (
+            name == "test" and not io and not has_inputs) or (name == "canonical_solution" and has_inputs)
+        if name not in rec:
+            if required:
+                raise bad(name, "missing" + _MISSING.get(name, ""))
+            continue
+        if not isinstance(rec[name], str) or ((required or name == "entry_point") and not rec[name].strip()):
+            raise bad(name, f"expected a non-empty string, got {type(rec[name]).__name__}")
+
+
+def _check_tests_fit_shape(problem: Problem, has_inputs: bool, tests: dict[str, tuple[IOTest, ...]],
+                           bad: Callable[[str, str], SampleFileError]) -> None:
+    """evalplus's inputs only where the shape takes argument lists; every input/output test readable as one of the
+    shape's asserts (a method's tests that are not JSON would be no trial test, no test)."""
+    shape = shapes.shape_of(problem)
+    if has_inputs and not shape.evalplus_inputs:
+        raise bad("base_input", f"evalplus's inputs are a function's arguments; {problem.callee} is a {shape.name} "
+                                "(give test asserts, or public_tests / private_tests)")
+    for name, items in tests.items():
         wrong = [i for i, t in enumerate(items, 1)
-                 if problem.shape == METHOD and io_assert(METHOD, problem.callee, t.input, t.output) is None]
+                 if io_assert(problem.shape, problem.callee, t.input, t.output) is None]
         if wrong:
             raise bad(name, f"test {wrong[0]}: a method's input is one JSON value a line (its arguments) and its "
                             "output one JSON value")
-    if problem.shape == STDIN:  # prompted as LiveCodeBench prompts a stdin program: the statement, then stdin
-        return replace(problem, dataset=LIVECODEBENCH, metadata={"question_content": problem.prompt})
-    return replace(problem, original_test=with_check_call(test, problem.callee)) if test else problem
 
 
 _MISSING = {"test": " (or give base_input with a canonical_solution, or public_tests / private_tests)",

@@ -40,6 +40,7 @@ from typing import Any, Iterable, Optional
 
 import numpy as np
 
+from coderank_evalplus.engine.shapes import shape_of
 from coderank_evalplus.storage import atomic_open as _atomic
 from coderank_evalplus.storage import atomic_write_text  # noqa: F401 - the one atomic writer, re-exported
 from coderank_evalplus.types import (  # noqa: F401 (LAYOUT re-exported)
@@ -138,8 +139,7 @@ def _problem_record(problem: Problem, n_candidates: int, suite: TestSuite, has_c
     rec: dict[str, Any] = {"task_id": problem.task_id, "dataset": problem.dataset,
                            "entry_point": problem.entry_point, "prompt": problem.prompt,
                            "trial_tests": list(problem.trial_tests), "n_candidates": n_candidates}
-    if problem.shape != FUNCTION:  # a method or a stdin program (a function's record is as it was before shapes)
-        rec.update(shape=problem.shape, class_name=problem.class_name)
+    rec.update(shape_of(problem).record_fields(problem))  # (a function's record is as it was before shapes)
     for name in _SUITE_FIELDS:
         rec[name] = getattr(suite, name)
     rec.update(has_canonical=has_canonical, has_hidden=has_hidden)

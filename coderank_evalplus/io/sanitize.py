@@ -35,7 +35,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable, Optional
 
-from coderank_evalplus.types import FUNCTION, Problem
+from coderank_evalplus.engine.shapes import shape_of
+from coderank_evalplus.types import Problem
 
 # The sources of evalplus 0.3.1's functions this module mirrors (sha256 of inspect.getsource).
 _MIRRORED = {
@@ -320,7 +321,7 @@ def raw_program(reply: str, problem: Problem) -> str:
     body) is read after the prompt, as evalplus.sanitize reads a completion; ``""`` (a failing sample) when
     neither defines the entry point. A class's method or a stdin program (LiveCodeBench) is the reply's fenced
     program, whole, as LiveCodeBench extracts it (``fenced_program``)."""
-    if problem.shape != FUNCTION:
+    if shape_of(problem).reply_is_program:
         return fenced_program(reply)
     # every line sanitize gives is a line of its input (or its start, up to where a statement ends): a reply with
     # no line that defines the entry point gives no such code, and only the prompt + reply can (one sanitize less)

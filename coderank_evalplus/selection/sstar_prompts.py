@@ -34,8 +34,9 @@ import json
 import re
 from typing import Optional, Sequence
 
+from coderank_evalplus.engine.shapes import shape_of
 from coderank_evalplus.io.sanitize import code_blocks
-from coderank_evalplus.types import STDIN, Problem
+from coderank_evalplus.types import Problem
 
 SOURCE = ("NovaSky-AI/SkyThought skythought/test-time-scaling/live_code_bench_program.py "
           "(generated_tests_tool_assisted)")
@@ -58,11 +59,7 @@ def _statement(problem: Problem) -> str:
 
 
 def _form(problem: Problem) -> str:
-    if problem.shape == STDIN:
-        return ('Answer with a JSON list in one ```json code block, each item an object {"input": <the exact text '
-                'given on standard input>}. Do not predict the outputs.')
-    return (f"Write each input as a call of `{problem.callee}` with literal arguments, one call per line, in a single "
-            "```python code block. Do not predict the outputs.")
+    return shape_of(problem).input_request(problem)
 
 
 def inputs_text(problem: Problem, a: str, b: str) -> str:
@@ -84,9 +81,7 @@ def reply_opener(problem: Problem) -> str:
     """The start of the answer, written for the model where the prompt is text (a base model's document, a local
     chat model's templated conversation): the code block and the first call's opening, so that a small model
     continues with inputs instead of rewriting the solution. Read back in front of the reply."""
-    if problem.shape == STDIN:
-        return '```json\n[{"input": "'
-    return f"```python\n{problem.callee}("
+    return shape_of(problem).reply_opener(problem)
 
 
 def inputs_base_prompt(problem: Problem, a: str, b: str) -> tuple[str, tuple[str, ...]]:
@@ -146,7 +141,7 @@ def parse_inputs(reply: str, problem: Problem, most: int = MAX_INPUTS) -> list[s
     ``Solution().f(...)``, ``run_stdin('...')``), distinct, in order, at most ``most``. A call's arguments must
     be literals (an assert holding the call counts too); a stdin input is a JSON ``{"input": text}``."""
     out: list[str] = []
-    if problem.shape == STDIN:
+    if shape_of(problem).reads_stdin:
         for text in _stdin_inputs(reply):
             call = f"{problem.callee}({text!r})"
             if call not in out:

@@ -6,7 +6,7 @@ import ast
 import re
 import warnings
 from collections import Counter
-from typing import Iterable, Optional, Sequence
+from typing import Any, Iterable, Optional, Sequence
 
 from coderank_evalplus.types import TestSuite
 
@@ -90,6 +90,23 @@ def suite_from_asserts(counted: "Counter[str] | dict[str, int]", entry_point: st
 
 
 _TOP_IMPORT = re.compile(r"^\s*(?:import|from)\s+([A-Za-z_]\w*)", re.M)
+
+
+def literal_repr(value: Any) -> str:
+    """``repr`` with sets written in sorted order, so that the text does not depend on string hashing
+    (PYTHONHASHSEED): the same input is the same call text, and the same cache key, in every process."""
+    if isinstance(value, (set, frozenset)):
+        inner = sorted(literal_repr(v) for v in value)
+        text = "{" + ", ".join(inner) + "}" if inner else "set()"
+        return text if isinstance(value, set) else f"frozenset({text})"
+    if isinstance(value, list):
+        return "[" + ", ".join(literal_repr(v) for v in value) + "]"
+    if isinstance(value, tuple):
+        inner = [literal_repr(v) for v in value]
+        return "(" + ", ".join(inner) + ("," if len(inner) == 1 else "") + ")"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{literal_repr(k)}: {literal_repr(v)}" for k, v in value.items()) + "}"
+    return repr(value)
 
 
 def imported_modules(program: str) -> set[str]:

@@ -12,36 +12,19 @@
 from __future__ import annotations
 
 import json
-import re
 from typing import Iterable, Optional
 
+# CodeT's stdin prompt lives with the stdin shape; its names stay importable from here
+from coderank_evalplus.engine.shapes import CODET_STDIN_ENTRY, codet_stdin_prompt, shape_of  # noqa: F401
+from coderank_evalplus.engine.shapes import statement as _statement
 from coderank_evalplus.io.sanitize import code_blocks
-from coderank_evalplus.testgen.extract import build_suite
-from coderank_evalplus.types import METHOD, STDIN, STDIN_CALLEE, Problem, TestSuite
-
-CODET_STDIN_ENTRY = "solution"  # CodeT's name for a program that maps stdin to stdout
-_CODET_CALL = re.compile(r"\bsolution\s*\(")
-
-
-def _statement(problem: Problem) -> str:
-    return str(problem.metadata.get("question_content") or problem.prompt).strip()
-
-
-def codet_stdin_prompt(problem: Problem) -> str:
-    """CodeT's test-generation prompt for CodeContests, for any problem stated in text."""
-    statement = _statement(problem).replace("'''", '"""')
-    return (f"'''\n{statement}\n'''\ndef solution(stdin: str) -> str:\n    pass\n\n"
-            f"# check the correctness of solution\nassert ")
+from coderank_evalplus.types import Problem, TestSuite
 
 
 def chat_io_messages(problem: Problem, n_pairs: int = 5) -> list[dict]:
     """Messages asking an instruct model for ``n_pairs`` test inputs with their exact expected outputs (never the
     public tests)."""
-    if problem.shape == METHOD:
-        form = (f"the arguments of `{problem.entry_point}`, one JSON value per line, and \"output\" the JSON value it "
-                "returns")
-    else:
-        form = "the exact text given on standard input and \"output\" the exact text the program must print"
+    form = (shape_of(problem).io_pair_input or "").format(entry_point=problem.entry_point)
     user = (f"Here is a programming problem:\n\n{_statement(problem)}\n\n"
             f"Write {n_pairs} different small test cases for it, with the exact expected results. Do not solve the "
             f"problem in code. Answer with a JSON list in one ```json code block: each item an object whose \"input\" "
@@ -73,22 +56,12 @@ def io_assert(shape: str, callee: str, inp: str, expected: str) -> Optional[str]
     """One input/output pair as an assert on ``callee``: a method's ``assert Solution().f(a, b) == out`` (each
     non-blank input line a JSON argument, the output a JSON value, as LiveCodeBench's functional tests are written;
     None when they are not JSON), else ``assert callee('…') == '…'`` (a stdin program's text in, text out)."""
-    from coderank_evalplus.testgen.mutate import literal_repr
-
-    if shape != METHOD:
-        return f"assert {callee}({inp!r}) == {expected!r}"
-    try:
-        args = [json.loads(line) for line in inp.split("\n") if line.strip()]
-        value = json.loads(expected)
-    except ValueError:
-        return None
-    return f"assert {callee}({', '.join(literal_repr(a) for a in args)}) == {literal_repr(value)}"
+    return shape_of(shape).io_assert(callee, inp, expected)
 
 
 def pair_asserts(problem: Problem, pairs: Iterable[tuple[str, str]]) -> list[str]:
     """Each pair as an assert in the problem's test language (CodeT's ``solution(…)`` for a stdin program)."""
-    callee = (problem.callee if problem.shape == METHOD
-              else CODET_STDIN_ENTRY if problem.shape == STDIN else problem.entry_point)
+    callee = shape_of(problem).test_callee(problem)
     return [a for a in (io_assert(problem.shape, callee, inp, expected) for inp, expected in pairs) if a is not None]
 
 
@@ -102,6 +75,4 @@ def parse_chat_io(text: str, problem: Problem) -> str:
 def suite_for(problem: Problem, raw_samples: Iterable[str], tests_per_sample: Optional[int]) -> TestSuite:
     """The suite of a problem's raw test samples (CodeT's extraction, ``build_suite``) in its shape's language: a
     stdin program's samples may call CodeT's ``solution(stdin)`` or ``run_stdin``; both run the program."""
-    if problem.shape != STDIN:
-        return build_suite(raw_samples, problem.callee, tests_per_sample)
-    return build_suite([_CODET_CALL.sub(f"{STDIN_CALLEE}(", s) for s in raw_samples], STDIN_CALLEE, tests_per_sample)
+    return shape_of(problem).suite(problem, raw_samples, tests_per_sample)

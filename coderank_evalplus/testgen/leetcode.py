@@ -14,7 +14,7 @@ import ast
 import re
 from typing import Any, Optional
 
-from coderank_evalplus.testgen.mutate import literal_repr
+from coderank_evalplus.testgen.extract import literal_repr
 
 _INPUT = re.compile(r"^\s*Input\s*:\s*(.+?)\s*$", re.I)
 _OUTPUT = re.compile(r"^\s*Output\s*:\s*(.+?)\s*$", re.I)

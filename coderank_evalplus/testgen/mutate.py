@@ -28,9 +28,9 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from coderank_evalplus.testgen import stdin_inputs
-from coderank_evalplus.testgen.extract import assert_body, is_callee, suite_from_asserts
-from coderank_evalplus.types import FUNCTION, RETURNED, STDIN, Executions, Problem, TestSuite
+from coderank_evalplus.engine.shapes import shape_of
+from coderank_evalplus.testgen.extract import assert_body, is_callee, literal_repr, suite_from_asserts
+from coderank_evalplus.types import FUNCTION, RETURNED, Executions, Problem, TestSuite
 
 SOURCE = "examples+mutate"
 # Default inputs per problem, chosen on a budget curve over CodeGen-16B's first 40 HumanEval problems
@@ -130,23 +130,6 @@ def seeds_of(problem: Problem) -> list[list]:
     return out
 
 
-def literal_repr(value: Any) -> str:
-    """``repr`` with sets written in sorted order, so that the text does not depend on string hashing
-    (PYTHONHASHSEED): the same input is the same call text, and the same cache key, in every process."""
-    if isinstance(value, (set, frozenset)):
-        inner = sorted(literal_repr(v) for v in value)
-        text = "{" + ", ".join(inner) + "}" if inner else "set()"
-        return text if isinstance(value, set) else f"frozenset({text})"
-    if isinstance(value, list):
-        return "[" + ", ".join(literal_repr(v) for v in value) + "]"
-    if isinstance(value, tuple):
-        inner = [literal_repr(v) for v in value]
-        return "(" + ", ".join(inner) + ("," if len(inner) == 1 else "") + ")"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{literal_repr(k)}: {literal_repr(v)}" for k, v in value.items()) + "}"
-    return repr(value)
-
-
 def call_text(entry_point: str, args: Sequence[Any]) -> Optional[str]:
     """``f(a, b)`` with each argument's repr, or None when a repr does not read back as an equal value of the same
     type (``nan``, ``inf``, objects) or the text is longer than MAX_CALL_CHARS."""
@@ -204,12 +187,12 @@ def mutate_inputs(seeds: list[list], n: int, entry_point: str, rng_seed: str, sh
     Each new input starts from a random member of the pool (seeds, then the inputs grown so far, as in
     TypedMutGen.generate) and gets 1..MAX_STEPS of evalplus's typed mutations, each on one argument. The module
     ``random``'s state (what evalplus's operators draw from) is seeded with ``rng_seed`` and restored afterwards.
-    A stdin program's input (one string argument) grows by its tokens instead (``stdin_inputs.grow``)."""
+    A shape may grow its inputs its own way (``Shape.grow_inputs``: a stdin program's text by its tokens)."""
     if n <= 0 or not seeds or not any(seeds):
         return []
-    if shape == STDIN:
-        texts = [s[0] for s in seeds if len(s) == 1 and isinstance(s[0], str)]
-        return [[t] for t in stdin_inputs.grow(texts, n, random.Random(rng_seed))]
+    grown = shape_of(shape).grow_inputs(seeds, n, rng_seed)
+    if grown is not None:
+        return grown
     gen = _mutator(seeds, entry_point)
     state = random.getstate()
     random.seed(rng_seed)

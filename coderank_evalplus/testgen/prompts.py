@@ -11,8 +11,9 @@
 
 from __future__ import annotations
 
+from coderank_evalplus.engine.shapes import shape_of
 from coderank_evalplus.testgen.prompt_examples import make_test_prompt_body
-from coderank_evalplus.types import FUNCTION, METHOD, STDIN, Problem
+from coderank_evalplus.types import Problem
 
 __all__ = [
     "test_generation_prompt",
@@ -42,15 +43,9 @@ def test_generation_prompt(problem: Problem) -> str:
     """CodeT's test-generation prompt: body (signature + docstring without examples), ``pass``, a comment and
     ``assert `` for the model to continue. A stdin program gets CodeT's CodeContests form (``def solution(stdin: str)
     -> str``, ``testgen/io_tests.py``), a LeetCode method its statement and starter code, ``pass``, then ``assert ``."""
-    if problem.shape == STDIN:
-        from coderank_evalplus.testgen.io_tests import codet_stdin_prompt
-
-        return codet_stdin_prompt(problem)
-    if problem.shape == METHOD:  # the statement, unless the prompt's own docstring is all there is (your own file)
-        statement = str(problem.metadata.get("question_content") or "").strip().replace("'''", '"""')
-        head = f"'''\n{statement}\n'''\n" if statement else ""
-        return (f"{head}{problem.prompt.rstrip()}\n        pass\n\n"
-                f"# check the correctness of {problem.callee}\nassert ")
+    shaped = shape_of(problem).test_generation_prompt(problem)
+    if shaped is not None:
+        return shaped
     body = problem.test_prompt_body or make_test_prompt_body(
         problem.prompt, problem.entry_point, problem.canonical_solution, problem.dataset
     )
@@ -156,7 +151,7 @@ def chat_test_messages(problem: Problem, n_asserts: int = 5) -> list[dict]:
     Shows the signature and the docstring *without* examples (``test_prompt_body``), never the trial tests. A
     LeetCode method or a stdin program is asked for input/output pairs instead (``io_tests.chat_io_messages``).
     """
-    if problem.shape != FUNCTION:
+    if shape_of(problem).io_pair_input is not None:
         from coderank_evalplus.testgen.io_tests import chat_io_messages
 
         return chat_io_messages(problem, n_asserts)

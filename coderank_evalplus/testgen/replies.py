@@ -4,9 +4,10 @@ shape). The code blocks are read as everywhere else (``io.sanitize.code_blocks``
 
 from __future__ import annotations
 
+from coderank_evalplus.engine.shapes import shape_of
 from coderank_evalplus.io.sanitize import code_blocks, raw_program
 from coderank_evalplus.testgen.prompt_examples import compiles
-from coderank_evalplus.types import FUNCTION, Problem
+from coderank_evalplus.types import Problem
 
 __all__ = ["parse_chat_tests", "chat_test_sample", "parse_chat_solution"]
 
@@ -50,7 +51,7 @@ def parse_chat_tests(text: str, entry_point: str) -> str:
 
 def chat_test_sample(text: str, problem: Problem) -> str:
     """A chat reply to ``chat_test_messages`` → a raw test sample in CodeT's format, for any shape."""
-    if problem.shape != FUNCTION:
+    if shape_of(problem).io_pair_input is not None:
         from coderank_evalplus.testgen.io_tests import parse_chat_io
 
         return parse_chat_io(text, problem)

@@ -1,5 +1,6 @@
 """The three call shapes through the real engine: a class's method and a stdin program run, group and pass their
-tests as a function does; a function's program text (and so its cache keys) is untouched."""
+tests as a function does; a function's program text (and so its cache keys) is untouched. A fourth shape is one
+class, registered in this module, and goes through ``pick`` and the rerank stage."""
 
 from __future__ import annotations
 
@@ -109,3 +110,45 @@ def test_one_rule_decides_the_shape_of_every_problem():
                                    ("def f(x):\n    pass\n", "f g", False, "is not a Python name")]:
         with pytest.raises(ValueError, match=why):
             shapes.decide(prompt, entry, io)
+
+
+# --- a fourth shape: one class, registered here, through rerank and pick -----------------------------------------
+class GeneratorShape(shapes.Shape):
+    """A function that yields its answer's items: a test compares the list of what it yields."""
+
+    name = "generator"
+
+    def runnable(self, program: str) -> str:
+        return program + ("\n\nimport inspect as _cr_inspect\n"
+                          "for _cr_name, _cr_f in list(globals().items()):\n"
+                          "    if _cr_inspect.isgeneratorfunction(_cr_f):\n"
+                          "        globals()[_cr_name] = (lambda g: lambda *a, **k: list(g(*a, **k)))(_cr_f)\n")
+
+
+EVENS = Problem("G/0", "humaneval", 'def evens(n):\n    """The even numbers below n."""\n', "evens",
+                shape="generator", trial_tests=("assert evens(5) == [0, 2, 4]",),
+                original_test="assert evens(7) == [0, 2, 4, 6]\nassert evens(0) == []\n")
+YIELDS_EVENS = "def evens(n):\n    yield from range(0, n, 2)\n"
+YIELDS_ALL = "def evens(n):\n    yield from range(n)\n"
+
+
+shapes.register_shape(GeneratorShape())  # at import: a worker meeting the shape imports this module
+
+
+def test_a_fourth_shape_is_one_class_through_rerank_and_pick(tmp_path):
+    from coderank_evalplus.api.evaluate import stage_config
+    from coderank_evalplus.api.options import RerankOptions
+    from coderank_evalplus.api.picking import pick
+    from coderank_evalplus.engine.execution.execute import ResultCache
+    from coderank_evalplus.pipeline import rank_and_judge
+
+    chosen = pick(EVENS, [YIELDS_ALL, YIELDS_EVENS, YIELDS_ALL], method="codet", mutate=4, workers=1)
+    assert chosen.index == 1 and chosen.program == YIELDS_EVENS
+
+    cfg = stage_config(RerankOptions(methods=["codet"], workers=1, progress=False))
+    tests = {"G/0": ["evens(3) == [0, 2]", "evens(4) == [0, 2]\nassert evens(1) == [0]"]}
+    res = rank_and_judge("humaneval", {"G/0": EVENS}, {"G/0": [YIELDS_ALL, YIELDS_EVENS]}, tests, cfg,
+                         ResultCache(tmp_path / "c.sqlite"))
+    out = res.outcomes["G/0"]
+    assert [out.verdicts[c].base for c in range(2)] == [False, True]  # judged as the shape runs: lists compared
+    assert out.rankings["codet"].groups[0].candidates == [1]

@@ -20,8 +20,8 @@ from coderank_evalplus.engine.execution.cache import ITEM_RECORD, ResultCache  #
 from coderank_evalplus.engine.execution.executors import Executor, LocalExecutor
 from coderank_evalplus.engine.sandbox import Limits, max_memory_bytes
 from coderank_evalplus.engine.sandbox.verdicts import ProbePlan, decide, plan_items, slow_verdicts
-from coderank_evalplus.testgen.extract import assert_body, imported_modules, parse_assert
-from coderank_evalplus.types import ERROR, FUNCTION, PASS, RAISED, STDIN, Executions, Problem, TestSuite
+from coderank_evalplus.testgen.extract import assert_body, imported_modules
+from coderank_evalplus.types import ERROR, FUNCTION, PASS, RAISED, Executions, Problem, TestSuite
 
 
 def content_key(*parts: str) -> bytes:
@@ -69,7 +69,7 @@ def suite_items(suite: TestSuite, trial_tests: Sequence[str], entry_point: Optio
     trial_items = []
     for t in trial_tests:
         body = assert_body(t.strip())
-        parsed = parse_assert(body, callee or entry_point or "") if shape == STDIN else None
+        parsed = shapes.shape_of(shape).trial_check(body, callee or entry_point or "")
         if parsed is not None and shapes.comparison(shape, parsed[2]) == shapes.STDOUT:
             items.append(("call", parsed[0]))
             trial_items.append(len(items))

@@ -29,7 +29,7 @@ from typing import Any, Optional, Sequence
 
 from coderank_evalplus.engine import shapes
 from coderank_evalplus.testgen.extract import assert_body, is_callee, parse_assert
-from coderank_evalplus.types import FUNCTION, STDIN, Problem
+from coderank_evalplus.types import FUNCTION, Problem
 
 SHOW_CHARS = 300  # characters of a returned value's repr or an exception message shown to the model
 _PROBE_WALL_S = 10.0
@@ -154,7 +154,7 @@ def _probe_child(probe: Probe, workdir: str, mem: Optional[int]) -> bytes:  # pr
         utils.reliability_guard(maximum_memory_bytes=mem)
     env = {"__name__": "__coderank_candidate__"}
     call = call_of(probe.test, probe.callee)
-    _repr, _str = repr, str
+    said, show = shapes.shape_of(probe.shape).call_result  # (a stdin program's harness returns what it printed)
 
     def limited(fn, seconds: float):
         setitimer(prof, seconds, 0.05)
@@ -186,11 +186,8 @@ def _probe_child(probe: Probe, workdir: str, mem: Optional[int]) -> bytes:  # pr
         if call is None:
             limited(lambda: exec("assert " + assert_body(probe.test.strip()), env), probe.time_limit)
             return b"passed\n"
-        if probe.shape == STDIN:  # the harness's call returns what the program printed
-            text = limited(lambda: _str(eval(call, env)), probe.time_limit)
-            return f"printed\n{call}\n{_short(text)}".encode("utf-8", "replace")
-        text = limited(lambda: _repr(eval(call, env)), probe.time_limit)
-        return f"returned\n{call}\n{_short(text)}".encode("utf-8", "replace")
+        text = limited(lambda: show(eval(call, env)), probe.time_limit)
+        return f"{said}\n{call}\n{_short(text)}".encode("utf-8", "replace")
     except _Timeout:
         return f"timeout\n{call or ''}".encode("utf-8", "replace")
     except BaseException as exc:  # noqa: BLE001

@@ -416,7 +416,7 @@ class Judge:
         if not problem.has_evalplus_inputs:
             # sem=3: split into probes the candidate's child reports and asserts its referee decides (issue 33); a
             # class's method runs as the engine runs it (shapes.runnable: after LiveCodeBench's imports)
-            shape = "" if problem.shape == FUNCTION else f"|{problem.shape}"
+            shape = shapes.shape_of(problem).cache_tag
             return f"original|{content_key(problem.original_test).hex()}|cpu={ORIGINAL_TEST_CPU_LIMIT}|sem=3{shape}"
         # ref=1: decided by the referee (verdicts of the judge before it could be forged by the candidate)
         return f"{problem.dataset_hash}|{split}|min={self.min_time_limit:g}|factor={self.factor:g}|ref=1"

@@ -25,8 +25,9 @@ import os
 import pickle
 from typing import Any, Callable, Optional
 
+from coderank_evalplus.engine import shapes
 from coderank_evalplus.engine.execution.execute import content_key
-from coderank_evalplus.types import METHOD, Problem
+from coderank_evalplus.types import Problem
 
 
 def config(problem: Problem) -> str:
@@ -62,7 +63,7 @@ def observe(data: dict, code, has_solution: bool, workdir: str, rep: int, ans: i
         env: dict = {"__name__": "tmp_sol"}
         with ev.swallow_io(), _cpu_time_limit(limit):
             exec(code, env)
-        if data["shape"] == METHOD:
+        if shapes.shape_of(data["shape"]).json_io:
             target = env["Solution"]() if has_solution else None
             method = getattr(target, data["func_name"]) if target is not None else env[data["func_name"]]
             parsed = [[json.loads(line) for line in text.split("\n")] for text in inputs]
@@ -94,7 +95,7 @@ def referee_check(secret: dict, rfd: int, answer: Callable[[Any], None]
     from coderank_evalplus.engine.sandbox.report import decode_value, read_reports
 
     outputs = secret["outputs"]
-    functional = secret["shape"] == METHOD
+    functional = shapes.shape_of(secret["shape"]).json_io
 
     def value_ok(index: int, payload: bytes) -> bool:
         got = decode_value(payload)
