@@ -72,6 +72,7 @@ from lm_eval.api.instance import Instance
 from lm_eval.api.task import ConfigurableTask
 from lm_eval.filters import build_filter_ensemble
 
+from coderank_evalplus.integrations import lm_eval_filter  # noqa: F401 - registers the rerank filter
 from coderank_evalplus.io.lm_eval_log import read_answers
 from coderank_evalplus.testgen.mutate import GROWN_INPUTS as DEFAULT_MUTATE_N
 
