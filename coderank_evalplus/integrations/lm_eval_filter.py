@@ -49,7 +49,8 @@ class RerankFilter(Filter):
     def __init__(self, method: Optional[str] = None, k: int = 1, pass_at_k_rule: Optional[str] = None,
                  tests: str = "examples+mutate", dataset: Optional[str] = None, data_dir: Optional[str] = None,
                  time_limit: Optional[float] = None, workers: Optional[int] = None, seed: Optional[int] = None,
-                 cache_dir: Optional[str] = None, progress: Optional[bool] = None, **unknown: Any) -> None:
+                 cache_dir: Optional[str] = None, progress: Optional[bool] = None, judged: Optional[dict] = None,
+                 **unknown: Any) -> None:
         from coderank_evalplus.api.options import POSITIVE_INT, check_value, default, option
         from coderank_evalplus.metrics import check_rule
         from coderank_evalplus.pipeline import all_methods
@@ -57,6 +58,9 @@ class RerankFilter(Filter):
         if unknown:
             raise ValueError(f"filter {FILTER_NAME}: unknown argument(s) {', '.join(sorted(unknown))}; it takes k, "
                              f"tests, dataset, {', '.join(_OPTION_ARGS)}")
+        # the package's own tasks (``integrations.lm_eval.CodeRankTask``, which fills this in): the model's test
+        # samples too, and each problem judged here, its record kept (pass@1, random, oracle: ``process_results``)
+        self.judged = judged
         given = {"method": method, "pass_at_k_rule": pass_at_k_rule, "time_limit": time_limit, "workers": workers,
                  "seed": seed, "cache_dir": cache_dir, "progress": progress, "data_dir": data_dir}
         values: dict[str, Any] = {}
@@ -65,7 +69,7 @@ class RerankFilter(Filter):
             values[name] = (default(name) if name != "progress" else False) if value is None else check_value(
                 name, option(name).kind, value, f"filter {FILTER_NAME}: {name}")
         self.method = str(values["method"])
-        all_methods([self.method])  # an unknown method fails when the task is built, not after generation
+        all_methods([self.method])
         self.rule = check_rule(str(values["pass_at_k_rule"]))
         self.k = int(check_value("k", POSITIVE_INT, k, f"filter {FILTER_NAME}: k"))
         if tests not in _TESTS:
@@ -75,8 +79,13 @@ class RerankFilter(Filter):
         self._problems: Optional[dict] = None
 
     # ------------------------------------------------------------------ lm-eval's Filter
-    def apply(self, resps: Iterable, docs: Sequence[dict]) -> list[list[str]]:
-        """Each document's kept responses, in the documents' order."""
+    def apply(self, resps: Iterable, docs: Sequence[dict]) -> list:
+        """Each document's kept responses, in the documents' order (the package's own tasks: each request's
+        record)."""
+        if self.judged is not None:
+            from coderank_evalplus.integrations.lm_eval import judged_records
+
+            return judged_records(self.judged, list(resps), list(docs))
         from coderank_evalplus.engine.execution.execute import ProblemWork
         from coderank_evalplus.io.candidates import as_program
         from coderank_evalplus.testgen.io_tests import suite_for

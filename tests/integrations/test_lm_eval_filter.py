@@ -169,7 +169,7 @@ def test_the_start_up_hook_registers_the_filter_when_lm_eval_loads_its_tasks():
     assert proc.stdout.strip() == "RerankFilter", proc.stderr[-3000:]
 
 
-def test_the_filter_refuses_bad_arguments_when_the_task_is_built():
+def test_the_filter_refuses_bad_arguments_naming_them():
     from coderank_evalplus.integrations.lm_eval_filter import RerankFilter
 
     with pytest.raises(ValueError, match="method"):
@@ -182,6 +182,33 @@ def test_the_filter_refuses_bad_arguments_when_the_task_is_built():
         RerankFilter(methods="codet")
     with pytest.raises(ValueError, match="tests"):
         RerankFilter(tests="model")
+
+
+@pytest.mark.skipif(not (SHARED_DATA / "evalplus_humanevalplus_release").is_dir(), reason="shared HumanEval+ not found")
+def test_the_packages_own_tasks_are_the_filter_judged():
+    """humaneval_srank and siblings: no apply_filters of their own; their YAML's filter list is the rerank filter,
+    judged, with the task's method, split and metadata options; the test request's document says it is one."""
+    from lm_eval.tasks._yaml_loader import load_yaml
+
+    from coderank_evalplus.integrations.lm_eval import CodeRankTask, tasks_dir
+    from coderank_evalplus.integrations.lm_eval_filter import RerankFilter
+
+    assert "apply_filters" not in CodeRankTask.__dict__
+    cfg = load_yaml(tasks_dir() / "humaneval_plus_srank.yaml", resolve_func=True)
+    assert [s["function"] for f in cfg["filter_list"] for s in f["filter"]] == ["rerank"]
+    cfg["metadata"] = {**cfg["metadata"], "n_samples": 3, "workers": 2, "pretrained": "org/model"}
+    task = CodeRankTask(config=cfg)
+    (ensemble,) = task._filters
+    (step,) = ensemble.filters
+    assert ensemble.name == "none" and step.func is RerankFilter
+    judged = step.keywords["judged"]
+    assert (judged["method"], judged["dataset"], judged["plus"], judged["model"]) == ("srank", "humaneval+", True,
+                                                                                      "org/model")
+    assert judged["options"]["n_samples"] == 3 and judged["options"]["workers"] == 2
+    doc = task.test_docs()[0]
+    sol, test = task.construct_requests(doc, doc["prompt"], metadata=("humaneval_plus_srank", 0, 1))
+    assert not sol.doc.get("__coderank_tests__") and test.doc["__coderank_tests__"] is True
+    assert sol.doc["task_id"] == test.doc["task_id"] == doc["task_id"]
 
 
 def test_kept_order_is_the_pick_then_rank_order():
