@@ -272,13 +272,12 @@ def judged_filter_list(filter_list: Optional[list], settings: dict) -> list:
     """The task's ``filter_list`` with ``settings`` given to each ``rerank`` step that asks to be judged (``judged:``,
     the template's); a task without a filter list gets that one step, on every response (lm-eval's default filter
     would keep only the first of the repeats)."""
-    from coderank_evalplus.integrations.lm_eval_filter import FILTER_NAME
-
+    rerank = lm_eval_filter.FILTER_NAME
     out: list[dict[str, Any]] = deepcopy(filter_list) if filter_list is not None else [
-        {"name": FILTER_KEY, "filter": [{"function": FILTER_NAME, "judged": None}]}]
+        {"name": FILTER_KEY, "filter": [{"function": rerank, "judged": None}]}]
     for ensemble in out:
         for step in ensemble.get("filter") or []:
-            if step.get("function") == FILTER_NAME and "judged" in step:
+            if step.get("function") == rerank and "judged" in step:
                 step["judged"] = settings
     return out
 
@@ -431,6 +430,9 @@ def _open_cache(where: Optional[str]):
     except Exception as exc:  # noqa: BLE001 - a read-only home must not stop the evaluation
         log.warning("execution cache at %s unavailable (%s); running without it", folder, exc)
         return None
+
+
+lm_eval_filter.JUDGED_RECORDS = judged_records  # what the rerank filter does for these tasks (``judged:``)
 
 
 # results of this process's tasks, waiting for lm-eval to write its own (then written beside them)

@@ -31,7 +31,7 @@ MBPP's numeric ids read as ``Mbpp/<id>``) with ``data_dir``, else the document's
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Iterable, Optional, Sequence
+from typing import Any, Callable, Iterable, Optional, Sequence
 
 from lm_eval.api.filter import Filter
 from lm_eval.api.registry import register_filter
@@ -40,6 +40,9 @@ FILTER_NAME = "rerank"
 # the filter's arguments that are options of the table (``api.options``), checked with their kinds there
 _OPTION_ARGS = ("method", "pass_at_k_rule", "time_limit", "workers", "seed", "cache_dir", "progress", "data_dir")
 _TESTS = ("examples+mutate", "examples")
+# the coderank tasks' judged records (``integrations.lm_eval.judged_records``, set where those tasks are defined, so
+# that this module, which the start-up hook imports, imports none of them)
+JUDGED_RECORDS: Optional[Callable[[dict, list, list], list]] = None
 
 
 @register_filter(FILTER_NAME)
@@ -83,9 +86,10 @@ class RerankFilter(Filter):
         """Each document's kept responses, in the documents' order (the package's own tasks: each request's
         record)."""
         if self.judged is not None:
-            from coderank_evalplus.integrations.lm_eval import judged_records
-
-            return judged_records(self.judged, list(resps), list(docs))
+            if JUDGED_RECORDS is None:
+                raise ValueError(f"filter {FILTER_NAME}: judged records are the coderank tasks' "
+                                 f"(coderank_evalplus.integrations.lm_eval), which are not loaded")
+            return JUDGED_RECORDS(self.judged, list(resps), list(docs))
         from coderank_evalplus.engine.execution.execute import ProblemWork
         from coderank_evalplus.io.candidates import as_program
         from coderank_evalplus.testgen.io_tests import suite_for
