@@ -6,8 +6,10 @@ and ``lm_eval.tasks`` (where ``TaskManager`` is defined before lm-eval 0.4.12; f
 None at once). When lm-eval imports them, the finder hands back the real spec with a loader that, after running the
 module, wraps ``TaskManager.__init__`` so that the folder of our task
 YAMLs (``coderank_evalplus/lm_eval_tasks``) is scanned after lm-eval's own tasks and before any user
-``include_path`` (a user's task of the same name still wins). ``lm-eval ls tasks``, ``lm_eval run --tasks
-humaneval_codet`` and ``lm_eval.simple_evaluate`` all build a ``TaskManager``, so all of them see the tasks.
+``include_path`` (a user's task of the same name still wins), and registers the ``rerank`` filter
+(``integrations/lm_eval_filter.py``) that any task's ``filter_list`` may then name. ``lm-eval ls tasks``,
+``lm_eval run --tasks humaneval_codet`` and ``lm_eval.simple_evaluate`` all build a ``TaskManager``, so all of them
+see the tasks.
 
 An lm-eval older than the tasks need (``integrations.versions.LM_EVAL_MIN``) is left alone, with one line on stderr
 naming the version needed. Set ``CODERANK_LM_EVAL_HOOK=0`` to turn it off.
@@ -78,6 +80,17 @@ def patch_task_manager(module) -> None:
     cls.__init__ = __init__
     if _passes_no_metadata_to_class_tasks():
         _relay_metadata(cls)
+    register_rerank_filter()
+
+
+def register_rerank_filter() -> bool:
+    """Put the ``rerank`` filter in lm-eval's filter registry (importing its module registers it), so that any
+    task's ``filter_list`` may name it; False, and lm-eval untouched, where that import fails."""
+    try:
+        import coderank_evalplus.integrations.lm_eval_filter  # noqa: F401 - registers on import
+    except Exception:  # noqa: BLE001 - never break lm-eval
+        return False
+    return True
 
 
 def _passes_no_metadata_to_class_tasks() -> bool:

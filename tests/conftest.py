@@ -75,6 +75,7 @@ SLOW_FIXTURES = {
     "tests.integrations.test_evalplus_integration.runs": "harness",  # three evalplus.evaluate runs
     "tests.integrations.test_lm_eval_integration.replay_run": "harness",  # lm_eval on replayed samples
     "tests.integrations.test_lm_eval_chat.chat_run": "harness",  # lm_eval with the chat template
+    "tests.integrations.test_lm_eval_filter.filter_run": "harness",  # lm_eval's code_eval on reranked picks
     "tests.hostile.test_forgery_lm_eval.forgers_run": "harness",  # lm_eval on a pool of forgers
     "tests.report.conftest.real_leaderboard": "slow",  # the leaderboard CLI on a small real suite
     "tests.report.conftest.same_named_runs": "slow",  # two reranks and a leaderboard over them

@@ -9,15 +9,23 @@ lm-eval 0.4.x resolves). For each problem it issues two ``generate_until`` reque
 * CodeT's test-generation prompt (``prompts.test_generation_prompt``, ends with ``assert ``), repeated
   ``n_test_samples`` times (default 100),
 
-with CodeT's sampling settings (temperature 0.8, top-p 0.95, 300 new tokens, CodeT's stop sequences). After
-generation, :meth:`CodeRankTask.apply_filters` runs this package's pipeline once over all problems of the task
-(extraction → sandboxed execution → ranker → evalplus judge, :func:`coderank_evalplus.pipeline.rerank`) and stores
-one record per problem as the requests' filtered responses; ``process_results`` turns a record into three
+with CodeT's sampling settings (temperature 0.8, top-p 0.95, 300 new tokens, CodeT's stop sequences). The test
+request's document is a marked copy (so is every request's of a chat-mode run): lm-eval's filters see documents,
+not requests. After generation the task's filter list (``_coderank_template_yaml``) applies the ``rerank`` filter
+(:mod:`coderank_evalplus.integrations.lm_eval_filter`), which lm-eval hands every document of the task at once; for
+these tasks it is judged (``judged_records``, with the settings the task fills in): every problem goes down
+``api.evaluate.run_rerank`` in one batch (extraction → the per-problem path, ``selection.path.ProblemPath``:
+sandboxed execution, the ranker, its steps after ranking → the evalplus judge), and each solution request keeps its
+problem's record, each test request the test record. ``process_results``, one function, turns a record into three
 metrics, averaged over problems:
 
-* ``pass@1``: reranked pass@1 (CodeT's rule: a uniform pick inside the top group of the ranking);
+* ``pass@1``: reranked pass@1 (``metrics.ranked_pass_at_k`` at k = 1: a uniform pick from ``metrics.pick_pool``,
+  the ranking's first merged group after the steps; else the fallback pool; else every candidate);
 * ``pass@1_random``: unbiased pass@1 of a random candidate;
 * ``pass@1_oracle``: 1 when any candidate is correct.
+
+lm-eval's own code tasks take the same filter unjudged and keep their ``code_eval`` metric (the ``*_rerank``
+variants beside these tasks; docs/harnesses.md).
 
 ``*_plus_*`` tasks judge on base + plus tests (evalplus's "plus"); the others on the base tests. The
 ``*_recommended`` tasks rank with ``recommended`` (the default pick, which uses the prompt's own examples) on the
@@ -42,9 +50,9 @@ either, none is written (one log line says so).
 
 With ``--log_samples`` each sample's ``resps`` holds the raw generations and ``filtered_resps`` two JSON strings:
 the problem's rerank record (the candidates, i.e. completions cut at the stop sequences, program = prompt +
-candidate; which are correct; the ranking's groups with scores; the top group, the chosen candidate — the first of
-the top group; pass@1 is the expectation over a uniform pick in it — and whether it passed; the metric values) and
-the test record (the extracted asserts with their counts).
+candidate; which are correct; the ranking's groups with scores; the pick pool (``top_group``), the chosen
+candidate — the first of the pick pool; pass@1 is the expectation over a uniform pick in it — and whether it
+passed; the metric values) and the test record (the extracted asserts with their counts).
 
 Chat models (``lm_eval … --apply_chat_template``): lm-eval then hands every task ``apply_chat_template=True`` and
 ``chat_template`` (the model's ``apply_chat_template(messages, add_generation_prompt=True)``) in
@@ -72,6 +80,7 @@ from lm_eval.api.instance import Instance
 from lm_eval.api.task import ConfigurableTask
 from lm_eval.filters import build_filter_ensemble
 
+from coderank_evalplus.integrations import lm_eval_filter  # noqa: F401 - registers the rerank filter
 from coderank_evalplus.io.lm_eval_log import read_answers
 from coderank_evalplus.testgen.mutate import GROWN_INPUTS as DEFAULT_MUTATE_N
 
@@ -100,7 +109,8 @@ _TASK_KEYS = ("dataset", "method", "plus", "examples_mutate")  # the ``coderank:
 CHAT_INSTRUCTION = ("Write a solution to the following problem and make sure that it passes the tests:\n"
                     "```python\n{prompt}\n```\n")
 CHAT_GEN_PREFIX = "Here is the completed function:\n```python\n{prompt}\n"
-_CHAT_DOC_KEY = "__coderank_chat__"  # marks the doc copy fewshot_context hands lm-eval in chat mode
+_CHAT_DOC_KEY = "__coderank_chat__"  # marks the doc copies of a chat-mode run (fewshot_context's, the requests')
+_TEST_DOC_KEY = "__coderank_tests__"  # marks the test request's doc copy (the rerank filter sees docs, not requests)
 _CHAT_ATTR = "coderank_chat"  # set on the requests of a chat-mode run (kept by lm-eval's request cache)
 
 
@@ -166,11 +176,11 @@ class CodeRankTask(ConfigurableTask):
         config.setdefault("test_split", "test")
         config.setdefault("output_type", "generate_until")
         config["unsafe_code"] = True
+        config["filter_list"] = judged_filter_list(config.get("filter_list"), {
+            "task": str(config.get("task")), "dataset": self.dataset_name, "method": self.method, "plus": self.plus,
+            "examples_mutate": self.mutate is not None, "model": model_name(meta), "options": dict(self._options)})
         self._problems: dict = {}
         super().__init__(data_dir=data_dir, cache_dir=cache_dir, download_mode=download_mode, config=config)
-        if self.config.filter_list is None:
-            # Keep every response (lm-eval's default filter keeps only the first of the repeats).
-            self._filters = [build_filter_ensemble(FILTER_KEY, [])]
 
     # ------------------------------------------------------------------ options
     def option(self, key: str) -> Any:
@@ -223,10 +233,12 @@ class CodeRankTask(ConfigurableTask):
             test_ctx = self._chat_test_context(doc, chat_template) if n_tests > 0 else None
         else:
             test_ctx = test_context(ctx, doc) if n_tests > 0 else None
-        reqs = [Instance(request_type="generate_until", doc=doc, arguments=(ctx, deepcopy(gen)), idx=SOLUTION_IDX,
-                         metadata=(task, doc_id, n_sol), **kwargs)]
+        # the filter sees documents, not requests: each request's copy says which it is (and a chat-mode run)
+        marks = {_CHAT_DOC_KEY: True} if chat else {}
+        reqs = [Instance(request_type="generate_until", doc={**doc, **marks}, arguments=(ctx, deepcopy(gen)),
+                         idx=SOLUTION_IDX, metadata=(task, doc_id, n_sol), **kwargs)]
         if n_tests > 0:
-            reqs.append(Instance(request_type="generate_until", doc=doc,
+            reqs.append(Instance(request_type="generate_until", doc={**doc, **marks, _TEST_DOC_KEY: True},
                                  arguments=(test_ctx, deepcopy(gen)), idx=TEST_IDX,
                                  metadata=(task, doc_id, n_tests), **kwargs))
         if chat:
@@ -243,167 +255,184 @@ class CodeRankTask(ConfigurableTask):
             return "\n\n".join(m["content"] for m in messages)
         return chat_template(messages)
 
-    # ------------------------------------------------------------------ scoring
-    def apply_filters(self):
-        """Run lm-eval's filters, then rerank every problem of this rank at once (parallel execution)."""
-        super().apply_filters()
-        if "bypass" in self._metric_fn_list:  # --predict_only: no execution
-            return None
-        by_doc: dict[Any, dict[int, Instance]] = defaultdict(dict)
-        for inst in self._instances or []:
-            by_doc[inst.doc_id][inst.idx] = inst
-        for key in {k for inst in self._instances or [] for k in inst.filtered_resps}:
-            records = self._score(by_doc, key)
-            for doc_id, reqs in by_doc.items():
-                sol_rec, test_rec = records[doc_id]
-                reqs[SOLUTION_IDX].filtered_resps[key] = sol_rec
-                if TEST_IDX in reqs:
-                    reqs[TEST_IDX].filtered_resps[key] = test_rec
-        return None
-
-    def _score(self, by_doc: dict, key: str) -> dict[Any, tuple[dict, dict]]:
-        from coderank_evalplus.api.evaluate import run_rerank
-        from coderank_evalplus.api.options import RerankOptions
-
-        completions: dict[str, list[str]] = {}
-        programs: dict[str, list[str]] = {}
-        raw_tests: dict[str, list[str]] = {}
-        tid_of: dict[Any, str] = {}
-        chat = False
-        for doc_id, reqs in by_doc.items():
-            doc = reqs[SOLUTION_IDX].doc
-            tid = doc["task_id"]
-            tid_of[doc_id] = tid
-            chat_doc = bool(getattr(reqs[SOLUTION_IDX], _CHAT_ATTR, False))
-            chat = chat or chat_doc
-            answers = _texts(reqs[SOLUTION_IDX].filtered_resps.get(key))
-            tests = _texts(reqs[TEST_IDX].filtered_resps.get(key)) if TEST_IDX in reqs else []
-            completions[tid], programs[tid], raw_tests[tid] = read_answers(self._problems[tid], doc["prompt"],
-                                                                           answers, tests, chat_doc)
-        options = RerankOptions(
-            tests=["model"] + (["examples+mutate"] if self.mutate is not None else []), dataset=self.dataset_name,
-            methods=[self.method], k=[1], tests_per_sample=self.option("tests_per_sample"),
-            time_limit=self.option("time_limit"), workers=self.option("workers"), base_only=not self.plus,
-            seed=self.option("rank_seed"), min_time_limit=self.option("min_time_limit"),
-            gt_time_limit_factor=self.option("gt_time_limit_factor"), progress=self.option("progress"),
-            model=self._model_name(), tests_label="model's own tests" + (" + examples+mutate" if self.mutate
-                                                                         is not None else ""))
-        problems = {tid: self._problems[tid] for tid in programs}
-        cache = self._open_cache()
-        try:
-            result = run_rerank(options, problems=problems, solutions=programs, test_samples=raw_tests, cache=cache,
-                                door="lm-eval", write=False).result
-        finally:
-            if cache is not None:
-                cache.close()
-        self._keep_results_folder(result, key)
-        records = {}
-        empty_solutions, no_tests = [], []
-        for doc_id, tid in tid_of.items():
-            sol_rec, test_rec = self._record(tid, completions[tid], raw_tests[tid], result.outcomes[tid], chat)
-            records[doc_id] = (sol_rec, test_rec)
-            if sol_rec["n_empty"] == sol_rec["n_candidates"]:
-                empty_solutions.append(tid)
-            if test_rec["n_tests"] == 0:
-                no_tests.append(tid)
-        name = self.config.task
-        if empty_solutions:
-            log.warning("%s: the model returned only empty solutions for %d of %d problem(s) (%s); their pass@1 is 0"
-                        + (" (chat replies: none defines the entry point)" if chat else ""),
-                        name, len(empty_solutions), len(tid_of), _some(empty_solutions))
-        if no_tests:
-            log.warning("%s: no valid assert could be extracted from the test samples of %d of %d problem(s) (%s); "
-                        "%s ranks them without generated tests", name, len(no_tests), len(tid_of), _some(no_tests),
-                        self.method)
-        return records
-
-    def _model_name(self) -> Optional[str]:
-        """The model's name for the results, as lm-eval names it for its own (``GeneralConfigTracker``: ``peft=``,
-        ``delta=``, ``pretrained=``, ``model=``, ``path=`` or ``engine=`` of ``--model_args``, which lm-eval puts
-        in the tasks' metadata; ``--metadata '{"model": …}'`` too); None when they name none (the results then
-        say so, ``api.evaluate.run_model``)."""
-        try:
-            from lm_eval.loggers.evaluation_tracker import GeneralConfigTracker
-
-            name_of = GeneralConfigTracker._get_model_name  # private in lm-eval: may move between releases
-        except (ImportError, AttributeError):  # an lm-eval that keeps it elsewhere: unnamed, said in one line
-            return None
-        name = name_of(dict(self.config.metadata or {}))
-        return str(name) if name else None
-
-    def _record(self, tid: str, completions: list[str], raw_tests: list[str], outcome,
-                chat: bool = False) -> tuple[dict, dict]:
-        from coderank_evalplus import metrics
-        from coderank_evalplus.pipeline import correct_array
-        from coderank_evalplus.rankers import uses_prompt_examples
-
-        n = outcome.n_candidates
-        correct = correct_array(outcome, "plus" if self.plus else "base")
-        ranking = outcome.rankings[self.method]
-        pool = metrics.pick_pool(ranking, n)
-        chosen = pool[0] if pool else None
-        suite = outcome.suite
-        sol_rec = Record({
-            "task_id": tid,
-            "method": self.method,
-            "uses_prompt_examples": uses_prompt_examples(self.method, self.mutate is not None),
-            "tests": "model" + (" + examples+mutate" if self.mutate is not None else ""),
-            "split": "plus" if self.plus else "base",  # plus: base + plus tests (evalplus's "plus")
-            "n_candidates": n,
-            "n_empty": sum(1 for c in completions if not c.strip()),
-            "candidates": completions,
-            "correct": [int(x) for x in correct],
-            "groups": [{"candidates": [int(c) for c in g.candidates], "score": _finite(g.score)}
-                       for g in ranking.groups],
-            "top_group": pool or None,
-            "chosen": chosen,
-            "chosen_passed": bool(correct[chosen]) if chosen is not None else None,
-            "pass@1": metrics.ranked_pass_at_k(ranking, correct, 1) if n else 0.0,
-            "pass@1_random": metrics.pass_at_k(n, int(correct.sum()), 1),
-            "pass@1_oracle": metrics.oracle_pass(correct),
-            "confidence": (outcome.confidence.get(self.method) or {}).get("plus" if self.plus else "base"),
-        })
-        test_rec = Record({
-            "task_id": tid,
-            "n_samples": len(raw_tests),
-            "n_tests": len(suite),
-            "tests": [{"assert": f"assert {a}", "count": int(c)} for a, c in zip(suite.asserts, suite.counts)],
-        })
-        if chat:  # (only then: the records of a run without the flag stay as they were)
-            sol_rec["chat"] = test_rec["chat"] = True
-        return sol_rec, test_rec
-
-    def _keep_results_folder(self, result, key: str) -> None:
-        """The task's results folder: written now under ``results_dir`` when the metadata names one, else when
-        lm-eval writes its own results (``--output_path``), beside them (``install_results_writer``)."""
-        name = self.config.task + ("" if key == FILTER_KEY else f"--{key}")
-        where = self.option("results_dir")
-        if isinstance(where, str) and where.lower() in ("none", "off", "false", "0"):
-            return
-        if where:
-            folder = Path(where).expanduser() / _sanitized(result.extra["provenance"]["model"]) / f"coderank_{name}"
-            _write_folder(result, folder, name)
-            return
-        PENDING.append((name, result))
-
-    def _open_cache(self):
-        from coderank_evalplus.engine.execution.execute import ResultCache
-        from coderank_evalplus.engine.judging.judge import user_cache_dir
-
-        where = self.option("cache_dir")
-        if isinstance(where, str) and where.lower() in ("none", "off", "false", "0"):
-            return None
-        folder = Path(where).expanduser() if where else user_cache_dir() / "lm_eval"
-        try:
-            return ResultCache(folder / "executions.sqlite")
-        except Exception as exc:  # noqa: BLE001 - a read-only home must not stop the evaluation
-            log.warning("execution cache at %s unavailable (%s); running without it", folder, exc)
-            return None
+    # ------------------------------------------------------------------ scoring (the rerank filter's records)
+    def override_metric(self, metric_name: str) -> None:
+        """``--predict_only`` (the metric ``bypass``): the responses are kept as generated, nothing runs."""
+        super().override_metric(metric_name)
+        if metric_name == "bypass":
+            self._filters = [build_filter_ensemble(FILTER_KEY, [])]
 
     def process_results(self, doc, results):
         if "bypass" in self._metric_fn_list:
             return {"bypass": None}
         return process_results(doc, results)
+
+
+def judged_filter_list(filter_list: Optional[list], settings: dict) -> list:
+    """The task's ``filter_list`` with ``settings`` given to each ``rerank`` step that asks to be judged (``judged:``,
+    the template's); a task without a filter list gets that one step, on every response (lm-eval's default filter
+    would keep only the first of the repeats)."""
+    rerank = lm_eval_filter.FILTER_NAME
+    out: list[dict[str, Any]] = deepcopy(filter_list) if filter_list is not None else [
+        {"name": FILTER_KEY, "filter": [{"function": rerank, "judged": None}]}]
+    for ensemble in out:
+        for step in ensemble.get("filter") or []:
+            if step.get("function") == rerank and "judged" in step:
+                step["judged"] = settings
+    return out
+
+
+def judged_records(settings: dict, resps: list, docs: list) -> list:
+    """The rerank filter on a coderank task's requests (``settings``: ``judged_filter_list``'s): every problem of
+    the task reranked and judged at once (``run_rerank``: parallel execution), each solution request's filtered
+    response its problem's record, each test request's the test record."""
+    from coderank_evalplus.api.evaluate import run_rerank
+    from coderank_evalplus.api.options import RerankOptions
+    from coderank_evalplus.io.problems import load_problems
+
+    opts, method, plus = settings["options"], settings["method"], bool(settings["plus"])
+    mutate = DEFAULT_MUTATE_N if settings["examples_mutate"] else None
+    all_problems = load_problems(settings["dataset"], opts["data_dir"])
+    by_tid: dict[str, dict[int, tuple[int, dict]]] = defaultdict(dict)
+    for i, doc in enumerate(docs):
+        by_tid[doc["task_id"]][TEST_IDX if doc.get(_TEST_DOC_KEY) else SOLUTION_IDX] = (i, doc)
+    completions: dict[str, list[str]] = {}
+    programs: dict[str, list[str]] = {}
+    raw_tests: dict[str, list[str]] = {}
+    chat = False
+    for tid, reqs in by_tid.items():
+        i, doc = reqs[SOLUTION_IDX]
+        chat_doc = bool(doc.get(_CHAT_DOC_KEY))
+        chat = chat or chat_doc
+        tests = _texts(resps[reqs[TEST_IDX][0]]) if TEST_IDX in reqs else []
+        completions[tid], programs[tid], raw_tests[tid] = read_answers(all_problems[tid], doc["prompt"],
+                                                                       _texts(resps[i]), tests, chat_doc)
+    label = " + examples+mutate" if mutate is not None else ""
+    options = RerankOptions(
+        tests=["model"] + (["examples+mutate"] if mutate is not None else []), dataset=settings["dataset"],
+        methods=[method], k=[1], tests_per_sample=opts["tests_per_sample"], time_limit=opts["time_limit"],
+        workers=opts["workers"], base_only=not plus, seed=opts["rank_seed"], min_time_limit=opts["min_time_limit"],
+        gt_time_limit_factor=opts["gt_time_limit_factor"], progress=opts["progress"], model=settings["model"],
+        tests_label="model's own tests" + label)
+    problems = {tid: all_problems[tid] for tid in programs}
+    cache = _open_cache(opts["cache_dir"])
+    try:
+        result = run_rerank(options, problems=problems, solutions=programs, test_samples=raw_tests, cache=cache,
+                            door="lm-eval", write=False).result
+    finally:
+        if cache is not None:
+            cache.close()
+    name = settings["task"]
+    _keep_results_folder(result, name, opts["results_dir"])
+    out: list = [None] * len(docs)
+    empty_solutions, no_tests = [], []
+    for tid, reqs in by_tid.items():
+        sol_rec, test_rec = problem_record(tid, completions[tid], raw_tests[tid], result.outcomes[tid], method, plus,
+                                           mutate is not None, chat)
+        out[reqs[SOLUTION_IDX][0]] = sol_rec
+        if TEST_IDX in reqs:
+            out[reqs[TEST_IDX][0]] = test_rec
+        if sol_rec["n_empty"] == sol_rec["n_candidates"]:
+            empty_solutions.append(tid)
+        if test_rec["n_tests"] == 0:
+            no_tests.append(tid)
+    if empty_solutions:
+        log.warning("%s: the model returned only empty solutions for %d of %d problem(s) (%s); their pass@1 is 0"
+                    + (" (chat replies: none defines the entry point)" if chat else ""),
+                    name, len(empty_solutions), len(by_tid), _some(empty_solutions))
+    if no_tests:
+        log.warning("%s: no valid assert could be extracted from the test samples of %d of %d problem(s) (%s); "
+                    "%s ranks them without generated tests", name, len(no_tests), len(by_tid), _some(no_tests), method)
+    return out
+
+
+def model_name(meta: dict) -> Optional[str]:
+    """The model's name for the results, as lm-eval names it for its own (``GeneralConfigTracker``: ``peft=``,
+    ``delta=``, ``pretrained=``, ``model=``, ``path=`` or ``engine=`` of ``--model_args``, which lm-eval puts in the
+    tasks' metadata; ``--metadata '{"model": …}'`` too); None when they name none (the results then say so,
+    ``api.evaluate.run_model``)."""
+    try:
+        from lm_eval.loggers.evaluation_tracker import GeneralConfigTracker
+
+        name_of = GeneralConfigTracker._get_model_name  # private in lm-eval: may move between releases
+    except (ImportError, AttributeError):  # an lm-eval that keeps it elsewhere: unnamed, said in one line
+        return None
+    name = name_of(dict(meta or {}))
+    return str(name) if name else None
+
+
+def problem_record(tid: str, completions: list[str], raw_tests: list[str], outcome, method: str, plus: bool,
+                   examples_mutate: bool, chat: bool = False) -> tuple[dict, dict]:
+    """One problem's records: the solutions' (candidates, verdicts, ranking, pick, metrics) and the tests'."""
+    from coderank_evalplus import metrics
+    from coderank_evalplus.pipeline import correct_array
+    from coderank_evalplus.rankers import uses_prompt_examples
+
+    n = outcome.n_candidates
+    correct = correct_array(outcome, "plus" if plus else "base")
+    ranking = outcome.rankings[method]
+    pool = metrics.pick_pool(ranking, n)
+    chosen = pool[0] if pool else None
+    suite = outcome.suite
+    sol_rec = Record({
+        "task_id": tid,
+        "method": method,
+        "uses_prompt_examples": uses_prompt_examples(method, examples_mutate),
+        "tests": "model" + (" + examples+mutate" if examples_mutate else ""),
+        "split": "plus" if plus else "base",  # plus: base + plus tests (evalplus's "plus")
+        "n_candidates": n,
+        "n_empty": sum(1 for c in completions if not c.strip()),
+        "candidates": completions,
+        "correct": [int(x) for x in correct],
+        "groups": [{"candidates": [int(c) for c in g.candidates], "score": _finite(g.score)}
+                   for g in ranking.groups],
+        "top_group": pool or None,
+        "chosen": chosen,
+        "chosen_passed": bool(correct[chosen]) if chosen is not None else None,
+        "pass@1": metrics.ranked_pass_at_k(ranking, correct, 1) if n else 0.0,
+        "pass@1_random": metrics.pass_at_k(n, int(correct.sum()), 1),
+        "pass@1_oracle": metrics.oracle_pass(correct),
+        "confidence": (outcome.confidence.get(method) or {}).get("plus" if plus else "base"),
+    })
+    test_rec = Record({
+        "task_id": tid,
+        "n_samples": len(raw_tests),
+        "n_tests": len(suite),
+        "tests": [{"assert": f"assert {a}", "count": int(c)} for a, c in zip(suite.asserts, suite.counts)],
+    })
+    if chat:  # (only then: the records of a run without the flag stay as they were)
+        sol_rec["chat"] = test_rec["chat"] = True
+    return sol_rec, test_rec
+
+
+def _keep_results_folder(result, name: str, where: Optional[str]) -> None:
+    """The task's results folder: written now under ``where`` (the metadata's ``results_dir``) when it names one,
+    else when lm-eval writes its own results (``--output_path``), beside them (``install_results_writer``)."""
+    if isinstance(where, str) and where.lower() in ("none", "off", "false", "0"):
+        return
+    if where:
+        folder = Path(where).expanduser() / _sanitized(result.extra["provenance"]["model"]) / f"coderank_{name}"
+        _write_folder(result, folder, name)
+        return
+    PENDING.append((name, result))
+
+
+def _open_cache(where: Optional[str]):
+    """The execution cache (the metadata's ``cache_dir``, else ``lm_eval/`` in the user cache; "none": none)."""
+    from coderank_evalplus.engine.execution.execute import ResultCache
+    from coderank_evalplus.engine.judging.judge import user_cache_dir
+
+    if isinstance(where, str) and where.lower() in ("none", "off", "false", "0"):
+        return None
+    folder = Path(where).expanduser() if where else user_cache_dir() / "lm_eval"
+    try:
+        return ResultCache(folder / "executions.sqlite")
+    except Exception as exc:  # noqa: BLE001 - a read-only home must not stop the evaluation
+        log.warning("execution cache at %s unavailable (%s); running without it", folder, exc)
+        return None
+
+
+lm_eval_filter.JUDGED_RECORDS = judged_records  # what the rerank filter does for these tasks (``judged:``)
 
 
 # results of this process's tasks, waiting for lm-eval to write its own (then written beside them)
