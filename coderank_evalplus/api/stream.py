@@ -100,22 +100,17 @@ def run_streamed(options: RerankOptions, problems: Mapping[str, Problem], select
     the model's test samples are the problems' tests (else only ``options.tests``' other source); ``cache``: the
     run's execution cache (left open); ``selector``: S* after ranking (a step; one that shares ``generator``
     takes turns with the sampling loop)."""
-    from coderank_evalplus.api.evaluate import describe, finish, output_folder, stage_config, warn_untested
+    from coderank_evalplus.api.evaluate import finish, provenance_and_folder, run_setup, warn_untested
     from coderank_evalplus.engine.execution.executor_factory import make_executor
     from coderank_evalplus.generation.base import sampling_competes_for_cpu
-    from coderank_evalplus.pipeline import Stage, all_methods
+    from coderank_evalplus.pipeline import Stage
     from coderank_evalplus.rankers.likelihood import features_needed
-    from coderank_evalplus.testgen.mutate import split_sources
 
-    options.check()
-    methods = all_methods(options.methods)
+    setup = run_setup(options, door, default_tests=False)
     if options.output is None or options.solutions is None:
         raise ValueError("a streamed run writes its samples and results into options.output")
-    sources = list(options.tests or [])
-    spec = split_sources([s for s in sources if s != "model"])[1]
-    mutate = spec.n if spec is not None else None
-    cfg = stage_config(options, mutate)
-    kinds = sorted(features_needed(methods))
+    cfg = setup.config
+    kinds = sorted(features_needed(setup.methods))
     shared = selector is not None and getattr(selector, "generator", None) is generator
     if shared:  # S* asks the run's own model: the sampling loop and S* take turns with it
         generator = _TakingTurns(generator)
@@ -140,9 +135,8 @@ def run_streamed(options: RerankOptions, problems: Mapping[str, Problem], select
     busy = timing["total_s"] - timing.get("wait_s", 0.0) - timing.get("load_s", 0.0)
     timing.update(generate_s=round(stream.generate_s, 2), stage_s=round(busy, 2), stream_s=round(wall, 2),
                   overlap_s=round(max(0.0, stream.generate_s + busy - wall), 2), stage_held=stream.hold)
-    warn_untested(stream.solutions, stream.tests, mutate)
-    provenance = describe(options, problems, chosen, sources, mutate, door)
-    out = finish(result, provenance, output_folder(options, provenance))
+    warn_untested(stream.solutions, stream.tests, setup.tests.mutate)
+    out = finish(result, *provenance_and_folder(options, problems, chosen, setup.tests, door))
     finished.remove()
     return out
 

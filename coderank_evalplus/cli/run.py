@@ -142,15 +142,16 @@ def run_command(args: argparse.Namespace) -> int:
     from coderank_evalplus.rankers.likelihood import features_needed
     from coderank_evalplus.report import result_lines
     from coderank_evalplus.storage import atomic_write_json, atomic_write_jsonl, ensure_writable_dir
-    from coderank_evalplus.testgen.mutate import split_sources
+    from coderank_evalplus.testgen.mutate import TestSources
     from coderank_evalplus.types import CoderankError
 
     sources = run_sources(args)
-    others, spec = split_sources([t for t in sources if t != "model"])
-    if others:
-        raise CoderankError(f"--tests {','.join(others)}: run takes model and/or examples+mutate[:N] (for files of "
-                            f"test samples use `coderank-evalplus rerank --tests FILE`)")
-    model_tests = "model" in sources
+    parsed = TestSources.parse(sources)
+    spec = parsed.spec
+    if parsed.files:
+        raise CoderankError(f"--tests {','.join(parsed.files)}: run takes model and/or examples+mutate[:N] (for "
+                            f"files of test samples use `coderank-evalplus rerank --tests FILE`)")
+    model_tests = parsed.model
     n_test_samples = args.n_test_samples if model_tests else 0
     max_tokens = sample_tokens(args)
     settings = None
@@ -214,7 +215,7 @@ def run_command(args: argparse.Namespace) -> int:
             from coderank_evalplus.api.evaluate import stage_config
             from coderank_evalplus.generation.likelihood import features_for
 
-            cfg = stage_config(options, spec.n if spec else None)
+            cfg = stage_config(options, parsed)
             features = features_for(options.methods, spath, chosen, solutions)
             debug = run_self_debug(dataset, chosen, solutions, raw_tests, cfg, cache, result, generator, settings,
                                    output, features)
