@@ -31,6 +31,7 @@ from coderank_evalplus.io.samples import read_test_samples
 from coderank_evalplus.rankers import alias_of, uses_prompt_examples, validate_methods
 from coderank_evalplus.rankers.confidence import confidence_block
 from coderank_evalplus.rankers.confidence import default_model as default_confidence_model
+from coderank_evalplus.rankers.registry import RECOMMENDED
 from coderank_evalplus.selection.base import Step
 from coderank_evalplus.selection.path import ProblemPath
 from coderank_evalplus.storage import atomic_write_json, atomic_write_jsonl, os_storage_error
@@ -304,7 +305,7 @@ def adaptive_method(methods: Sequence[str]) -> str:
     """The method the adaptive budget stops on: ``recommended`` when asked for (or nothing ranked is), else the
     first ranked method."""
     ranked = [m for m in methods if m not in BASELINES]
-    return "recommended" if "recommended" in ranked or not ranked else ranked[0]
+    return RECOMMENDED if RECOMMENDED in ranked or not ranked else ranked[0]
 
 
 def adaptive_tau(tau: Optional[float] = None, model: Optional[dict] = None) -> float:

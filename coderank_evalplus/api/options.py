@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 from coderank_evalplus.metrics import DEFAULT_PASS_AT_K_RULE, PASS_AT_K_RULES
-from coderank_evalplus.rankers.registry import DEFAULT_METHODS
+from coderank_evalplus.rankers.registry import DEFAULT_METHODS, RECOMMENDED
 from coderank_evalplus.types import CoderankError
 
 
@@ -415,7 +415,7 @@ OPTIONS: tuple[Option, ...] = (
     # --- pick
     Option("entry_point", TEXT, None, "the function asked for (default: the prompt's last def)", ("pick",),
            NO_HARNESS),
-    Option("method", METHOD, "recommended", "the ranker of the pick (recommended+select: with the model-free "
+    Option("method", METHOD, RECOMMENDED, "the ranker of the pick (recommended+select: with the model-free "
            "selection step, whose deciding input the reasons show)", ("pick",), NO_HARNESS),
 )
 _BY_NAME = {o.name: o for o in OPTIONS}
