@@ -27,6 +27,7 @@ Without ``--rerank`` the wrapper calls evalplus's ``evaluate`` with exactly the 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import os
@@ -571,6 +572,7 @@ def rerank_evaluated(dataset: str, problems: dict, solutions: dict, test_samples
 
     from coderank_evalplus.api.evaluate import run_rerank as door
     from coderank_evalplus.engine.execution.execute import ResultCache
+    from coderank_evalplus.engine.execution.executor_factory import make_executor
     from coderank_evalplus.pipeline import _json_default
     from coderank_evalplus.storage import atomic_write_json, ensure_writable_dir
 
@@ -584,9 +586,11 @@ def rerank_evaluated(dataset: str, problems: dict, solutions: dict, test_samples
     cache = ResultCache(ensure_writable_dir(paths.workdir) / "executions.sqlite")
     extra = {k: v for k, v in (("sanitized", sanitized), ("adaptive", adaptive)) if v is not None}
     debug = None
-    try:
+    held = contextlib.ExitStack()
+    try:  # one executor: the rerank's workers, then self-debug's
+        executor = held.enter_context(make_executor(options.executor, options.workers, options.ray_address))
         out = door(options, problems=problems, solutions=solutions, test_samples=test_samples, features=features,
-                   cache=cache, door="evalplus", extra=extra, load_s=load_s)
+                   cache=cache, executor=executor, door="evalplus", extra=extra, load_s=load_s)
         result = out.result
         atomic_write_json(paths.results, result.to_json(), indent=2, default=_json_default)
         if ours.get("self_debug"):
@@ -599,9 +603,10 @@ def rerank_evaluated(dataset: str, problems: dict, solutions: dict, test_samples
             settings = DebugSettings(ours["self_debug"], ours.get("debug_rounds"), max_tokens=DEBUG_MAX_TOKENS)
             cfg = stage_config(options, TestSources(mutate=result.config.get("mutate")))  # the run's own
             debug = run_self_debug(dataset, problems, solutions, test_samples or {}, cfg, cache, result, model.get(),
-                                   settings, paths.workdir, features).block
+                                   settings, paths.workdir, features, executor=executor).block
             add_to_results(paths.results, paths.workdir)
     finally:
+        held.close()
         cache.close()
     from coderank_evalplus.report.text import evalplus_style_lines
 
