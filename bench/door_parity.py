@@ -157,9 +157,11 @@ def collect(out: Path) -> dict:
     found: dict = {}
     for name, (_, _, _, dataset) in SETS.items():
         faces: dict = {}
+        limited = sorted((out / "ep").glob(f"{name}_samples_limit*_rerank_results.json"))  # a run with --limit
+        evalplus = limited[-1] if limited else out / "ep" / f"{name}_samples_rerank_results.json"
         for face, file in (("rerank", out / f"rerank_{name}" / "rerank_results.json"),
                            ("rerank+mutate", out / f"rerankm_{name}" / "rerank_results.json"),
-                           ("evalplus", out / "ep" / f"{name}_samples_rerank_results.json")):
+                           ("evalplus", evalplus)):
             if file.is_file():
                 methods = json.loads(file.read_text())["methods"]
                 faces[face] = {m: {s: (v.get(s) or {}).get("pass@1") for s in ("base", "plus")}

@@ -63,27 +63,26 @@ def stage_config(options: RerankOptions, tests: Optional[TestSources] = None):
 @dataclass(frozen=True)
 class RunSetup:
     """What a run's options settle before anything runs, for ``run_rerank`` and a streamed ``run`` alike: the
-    methods (the baselines with them), the test sources parsed once, and the stage's settings."""
+    methods (the baselines with them), the test sources parsed once (``defaulted``: none were given, so
+    examples+mutate), and the stage's settings."""
 
     methods: list[str]
     tests: TestSources
     config: Any  # pipeline.RerankConfig
+    defaulted: bool = False
 
 
-def run_setup(options: RerankOptions, door: str, default_tests: bool = True) -> RunSetup:
+def run_setup(options: RerankOptions, default_tests: bool = True) -> RunSetup:
     """``options`` checked, the method names checked (before any executor starts), the test sources parsed (none
-    given and ``default_tests``: examples+mutate, said in one line) and the stage's settings derived from both."""
+    given and ``default_tests``: examples+mutate) and the stage's settings derived from both."""
     from coderank_evalplus.pipeline import all_methods
-    from coderank_evalplus.testgen.mutate import SOURCE, TestSources, no_pool_note
+    from coderank_evalplus.testgen.mutate import SOURCE, TestSources
 
     options.check()
     methods = all_methods(options.methods)
-    sources = list(options.tests or [])
-    if not sources and default_tests:
-        log.warning(no_pool_note("tests=FILE" if door == "python" else "--tests FILE"))
-        sources = [SOURCE]
-    tests = TestSources.parse(sources)
-    return RunSetup(methods, tests, stage_config(options, tests))
+    defaulted = not options.tests and default_tests
+    tests = TestSources.parse([SOURCE] if defaulted else options.tests)
+    return RunSetup(methods, tests, stage_config(options, tests), defaulted)
 
 
 def run_rerank(options: RerankOptions, *, problems: Optional[Mapping[str, Problem]] = None,
@@ -104,8 +103,8 @@ def run_rerank(options: RerankOptions, *, problems: Optional[Mapping[str, Proble
     from coderank_evalplus.pipeline import rank_and_judge
 
     t0 = time.monotonic()
-    setup = run_setup(options, door, default_tests=test_samples is None)
-    given = _inputs(options, setup.tests, problems, solutions, test_samples, features)
+    setup = run_setup(options, default_tests=test_samples is None)
+    given = _inputs(options, setup, problems, solutions, test_samples, features, door)
     provenance, folder = provenance_and_folder(options, given.problems, given.chosen, setup.tests, door,
                                                None if options.solutions else _mapping_digest(given.solutions), write)
     with _run_files(options, folder, cache, selector) as (cache, selector):
@@ -156,9 +155,9 @@ class _Inputs:
     sanitized: Optional[dict]
 
 
-def _inputs(options: RerankOptions, tests: TestSources, problems: Optional[Mapping[str, Problem]],
+def _inputs(options: RerankOptions, setup: RunSetup, problems: Optional[Mapping[str, Problem]],
             solutions: Optional[Mapping[str, Sequence[str]]], test_samples: Optional[Mapping[str, Sequence[str]]],
-            features: Optional[Mapping[str, Mapping[str, Sequence[float]]]]) -> _Inputs:
+            features: Optional[Mapping[str, Mapping[str, Sequence[float]]]], door: str) -> _Inputs:
     """The inputs the caller handed in, the rest read as ``options`` say; the problems chosen (``limit``,
     ``task_ids``) among those with solutions."""
     from coderank_evalplus.io.problems import load_problems, select_problems, selection_note
@@ -168,6 +167,11 @@ def _inputs(options: RerankOptions, tests: TestSources, problems: Optional[Mappi
     sanitized = None
     if solutions is None:
         solutions, sanitized = _read_solutions(options, problems)
+    tests = setup.tests
+    if setup.defaulted:  # said once the problems and solutions read (a bad file is refused first)
+        from coderank_evalplus.testgen.mutate import no_pool_note
+
+        log.warning(no_pool_note("tests=FILE" if door == "python" else "--tests FILE"))
     if test_samples is None:
         from coderank_evalplus.pipeline import read_tests
 

@@ -106,7 +106,7 @@ def run_streamed(options: RerankOptions, problems: Mapping[str, Problem], select
     from coderank_evalplus.pipeline import Stage
     from coderank_evalplus.rankers.likelihood import features_needed
 
-    setup = run_setup(options, door, default_tests=False)
+    setup = run_setup(options, default_tests=False)
     if options.output is None or options.solutions is None:
         raise ValueError("a streamed run writes its samples and results into options.output")
     cfg = setup.config
