@@ -12,6 +12,7 @@ checkout's ``__version__``.
     python bench/door_parity.py --code /path/to/old-checkout --out runs/parity/old --json old.json   # ~1.5 h
     python bench/door_parity.py --code . --out runs/parity/new --json new.json
     python bench/door_parity.py --compare old.json new.json
+    python bench/door_parity.py --code . --out runs/parity/new10 --json new10.json --limit 10   # each set's first 10
 """
 
 from __future__ import annotations
@@ -103,12 +104,14 @@ def _version(code: Path) -> tuple[int, ...]:
     return tuple(int(x) for x in found.split('"')[1].split("."))
 
 
-def run_faces(code: Path, data: Path, out: Path, sets: Sequence[str] = tuple(SETS)) -> None:
-    """Every face on the named sets, for the checkout ``code``; results under ``out`` (seconds per face printed)."""
+def run_faces(code: Path, data: Path, out: Path, sets: Sequence[str] = tuple(SETS), limit: int = 0) -> None:
+    """Every face on the named sets, for the checkout ``code``; results under ``out`` (seconds per face printed).
+    ``limit``: each set's first N problems on every face (0: all)."""
     out.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "PYTHONPATH": str(code), "CODERANK_DATA": str(data), "HF_DATASETS_OFFLINE": "1",
            "HF_HUB_OFFLINE": "1"}
     new = _version(code) >= (0, 2)
+    first = ["--limit", str(limit)] if limit else []
     (out / "replay_model.py").write_text(REPLAY)
     for name in sets:
         samples, tests, field, dataset = SETS[name]
@@ -118,24 +121,25 @@ def run_faces(code: Path, data: Path, out: Path, sets: Sequence[str] = tuple(SET
         for folder, tests_args in runs.items():
             _timed(folder, [sys.executable, "-m", "coderank_evalplus.cli", "rerank", "--dataset", dataset,
                             "--solutions", s, *tests_args, "--output", str(out / folder), "--cache-dir",
-                            str(out / "cache"), "--quiet"], env, out)
+                            str(out / "cache"), "--quiet", *first], env, out)
         ep = out / "ep"
         ep.mkdir(exist_ok=True)
         plain = ep / f"{name}_samples.jsonl"
         with gzip.open(s, "rt") as src, open(plain, "w") as dst:
             dst.write(src.read())
         _timed(f"evalplus_{name}", [sys.executable, "-m", "evalplus.evaluate", "--dataset", dataset, "--samples",
-                                    str(plain), "--rerank", ",".join(METHODS), "--tests", t], env, out)
+                                    str(plain), "--rerank", ",".join(METHODS), "--tests", t, *first], env, out)
         key = "n_samples" if new else "n_solutions"
         tasks = ",".join([f"{dataset}_plus_{m}" for m in METHODS] + [f"{dataset}_codet"])
         _timed(f"lm_eval_{name}", [sys.executable, str(out / "replay_model.py"), "run", "--model", "replay-files",
                                    "--model_args", f"samples={s},tests={t},field={field}", "--tasks", tasks,
                                    "--apply_chat_template", "--confirm_run_unsafe_code", "--metadata",
                                    json.dumps({key: 10, "n_test_samples": 10, "progress": False}),
-                                   "--output_path", str(out / f"lm_{name}")], env, out)
+                                   "--output_path", str(out / f"lm_{name}"), *first], env, out)
         code_api = (f"import coderank_evalplus as cr, json\nout = cr.rerank({s!r}, [{t!r}], dataset={dataset!r}, "
-                    f"progress=False, cache_dir={str(out / 'cache')!r})\nprint(json.dumps({{m: {{sp: "
-                    f"out.result.methods[m][sp]['pass@1'] for sp in ('base', 'plus')}} for m in out.methods}}))\n")
+                    f"progress=False, cache_dir={str(out / 'cache')!r}, limit={limit or None})\n"
+                    f"print(json.dumps({{m: {{sp: out.result.methods[m][sp]['pass@1'] for sp in ('base', 'plus')}} "
+                    f"for m in out.methods}}))\n")
         _timed(f"api_{name}", [sys.executable, "-c", code_api], env, out, keep=out / f"api_{name}.json")
 
 
@@ -153,9 +157,11 @@ def collect(out: Path) -> dict:
     found: dict = {}
     for name, (_, _, _, dataset) in SETS.items():
         faces: dict = {}
+        limited = sorted((out / "ep").glob(f"{name}_samples_limit*_rerank_results.json"))  # a run with --limit
+        evalplus = limited[-1] if limited else out / "ep" / f"{name}_samples_rerank_results.json"
         for face, file in (("rerank", out / f"rerank_{name}" / "rerank_results.json"),
                            ("rerank+mutate", out / f"rerankm_{name}" / "rerank_results.json"),
-                           ("evalplus", out / "ep" / f"{name}_samples_rerank_results.json")):
+                           ("evalplus", evalplus)):
             if file.is_file():
                 methods = json.loads(file.read_text())["methods"]
                 faces[face] = {m: {s: (v.get(s) or {}).get("pass@1") for s in ("base", "plus")}
@@ -206,11 +212,13 @@ def main() -> int:
     ap.add_argument("--collect-only", action="store_true", help="collect what --out holds, run nothing")
     ap.add_argument("--sets", default=",".join(SETS), help=f"comma-separated, of {', '.join(SETS)}")
     ap.add_argument("--compare", nargs=2, type=Path, metavar=("OLD", "NEW"))
+    ap.add_argument("--limit", type=int, default=0, help="each set's first N problems on every face (0: all)")
     args = ap.parse_args()
     if args.compare:
         return 1 if compare(*(json.loads(p.read_text()) for p in args.compare)) else 0
     if not args.collect_only:
-        run_faces(args.code.resolve(), args.data_dir.resolve(), args.out.resolve(), args.sets.split(","))
+        run_faces(args.code.resolve(), args.data_dir.resolve(), args.out.resolve(), args.sets.split(","),
+                  args.limit)
     found = collect(args.out.resolve())
     if args.json:
         args.json.write_text(json.dumps(found, indent=1) + "\n")

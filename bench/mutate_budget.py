@@ -48,14 +48,14 @@ def main() -> None:
     from coderank_evalplus.io.samples import read_solutions
     from coderank_evalplus.pipeline import rank_and_judge, write_results
     from coderank_evalplus.rankers import RankContext, get_ranker
-    from coderank_evalplus.testgen.mutate import first_inputs
+    from coderank_evalplus.testgen.mutate import TestSources, first_inputs
 
     budgets = sorted(int(b) for b in args.budgets.split(","))
     problems = load_problems(args.dataset, args.data_dir)
     sols = read_solutions(args.solutions or Path(args.data_dir) / CODET.format("code_solution"), problems,
                           args.data_dir)
     cfg = stage_config(RerankOptions(methods=list(METHODS), workers=args.workers, limit=args.limit, progress=False),
-                       max(budgets))
+                       TestSources(mutate=max(budgets)))
     cache = ResultCache(Path(args.cache_dir) / "executions.sqlite")
     try:
         result = rank_and_judge(args.dataset, problems, sols, {}, cfg, cache)

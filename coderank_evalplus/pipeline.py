@@ -31,11 +31,12 @@ from coderank_evalplus.io.samples import read_test_samples
 from coderank_evalplus.rankers import alias_of, uses_prompt_examples, validate_methods
 from coderank_evalplus.rankers.confidence import confidence_block
 from coderank_evalplus.rankers.confidence import default_model as default_confidence_model
+from coderank_evalplus.rankers.registry import RECOMMENDED
 from coderank_evalplus.selection.base import Step
 from coderank_evalplus.selection.path import ProblemPath
 from coderank_evalplus.storage import atomic_write_json, atomic_write_jsonl, os_storage_error
 from coderank_evalplus.testgen.io_tests import suite_for
-from coderank_evalplus.testgen.mutate import MutateSpec, split_sources
+from coderank_evalplus.testgen.mutate import MutateSpec
 from coderank_evalplus.types import (  # noqa: F401
     LAYOUT,
     Executions,
@@ -93,14 +94,13 @@ def build_works(problems: Mapping[str, Problem], solutions: Mapping[str, Sequenc
     return works
 
 
-def read_tests(sources: Sequence[str], problems: Mapping[str, Problem], data_dir: Optional[str] = None,
-               drop_extra: bool = False) -> tuple[dict[str, list[str]], Optional[int]]:
-    """Test sources as ``--tests`` / a suite's ``tests`` give them: files of test samples (their samples are
-    pooled per task) and at most one ``examples+mutate[:N]``. Returns (raw test samples per task, N or None)."""
+def read_tests(files: Sequence[str], problems: Mapping[str, Problem], data_dir: Optional[str] = None,
+               drop_extra: bool = False) -> dict[str, list[str]]:
+    """Files of test samples (``TestSources.files``: what ``--tests`` / a suite's ``tests`` name besides
+    examples+mutate): their raw test samples, pooled per task."""
     from coderank_evalplus.io.jsonl import SampleFileError
     from coderank_evalplus.testgen.extract import extract_asserts
 
-    files, spec = split_sources(sources)
     pooled: dict[str, list[str]] = {}
     for f in files:
         if str(f).endswith(".py"):
@@ -112,7 +112,7 @@ def read_tests(sources: Sequence[str], problems: Mapping[str, Problem], data_dir
                                   f"function, e.g. assert {next(iter(problems.values())).entry_point}(…) == …)")
         for tid, samples in found.items():
             pooled.setdefault(tid, []).extend(samples)
-    return pooled, (spec.n if spec is not None else None)
+    return pooled
 
 
 def ranked_methods(methods: Sequence[str]) -> list[str]:
@@ -305,7 +305,7 @@ def adaptive_method(methods: Sequence[str]) -> str:
     """The method the adaptive budget stops on: ``recommended`` when asked for (or nothing ranked is), else the
     first ranked method."""
     ranked = [m for m in methods if m not in BASELINES]
-    return "recommended" if "recommended" in ranked or not ranked else ranked[0]
+    return RECOMMENDED if RECOMMENDED in ranked or not ranked else ranked[0]
 
 
 def adaptive_tau(tau: Optional[float] = None, model: Optional[dict] = None) -> float:

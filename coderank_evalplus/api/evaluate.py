@@ -17,13 +17,16 @@ import os
 import re
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Optional, Sequence
 
 from coderank_evalplus.api.options import RESULTS_ROOT, RerankOptions
 from coderank_evalplus.api.output import RerankOutput
 from coderank_evalplus.types import CoderankError, InputNotFound, Problem
+
+if TYPE_CHECKING:
+    from coderank_evalplus.testgen.mutate import TestSources
 
 log = logging.getLogger("coderank_evalplus")
 
@@ -36,16 +39,50 @@ MODEL_FLAG = {"python": "model=NAME", "evalplus": "--model NAME",
               "lm-eval": "pretrained=NAME or model=NAME in --model_args, or {\"model\": \"NAME\"} in --metadata"}
 
 
-def stage_config(options: RerankOptions, mutate: Optional[int] = None):
-    """The pipeline's settings (``pipeline.RerankConfig``) that ``options`` describe."""
+# a setting of the stage whose name or form is not its option's, and how it reads the options; every other setting
+# is the option of the same name (``stage_config``)
+_DERIVED: dict[str, Callable[[RerankOptions], Any]] = {
+    "methods": lambda o: list(o.methods), "ks": lambda o: list(o.k), "plus": lambda o: not o.base_only,
+    "tests_per_sample": lambda o: o.tests_per_sample or None, "limit": lambda o: o.limit or None}
+
+
+def stage_config(options: RerankOptions, tests: Optional[TestSources] = None):
+    """The pipeline's settings (``pipeline.RerankConfig``) that ``options`` describe, over its fields: each the
+    option of its name (or ``_DERIVED`` from the options); ``mutate`` from the parsed test sources (``tests``,
+    None: no examples+mutate)."""
     from coderank_evalplus.pipeline import RerankConfig
 
-    return RerankConfig(methods=list(options.methods), ks=list(options.k), pass_at_k_rule=options.pass_at_k_rule,
-                        tests_per_sample=options.tests_per_sample or None, time_limit=options.time_limit,
-                        workers=options.workers, plus=not options.base_only, seed=options.seed,
-                        min_time_limit=options.min_time_limit, gt_time_limit_factor=options.gt_time_limit_factor,
-                        progress=options.progress, executor=options.executor, ray_address=options.ray_address,
-                        limit=options.limit or None, mutate=mutate, strict=options.strict)
+    def value(name: str) -> Any:
+        if name == "mutate":
+            return tests.mutate if tests is not None else None
+        return _DERIVED[name](options) if name in _DERIVED else getattr(options, name)
+
+    return RerankConfig(**{f.name: value(f.name) for f in fields(RerankConfig)})
+
+
+@dataclass(frozen=True)
+class RunSetup:
+    """What a run's options settle before anything runs, for ``run_rerank`` and a streamed ``run`` alike: the
+    methods (the baselines with them), the test sources parsed once (``defaulted``: none were given, so
+    examples+mutate), and the stage's settings."""
+
+    methods: list[str]
+    tests: TestSources
+    config: Any  # pipeline.RerankConfig
+    defaulted: bool = False
+
+
+def run_setup(options: RerankOptions, default_tests: bool = True) -> RunSetup:
+    """``options`` checked, the method names checked (before any executor starts), the test sources parsed (none
+    given and ``default_tests``: examples+mutate) and the stage's settings derived from both."""
+    from coderank_evalplus.pipeline import all_methods
+    from coderank_evalplus.testgen.mutate import SOURCE, TestSources
+
+    options.check()
+    methods = all_methods(options.methods)
+    defaulted = not options.tests and default_tests
+    tests = TestSources.parse([SOURCE] if defaulted else options.tests)
+    return RunSetup(methods, tests, stage_config(options, tests), defaulted)
 
 
 def run_rerank(options: RerankOptions, *, problems: Optional[Mapping[str, Problem]] = None,
@@ -63,21 +100,28 @@ def run_rerank(options: RerankOptions, *, problems: Optional[Mapping[str, Proble
     ``rerank_results.json``; ``load_s``: seconds the caller spent reading inputs it hands in (the timing line).
     ``selector``: S* after ranking (``selection.sstar.ModelSelector``), else the one ``options.select_model``
     names, its replies logged in the results folder (else the cache folder, else a temporary one)."""
-    from coderank_evalplus.pipeline import all_methods, rank_and_judge
+    from coderank_evalplus.pipeline import rank_and_judge
 
-    options.check()
-    all_methods(options.methods)
     t0 = time.monotonic()
-    given = _inputs(options, problems, solutions, test_samples, features, door)
-    provenance = describe(options, given.problems, given.chosen, given.sources, given.mutate, door,
-                          None if options.solutions else _mapping_digest(given.solutions))
-    folder = output_folder(options, provenance) if write else None
+    setup = run_setup(options, default_tests=test_samples is None)
+    given = _inputs(options, setup, problems, solutions, test_samples, features, door)
+    provenance, folder = provenance_and_folder(options, given.problems, given.chosen, setup.tests, door,
+                                               None if options.solutions else _mapping_digest(given.solutions), write)
     with _run_files(options, folder, cache, selector) as (cache, selector):
         result = rank_and_judge(provenance["dataset"]["name"], given.problems, given.solutions, given.test_samples,
-                                stage_config(options, given.mutate), cache, given.features, executor=executor,
+                                setup.config, cache, given.features, executor=executor,
                                 eval_results=options.eval_results, load_s=load_s + time.monotonic() - t0,
                                 select=selector)
     return finish(result, provenance, folder, given.sanitized, extra)
+
+
+def provenance_and_folder(options: RerankOptions, problems: Mapping[str, Problem], chosen: Sequence[str],
+                          tests: TestSources, door: str, solutions_digest: Optional[str] = None, write: bool = True
+                          ) -> tuple[dict, Optional[Path]]:
+    """The run's provenance (``describe``) and, with ``write``, its results folder (``output_folder``): what
+    ``run_rerank`` settles before ranking and a streamed ``run`` once its samples are all written."""
+    provenance = describe(options, problems, chosen, tests, door, solutions_digest)
+    return provenance, output_folder(options, provenance) if write else None
 
 
 def finish(result, provenance: Mapping[str, Any], folder: Optional[Path], sanitized: Optional[dict] = None,
@@ -99,20 +143,19 @@ def finish(result, provenance: Mapping[str, Any], folder: Optional[Path], saniti
 @dataclass
 class _Inputs:
     """What a run ranks: the dataset's problems, the chosen ones (``chosen``) with their programs, their raw test
-    samples and likelihood features; the test sources, inputs grown from the examples (``mutate``: N, or None), and
-    the sanitizer's tally (``raw_field``)."""
+    samples and likelihood features; the test sources, parsed (``tests``), and the sanitizer's tally
+    (``raw_field``)."""
 
     problems: Mapping[str, Problem]
     chosen: list[str]
     solutions: dict[str, Sequence[str]]
     test_samples: Mapping[str, Sequence[str]]
     features: Optional[Mapping[str, Mapping[str, Sequence[float]]]]
-    sources: list[str]
-    mutate: Optional[int]
+    tests: TestSources
     sanitized: Optional[dict]
 
 
-def _inputs(options: RerankOptions, problems: Optional[Mapping[str, Problem]],
+def _inputs(options: RerankOptions, setup: RunSetup, problems: Optional[Mapping[str, Problem]],
             solutions: Optional[Mapping[str, Sequence[str]]], test_samples: Optional[Mapping[str, Sequence[str]]],
             features: Optional[Mapping[str, Mapping[str, Sequence[float]]]], door: str) -> _Inputs:
     """The inputs the caller handed in, the rest read as ``options`` say; the problems chosen (``limit``,
@@ -124,7 +167,15 @@ def _inputs(options: RerankOptions, problems: Optional[Mapping[str, Problem]],
     sanitized = None
     if solutions is None:
         solutions, sanitized = _read_solutions(options, problems)
-    test_samples, sources, mutate = _tests(options, problems, test_samples, door)
+    tests = setup.tests
+    if setup.defaulted:  # said once the problems and solutions read (a bad file is refused first)
+        from coderank_evalplus.testgen.mutate import no_pool_note
+
+        log.warning(no_pool_note("tests=FILE" if door == "python" else "--tests FILE"))
+    if test_samples is None:
+        from coderank_evalplus.pipeline import read_tests
+
+        test_samples = read_tests(tests.files, problems, options.data_dir, drop_extra=options.drop_extra_problems)
     chosen = select_problems(problems, solutions, options.limit, options.task_ids)
     if not chosen:
         what = f"the first {options.limit} problems" if options.limit else "the problems asked for"
@@ -139,8 +190,8 @@ def _inputs(options: RerankOptions, problems: Optional[Mapping[str, Problem]],
         from coderank_evalplus.generation.likelihood import features_for
 
         features = features_for(options.methods, options.solutions, problems, solutions)
-    warn_untested(solutions, test_samples, mutate)
-    return _Inputs(problems, list(chosen), dict(solutions), test_samples, features, sources, mutate, sanitized)
+    warn_untested(solutions, test_samples, tests.mutate)
+    return _Inputs(problems, list(chosen), dict(solutions), test_samples, features, tests, sanitized)
 
 
 def warn_untested(solutions: Mapping[str, Sequence[str]], test_samples: Mapping[str, Sequence[str]],
@@ -151,25 +202,6 @@ def warn_untested(solutions: Mapping[str, Sequence[str]], test_samples: Mapping[
     if missing and mutate is None:
         log.warning("%d task(s) have no test samples (they fall back to a random pick): %s", len(missing),
                     ", ".join(missing[:5]) + (" …" if len(missing) > 5 else ""))
-
-
-def _tests(options: RerankOptions, problems: Mapping[str, Problem],
-           test_samples: Optional[Mapping[str, Sequence[str]]], door: str
-           ) -> tuple[Mapping[str, Sequence[str]], list[str], Optional[int]]:
-    """(raw test samples per task, the test sources, inputs grown from the examples: N or None): as handed in,
-    else read from ``options.tests`` (default, said in one line: examples+mutate)."""
-    from coderank_evalplus.pipeline import read_tests
-    from coderank_evalplus.testgen.mutate import SOURCE, no_pool_note, split_sources
-
-    sources = list(options.tests or [])
-    if test_samples is not None:
-        spec = split_sources([s for s in sources if s != "model"])[1]
-        return test_samples, sources, (spec.n if spec is not None else None)
-    if not sources:
-        log.warning(no_pool_note("tests=FILE" if door == "python" else "--tests FILE"))
-        sources = [SOURCE]
-    found, mutate = read_tests(sources, problems, options.data_dir, drop_extra=options.drop_extra_problems)
-    return found, sources, mutate
 
 
 @contextlib.contextmanager
@@ -228,8 +260,8 @@ def _mapping_digest(solutions: Mapping[str, Sequence[str]]) -> str:
                           ).hexdigest()[:16]
 
 
-def describe(options: RerankOptions, problems: Mapping[str, Problem], chosen: Sequence[str], sources: Sequence[str],
-             mutate: Optional[int], door: str, solutions_digest: Optional[str] = None) -> dict:
+def describe(options: RerankOptions, problems: Mapping[str, Problem], chosen: Sequence[str], tests: TestSources,
+             door: str, solutions_digest: Optional[str] = None) -> dict:
     """The run's provenance: the model (and what named it), the dataset (name, version, hash), the test pool, who
     ran it, the samples' digest (the leaderboard tells same-named runs of other samples apart by it) and a
     fingerprint of its inputs (what makes two runs the same run)."""
@@ -237,16 +269,17 @@ def describe(options: RerankOptions, problems: Mapping[str, Problem], chosen: Se
     from coderank_evalplus.io.results_folder import pool_of
 
     model, named_by = run_model(options, door)
-    label = options.tests_label or tests_label(sources, mutate)
+    label = options.tests_label or tests_label(tests)
     first = problems[chosen[0]]
     dataset = {"name": options.dataset, "version": dataset_version(options.dataset, first),
                "hash": first.dataset_hash or None, "problems": len(chosen)}
-    inputs = {"solutions": solutions_digest or _digest(options.solutions), "tests": [_digest(s) for s in sources],
+    inputs = {"solutions": solutions_digest or _digest(options.solutions), "tests": [_digest(s) for s in tests.given],
               "dataset": [options.dataset, first.dataset_hash]}
     fingerprint = hashlib.sha256(json.dumps(inputs, sort_keys=True, default=str).encode()).hexdigest()[:16]
     return {"model": model, "model_named_by": named_by, "dataset": dataset, "tests": label, "pool": pool_of(label),
             "door": door, "solutions": str(options.solutions) if options.solutions else None,
-            "solutions_digest": inputs["solutions"], "test_sources": list(sources), "inputs_fingerprint": fingerprint}
+            "solutions_digest": inputs["solutions"], "test_sources": list(tests.given),
+            "inputs_fingerprint": fingerprint}
 
 
 def run_model(options: RerankOptions, door: str) -> tuple[str, str]:
@@ -272,18 +305,18 @@ def model_name(solutions: Optional[str]) -> str:
     return m.group(1) if m else name
 
 
-def tests_label(sources: Sequence[str], mutate: Optional[int]) -> str:
+def tests_label(tests: TestSources) -> str:
     """The test pool's name from its sources: the files' names (without .jsonl) and ``examples+mutate:N``."""
-    from coderank_evalplus.testgen.mutate import MutateSpec, parse_source
+    from coderank_evalplus.testgen.mutate import MODEL_TESTS
 
     parts = []
-    for s in sources:
-        if s == "model":
+    for s in tests.given:
+        if s == MODEL_TESTS:
             parts.append("model's own tests")
-        elif parse_source(s) is None:
+        elif s in tests.files:
             parts.append(model_name(s))
-        elif mutate is not None:
-            parts.append(MutateSpec(mutate).label())
+        elif tests.spec is not None:
+            parts.append(tests.spec.label())
     return " + ".join(parts) or "no tests"
 
 

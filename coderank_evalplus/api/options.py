@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 from coderank_evalplus.metrics import DEFAULT_PASS_AT_K_RULE, PASS_AT_K_RULES
-from coderank_evalplus.rankers.registry import DEFAULT_METHODS
+from coderank_evalplus.rankers.registry import DEFAULT_METHODS, RECOMMENDED
 from coderank_evalplus.types import CoderankError
 
 
@@ -416,7 +416,7 @@ OPTIONS: tuple[Option, ...] = (
     # --- pick
     Option("entry_point", TEXT, None, "the function asked for (default: the prompt's last def)", ("pick",),
            NO_HARNESS),
-    Option("method", METHOD, "recommended", "the ranker of the pick (`coderank-evalplus methods` lists them; "
+    Option("method", METHOD, RECOMMENDED, "the ranker of the pick (`coderank-evalplus methods` lists them; "
            "recommended includes the model-free selection step, whose deciding input the reasons show; "
            "<ranker>+select adds it to another ranker)", ("pick",), NO_HARNESS),
 )

@@ -10,6 +10,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from coderank_evalplus.rankers.registry import RECOMMENDED
 from coderank_evalplus.types import CoderankError, RerankResult
 
 SPLITS = ("base", "plus")
@@ -80,14 +81,14 @@ class RerankOutput:
             raise CoderankError(f"k={k!r}: pass@k is defined for 1 ≤ k ≤ {fewest} here (the fewest candidates of "
                                 f"a problem); reported: {', '.join(map(str, self.ks))}")
 
-    def pass_at(self, method: str = "recommended", k: int = 1, split: str = "base") -> float:
+    def pass_at(self, method: str = RECOMMENDED, k: int = 1, split: str = "base") -> float:
         """Reranked pass@k (percent) of ``method`` on ``split`` ("base" or "plus")."""
         from coderank_evalplus.metrics import aggregate_percent
 
         self._check(method, k, split)
         return aggregate_percent(self.scores(method, k, split))
 
-    def interval(self, method: str = "recommended", k: int = 1, split: str = "base",
+    def interval(self, method: str = RECOMMENDED, k: int = 1, split: str = "base",
                  resamples: int = 2000, seed: int = 0) -> tuple[float, float]:
         """95 % bootstrap interval (percent) of ``pass_at(method, k, split)`` over problems (``stats``,
         the leaderboard's intervals); CoderankError below ``stats.MIN_PROBLEMS`` (20) problems."""
@@ -100,7 +101,7 @@ class RerankOutput:
         lo, hi = mean_estimate(scores, resample_indices(len(scores), resamples, seed)).ci95
         return round(lo, 2), round(hi, 2)
 
-    def scores(self, method: str = "recommended", k: int = 1, split: str = "base") -> np.ndarray:
+    def scores(self, method: str = RECOMMENDED, k: int = 1, split: str = "base") -> np.ndarray:
         """Per problem (in ``task_ids`` order), the probability that ``method``'s k picks pass ``split`` (the picks
         taken by the run's ``pass_at_k_rule``, as in its table)."""
         from coderank_evalplus.pipeline import problem_scores
@@ -108,12 +109,12 @@ class RerankOutput:
         self._check(method, k, split)
         return np.asarray(problem_scores(self.result.outcomes, method, k, split, self.pass_at_k_rule), dtype=float)
 
-    def uses_prompt_examples(self, method: str = "recommended") -> bool:
+    def uses_prompt_examples(self, method: str = RECOMMENDED) -> bool:
         """Whether ``method``'s numbers used the prompt's examples (not CodeT's published setting)."""
         self._check(method, 1, "base")
         return bool(self.result.methods[method]["uses_prompt_examples"])
 
-    def picks(self, method: str = "recommended") -> dict[str, ProblemPick]:
+    def picks(self, method: str = RECOMMENDED) -> dict[str, ProblemPick]:
         """Each problem's pick by ``method``, with its pool and confidence."""
         from coderank_evalplus.metrics import pick_pool
 

@@ -26,7 +26,7 @@ from coderank_evalplus.api.options import option
 from coderank_evalplus.engine.execution.executors import Executor, WarmExecutor
 from coderank_evalplus.engine.shapes import shape_of
 from coderank_evalplus.metrics import merged_groups, pick_pool, pool_parts
-from coderank_evalplus.testgen.mutate import GROWN_INPUTS
+from coderank_evalplus.testgen.mutate import GROWN_INPUTS, SOURCE, TestSources
 from coderank_evalplus.types import PASS, CoderankError, Executions, Problem, ProblemOutcome
 
 __all__ = ["pick", "Picker", "Pick", "Evidence", "LostGroup", "NoCandidate", "read_pick_tests"]
@@ -181,19 +181,19 @@ def split_tests(tests: "str | Sequence[str] | None") -> list[str]:
     return out
 
 
-def read_pick_tests(sources: Optional[Sequence[Any]]) -> tuple[Optional[list[str]], int]:
-    """``pick --tests``'s sources → (the asserts of its files, or None; inputs to grow from the examples). Files:
-    a .py of assert statements, or JSON lines of test samples ({samples|asserts}, a task_id, if any, ignored).
-    Without sources: examples+mutate. With files and no examples+mutate: no inputs are grown (as ``rerank``)."""
+def read_pick_tests(sources: Optional[Sequence[Any]]) -> tuple[Optional[list[str]], TestSources]:
+    """``pick --tests``'s sources → (the asserts of its files, or None; the sources parsed: ``mutate`` is what
+    ``Picker`` takes). Files: a .py of assert statements, or JSON lines of test samples ({samples|asserts}, a
+    task_id, if any, ignored). Without sources: examples+mutate. With files and no examples+mutate: neither the
+    examples nor grown inputs (as ``rerank``)."""
     from coderank_evalplus.api.options import flat_tests
     from coderank_evalplus.io.jsonl import SampleFileError, read_jsonl, str_list
-    from coderank_evalplus.testgen.mutate import split_sources
     from coderank_evalplus.types import InputNotFound
 
     flat = flat_tests(list(sources)) if sources else []
-    files, spec = split_sources(flat or ["examples+mutate"])
+    parsed = TestSources.parse(flat or [SOURCE])
     asserts: list[str] = []
-    for f in files:
+    for f in parsed.files:
         path = Path(f)
         if not path.is_file():
             raise InputNotFound(f"tests {f}: no such file")
@@ -214,7 +214,7 @@ def read_pick_tests(sources: Optional[Sequence[Any]]) -> tuple[Optional[list[str
         if not found:
             raise SampleFileError(f"tests {f}: no assert in it")
         asserts += found
-    return (asserts if files else None), (spec.n if spec is not None else 0)
+    return (asserts if parsed.files else None), parsed
 
 
 class Picker:
@@ -225,9 +225,10 @@ class Picker:
     ``with Picker() as picker: choice = picker.pick(prompt, candidates)``. The workers start on entering (or on
     the first pick) and stop on leaving (or ``close()``); the cache lives in ``cache_dir`` (kept) or in a temporary
     folder (removed on close). ``method``: any ranker (default ``recommended``); ``mutate``: inputs grown from the
-    prompt's examples (0: none); ``time_limit``: CPU seconds per test, as ``rerank --time-limit``."""
+    prompt's examples, as ``examples+mutate:N`` (0: the examples alone; None: neither, only the tests given);
+    ``time_limit``: CPU seconds per test, as ``rerank --time-limit``."""
 
-    def __init__(self, method: str = option("method").default, mutate: int = GROWN_INPUTS,
+    def __init__(self, method: str = option("method").default, mutate: Optional[int] = GROWN_INPUTS,
                  seed: int = option("seed").default, time_limit: float = option("time_limit").default,
                  workers: Optional[int] = None, cache_dir: "str | os.PathLike | None" = None,
                  select_model: Optional[str] = None, select_backend: Optional[str] = None,
@@ -237,13 +238,13 @@ class Picker:
         from coderank_evalplus.api.options import COUNT, METHOD, RerankOptions, check_value
 
         self.method = check_value("method", METHOD, method)
-        self.mutate = check_value("mutate", COUNT, mutate)
+        self.mutate = None if mutate is None else check_value("mutate", COUNT, mutate)
         # the rest checked as rerank's options are; S* after ranking (select_model) is made on the first pick
         self._options = RerankOptions(methods=[self.method], time_limit=time_limit, seed=seed, workers=workers,
                                       progress=False, select_model=select_model, select_backend=select_backend,
                                       select_base_url=select_base_url, select_max_tokens=select_max_tokens).check()
         self.time_limit, self.workers, self.seed = self._options.time_limit, self._options.workers, self._options.seed
-        self._cfg = stage_config(self._options, self.mutate or None)
+        self._cfg = stage_config(self._options, TestSources(mutate=self.mutate))
         self._cache_dir = Path(cache_dir) if cache_dir is not None else None
         self._executor: Optional[WarmExecutor] = None
         self._cache: Any = None
@@ -318,7 +319,7 @@ class Picker:
         grown = set(outcome.generated["inputs"]) if outcome.generated else set()
         chosen = _explain(outcome, self.method, problem, set(given), grown, programs, labels, self._executor,
                           self.time_limit)
-        chosen.uses_prompt_examples = uses_prompt_examples(self.method, self.mutate > 0)
+        chosen.uses_prompt_examples = uses_prompt_examples(self.method, self.mutate is not None)
         chosen.seconds = time.monotonic() - t0
         return chosen
 
@@ -385,7 +386,7 @@ def _problem_of(prompt: "str | Problem | dict", entry_point: Optional[str], name
 
 def pick(prompt: "str | Problem | dict", candidates: Sequence[str], entry_point: Optional[str] = None,
          tests: "str | Sequence[str] | None" = None, *, raw: bool = False, method: str = option("method").default,
-         mutate: int = GROWN_INPUTS, seed: int = option("seed").default,
+         mutate: Optional[int] = GROWN_INPUTS, seed: int = option("seed").default,
          time_limit: float = option("time_limit").default, workers: Optional[int] = None,
          names: Optional[Sequence[str]] = None) -> Pick:
     """The candidate to keep for one problem given as a prompt (``Picker.pick`` with workers of its own, started

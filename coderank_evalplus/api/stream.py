@@ -38,7 +38,7 @@ import time
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 from coderank_evalplus.api.options import RerankOptions
 from coderank_evalplus.api.output import RerankOutput
@@ -93,29 +93,24 @@ class _Ask:
 
 def run_streamed(options: RerankOptions, problems: Mapping[str, Problem], selected: Sequence[Problem],
                  generator: Any, sampling: Sampling, cache: Any, *, model_tests: bool = True, door: str = "run",
-                 selector: Any = None) -> RerankOutput:
+                 selector: Any = None, executor: Any = None) -> RerankOutput:
     """Sample ``selected`` with ``generator`` as ``sampling`` says (into ``options.solutions`` and the model's
     tests file in ``options.tests``) and rerank, judge and write the results folder (``options.output``) as
     ``run_rerank`` would on those files, problem by problem as they finish (module docstring). ``model_tests``:
     the model's test samples are the problems' tests (else only ``options.tests``' other source); ``cache``: the
     run's execution cache (left open); ``selector``: S* after ranking (a step; one that shares ``generator``
-    takes turns with the sampling loop)."""
-    from coderank_evalplus.api.evaluate import describe, finish, output_folder, stage_config, warn_untested
+    takes turns with the sampling loop); ``executor``: the run's (left open), else one made for the stream."""
+    from coderank_evalplus.api.evaluate import finish, provenance_and_folder, run_setup, warn_untested
     from coderank_evalplus.engine.execution.executor_factory import make_executor
     from coderank_evalplus.generation.base import sampling_competes_for_cpu
-    from coderank_evalplus.pipeline import Stage, all_methods
+    from coderank_evalplus.pipeline import Stage
     from coderank_evalplus.rankers.likelihood import features_needed
-    from coderank_evalplus.testgen.mutate import split_sources
 
-    options.check()
-    methods = all_methods(options.methods)
+    setup = run_setup(options, default_tests=False)
     if options.output is None or options.solutions is None:
         raise ValueError("a streamed run writes its samples and results into options.output")
-    sources = list(options.tests or [])
-    spec = split_sources([s for s in sources if s != "model"])[1]
-    mutate = spec.n if spec is not None else None
-    cfg = stage_config(options, mutate)
-    kinds = sorted(features_needed(methods))
+    cfg = setup.config
+    kinds = sorted(features_needed(setup.methods))
     shared = selector is not None and getattr(selector, "generator", None) is generator
     if shared:  # S* asks the run's own model: the sampling loop and S* take turns with it
         generator = _TakingTurns(generator)
@@ -125,7 +120,8 @@ def run_streamed(options: RerankOptions, problems: Mapping[str, Problem], select
     folder = Path(options.output)
     finished = _Finished(folder / FINISHED_FILE, chosen)
     t0 = time.monotonic()
-    with make_executor(cfg.executor, cfg.workers, cfg.ray_address, warm=True) as executor:
+    with (contextlib.nullcontext(executor) if executor is not None
+          else make_executor(cfg.executor, cfg.workers, cfg.ray_address, warm=True)) as executor:
         stage = Stage(options.dataset, problems, _quiet(cfg), cache, executor, selector, None, 0.0, t0)
         stream = _Stream(stage, generator, sampling, selected, kinds, options, model_tests, finished,
                          hold=sampling_competes_for_cpu(generator))
@@ -140,11 +136,100 @@ def run_streamed(options: RerankOptions, problems: Mapping[str, Problem], select
     busy = timing["total_s"] - timing.get("wait_s", 0.0) - timing.get("load_s", 0.0)
     timing.update(generate_s=round(stream.generate_s, 2), stage_s=round(busy, 2), stream_s=round(wall, 2),
                   overlap_s=round(max(0.0, stream.generate_s + busy - wall), 2), stage_held=stream.hold)
-    warn_untested(stream.solutions, stream.tests, mutate)
-    provenance = describe(options, problems, chosen, sources, mutate, door)
-    out = finish(result, provenance, output_folder(options, provenance))
+    warn_untested(stream.solutions, stream.tests, setup.tests.mutate)
+    out = finish(result, *provenance_and_folder(options, problems, chosen, setup.tests, door))
     finished.remove()
     return out
+
+
+RUN_CONFIG = "run_config.json"  # a run's settings, written when it ends: what a rerun resumes by
+# what makes the samples in a run's folder the samples of another run: then the folder is not resumed
+RUN_IDENTITY = ("model", "backend", "dataset", "temperature", "top_p", "max_tokens")
+
+
+def prepare_run_folder(output: Path, record: Mapping[str, Any], overwrite: bool) -> Path:
+    """``run``'s folder, made writable, with what the candidates print going to its log. A folder is resumed by the
+    same run; one holding another run's samples (another model, dataset or sampling settings: ``RUN_IDENTITY`` in
+    its ``run_config.json`` against ``record``) is refused, and with ``overwrite`` those samples are removed so that
+    the run samples afresh."""
+    from coderank_evalplus.engine.execution.workers import CANDIDATE_LOG, log_candidates_to
+    from coderank_evalplus.storage import ensure_writable_dir
+
+    output = ensure_writable_dir(output)
+    _refuse_other_run(output, record, overwrite)
+    log_candidates_to(output / CANDIDATE_LOG)
+    return output
+
+
+def _refuse_other_run(output: Path, record: Mapping[str, Any], overwrite: bool) -> None:
+    from coderank_evalplus.generation.sampling import SAMPLES_FILE, TESTS_FILE
+    from coderank_evalplus.types import CoderankError
+
+    held = output / RUN_CONFIG
+    if not held.is_file():
+        return
+    try:
+        before = json.loads(held.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    differ = [k for k in RUN_IDENTITY if k in before and before[k] != record[k]]
+    if not differ:
+        return
+    if not overwrite:
+        what = ", ".join(f"{k} {before[k]!r}" for k in differ)
+        raise CoderankError(f"output {output}: holds the samples of another run ({what}); choose another folder, "
+                            f"or pass --overwrite to sample afresh there")
+    for name in (SAMPLES_FILE, TESTS_FILE, SAMPLES_FILE + ".partial", TESTS_FILE + ".partial", RUN_CONFIG,
+                 "rerank_results.json"):
+        (output / name).unlink(missing_ok=True)
+
+
+def run_from_model(options: RerankOptions, problems: Mapping[str, Problem], selected: Sequence[Problem],
+                   generator: Any, sampling: Sampling, tests: Any, record: Mapping[str, Any], *, backend: str,
+                   after: Optional[Callable[..., Any]] = None) -> tuple[RerankOutput, Any]:
+    """``run`` once its flags are read, in ``options.output`` (``prepare_run_folder``'s): the model samples the
+    solutions and, where ``tests`` (the parsed sources) say ``model``, the tests into the folder's files
+    (resumable), and each problem goes down the rerank stage as it finishes (``run_streamed``); then
+    ``tests_extracted.jsonl``, ``after(out, options, tests, cache, executor)`` (self-debug) on the run's execution
+    cache and executor, and ``run_config.json`` (``record``). The cache is ``options.cache_dir``'s, else the
+    folder's ``cache/``; S* (``options.select_model``; ``same``: this model, of ``backend``) logs its replies in the
+    folder. Returns the run's output and what ``after`` returned."""
+    from dataclasses import replace
+
+    from coderank_evalplus.engine.execution.execute import ResultCache
+    from coderank_evalplus.engine.execution.executor_factory import make_executor
+    from coderank_evalplus.generation.likelihood import refuse_unscorable
+    from coderank_evalplus.generation.sampling import SAMPLES_FILE, TESTS_FILE
+    from coderank_evalplus.rankers.likelihood import features_needed
+    from coderank_evalplus.storage import atomic_write_json, atomic_write_jsonl
+
+    refuse_unscorable(generator, features_needed(options.methods))  # a chat-only server: said before sampling
+    output = Path(str(options.output))
+    cache_root = Path(options.cache_dir or output / "cache")
+    # the files may also hold problems of an earlier run with a larger --limit: the stream takes the selected ones
+    options = replace(options, solutions=str(output / SAMPLES_FILE), output=str(output), overwrite=True,
+                      tests=([str(output / TESTS_FILE)] if tests.model else []) + (
+                          [tests.spec.label()] if tests.spec is not None else []), cache_dir=str(cache_root))
+    cache = ResultCache(cache_root / "executions.sqlite")
+    selector = None
+    if options.select_model:  # S* after ranking; "same": this run's model
+        from coderank_evalplus.selection.sstar import selector_from_options
+
+        selector = selector_from_options(options, output, generator, backend)
+    extra = None
+    try:
+        with make_executor(options.executor, options.workers, options.ray_address, warm=True) as executor:
+            out = run_streamed(options, problems, selected, generator, sampling, cache, model_tests=tests.model,
+                               selector=selector, executor=executor)
+            atomic_write_jsonl(output / "tests_extracted.jsonl", (
+                {"task_id": t, "asserts": ["assert " + a for a in o.suite.asserts], "counts": o.suite.counts}
+                for t, o in out.result.outcomes.items()))
+            if after is not None:
+                extra = after(out, options, tests, cache, executor)
+    finally:
+        cache.close()
+    atomic_write_json(output / RUN_CONFIG, dict(record), indent=2)
+    return out, extra
 
 
 @contextlib.contextmanager

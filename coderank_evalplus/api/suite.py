@@ -168,6 +168,30 @@ def load_suite(path: str | Path) -> Suite:
     """Parse and check a suite file; every error names the file and the entry (number and name)."""
     path = Path(path)
     data = _load_toml(path)
+    suite = _suite_settings(path, data)
+    entries = data.get("entry")
+    if not isinstance(entries, list) or not entries:
+        raise SuiteError(f"{path}: no [[entry]] tables (each needs name, dataset, solutions and tests, or results)")
+    base = path.resolve().parent
+    top_data = str(_path(base, str(path), "data_dir", data["data_dir"])) if "data_dir" in data else None
+    rows = _Rows()
+    defaulted: list[int] = []
+    for i, raw in enumerate(entries, 1):
+        where = f"{path}: entry {i}" + (f" ({raw.get('name')})" if isinstance(raw.get("name"), str) else "")
+        e = _entry(raw, data, where, base, top_data)
+        if "tests" not in raw and "results" not in raw:  # no pool: the one that needs no model (said once, below)
+            defaulted.append(i)
+        rows.add(e, i, where)
+        suite.entries.append(e)
+    if defaulted:
+        print(f"{path}: entr{'y' if len(defaulted) == 1 else 'ies'} {', '.join(map(str, defaulted))} "
+              f"{'has' if len(defaulted) == 1 else 'have'} no 'tests': " + no_pool_note("tests = FILE"),
+              file=sys.stderr)
+    return suite
+
+
+def _suite_settings(path: Path, data: dict) -> Suite:
+    """The suite's top-level keys, checked (a key renamed since, an unknown one: a SuiteError naming it)."""
     renamed = [k for k in data if k in _RENAMED]
     if renamed:
         raise SuiteError(f"{path}: {renamed[0]!r} is now {_RENAMED[renamed[0]]!r} (as the CLI's --"
@@ -176,98 +200,106 @@ def load_suite(path: str | Path) -> Suite:
     if unknown:
         raise SuiteError(f"{path}: unknown key(s) {', '.join(sorted(unknown))} (known: {', '.join(sorted(_TOP_KEYS))})")
     suite = Suite(path=path.resolve())
+    where = str(path)
     for key in ("methods", "compare_to"):
         if key in data:
-            vals = _typed(str(path), key, data[key], list)
-            setattr(suite, key, _opt(str(path), key, [_typed(str(path), key, v, str) for v in vals]))
+            vals = _typed(where, key, data[key], list)
+            setattr(suite, key, _opt(where, key, [_typed(where, key, v, str) for v in vals]))
     for key, attr in (("resamples", "n_resamples"), ("seed", "seed"), ("draws", "draws")):
         if key in data:
-            setattr(suite, attr, _opt(str(path), key, _typed(str(path), key, data[key], int)))
-    if "base_only" in data:
-        suite.base_only = _typed(str(path), "base_only", data["base_only"], bool)
-    if "strict" in data:
-        suite.strict = _typed(str(path), "strict", data["strict"], bool)
+            setattr(suite, attr, _opt(where, key, _typed(where, key, data[key], int)))
+    for key in ("base_only", "strict"):
+        if key in data:
+            setattr(suite, key, _typed(where, key, data[key], bool))
     if "pass_at_k_rule" in data:
-        suite.pass_at_k_rule = _opt(str(path), "pass_at_k_rule", _typed(str(path), "pass_at_k_rule",
-                                                                        data["pass_at_k_rule"], str))
-    entries = data.get("entry")
-    if not isinstance(entries, list) or not entries:
-        raise SuiteError(f"{path}: no [[entry]] tables (each needs name, dataset, solutions and tests, or results)")
-    base = path.resolve().parent
-    top_data = str(_path(base, str(path), "data_dir", data["data_dir"])) if "data_dir" in data else None
-    seen: dict[tuple[str, str], int] = {}
-    pools: dict[tuple[str, str, str], int] = {}
-    defaulted: list[int] = []
-    for i, raw in enumerate(entries, 1):
-        where = f"{path}: entry {i}" + (f" ({raw.get('name')})" if isinstance(raw.get("name"), str) else "")
-        unknown = set(raw) - _ENTRY_KEYS
-        if unknown:
-            raise SuiteError(f"{where}: unknown key(s) {', '.join(sorted(unknown))} "
-                             f"(known: {', '.join(sorted(_ENTRY_KEYS))})")
-        if "name" not in raw:
-            raise SuiteError(f"{where}: missing 'name'")
-        e = SuiteEntry(name=_typed(where, "name", raw["name"], str))
-        no_pool = "tests" not in raw and "results" not in raw
-        e.tests_label = _typed(where, "tests_label", raw.get("tests_label", SOURCE if no_pool else ""), str)
-        e.pool = _typed(where, "pool", raw.get("pool", pool_of(e.tests_label)), str)
-        e.drop_extra_problems = _typed(where, "drop_extra_problems",
-                                       raw.get("drop_extra_problems", data.get("drop_extra_problems",
-                                                                               _default("drop_extra_problems"))),
-                                       bool)
-        e.dataset = _typed(where, "dataset", raw.get("dataset", _default("dataset")), str)
-        if is_problem_file(e.dataset):  # your own problems: a path, relative to this file (LCB's filters after ?)
-            name, sep, query = e.dataset.partition("?")
-            e.dataset = str(_path(base, where, "dataset", name, data_dir=top_data)) + sep + query
-        e.raw_field = _typed(where, "raw_field", raw.get("raw_field"), (str, type(None)))
-        limit = raw.get("limit", data.get("limit"))
-        e.limit = None if limit is None else _opt(where, "limit", _typed(where, "limit", limit, int))
-        task_ids = raw.get("task_ids", data.get("task_ids"))
-        e.task_ids = None if task_ids is None else _opt(where, "task_ids", _typed(where, "task_ids", task_ids, list))
-        try:
-            check_rules({"limit": e.limit, "task_ids": e.task_ids})
-        except OptionError as exc:
-            raise SuiteError(f"{where}: {exc}") from None
-        e.time_limit = _opt(where, "time_limit", _typed(where, "time_limit", raw.get(
-            "time_limit", data.get("time_limit", _default("time_limit"))), (int, float)))
-        e.tests_per_sample = _opt(where, "tests_per_sample", _typed(where, "tests_per_sample", raw.get(
-            "tests_per_sample", data.get("tests_per_sample", _default("tests_per_sample"))), int)) or None
-        e.data_dir = str(_path(base, where, "data_dir", raw["data_dir"])) if "data_dir" in raw else top_data
-        if "results" in raw:
-            if "solutions" in raw or "tests" in raw:
-                raise SuiteError(f"{where}: give either 'results' or 'solutions' + 'tests', not both")
-            e.results = _path(base, where, "results", raw["results"], data_dir=e.data_dir)
-        else:
-            if "solutions" not in raw:
-                raise SuiteError(f"{where}: missing 'solutions' (or give 'results', an existing results folder)")
-            e.solutions = _path(base, where, "solutions", raw["solutions"], data_dir=e.data_dir)
-            if "tests" not in raw:  # no pool: the one that needs no model (say so once per suite, below)
-                defaulted.append(i)
-            e.test_sources = _test_sources(base, where, raw.get("tests", SOURCE), e.data_dir)
-            e.tests = next((t for t in e.test_sources if isinstance(t, Path)), None)
-            if not e.tests_label:  # named after its files: two pools are never one by accident
-                from coderank_evalplus.api.evaluate import tests_label
+        suite.pass_at_k_rule = _opt(where, "pass_at_k_rule", _typed(where, "pass_at_k_rule", data["pass_at_k_rule"],
+                                                                   str))
+    return suite
 
-                spec = next((t for t in e.test_sources if isinstance(t, str)), None)
-                e.tests_label = tests_label([str(t) for t in e.test_sources],
-                                            int(spec.split(":")[1]) if spec else None)
-                if "pool" not in raw:
-                    e.pool = pool_of(e.tests_label)
+
+def _entry(raw: dict, data: dict, where: str, base: Path, top_data: Optional[str]) -> SuiteEntry:
+    """One ``[[entry]]``: its keys checked, its settings (the entry's, else the suite's, else the option's
+    default), then its inputs (``results``, or ``solutions`` and ``tests``) and the pool's name."""
+    unknown = set(raw) - _ENTRY_KEYS
+    if unknown:
+        raise SuiteError(f"{where}: unknown key(s) {', '.join(sorted(unknown))} "
+                         f"(known: {', '.join(sorted(_ENTRY_KEYS))})")
+    if "name" not in raw:
+        raise SuiteError(f"{where}: missing 'name'")
+    e = SuiteEntry(name=_typed(where, "name", raw["name"], str))
+    no_pool = "tests" not in raw and "results" not in raw
+    e.tests_label = _typed(where, "tests_label", raw.get("tests_label", SOURCE if no_pool else ""), str)
+    e.pool = _typed(where, "pool", raw.get("pool", pool_of(e.tests_label)), str)
+    _entry_settings(e, raw, data, where, base, top_data)
+    _entry_inputs(e, raw, where, base)
+    return e
+
+
+def _entry_settings(e: SuiteEntry, raw: dict, data: dict, where: str, base: Path, top_data: Optional[str]) -> None:
+    """The entry's dataset and settings, each the entry's key, else the suite's, else the option's default."""
+    def value(key: str) -> Any:
+        return raw.get(key, data.get(key, _default(key)))
+
+    e.drop_extra_problems = _typed(where, "drop_extra_problems", value("drop_extra_problems"), bool)
+    e.dataset = _typed(where, "dataset", raw.get("dataset", _default("dataset")), str)
+    if is_problem_file(e.dataset):  # your own problems: a path, relative to this file (LCB's filters after ?)
+        name, sep, query = e.dataset.partition("?")
+        e.dataset = str(_path(base, where, "dataset", name, data_dir=top_data)) + sep + query
+    e.raw_field = _typed(where, "raw_field", raw.get("raw_field"), (str, type(None)))
+    limit = raw.get("limit", data.get("limit"))
+    e.limit = None if limit is None else _opt(where, "limit", _typed(where, "limit", limit, int))
+    task_ids = raw.get("task_ids", data.get("task_ids"))
+    e.task_ids = None if task_ids is None else _opt(where, "task_ids", _typed(where, "task_ids", task_ids, list))
+    try:
+        check_rules({"limit": e.limit, "task_ids": e.task_ids})
+    except OptionError as exc:
+        raise SuiteError(f"{where}: {exc}") from None
+    e.time_limit = _opt(where, "time_limit", _typed(where, "time_limit", value("time_limit"), (int, float)))
+    e.tests_per_sample = _opt(where, "tests_per_sample", _typed(where, "tests_per_sample", value("tests_per_sample"),
+                                                                 int)) or None
+    e.data_dir = str(_path(base, where, "data_dir", raw["data_dir"])) if "data_dir" in raw else top_data
+
+
+def _entry_inputs(e: SuiteEntry, raw: dict, where: str, base: Path) -> None:
+    """The entry's ``results`` folder, or its ``solutions`` and test sources (default: examples+mutate), and, where
+    no ``tests_label`` names the pool, a label made of its files' names (two pools are never one by accident)."""
+    if "results" in raw:
+        if "solutions" in raw or "tests" in raw:
+            raise SuiteError(f"{where}: give either 'results' or 'solutions' + 'tests', not both")
+        e.results = _path(base, where, "results", raw["results"], data_dir=e.data_dir)
+        return
+    if "solutions" not in raw:
+        raise SuiteError(f"{where}: missing 'solutions' (or give 'results', an existing results folder)")
+    e.solutions = _path(base, where, "solutions", raw["solutions"], data_dir=e.data_dir)
+    e.test_sources = _test_sources(base, where, raw.get("tests", SOURCE), e.data_dir)
+    e.tests = next((t for t in e.test_sources if isinstance(t, Path)), None)
+    if not e.tests_label:
+        from coderank_evalplus.api.evaluate import tests_label
+        from coderank_evalplus.testgen.mutate import TestSources
+
+        e.tests_label = tests_label(TestSources.parse([str(t) for t in e.test_sources]))
+        if "pool" not in raw:
+            e.pool = pool_of(e.tests_label)
+
+
+class _Rows:
+    """What makes two entries two rows: a (name, tests_label) and a (name, dataset, pool) are each one entry's."""
+
+    def __init__(self) -> None:
+        self.seen: dict[tuple[str, str], int] = {}
+        self.pools: dict[tuple[str, str, str], int] = {}
+
+    def add(self, e: SuiteEntry, i: int, where: str) -> None:
         row_key = (e.name, e.tests_label)
-        if row_key in seen:
-            raise SuiteError(f"{where}: same name and tests_label as entry {seen[row_key]}; rows must differ")
-        seen[row_key] = i
+        if row_key in self.seen:
+            raise SuiteError(f"{where}: same name and tests_label as entry {self.seen[row_key]}; rows must differ")
+        self.seen[row_key] = i
         group = (e.name, e.dataset, e.pool)
-        if group in pools:
-            raise SuiteError(f"{where}: entry {pools[group]} already ranks {e.name} on {e.dataset} with pool "
+        if group in self.pools:
+            raise SuiteError(f"{where}: entry {self.pools[group]} already ranks {e.name} on {e.dataset} with pool "
                              f"{e.pool!r} (from tests_label without \" (own)\"); models are compared per pool, so "
                              f"give one of them another 'pool'")
-        pools[group] = i
-        suite.entries.append(e)
-    if defaulted:
-        print(f"{path}: entr{'y' if len(defaulted) == 1 else 'ies'} {', '.join(map(str, defaulted))} "
-              f"{'has' if len(defaulted) == 1 else 'have'} no 'tests': " + no_pool_note("tests = FILE"),
-              file=sys.stderr)
-    return suite
+        self.pools[group] = i
 
 
 def _test_sources(base: Path, where: str, value: Any, data_dir: Optional[str] = None) -> list:

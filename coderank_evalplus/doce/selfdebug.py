@@ -11,7 +11,8 @@ with that test and what it returned or raised (``feedback.py``), and rewritten:
 
 Rounds of one candidate stop when its rewrite passes every trial test, when the rewrite is the program it was
 shown (greedy decoding would repeat itself), or after ``rounds``. Trial-test outcomes come from the execution
-engine and its cache (``execution.execute``); nothing cached is executed again. Every round is recorded in
+engine and its cache (``execution.execute``), on the run's executor where it hands one in (its workers, not a pool
+per call); nothing cached is executed again. Every round is recorded in
 ``self_debug_<mode>.jsonl`` (task, sample, round, the program shown, the failing test, the feedback, the
 rewrite), which is also what a rerun resumes from; ``samples_<mode>.jsonl`` holds the debugged pool (evalplus
 format) and ``self_debug_<mode>/`` its verdicts, rankings and the before/after block (``self_debug.json``), which
@@ -32,6 +33,7 @@ import numpy as np
 from coderank_evalplus import metrics
 from coderank_evalplus.doce.feedback import Probe, feedback_text, probe_all
 from coderank_evalplus.engine.execution.execute import ExecutionStats, ProblemWork, ResultCache, execute
+from coderank_evalplus.engine.execution.executors import Executor
 from coderank_evalplus.engine.execution.probe import probe_of
 from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.metrics import pick_pool
@@ -101,11 +103,13 @@ class TrialOutcome:
 
 def trial_outcomes(problems: Mapping[str, Problem], programs: Mapping[str, Sequence[str]],
                    cache: Optional[ResultCache], limits: Limits, workers: Optional[int] = None,
-                   progress: bool = False, stats: Optional[ExecutionStats] = None) -> dict[str, list[TrialOutcome]]:
-    """Each program on its problem's trial tests (executed once, cached like every other test item)."""
+                   progress: bool = False, stats: Optional[ExecutionStats] = None,
+                   executor: Optional[Executor] = None) -> dict[str, list[TrialOutcome]]:
+    """Each program on its problem's trial tests (executed once, cached like every other test item), on the run's
+    ``executor`` when given (left open)."""
     works = [ProblemWork(problems[t], list(progs), TestSuite()) for t, progs in programs.items() if progs]
     out: dict[str, list[TrialOutcome]] = {}
-    for tid, ex in execute(works, cache, limits, workers, progress, stats).items():
+    for tid, ex in execute(works, cache, limits, workers, progress, stats, executor=executor).items():
         rows = np.asarray(ex.program_of_candidate)
         res = []
         for c in range(len(rows)):
@@ -196,9 +200,10 @@ def _load_log(path: Path) -> dict[tuple[str, int, int], dict]:
 def debug_candidates(problems: Mapping[str, Problem], solutions: Mapping[str, Sequence[str]],
                      targets: Mapping[str, Sequence[int]], generator, settings: DebugSettings, log_path: Path,
                      cache: Optional[ResultCache], limits: Limits, workers: Optional[int] = None,
-                     progress: bool = False) -> dict[tuple[str, int], Debugged]:
+                     progress: bool = False, executor: Optional[Executor] = None) -> dict[tuple[str, int], Debugged]:
     """Run the rounds for the target candidates; every round is appended to ``log_path`` (and read back from it
-    on a rerun: a round whose shown program matches is not generated again)."""
+    on a rerun: a round whose shown program matches is not generated again). Trial tests run on ``executor``
+    when given (the run's, left open)."""
     from coderank_evalplus.generation import logprobs_off
     from coderank_evalplus.generation.sampling import CODET_STOP
 
@@ -212,7 +217,7 @@ def debug_candidates(problems: Mapping[str, Problem], solutions: Mapping[str, Se
             if not active:
                 break
             current = {key: state[key].final for key in active}
-            trial = _trial_of(problems, current, cache, limits, workers, progress)
+            trial = _trial_of(problems, current, cache, limits, workers, progress, executor)
             failing = []
             for key in active:
                 if trial[key].first_fail is None:
@@ -226,7 +231,7 @@ def debug_candidates(problems: Mapping[str, Problem], solutions: Mapping[str, Se
                     reused[key] = Round(r, rec["shown"], rec.get("test", ""), rec.get("feedback", ""), rec["program"])
                 else:
                     todo.append(key)
-            texts = _feedback(problems, current, trial, todo, limits, workers)
+            texts = _feedback(problems, current, trial, todo, limits, workers, executor)
             # greedy rewrites of the same program (same feedback, same prompt) are drawn once
             same: dict[tuple, list[tuple[str, int]]] = {}
             for key in todo:
@@ -257,23 +262,25 @@ def debug_candidates(problems: Mapping[str, Problem], solutions: Mapping[str, Se
                     next_active.append(key)
             active = next_active
     if active:
-        final = _trial_of(problems, {k: state[k].final for k in active}, cache, limits, workers, progress)
+        final = _trial_of(problems, {k: state[k].final for k in active}, cache, limits, workers, progress,
+                          executor)
         for key in active:
             state[key].stop = "passes" if final[key].first_fail is None else "rounds"
     return state
 
 
-def _trial_of(problems, programs: Mapping[tuple[str, int], str], cache, limits, workers, progress
-              ) -> dict[tuple[str, int], TrialOutcome]:
+def _trial_of(problems, programs: Mapping[tuple[str, int], str], cache, limits, workers, progress,
+              executor: Optional[Executor] = None) -> dict[tuple[str, int], TrialOutcome]:
     by_task: dict[str, list[tuple[int, str]]] = {}
     for (t, c), prog in programs.items():
         by_task.setdefault(t, []).append((c, prog))
     res = trial_outcomes(problems, {t: [p for _, p in items] for t, items in by_task.items()}, cache, limits,
-                         workers, progress)
+                         workers, progress, executor=executor)
     return {(t, c): res[t][i] for t, items in by_task.items() for i, (c, _) in enumerate(items)}
 
 
-def _feedback(problems, current, trial, keys, limits: Limits, workers) -> dict[tuple[str, int], tuple[str, str]]:
+def _feedback(problems, current, trial, keys, limits: Limits, workers, executor: Optional[Executor] = None
+              ) -> dict[tuple[str, int], tuple[str, str]]:
     """(failing test, feedback sentence) per candidate; probes only what the engine's status cannot tell."""
     probes: dict[tuple[str, int], Probe] = {}
     tests: dict[tuple[str, int], str] = {}
@@ -283,7 +290,7 @@ def _feedback(problems, current, trial, keys, limits: Limits, workers) -> dict[t
         tests[key] = prob.trial_tests[out.first_fail]
         if out.status != "timeout":
             probes[key] = probe_of(prob, current[key], tests[key], max(limits.cpu, 1.0))
-    got = dict(zip(probes, probe_all(list(probes.values()), workers)))
+    got = dict(zip(probes, probe_all(list(probes.values()), workers, executor)))
     return {key: (tests[key], feedback_text(tests[key], trial[key].status, got.get(key, ("timeout",))))
             for key in keys}
 
@@ -380,11 +387,13 @@ class SelfDebugResult:
 def run_self_debug(dataset: str, problems: Mapping[str, Problem], solutions: Mapping[str, Sequence[str]],
                    test_samples: Mapping[str, Sequence[str]], cfg, cache: Optional[ResultCache], before,
                    generator, settings: DebugSettings, out_dir: str | os.PathLike,
-                   features: Optional[Mapping[str, Mapping[str, Sequence[float]]]] = None) -> SelfDebugResult:
+                   features: Optional[Mapping[str, Mapping[str, Sequence[float]]]] = None,
+                   executor: Optional[Executor] = None) -> SelfDebugResult:
     """Debug (SD-1 or SD-Multi), then measure every method and the baselines on the debugged pool.
 
-    ``before`` is the ``RerankResult`` of the original pool (SD-1 reads its rankings). Writes
-    ``self_debug_<mode>.jsonl``, ``samples_<mode>.jsonl`` and ``self_debug_<mode>/`` into ``out_dir``."""
+    ``before`` is the ``RerankResult`` of the original pool (SD-1 reads its rankings). ``executor``: the run's (left
+    open): the trial tests and the debugged pool's rerank run on its workers, else on ones made for each call.
+    Writes ``self_debug_<mode>.jsonl``, ``samples_<mode>.jsonl`` and ``self_debug_<mode>/`` into ``out_dir``."""
     from coderank_evalplus.generation.sampling import _read_jsonl_repair
     from coderank_evalplus.io.samples import write_jsonl
     from coderank_evalplus.pipeline import BASELINES, _json_default, rank_and_judge, write_results
@@ -395,10 +404,10 @@ def run_self_debug(dataset: str, problems: Mapping[str, Problem], solutions: Map
     limits = Limits(cpu=cfg.time_limit)
     methods = [m for m in before.config["methods"] if m not in BASELINES]
     chosen = {t: problems[t] for t in solutions}
-    trial = trial_outcomes(chosen, solutions, cache, limits, cfg.workers, cfg.progress)
+    trial = trial_outcomes(chosen, solutions, cache, limits, cfg.workers, cfg.progress, executor=executor)
     targets = targets_multi(trial) if mode == "multi" else targets_sd1(before.outcomes, trial, methods)
     debugged = debug_candidates(chosen, solutions, targets, generator, settings, out_dir / f"self_debug_{mode}.jsonl",
-                                cache, limits, cfg.workers, cfg.progress)
+                                cache, limits, cfg.workers, cfg.progress, executor)
     pool = debugged_pool(solutions, debugged)
     kinds = features_needed(methods) if mode == "multi" else set()
     pool_path = out_dir / f"samples_{mode}.jsonl"
@@ -406,7 +415,7 @@ def run_self_debug(dataset: str, problems: Mapping[str, Problem], solutions: Map
     feats = pool_features(features, chosen, pool, debugged, kinds, generator, known)
     write_jsonl(pool_path, _pool_records(pool, debugged, features, feats))
     after_cfg = replace(cfg, methods=methods if mode == "multi" else ())
-    after = rank_and_judge(dataset, chosen, pool, test_samples, after_cfg, cache, feats)
+    after = rank_and_judge(dataset, chosen, pool, test_samples, after_cfg, cache, feats, executor=executor)
     write_results(after, out_dir / f"self_debug_{mode}")
     table = dict(after.methods)
     if mode == "sd1":
@@ -430,6 +439,28 @@ def run_self_debug(dataset: str, problems: Mapping[str, Problem], solutions: Map
 
     atomic_write_json(out_dir / f"self_debug_{mode}" / "self_debug.json", block, indent=2, default=_json_default)
     return SelfDebugResult(block, after, debugged)
+
+
+def after_run(out: Any, options: Any, tests: Any, cache: Optional[ResultCache], executor: Optional[Executor], *,
+              settings: DebugSettings, problems: Mapping[str, Problem], chosen: Sequence[str],
+              generator: Any) -> SelfDebugResult:
+    """Self-debug after a ``run`` (``api.stream.run_from_model``'s ``after``): on its folder's samples and, where
+    ``tests`` (the run's parsed sources) say ``model``, the model's tests, with the run's settings, execution cache
+    and executor; its block added to the folder's ``rerank_results.json``."""
+    from coderank_evalplus.api.evaluate import stage_config
+    from coderank_evalplus.generation.likelihood import features_for
+    from coderank_evalplus.generation.sampling import TESTS_FILE
+    from coderank_evalplus.io.samples import read_solutions, read_test_samples
+
+    output = Path(options.output)
+    wanted = {t: problems[t] for t in chosen}
+    solutions = {t: s for t, s in read_solutions(options.solutions, problems).items() if t in wanted}
+    raw_tests = read_test_samples(output / TESTS_FILE, problems) if tests.model else {}
+    features = features_for(options.methods, options.solutions, wanted, solutions)
+    debug = run_self_debug(options.dataset, wanted, solutions, raw_tests, stage_config(options, tests), cache,
+                           out.result, generator, settings, output, features, executor=executor)
+    add_to_results(output / "rerank_results.json", output)
+    return debug
 
 
 def _pool_records(pool, debugged, features, feats) -> list[dict]:

@@ -27,6 +27,7 @@ Without ``--rerank`` the wrapper calls evalplus's ``evaluate`` with exactly the 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import os
@@ -41,6 +42,7 @@ from coderank_evalplus.types import CoderankError
 
 if TYPE_CHECKING:
     from coderank_evalplus.generation.base import Generator
+    from coderank_evalplus.testgen.mutate import TestSources
 
 __all__ = ["RerankError", "patch_namespace", "evaluate_main", "add_evaluate_parser", "rerank_paths", "OPTIONS"]
 
@@ -306,7 +308,7 @@ def check_request(params: dict, model_kwargs: dict, ours: dict) -> list[str]:
             print(no_pool_note("--tests FILE (or --model and --backend)"), file=sys.stderr)
             ours["tests"] = SOURCE
     try:
-        files = test_sources(ours["tests"])[0]
+        files = test_sources(ours["tests"]).files
     except ValueError as exc:
         raise RerankError(str(exc)) from None
     for f in files:
@@ -315,15 +317,15 @@ def check_request(params: dict, model_kwargs: dict, ours: dict) -> list[str]:
     return methods
 
 
-def test_sources(value: Any) -> tuple[list[str], Optional[int]]:
-    """``--tests`` as Fire gives it (a string, or a tuple for ``a,b``): (test-sample files, examples+mutate's N)."""
-    from coderank_evalplus.testgen.mutate import split_sources
+def test_sources(value: Any) -> "TestSources":
+    """``--tests`` as Fire gives it (a string, or a tuple for ``a,b``), parsed: test-sample files, examples+mutate's
+    N."""
+    from coderank_evalplus.testgen.mutate import TestSources
 
     if value is None:
-        return [], None
+        return TestSources()
     values = [str(v) for v in value] if isinstance(value, (list, tuple)) else str(value).split(",")
-    files, spec = split_sources([v for v in values if v.strip()])
-    return files, (spec.n if spec is not None else None)
+    return TestSources.parse([v for v in values if v.strip()])
 
 
 def evaluate_and_rerank(original: Callable, namespace: dict, params: dict, model_kwargs: dict, ours: dict) -> None:
@@ -349,9 +351,10 @@ def evaluate_and_rerank(original: Callable, namespace: dict, params: dict, model
         if ours.get("limit") is not None or ours.get("task_ids") is not None:
             source, params["samples"] = cut_subset(dataset, source, params["samples"], problems, ours)
             problems = load_evalplus_problems(dataset, source)
-        files, mutate = test_sources(ours["tests"])
+        sources = test_sources(ours["tests"])
         subset = ours.get("limit") is not None or ours.get("task_ids") is not None  # (a pool covers all problems)
-        test_samples = read_tests(files, problems, drop_extra=subset)[0] if files or mutate is not None else None
+        test_samples = (read_tests(sources.files, problems, drop_extra=subset)
+                        if sources.files or sources.mutate is not None else None)
         if "model" not in model_kwargs:  # likelihood methods on given samples: their fields must be there already
             from coderank_evalplus.generation.likelihood import features_for
 
@@ -372,7 +375,8 @@ def evaluate_and_rerank(original: Callable, namespace: dict, params: dict, model
         params["samples"] = codegen_target(dataset, model_kwargs)
         try:
             changed, adaptive = adaptive_codegen(params["samples"], rerank_paths(params["samples"]), problems,
-                                                 model_kwargs, ours, rerank_config(params, ours, methods, mutate),
+                                                 model_kwargs, ours,
+                                                 rerank_config(params, ours, methods, sources),
                                                  model.get, test_samples)
         except (SampleFileError, ValueError) as exc:
             raise RerankError(str(exc)) from None
@@ -398,7 +402,7 @@ def evaluate_and_rerank(original: Callable, namespace: dict, params: dict, model
         if generated:
             tests_path = model_tests(problems, list(solutions), model_kwargs, ours, paths, model)
             test_samples = read_test_samples(tests_path, problems)
-            ours["tests"] = [str(tests_path)] + ([f"examples+mutate:{mutate}"] if mutate is not None else [])
+            ours["tests"] = [str(tests_path)] + ([sources.spec.label()] if sources.spec is not None else [])
         features = likelihood_features(methods, samples, problems, solutions, model)
     except (SampleFileError, ValueError) as exc:
         raise RerankError(str(exc)) from None
@@ -568,6 +572,7 @@ def rerank_evaluated(dataset: str, problems: dict, solutions: dict, test_samples
 
     from coderank_evalplus.api.evaluate import run_rerank as door
     from coderank_evalplus.engine.execution.execute import ResultCache
+    from coderank_evalplus.engine.execution.executor_factory import make_executor
     from coderank_evalplus.pipeline import _json_default
     from coderank_evalplus.storage import atomic_write_json, ensure_writable_dir
 
@@ -581,9 +586,11 @@ def rerank_evaluated(dataset: str, problems: dict, solutions: dict, test_samples
     cache = ResultCache(ensure_writable_dir(paths.workdir) / "executions.sqlite")
     extra = {k: v for k, v in (("sanitized", sanitized), ("adaptive", adaptive)) if v is not None}
     debug = None
-    try:
+    held = contextlib.ExitStack()
+    try:  # one executor: the rerank's workers, then self-debug's
+        executor = held.enter_context(make_executor(options.executor, options.workers, options.ray_address))
         out = door(options, problems=problems, solutions=solutions, test_samples=test_samples, features=features,
-                   cache=cache, door="evalplus", extra=extra, load_s=load_s)
+                   cache=cache, executor=executor, door="evalplus", extra=extra, load_s=load_s)
         result = out.result
         atomic_write_json(paths.results, result.to_json(), indent=2, default=_json_default)
         if ours.get("self_debug"):
@@ -591,13 +598,15 @@ def rerank_evaluated(dataset: str, problems: dict, solutions: dict, test_samples
                 raise RerankError("--self_debug needs the model: give --model and --backend")
             from coderank_evalplus.api.evaluate import stage_config
             from coderank_evalplus.doce.selfdebug import DebugSettings, add_to_results, run_self_debug
+            from coderank_evalplus.testgen.mutate import TestSources
 
             settings = DebugSettings(ours["self_debug"], ours.get("debug_rounds"), max_tokens=DEBUG_MAX_TOKENS)
-            cfg = stage_config(options, result.config.get("mutate"))
+            cfg = stage_config(options, TestSources(mutate=result.config.get("mutate")))  # the run's own
             debug = run_self_debug(dataset, problems, solutions, test_samples or {}, cfg, cache, result, model.get(),
-                                   settings, paths.workdir, features).block
+                                   settings, paths.workdir, features, executor=executor).block
             add_to_results(paths.results, paths.workdir)
     finally:
+        held.close()
         cache.close()
     from coderank_evalplus.report.text import evalplus_style_lines
 
@@ -613,12 +622,12 @@ def rerank_evaluated(dataset: str, problems: dict, solutions: dict, test_samples
     return paths.results
 
 
-def rerank_config(params: dict, ours: dict, methods: list[str], mutate: Optional[int]):
-    """The rerank's settings from evalplus's flags and ours (also the adaptive stopper's, so that its executions
-    are the rerank's, cached)."""
+def rerank_config(params: dict, ours: dict, methods: list[str], tests: "TestSources"):
+    """The rerank's settings from evalplus's flags and ours, ``tests`` parsed (also the adaptive stopper's, so that
+    its executions are the rerank's, cached)."""
     from coderank_evalplus.api.evaluate import stage_config
 
-    return stage_config(rerank_options(params, ours, methods).check(), mutate)
+    return stage_config(rerank_options(params, ours, methods).check(), tests)
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -139,14 +139,14 @@ class RerankFilter(Filter):
         from coderank_evalplus.api.options import RerankOptions
         from coderank_evalplus.engine.execution.execute import ResultCache
         from coderank_evalplus.selection.path import ProblemPath
-        from coderank_evalplus.testgen.mutate import GROWN_INPUTS
+        from coderank_evalplus.testgen.mutate import TestSources
 
         if not works:
             return {}
         v = self.values
         options = RerankOptions(methods=[self.method], time_limit=v["time_limit"], seed=v["seed"],
                                 workers=v["workers"], progress=bool(v["progress"])).check()
-        cfg = stage_config(options, GROWN_INPUTS if self.tests == "examples+mutate" else None)
+        cfg = stage_config(options, TestSources.parse([self.tests]) if self.tests == "examples+mutate" else None)
         cache = ResultCache(Path(v["cache_dir"]).expanduser() / "executions.sqlite") if v["cache_dir"] else None
         try:
             return ProblemPath(cfg, [self.method], cache).run(works)

@@ -14,12 +14,12 @@ folder: docs/methods.md, "The default pick" (``bench/recommended_loso.py``, ``be
 
 from __future__ import annotations
 
-from coderank_evalplus.rankers.registry import register_alias
+from coderank_evalplus.rankers.registry import RECOMMENDED, register_alias
 
 RANKER = "learned_examples"  # the ranking the step refines: the default pick without the step
 TARGET = f"{RANKER}+select"
-BEFORE_STEP = {"recommended": RANKER}  # what the alias meant in results folders written before the step joined it
+BEFORE_STEP = {RECOMMENDED: RANKER}  # what the alias meant in results folders written before the step joined it
 
-register_alias("recommended", TARGET, f"the project's default pick, for when you do not know which method to use "
+register_alias(RECOMMENDED, TARGET, f"the project's default pick, for when you do not know which method to use "
                                       f"(now: {TARGET}, the selection step after {RANKER}; uses the prompt's "
                                       f"examples)")

@@ -21,9 +21,10 @@ from typing import Callable, TypeVar
 
 from coderank_evalplus.rankers.context import RankContext, RankFn  # noqa: F401 (re-exported)
 
+RECOMMENDED = "recommended"  # the default pick's name (``rankers/recommended.py`` says what it stands for)
 # What a run reports when no method is named (rerank, run, evalplus's bare --rerank): the default pick (it uses the
 # prompt's examples) beside the published rankers in CodeT's setting.
-DEFAULT_METHODS = ("recommended", "codet", "srank", "mbr_exec")
+DEFAULT_METHODS = (RECOMMENDED, "codet", "srank", "mbr_exec")
 
 _REGISTRY: dict[str, RankFn] = {}
 _DESCRIPTIONS: dict[str, str] = {}

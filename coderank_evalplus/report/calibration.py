@@ -13,12 +13,13 @@ import numpy as np
 
 from coderank_evalplus.metrics import enough_problems
 from coderank_evalplus.rankers.calibration import coverage_curve, reliability_bins, summary
+from coderank_evalplus.rankers.registry import RECOMMENDED
 
 if TYPE_CHECKING:
     from coderank_evalplus.io.results_folder import StoredRun
 
 
-def final_picks(run: "StoredRun", method: str = "recommended") -> tuple[np.ndarray, dict[str, np.ndarray]]:
+def final_picks(run: "StoredRun", method: str = RECOMMENDED) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Features of the full folder's pick per problem, and its expected pass per split (both splits: a folder
     without plus verdicts repeats base)."""
     from coderank_evalplus.rankers.confidence import FEATURES, pick_features

@@ -118,7 +118,9 @@ def curve_figure(lb: "Leaderboard", kind: str, split: str, path: Path) -> Path |
 def confidence_method(row: dict) -> str | None:
     """The ranked method whose confidence the page shows for a row: ``recommended`` when there, else the first."""
     conf = row.get("confidence") or {}
-    return "recommended" if "recommended" in conf else next(iter(conf), None)
+    from coderank_evalplus.rankers.registry import RECOMMENDED
+
+    return RECOMMENDED if RECOMMENDED in conf else next(iter(conf), None)
 
 
 def confidence_figure(lb: "Leaderboard", split: str, path: Path) -> Path | None:

@@ -23,6 +23,7 @@ import numpy as np
 
 from coderank_evalplus.rankers.confidence import FEATURES, fit_confidence, predict, with_tau
 from coderank_evalplus.rankers.learned import model_digest
+from coderank_evalplus.rankers.registry import RECOMMENDED
 from coderank_evalplus.report.adaptive import (
     RoundTable,
     budget_with_cap,
@@ -36,7 +37,7 @@ from coderank_evalplus.report.curves import DEFAULT_DRAWS, Refine, folder_hash
 from coderank_evalplus.report.scores import splits_of
 from coderank_evalplus.study.learned_loso import SetFolder, folds, permissive, read_folders
 
-METHOD = "recommended"  # the rankings the model learns from (the default method of `budget`), fixed a priori
+METHOD = RECOMMENDED  # the rankings the model learns from (the default method of `budget`), fixed a priori
 BUDGET = 10.0  # the mean budget for the 100- and 200-sample sets
 CAPS = (15, 20, 30, 50)  # the rule's cap (a user's --n-samples) for reading pass@1 at that budget
 CACHE_VERSION = 4  # 3: recommended's rounds are the selection step's picks; 4: its search probes first

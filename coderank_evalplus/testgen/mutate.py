@@ -86,6 +86,36 @@ def split_sources(sources: Sequence[str]) -> tuple[list[str], Optional[MutateSpe
     return files, spec
 
 
+MODEL_TESTS = "model"  # the test source "the model writes them" (``run``)
+
+
+@dataclass(frozen=True)
+class TestSources:
+    """Test sources parsed once, as every entry point hands them on: ``given`` (as written, in order: what names the
+    pool), the files of test samples, whether the model writes tests (``model``, on ``run``) and
+    ``examples+mutate:N``'s N (``mutate``: None when it is not among them; 0 is the prompt's examples alone, no
+    grown inputs)."""
+
+    __test__ = False  # not a pytest class, whatever its name
+
+    given: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
+    model: bool = False
+    mutate: Optional[int] = None
+
+    @classmethod
+    def parse(cls, sources: Optional[Sequence[Any]]) -> "TestSources":
+        """``sources`` (files, ``model``, at most one ``examples+mutate[:N]``) read once; ValueError on a bad spec."""
+        given = tuple(str(s) for s in sources or ())
+        files, spec = split_sources([s for s in given if s != MODEL_TESTS])
+        return cls(given, tuple(files), MODEL_TESTS in given, spec.n if spec is not None else None)
+
+    @property
+    def spec(self) -> Optional[MutateSpec]:
+        """``examples+mutate:N`` as a spec, or None."""
+        return MutateSpec(self.mutate) if self.mutate is not None else None
+
+
 # --- seeds ---------------------------------------------------------------------------------------------------
 
 def _entry_call(tree: ast.AST, entry_point: str) -> Optional[ast.Call]:

@@ -93,6 +93,21 @@ def test_one_shot_pick_starts_and_stops_its_own_workers():
     assert cr.pick(PROMPT, [WRONG[0], RIGHT], workers=1, mutate=0, method="mbr_exec").method == "mbr_exec"
 
 
+def test_mutate_0_is_the_examples_alone_as_on_every_other_entry_point():
+    """``mutate=0`` is ``examples+mutate:0`` (docs/methods.md): the prompt's examples are the tests, with no grown
+    input, as ``rerank --tests examples+mutate:0``; ``None``: neither (only the tests given)."""
+    from coderank_evalplus.api.picking import read_pick_tests
+    from coderank_evalplus.testgen.mutate import GROWN_INPUTS
+
+    cands = [WRONG[0], RIGHT, WRONG[2]]
+    alone = cr.pick(PROMPT, cands, workers=1, mutate=0, method="codet")
+    assert alone.group == [1] and alone.uses_prompt_examples
+    assert not [e for e in alone.evidence if e.kind == "grown"]
+    neither = cr.pick(PROMPT, cands, workers=1, mutate=None, method="codet")
+    assert neither.group == [0, 1, 2] and not neither.uses_prompt_examples
+    assert read_pick_tests(["examples+mutate:0"])[1].mutate == 0 and read_pick_tests(None)[1].mutate == GROWN_INPUTS
+
+
 def test_prose_candidates_are_no_candidate(picker):
     """Candidates none of which defines the function: a documented error, not a pick among nothing."""
     with pytest.raises(cr.api.NoCandidate, match="no candidate defines add") as err:

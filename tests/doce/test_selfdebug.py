@@ -102,6 +102,34 @@ def test_trial_outcomes_come_from_the_cache(tmp_path):
 
 
 @pytest.mark.slow
+def test_self_debug_runs_on_the_runs_executor(tmp_path, monkeypatch):
+    """Handed the run's executor, self-debug's trial tests, feedback probes and the debugged pool's rerank and judge
+    all run on its workers: no pool of their own."""
+    from coderank_evalplus.engine.execution.executors import LocalExecutor, WarmPools
+
+    bodies = [RIGHT, MINUS, BOOM]
+    solutions, cfg, _, before = _setup(tmp_path, bodies, ["mbr_exec"])
+    cache = ResultCache(tmp_path / "fresh" / "executions.sqlite")  # nothing cached: every trial test runs
+    model = ScriptedModel({MINUS: RIGHT, BOOM: "    return a + b + 0\n"})
+    kinds: list[str] = []
+
+    class Counted(WarmPools):
+        def run(self, name, args, on_lost=None):
+            kinds.append(name)
+            yield from super().run(name, args, on_lost)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("self-debug made a pool of its own")
+
+    monkeypatch.setattr(LocalExecutor, "__init__", refuse)
+    with Counted(2) as executor:
+        res = run_self_debug("humaneval", PROBLEMS, solutions, TESTS, cfg, cache, before, model,
+                             DebugSettings("multi"), tmp_path, executor=executor)
+    assert res.block["now_pass_trial_tests"] == 2 and len(set(kinds)) >= 3  # execution, probes, judge
+    cache.close()
+
+
+@pytest.mark.slow
 def test_multi_debugs_every_failing_candidate_once_then_reranks(tmp_path):
     bodies = [RIGHT, MINUS, TIMES, BOOM, BROKEN, RIGHT, MINUS]
     solutions, cfg, cache, before = _setup(tmp_path, bodies, ["first", "mbr_exec", "filter+mbr_exec"])

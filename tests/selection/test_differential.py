@@ -17,6 +17,7 @@ from coderank_evalplus.selection.doubt import MAX_PROGRAMS
 from coderank_evalplus.selection.path import ProblemPath
 from coderank_evalplus.selection.search import MAX_ROUNDS, STEP
 from coderank_evalplus.testgen.io_tests import suite_for
+from coderank_evalplus.testgen.mutate import TestSources
 from tests.conftest import LOOKALIKE_DIR, LOOKALIKE_DOES, lookalike_data, needs_data
 
 PROMPT = '''def add(a, b):
@@ -32,7 +33,8 @@ LOOKALIKE = "    return a + b if a != 11 else 0\n"  # right on both examples, wr
 
 
 def _path(method, mutate=None):
-    return ProblemPath(stage_config(RerankOptions(methods=[method], progress=False, workers=2), mutate), [method])
+    return ProblemPath(stage_config(RerankOptions(methods=[method], progress=False, workers=2),
+                                    TestSources(mutate=mutate)), [method])
 
 
 def _ranked(problem, bodies, method="learned_examples", mutate=None):

@@ -13,6 +13,7 @@ from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.testgen.mutate import (
     GROWN_INPUTS,
     MutateSpec,
+    TestSources,
     add_generated_inputs,
     call_text,
     first_inputs,
@@ -47,6 +48,17 @@ def test_source_spelling():
     assert split_sources(["a.jsonl", "examples+mutate:3"]) == (["a.jsonl"], MutateSpec(3))
     with pytest.raises(ValueError, match="twice"):
         split_sources(["examples+mutate", "examples+mutate:3"])
+
+
+def test_test_sources_are_parsed_once_into_one_value():
+    """``TestSources``: what every entry point hands on; 0 is the examples alone, None no examples+mutate."""
+    parsed = TestSources.parse(["model", "a.jsonl", "examples+mutate:0"])
+    assert parsed.files == ("a.jsonl",) and parsed.model and parsed.mutate == 0 and parsed.spec == MutateSpec(0)
+    assert parsed.given == ("model", "a.jsonl", "examples+mutate:0")
+    assert TestSources.parse(["examples+mutate"]).mutate == GROWN_INPUTS
+    assert TestSources.parse(["a.jsonl"]).mutate is None and TestSources.parse(None) == TestSources()
+    with pytest.raises(ValueError, match="twice"):
+        TestSources.parse(["examples+mutate", "model", "examples+mutate:3"])
 
 
 def test_seed_args_read_literal_arguments_of_the_entry_call():
