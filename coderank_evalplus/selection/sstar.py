@@ -247,9 +247,6 @@ def decide(contests: Sequence[Pair], generator, log_path: str, model: str,
     """Run S* on each contest (batched across problems: each step's questions go to the model together; the same
     question twice is asked once); ``model`` names the model in the reply log's keys. Returns a decision per
     contest, in order."""
-    from coderank_evalplus.engine.execution.probe import Probe, probe_all, probe_of
-    from coderank_evalplus.generation.sampling import draw_logged
-
     stats = stats if stats is not None else ExecutionStats()
     out = [SStarDecision(c.problem.task_id, c.a, c.b, contenders=len(c.contenders)) for c in contests]
     found: dict[int, tuple[Executions, list[int]]] = {}
@@ -257,40 +254,77 @@ def decide(contests: Sequence[Pair], generator, log_path: str, model: str,
     for attempt in range(1, settings.attempts + 1):
         if not pending:
             break
-        reqs = _requests([contests[i] for i in pending], "inputs", generator, settings, model, attempt)
-        replies, drawn = draw_logged(generator, reqs, log_path, progress, desc=f"S* inputs {attempt}")
-        works = []
-        for i, r in zip(pending, reqs):
-            c, d = contests[i], out[i]
-            d.attempts = attempt
-            d.model_calls += r.key in drawn
-            reply = (P.reply_opener(c.problem) if isinstance(r.prompt, str) else "") + replies[r.key]
-            d.inputs.extend(x for x in P.parse_inputs(reply, c.problem, settings.max_inputs)
-                            if x not in d.inputs)
-            if d.inputs:
-                progs = [c.programs[k] for k in c.contenders]
-                works.append((i, ProblemWork(c.problem, progs, TestSuite(inputs=list(d.inputs)))))
-        # execute() answers per task id: contests of one problem (several methods) go in separate batches
-        batches: list[list[tuple[int, ProblemWork]]] = []
-        for i, w in works:
-            batch = next((bt for bt in batches if all(v.problem.task_id != w.problem.task_id for _, v in bt)), None)
-            if batch is None:
-                batches.append(batch := [])
-            batch.append((i, w))
-        for batch in batches:
-            ran = execute([w for _, w in batch], cache, limits, workers, progress, stats, executor=executor)
-            for i, w in batch:
-                ex = _widen(ran[w.problem.task_id], contests[i])
-                cols = _separating(ex, contests[i].a, contests[i].b)
-                if cols:
-                    found[i] = (ex, cols)
+        works = _ask_for_inputs(contests, pending, out, attempt, generator, log_path, model, settings, progress)
+        found.update(_run_on_inputs(works, contests, cache, limits, workers, executor, progress, stats))
         pending = [i for i in pending if i not in found]
     for i in pending:
         out[i].why = "no distinguishing input"
     decided = sorted(found)
     if not decided:
         return out
-    # what A and B do on the distinguishing inputs, in words (one sandboxed probe each)
+    _show_outputs(contests, decided, found, out, settings, limits, workers, executor)
+    _ask_which_is_right(contests, decided, out, generator, log_path, model, settings, progress)
+    return out
+
+
+def _ask_for_inputs(contests: Sequence[Pair], pending: Sequence[int], out: list[SStarDecision], attempt: int,
+                    generator, log_path: str, model: str, settings: SStarSettings,
+                    progress: bool) -> list[tuple[int, ProblemWork]]:
+    """One attempt's question for inputs that tell A and B apart, for each pending contest; returns what to run:
+    the contenders on every input the model gave so far (a contest whose replies gave none has nothing to run)."""
+    from coderank_evalplus.generation.sampling import draw_logged
+
+    reqs = _requests([contests[i] for i in pending], "inputs", generator, settings, model, attempt)
+    replies, drawn = draw_logged(generator, reqs, log_path, progress, desc=f"S* inputs {attempt}")
+    works = []
+    for i, r in zip(pending, reqs):
+        c, d = contests[i], out[i]
+        d.attempts = attempt
+        d.model_calls += r.key in drawn
+        reply = (P.reply_opener(c.problem) if isinstance(r.prompt, str) else "") + replies[r.key]
+        d.inputs.extend(x for x in P.parse_inputs(reply, c.problem, settings.max_inputs)
+                        if x not in d.inputs)
+        if d.inputs:
+            progs = [c.programs[k] for k in c.contenders]
+            works.append((i, ProblemWork(c.problem, progs, TestSuite(inputs=list(d.inputs)))))
+    return works
+
+
+def _run_on_inputs(works: Sequence[tuple[int, ProblemWork]], contests: Sequence[Pair],
+                   cache: Optional[ResultCache], limits: Limits, workers: Optional[int], executor: Any,
+                   progress: bool, stats: ExecutionStats) -> dict[int, tuple[Executions, list[int]]]:
+    """Run the contenders on the model's inputs through the execution engine; returns, for each contest with an
+    input on which A and B differ, its executions and those inputs (columns)."""
+    found: dict[int, tuple[Executions, list[int]]] = {}
+    for batch in _one_contest_per_task(works):
+        ran = execute([w for _, w in batch], cache, limits, workers, progress, stats, executor=executor)
+        for i, w in batch:
+            ex = _widen(ran[w.problem.task_id], contests[i])
+            cols = _separating(ex, contests[i].a, contests[i].b)
+            if cols:
+                found[i] = (ex, cols)
+    return found
+
+
+def _one_contest_per_task(works: Sequence[tuple[int, ProblemWork]]) -> list[list[tuple[int, ProblemWork]]]:
+    """The works in batches of distinct task ids: execute() answers per task id, so contests of one problem
+    (several methods) go in separate batches."""
+    batches: list[list[tuple[int, ProblemWork]]] = []
+    for i, w in works:
+        batch = next((bt for bt in batches if all(v.problem.task_id != w.problem.task_id for _, v in bt)), None)
+        if batch is None:
+            batches.append(batch := [])
+        batch.append((i, w))
+    return batches
+
+
+def _show_outputs(contests: Sequence[Pair], decided: Sequence[int], found: Mapping[int, tuple[Executions, list[int]]],
+                  out: list[SStarDecision], settings: SStarSettings, limits: Limits, workers: Optional[int],
+                  executor: Any) -> None:
+    """What A and B do on the distinguishing inputs, in words (one sandboxed probe each), as the model is shown
+    it, and the contenders that side with each."""
+    from coderank_evalplus.engine.execution.probe import Probe, probe_all, probe_of
+
     asks: list[tuple[int, int, str, Probe]] = []
     time_limit = max(limits.cpu, 1.0)
     for i in decided:
@@ -307,6 +341,14 @@ def decide(contests: Sequence[Pair], generator, log_path: str, model: str,
         out[i].shown = [Shown(ex.suite.inputs[col], words[(i, col, "A")], words[(i, col, "B")])
                         for col in cols[: settings.max_shown]]
         out[i].sides = _sides(ex, contests[i], cols)
+
+
+def _ask_which_is_right(contests: Sequence[Pair], decided: Sequence[int], out: list[SStarDecision], generator,
+                        log_path: str, model: str, settings: SStarSettings, progress: bool) -> None:
+    """Show the model A's and B's code and outputs in both orders and take S*'s decision from its answers
+    (``verdict``)."""
+    from coderank_evalplus.generation.sampling import draw_logged
+
     reqs = []
     for i in decided:
         reqs += _requests([contests[i]], "judge", generator, settings, model, shown={contests[i].problem.task_id:
@@ -319,7 +361,6 @@ def decide(contests: Sequence[Pair], generator, log_path: str, model: str,
         d.answers = [P.parse_verdict(replies[r.key], base) for r in pair]
         d.model_calls += sum(r.key in drawn for r in pair)
         d.winner, d.why = verdict(d.answers)
-    return out
 
 
 def verdict(answers: Sequence[Optional[int]]) -> tuple[Optional[str], str]:

@@ -425,83 +425,124 @@ class Judge:
                        plus: bool = True) -> dict[str, list[Verdict]]:
         """Verdicts for the given programs of each task (only tasks named in ``programs``): each distinct program
         text of a task is judged once (or read from the cache), and the samples that share it share its verdict."""
-        from tqdm import tqdm
-
         results: dict[str, dict[str, Verdict]] = {t: {} for t in programs}
+        todos = {tid: self._verdicts_from_cache(tid, problems[tid], progs, plus, results[tid])
+                 for tid, progs in programs.items()}
+        jobs = self._jobs_for(todos, problems, plus)
+        if jobs:
+            self._run_checks(jobs, problems, results)
+        return {tid: [plus_defined(results[tid][p], problems[tid], plus) for p in progs]
+                for tid, progs in programs.items()}
+
+    def _verdicts_from_cache(self, tid: str, prob: Problem, progs: Sequence[str], plus: bool,
+                             found: dict[str, Verdict]) -> list[str]:
+        """Put in ``found`` the verdicts the cache holds for a task's distinct programs, so that only the others
+        run; returns those others, the programs still to check."""
+        want_plus = plus and prob.has_plus_tests
+        base_cfg, plus_cfg = self._config(prob, "base"), self._config(prob, "plus")
+        todo = []
+        for prog in dict.fromkeys(progs):
+            verdict = self._cached_verdict(tid, prog, base_cfg, plus_cfg, want_plus)
+            if verdict is not None:
+                found[prog] = verdict
+                self.cached += 1
+            else:
+                todo.append(prog)
+        self.checked += len(todo)
+        return todo
+
+    def _cached_verdict(self, tid: str, prog: str, base_cfg: str, plus_cfg: str,
+                        want_plus: bool) -> Optional[Verdict]:
+        """A program's verdict as the cache holds it, None when a split it needs was never judged; a pass that
+        was suspicious when first judged is noted as suspicious again, so that ``strict`` reads it the same."""
+        if self.cache is None:
+            return None
+        key = content_key("program", prog)
+        base = self.cache.get_verdict(key, tid, base_cfg)
+        pl = self.cache.get_verdict(key, tid, plus_cfg) if want_plus else None
+        if base is None or (want_plus and pl is None):
+            return None
+        odd = [sp for sp, cfg, ok in (("base", base_cfg, base), ("plus", plus_cfg, pl))
+               if ok and self.cache.get_verdict(key, tid, cfg + _ODD)]
+        if odd:
+            self.suspicious[(tid, prog)] = self.suspicious.get((tid, prog)) or (
+                f"{', '.join(odd)}: an output compared by its own == (recorded when first judged)")
+        return self._verdict(base, pl if want_plus else None, odd)
+
+    def _jobs_for(self, todos: Mapping[str, list[str]], problems: Mapping[str, Problem], plus: bool) -> list[dict]:
+        """The programs to check as worker jobs of at most ``_PROGRAMS_PER_JOB`` programs of one task, the jobs
+        that make a worker load ``evalplus.evaluate`` last."""
         jobs: list[dict] = []
         last: list[dict] = []
-        todos: dict[str, list[str]] = {}
-        for tid, progs in programs.items():
-            prob = problems[tid]
-            want_plus = plus and prob.has_plus_tests
-            base_cfg, plus_cfg = self._config(prob, "base"), self._config(prob, "plus")
-            todo = []
-            for prog in dict.fromkeys(progs):
-                key = content_key("program", prog)
-                base = self.cache.get_verdict(key, tid, base_cfg) if self.cache else None
-                pl = self.cache.get_verdict(key, tid, plus_cfg) if (self.cache and want_plus) else None
-                if base is not None and (not want_plus or pl is not None):
-                    assert self.cache is not None  # the verdicts came from it
-                    odd = [sp for sp, cfg, ok in (("base", base_cfg, base), ("plus", plus_cfg, pl))
-                           if ok and self.cache.get_verdict(key, tid, cfg + _ODD)]
-                    if odd:
-                        self.suspicious[(tid, prog)] = self.suspicious.get((tid, prog)) or (
-                            f"{', '.join(odd)}: an output compared by its own == (recorded when first judged)")
-                    results[tid][prog] = self._verdict(base, pl if want_plus else None, odd)
-                    self.cached += 1
-                else:
-                    todo.append(prog)
-            self.checked += len(todo)
-            todos[tid] = todo
         # a call of few programs (a streamed run's batch of one problem) is spread over every worker
         per_job = max(1, min(_PROGRAMS_PER_JOB, -(-sum(map(len, todos.values())) // self.workers)))
         for tid, todo in todos.items():
             prob = problems[tid]
             want_plus = plus and prob.has_plus_tests
-            heavy: list[str] = []
-            light = todo
-            if todo and prob.has_evalplus_inputs:
-                # checks of programs that import a module evalplus's own judge has loaded and a worker has not go
-                # last: the worker loads evalplus.evaluate for them (_offer_evalplus_modules), which makes every
-                # later fork dearer; the rest first, from a worker that stays small
-                offered = self._parent_modules()
-                light = []
-                for prog in todo:
-                    (light if offered.isdisjoint(imported_modules(prog)) else heavy).append(prog)
+            light, heavy = self._split_evalplus_importers(prob, todo)
             for group, bucket in ((light, jobs), (heavy, last)):
                 for start in range(0, len(group), per_job):
                     bucket.append(self._job(prob, group[start:start + per_job], want_plus))
-        jobs += last
-        if jobs:
-            bar = tqdm(total=sum(len(j["programs"]) for j in jobs), desc="judging", unit="prog",
-                       disable=not self.progress, dynamic_ncols=True)
-            try:
-                run = self.executor.run("coderank_evalplus.engine.judging.judge:worker_judge", jobs, on_lost=None)
-                with contextlib.closing(run) as done:
-                    for k, verdicts in done:
-                        job = jobs[k]
-                        prob = problems[job["task_id"]]
-                        base_cfg, plus_cfg = self._config(prob, "base"), self._config(prob, "plus")
-                        for prog, (base, pl, why) in zip(job["programs"], verdicts):
-                            odd = [sp for sp in ("base", "plus") if why and f"{sp}: " in why]
-                            if why:
-                                self.suspicious[(job["task_id"], prog)] = why
-                            results[job["task_id"]][prog] = self._verdict(base, pl, odd)
-                            if self.cache is not None:
-                                key = content_key("program", prog)
-                                self.cache.put_verdict(key, job["task_id"], base_cfg, base)
-                                if pl is not None:
-                                    self.cache.put_verdict(key, job["task_id"], plus_cfg, pl)
-                                for sp, cfg in (("base", base_cfg), ("plus", plus_cfg)):
-                                    if sp in odd:
-                                        self.cache.put_verdict(key, job["task_id"], cfg + _ODD, True)
-                        bar.update(len(job["programs"]))
-            finally:
-                bar.close()
-                if self.cache is not None:
-                    self.cache.commit()
-        return {tid: [plus_defined(results[tid][p], problems[tid], plus) for p in progs]
-                for tid, progs in programs.items()}
+        return jobs + last
+
+    def _split_evalplus_importers(self, prob: Problem, todo: list[str]) -> tuple[list[str], list[str]]:
+        """(the rest, the programs that import a module evalplus's own judge has loaded and a worker has not):
+        a worker loads ``evalplus.evaluate`` for the latter (``_offer_evalplus_modules``), which makes every later
+        fork dearer, so they are checked last and the rest from a worker that stays small."""
+        if not (todo and prob.has_evalplus_inputs):
+            return todo, []
+        offered = self._parent_modules()
+        light: list[str] = []
+        heavy: list[str] = []
+        for prog in todo:
+            (light if offered.isdisjoint(imported_modules(prog)) else heavy).append(prog)
+        return light, heavy
+
+    def _run_checks(self, jobs: list[dict], problems: Mapping[str, Problem],
+                    results: dict[str, dict[str, Verdict]]) -> None:
+        """Run the jobs on the executor and keep each job's verdicts as it finishes, so that a long call shows
+        its progress and the cache holds what was judged even when the call is stopped."""
+        from tqdm import tqdm
+
+        bar = tqdm(total=sum(len(j["programs"]) for j in jobs), desc="judging", unit="prog",
+                   disable=not self.progress, dynamic_ncols=True)
+        try:
+            run = self.executor.run("coderank_evalplus.engine.judging.judge:worker_judge", jobs, on_lost=None)
+            with contextlib.closing(run) as done:
+                for k, verdicts in done:
+                    job = jobs[k]
+                    self._keep_verdicts(job, verdicts, problems[job["task_id"]], results[job["task_id"]])
+                    bar.update(len(job["programs"]))
+        finally:
+            bar.close()
+            if self.cache is not None:
+                self.cache.commit()
+
+    def _keep_verdicts(self, job: dict, verdicts: Sequence[tuple[bool, Optional[bool], Optional[str]]],
+                       prob: Problem, found: dict[str, Verdict]) -> None:
+        """Put a finished job's verdicts in ``found``, note its suspicious passes and store both in the cache, so
+        that a later call reads the same verdicts without running anything."""
+        base_cfg, plus_cfg = self._config(prob, "base"), self._config(prob, "plus")
+        for prog, (base, pl, why) in zip(job["programs"], verdicts):
+            odd = [sp for sp in ("base", "plus") if why and f"{sp}: " in why]
+            if why:
+                self.suspicious[(job["task_id"], prog)] = why
+            found[prog] = self._verdict(base, pl, odd)
+            self._store_verdict(job["task_id"], prog, base_cfg, plus_cfg, base, pl, odd)
+
+    def _store_verdict(self, tid: str, prog: str, base_cfg: str, plus_cfg: str, base: bool, pl: Optional[bool],
+                       odd: Sequence[str]) -> None:
+        """Store a program's verdict per split in the cache, and which splits passed only through its own ==
+        (``_cached_verdict`` reads them back)."""
+        if self.cache is None:
+            return
+        key = content_key("program", prog)
+        self.cache.put_verdict(key, tid, base_cfg, base)
+        if pl is not None:
+            self.cache.put_verdict(key, tid, plus_cfg, pl)
+        for sp, cfg in (("base", base_cfg), ("plus", plus_cfg)):
+            if sp in odd:
+                self.cache.put_verdict(key, tid, cfg + _ODD, True)
 
     def _verdict(self, base: bool, plus: Optional[bool], odd: Sequence[str]) -> Verdict:
         """evalplus's verdict; with ``strict``, a split passed only through the candidate's own == fails."""
