@@ -324,8 +324,9 @@ def folder_fingerprint(folder: Path) -> Optional[str]:
 def output_folder(options: RerankOptions, provenance: Mapping[str, Any]) -> Path:
     """Where this run's results go. Given ``output``: there, unless it holds another run's results (refused
     without ``overwrite``; the same run again may update them). Not given: a folder of its own under
-    ``coderank_results/`` named after the model, dataset and test pool (a suffix keeps another run's)."""
-    from coderank_evalplus.storage import ensure_writable_dir
+    ``coderank_results/`` named after the model, dataset and test pool (a suffix keeps another run's). A folder
+    that holds anything but this tool's output is refused (``storage.open_output_dir``)."""
+    from coderank_evalplus.storage import open_output_dir
 
     mine = provenance["inputs_fingerprint"]
     if options.output:
@@ -337,7 +338,7 @@ def output_folder(options: RerankOptions, provenance: Mapping[str, Any]) -> Path
             flag = OVERWRITE_FLAG.get(str(provenance.get("door")), "--overwrite")
             raise CoderankError(f"output {folder}: holds {what}; choose another folder, or pass {flag} to replace "
                                 f"them")
-        return ensure_writable_dir(folder)
+        return open_output_dir(folder, ours=(RUN_FILE,))
     dataset = Path(options.dataset).name.removesuffix(".gz").removesuffix(".jsonl")
     slug = _slug(f"{provenance['model']}--{dataset}--{provenance['tests']}")
     root = Path(DEFAULT_ROOT)
@@ -346,7 +347,7 @@ def output_folder(options: RerankOptions, provenance: Mapping[str, Any]) -> Path
         held = folder_fingerprint(folder)
         if held is None and not (folder.exists() and any(folder.iterdir())) or held == mine:
             log.info("results folder: %s", folder)
-            return ensure_writable_dir(folder)
+            return open_output_dir(folder, ours=(RUN_FILE,))
     raise CoderankError(f"{root}: 999 folders named {slug}-N already; pass an output folder")
 
 

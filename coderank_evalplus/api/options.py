@@ -337,7 +337,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("output", TEXT, None, f"results folder (default: a folder of its own under ./{RESULTS_ROOT} named "
            "after the run — rerank: <model>--<dataset>--<tests>, a suffix keeping another run's; run: "
            "<model>-<dataset>, resumed by the same run; leaderboard: coderank_leaderboard; likelihood: the samples "
-           "file itself); a folder holding another run is refused unless --overwrite", BOARD + ("likelihood",),
+           "file itself); a folder holding another run is refused unless --overwrite, one holding files this tool did "
+           "not write always", BOARD + ("likelihood",),
            {"evalplus": "(beside --samples)", "lm_eval": "(under lm-eval's --output_path)"},
            defaults={"leaderboard": "coderank_leaderboard"}),
     Option("overwrite", FLAG, False, "replace the results of another run in --output", RERANK, NO_HARNESS, cli=SWITCH),

@@ -141,7 +141,7 @@ def run_command(args: argparse.Namespace) -> int:
     from coderank_evalplus.io.problems import describe_selection, load_problems_or_original
     from coderank_evalplus.rankers.likelihood import features_needed
     from coderank_evalplus.report import result_lines
-    from coderank_evalplus.storage import atomic_write_json, atomic_write_jsonl, ensure_writable_dir
+    from coderank_evalplus.storage import atomic_write_json, atomic_write_jsonl, open_output_dir
     from coderank_evalplus.testgen.mutate import split_sources
     from coderank_evalplus.types import CoderankError
 
@@ -168,7 +168,8 @@ def run_command(args: argparse.Namespace) -> int:
     options = replace(rerank_options(args, "run"), dataset=dataset, limit=limit,
                       task_ids=None if limit else ids, model=args.model,
                       tests_label="model's own tests" if model_tests else None)
-    output = ensure_writable_dir(Path(args.output or run_folder(args.model, dataset)))
+    output = open_output_dir(Path(args.output or run_folder(args.model, dataset)),
+                             ours=("run_config.json", "rerank_results.json"))
     refuse_other_run(output, args, dataset)
     from coderank_evalplus.engine.execution.workers import CANDIDATE_LOG, log_candidates_to
 
