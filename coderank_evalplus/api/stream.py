@@ -332,9 +332,9 @@ class _Progress:
         self.lock = threading.Lock()
         self.bar: Any = None
         if enabled:
-            from tqdm.auto import tqdm
+            from coderank_evalplus.io.progress import progress_bar
 
-            self.bar = tqdm(total=total, desc="run", unit="problem", dynamic_ncols=True)
+            self.bar = progress_bar(total=total, desc="run", unit="problem")
 
     def count(self, what: str, n: int = 1) -> None:
         with self.lock:

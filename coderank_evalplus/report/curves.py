@@ -178,14 +178,15 @@ def _map_problems(jobs: list[tuple], workers: Optional[int], desc: str, progress
                   fn: Callable[[tuple], Any] = _problem_points) -> list:
     """``fn`` (default ``_problem_points``) of every job, in order: in a process pool when there is more than one
     worker."""
-    from tqdm import tqdm
+    from coderank_evalplus.io.progress import progress_bar
 
     n_workers = min(len(jobs), workers or os.cpu_count() or 1)
-    bar = dict(total=len(jobs), desc=desc, unit="problem", disable=not progress, dynamic_ncols=True, leave=False)
+    bar: dict[str, Any] = dict(total=len(jobs), desc=desc, unit="problem", leave=False)
     if n_workers > 1:
         with ProcessPoolExecutor(n_workers) as pool:
-            return list(tqdm(pool.map(fn, jobs, chunksize=max(1, len(jobs) // (8 * n_workers))), **bar))
-    return [fn(j) for j in tqdm(jobs, **bar)]
+            return list(progress_bar(pool.map(fn, jobs, chunksize=max(1, len(jobs) // (8 * n_workers))),
+                                     enabled=progress, **bar))
+    return [fn(j) for j in progress_bar(jobs, enabled=progress, **bar)]
 
 
 def scores_at_budget(run: StoredRun, methods: Sequence[str], budget: int, draws: int = DEFAULT_DRAWS,

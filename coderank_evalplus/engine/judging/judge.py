@@ -425,7 +425,7 @@ class Judge:
                        plus: bool = True) -> dict[str, list[Verdict]]:
         """Verdicts for the given programs of each task (only tasks named in ``programs``): each distinct program
         text of a task is judged once (or read from the cache), and the samples that share it share its verdict."""
-        from tqdm import tqdm
+        from coderank_evalplus.io.progress import progress_bar
 
         results: dict[str, dict[str, Verdict]] = {t: {} for t in programs}
         jobs: list[dict] = []
@@ -473,8 +473,8 @@ class Judge:
                     bucket.append(self._job(prob, group[start:start + per_job], want_plus))
         jobs += last
         if jobs:
-            bar = tqdm(total=sum(len(j["programs"]) for j in jobs), desc="judging", unit="prog",
-                       disable=not self.progress, dynamic_ncols=True)
+            bar = progress_bar(total=sum(len(j["programs"]) for j in jobs), desc="judging", unit="prog",
+                               enabled=self.progress)
             try:
                 run = self.executor.run("coderank_evalplus.engine.judging.judge:worker_judge", jobs, on_lost=None)
                 with contextlib.closing(run) as done:
