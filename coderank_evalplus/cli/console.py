@@ -174,7 +174,9 @@ class _ToStderr(logging.StreamHandler):
 @contextlib.contextmanager
 def library_messages():
     """While a command runs, the package's log records (``coderank_evalplus.*``, INFO and up) are printed on stderr
-    as plain lines; afterwards the logger is as it was (a library user's settings stand)."""
+    as plain lines, and other libraries' warnings (matplotlib's while a figure is drawn, …) are kept off the
+    terminal unless asked for (``-W`` / ``PYTHONWARNINGS``): they say nothing a user of the command can act on. The
+    package's own warnings still show. Afterwards the logger and the filters are as they were."""
     logger = logging.getLogger("coderank_evalplus")
     handler = _ToStderr()
     handler.setFormatter(_Lines())
@@ -183,7 +185,11 @@ def library_messages():
     logger.setLevel(logging.INFO)
     logger.propagate = False
     try:
-        yield
+        with warnings.catch_warnings():
+            if not sys.warnoptions:
+                warnings.filterwarnings("ignore")
+                warnings.filterwarnings("default", module=r"coderank_evalplus(\.|$)")
+            yield
     finally:
         logger.removeHandler(handler)
         logger.setLevel(before[0])
