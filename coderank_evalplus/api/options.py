@@ -331,7 +331,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("cache_dir", TEXT, None, "execution cache folder (default: <output>/cache; budget: none, where a "
            "method's step after ranking runs again on each sub-sample)", BOARD + ("budget",),
            {"evalplus": "(beside --samples)"}),
-    Option("progress", FLAG, True, "progress bars (the CLI's --quiet: none)", BOARD + ("budget", "likelihood"),
+    Option("progress", FLAG, True, "progress bars (where stderr is not a terminal, a plain line every 30 s; the "
+           "CLI's --quiet: none)", BOARD + ("budget", "likelihood"),
            {"cli": "--quiet", "evalplus": ""}),
     # --- where the results go, and who made them
     Option("output", TEXT, None, f"results folder (default: a folder of its own under ./{RESULTS_ROOT} named "
