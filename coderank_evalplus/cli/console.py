@@ -186,9 +186,8 @@ def library_messages():
     logger.propagate = False
     try:
         with warnings.catch_warnings():
-            if not sys.warnoptions:
-                warnings.filterwarnings("ignore")
-                warnings.filterwarnings("default", module=r"coderank_evalplus(\.|$)")
+            if not sys.warnoptions:  # every module but the package's (whose warnings keep Python's filters)
+                warnings.filterwarnings("ignore", module=r"(?!coderank_evalplus(\.|$))")
             yield
     finally:
         logger.removeHandler(handler)
