@@ -325,8 +325,9 @@ def output_folder(options: RerankOptions, provenance: Mapping[str, Any]) -> Path
     """Where this run's results go. Given ``output``: there, unless it holds another run's results (refused
     without ``overwrite``; the same run again may update them). Not given: a folder of its own under
     ``coderank_results/`` named after the model, dataset and test pool (a suffix keeps another run's). A folder
-    that holds anything but this tool's output is refused (``storage.open_output_dir``)."""
-    from coderank_evalplus.storage import open_output_dir
+    a user names that holds anything but this tool's output is refused (``storage.open_output_dir``);
+    evalplus.evaluate's is named after the samples file and already holds the run's cache."""
+    from coderank_evalplus.storage import ensure_writable_dir, open_output_dir
 
     mine = provenance["inputs_fingerprint"]
     if options.output:
@@ -338,6 +339,8 @@ def output_folder(options: RerankOptions, provenance: Mapping[str, Any]) -> Path
             flag = OVERWRITE_FLAG.get(str(provenance.get("door")), "--overwrite")
             raise CoderankError(f"output {folder}: holds {what}; choose another folder, or pass {flag} to replace "
                                 f"them")
+        if provenance.get("door") == "evalplus":
+            return ensure_writable_dir(folder)
         return open_output_dir(folder, ours=(RUN_FILE,))
     dataset = Path(options.dataset).name.removesuffix(".gz").removesuffix(".jsonl")
     slug = _slug(f"{provenance['model']}--{dataset}--{provenance['tests']}")
