@@ -161,6 +161,11 @@ def test_rerank_returns_the_table_intervals_and_picks_and_writes_the_folder(tmp_
         out.pass_at("recommended", split="plus")
     path = out.write(tmp_path / "folder")
     assert json.loads(path.read_text())["methods"]["recommended"]["base"]["pass@1"] == value
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "verdicts.jsonl").write_text("my own")
+    with pytest.raises(ValueError, match="holds files this tool did not write"):  # as rerank --output refuses it
+        out.write(tmp_path / "mine")
+    assert (tmp_path / "mine" / "verdicts.jsonl").read_text() == "my own"
 
 
 @pytest.mark.parametrize("door,flag", [("rerank", "--model NAME"), ("python", "model=NAME"),
