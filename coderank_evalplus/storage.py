@@ -102,6 +102,26 @@ def ensure_writable_dir(folder: str | os.PathLike, what: str = "results") -> Pat
     return folder
 
 
+OUTPUT_MARK = ".coderank_evalplus"  # left in every folder this tool opens for output: a later run knows it for its own
+
+
+def open_output_dir(folder: str | os.PathLike, what: str = "results", ours: tuple[str, ...] = ()) -> Path:
+    """The folder a command writes its output into. A new or empty folder, or one this tool wrote (its mark, or
+    one of ``ours``: a file only such a folder holds, for folders written before the mark), is opened and marked;
+    any other folder is refused before any work is done, so a user's own files are never replaced."""
+    folder = Path(folder)
+    if folder.is_dir() and not (folder / OUTPUT_MARK).is_file() and not any((folder / n).exists() for n in ours):
+        held = sorted(p.name for p in folder.iterdir())
+        if held:
+            shown = ", ".join(held[:3]) + (f" and {len(held) - 3} more" if len(held) > 3 else "")
+            raise ValueError(f"{what} folder {folder}: holds files this tool did not write ({shown}); give a new or "
+                             f"empty folder")
+    ensure_writable_dir(folder, what)
+    if not (folder / OUTPUT_MARK).is_file():
+        atomic_write_text(folder / OUTPUT_MARK, "written by coderank-evalplus; a later run may replace what is here\n")
+    return folder
+
+
 def _tmp_prefix(path: Path) -> str:
     return f".{path.name}.tmp-"
 

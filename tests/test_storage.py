@@ -84,3 +84,22 @@ def test_an_existing_file_as_output_folder_is_a_one_line_refusal(tmp_path):
                                              r"--output"):
             ensure_writable_dir(target)
     assert (tmp_path / "taken").read_text() == "x"
+
+
+def test_an_output_folder_is_opened_only_when_new_empty_or_this_tools(tmp_path):
+    """A user's folder is refused (nothing written in it); a new or empty one is opened and marked, so that a later
+    run knows it; one written before the mark is known by a file only this tool's folders hold."""
+    from coderank_evalplus.storage import OUTPUT_MARK, open_output_dir
+
+    users = tmp_path / "users"
+    users.mkdir()
+    (users / "verdicts.jsonl").write_text("mine")
+    with pytest.raises(ValueError, match="holds files this tool did not write"):
+        open_output_dir(users)
+    assert [p.name for p in users.iterdir()] == ["verdicts.jsonl"]
+    for folder in (tmp_path / "new" / "deep", tmp_path / "empty"):
+        (tmp_path / "empty").mkdir(exist_ok=True)
+        assert open_output_dir(folder) == folder and (folder / OUTPUT_MARK).is_file()
+        (folder / "verdicts.jsonl").write_text("ours")
+        assert open_output_dir(folder) == folder  # ours now, files and all
+    assert open_output_dir(users, ours=("verdicts.jsonl",)) == users  # a folder from before the mark

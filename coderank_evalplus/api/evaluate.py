@@ -357,8 +357,10 @@ def folder_fingerprint(folder: Path) -> Optional[str]:
 def output_folder(options: RerankOptions, provenance: Mapping[str, Any]) -> Path:
     """Where this run's results go. Given ``output``: there, unless it holds another run's results (refused
     without ``overwrite``; the same run again may update them). Not given: a folder of its own under
-    ``coderank_results/`` named after the model, dataset and test pool (a suffix keeps another run's)."""
-    from coderank_evalplus.storage import ensure_writable_dir
+    ``coderank_results/`` named after the model, dataset and test pool (a suffix keeps another run's). A folder
+    a user names that holds anything but this tool's output is refused (``storage.open_output_dir``);
+    evalplus.evaluate's is named after the samples file and already holds the run's cache."""
+    from coderank_evalplus.storage import ensure_writable_dir, open_output_dir
 
     mine = provenance["inputs_fingerprint"]
     if options.output:
@@ -370,7 +372,9 @@ def output_folder(options: RerankOptions, provenance: Mapping[str, Any]) -> Path
             flag = OVERWRITE_FLAG.get(str(provenance.get("door")), "--overwrite")
             raise CoderankError(f"output {folder}: holds {what}; choose another folder, or pass {flag} to replace "
                                 f"them")
-        return ensure_writable_dir(folder)
+        if provenance.get("door") == "evalplus":
+            return ensure_writable_dir(folder)
+        return open_output_dir(folder, ours=(RUN_FILE,))
     dataset = Path(options.dataset).name.removesuffix(".gz").removesuffix(".jsonl")
     slug = _slug(f"{provenance['model']}--{dataset}--{provenance['tests']}")
     root = Path(DEFAULT_ROOT)
@@ -379,7 +383,7 @@ def output_folder(options: RerankOptions, provenance: Mapping[str, Any]) -> Path
         held = folder_fingerprint(folder)
         if held is None and not (folder.exists() and any(folder.iterdir())) or held == mine:
             log.info("results folder: %s", folder)
-            return ensure_writable_dir(folder)
+            return open_output_dir(folder, ours=(RUN_FILE,))
     raise CoderankError(f"{root}: 999 folders named {slug}-N already; pass an output folder")
 
 

@@ -332,13 +332,15 @@ OPTIONS: tuple[Option, ...] = (
     Option("cache_dir", TEXT, None, "execution cache folder (default: <output>/cache; budget: none, where a "
            "method's step after ranking runs again on each sub-sample)", BOARD + ("budget",),
            {"evalplus": "(beside --samples)"}),
-    Option("progress", FLAG, True, "progress bars (the CLI's --quiet: none)", BOARD + ("budget", "likelihood"),
+    Option("progress", FLAG, True, "progress bars (where stderr is not a terminal, a plain line every 30 s; the "
+           "CLI's --quiet: none)", BOARD + ("budget", "likelihood"),
            {"cli": "--quiet", "evalplus": ""}),
     # --- where the results go, and who made them
     Option("output", TEXT, None, f"results folder (default: a folder of its own under ./{RESULTS_ROOT} named "
            "after the run — rerank: <model>--<dataset>--<tests>, a suffix keeping another run's; run: "
            "<model>-<dataset>, resumed by the same run; leaderboard: coderank_leaderboard; likelihood: the samples "
-           "file itself); a folder holding another run is refused unless --overwrite", BOARD + ("likelihood",),
+           "file itself); a folder holding another run is refused unless --overwrite, one holding files this tool did "
+           "not write always", BOARD + ("likelihood",),
            {"evalplus": "(beside --samples)", "lm_eval": "(under lm-eval's --output_path)"},
            defaults={"leaderboard": "coderank_leaderboard"}),
     Option("overwrite", FLAG, False, "replace the results of another run in --output", RERANK, NO_HARNESS, cli=SWITCH),

@@ -151,7 +151,9 @@ class RerankOutput:
 
     def write(self, folder: str | os.PathLike) -> Path:
         """Write the usual results folder (rerank_results.json, verdicts.jsonl, rankings.jsonl, …); its summary
-        file's path."""
+        file's path. A folder holding files this package did not write is refused, as ``rerank --output`` is."""
+        from coderank_evalplus.io.results_folder import RESULTS_FILE
         from coderank_evalplus.pipeline import write_results
+        from coderank_evalplus.storage import open_output_dir
 
-        return write_results(self.result, Path(folder))
+        return write_results(self.result, open_output_dir(folder, ours=(RESULTS_FILE,)))

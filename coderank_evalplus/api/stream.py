@@ -153,9 +153,9 @@ def prepare_run_folder(output: Path, record: Mapping[str, Any], overwrite: bool)
     its ``run_config.json`` against ``record``) is refused, and with ``overwrite`` those samples are removed so that
     the run samples afresh."""
     from coderank_evalplus.engine.execution.workers import CANDIDATE_LOG, log_candidates_to
-    from coderank_evalplus.storage import ensure_writable_dir
+    from coderank_evalplus.storage import open_output_dir
 
-    output = ensure_writable_dir(output)
+    output = open_output_dir(output, ours=(RUN_CONFIG, "rerank_results.json"))
     _refuse_other_run(output, record, overwrite)
     log_candidates_to(output / CANDIDATE_LOG)
     return output
@@ -417,9 +417,9 @@ class _Progress:
         self.lock = threading.Lock()
         self.bar: Any = None
         if enabled:
-            from tqdm.auto import tqdm
+            from coderank_evalplus.io.progress import progress_bar
 
-            self.bar = tqdm(total=total, desc="run", unit="problem", dynamic_ncols=True)
+            self.bar = progress_bar(total=total, desc="run", unit="problem")
 
     def count(self, what: str, n: int = 1) -> None:
         with self.lock:

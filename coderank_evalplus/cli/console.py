@@ -14,11 +14,16 @@ from typing import Optional, Sequence
 
 from coderank_evalplus.cli.options import Parser, add_options, check_combinations, rerank_options
 
+# the top-level page: what the tool does for its user (this module's docstring is for its readers)
+DESCRIPTION = ("Rerank sampled code solutions by executing them on tests (CodeT, SRank, MBR-exec, the default "
+               "pick recommended) and report pass@1 of the pick, on HumanEval(+), MBPP(+) or problems of your own.")
+EPILOG = "`coderank-evalplus COMMAND --help` shows a command's flags."
+
 
 def build_parser() -> argparse.ArgumentParser:
     from coderank_evalplus import __version__
 
-    parser = Parser(prog="coderank-evalplus", description=__doc__)
+    parser = Parser(prog="coderank-evalplus", description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument("--version", action="version", version=f"coderank-evalplus {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     p = sub.add_parser("rerank", help="rerank existing solution samples (with test samples, or examples+mutate)",
@@ -175,7 +180,9 @@ class _ToStderr(logging.StreamHandler):
 @contextlib.contextmanager
 def library_messages():
     """While a command runs, the package's log records (``coderank_evalplus.*``, INFO and up) are printed on stderr
-    as plain lines; afterwards the logger is as it was (a library user's settings stand)."""
+    as plain lines, and other libraries' warnings (matplotlib's while a figure is drawn, …) are kept off the
+    terminal unless asked for (``-W`` / ``PYTHONWARNINGS``): they say nothing a user of the command can act on. The
+    package's own warnings still show. Afterwards the logger and the filters are as they were."""
     logger = logging.getLogger("coderank_evalplus")
     handler = _ToStderr()
     handler.setFormatter(_Lines())
@@ -184,7 +191,10 @@ def library_messages():
     logger.setLevel(logging.INFO)
     logger.propagate = False
     try:
-        yield
+        with warnings.catch_warnings():
+            if not sys.warnoptions:  # every module but the package's (whose warnings keep Python's filters)
+                warnings.filterwarnings("ignore", module=r"(?!coderank_evalplus(\.|$))")
+            yield
     finally:
         logger.removeHandler(handler)
         logger.setLevel(before[0])
@@ -202,6 +212,11 @@ def _main(argv: list[str]) -> int:
     from coderank_evalplus.storage import StorageError
     from coderank_evalplus.types import CoderankError
 
+    if argv[:1] == ["evaluate"] and {"-h", "--help"} & set(argv[1:]):
+        page = evaluate_help()
+        if page is not None:
+            print(page, end="")
+            return 0
     if argv[:1] == ["evaluate"]:  # evalplus.evaluate's own flags (Fire), without the start-up hook
         from coderank_evalplus.integrations.evalplus import evaluate_main
 
@@ -236,6 +251,46 @@ def _main(argv: list[str]) -> int:
     except KeyboardInterrupt:
         print("interrupted: finished work is kept in the cache; rerun the same command to resume", file=sys.stderr)
         return 130
+
+
+def evaluate_help() -> Optional[str]:
+    """``evaluate --help`` laid out as every other page (argparse's, exit status 0), not Fire's: evalplus.evaluate's
+    own parameters, then ours, from the signature the command calls evalplus with. None where evalplus is missing
+    or too old (``evaluate_main`` says so)."""
+    import inspect
+
+    from coderank_evalplus.cli.options import escaped
+    from coderank_evalplus.integrations.versions import evalplus_too_old
+
+    if evalplus_too_old():
+        return None
+    import evalplus.evaluate as ev
+
+    from coderank_evalplus.integrations.evalplus import OPTIONS, widened_signature
+
+    original = getattr(ev.evaluate, "__coderank_original__", ev.evaluate)
+    p = Parser(prog="coderank-evalplus evaluate",
+               usage="coderank-evalplus evaluate [DATASET] --samples FILE [FLAG ...] --rerank METHODS",
+               description="evalplus.evaluate with --rerank: evalplus's evaluation, unchanged, then the samples "
+                           "reranked and pass@1 of the pick beside random and oracle. Flags as evalplus takes them "
+                           "(--flag VALUE or --flag=VALUE).",
+               epilog="Without --samples, evalplus samples first: its codegen flags (--model, --backend, "
+                      "--n_samples, --greedy, …) pass through to it.")
+    groups = {False: p.add_argument_group("evalplus.evaluate's own flags"),
+              True: p.add_argument_group("reranking (coderank_evalplus)")}
+    for param in widened_signature(original).parameters.values():
+        if param.kind is inspect.Parameter.VAR_KEYWORD:
+            continue
+        ours = param.name in OPTIONS
+        text = OPTIONS[param.name][1] if ours else ("humaneval or mbpp (also the first argument)"
+                                                     if param.name == "dataset" else "")
+        default = None if param.default is inspect.Parameter.empty else param.default
+        if isinstance(default, bool):  # Fire takes a bare --flag as True
+            groups[ours].add_argument(f"--{param.name}", action="store_true", help=escaped(text))
+        else:
+            groups[ours].add_argument(f"--{param.name}", default=default, help=escaped(text),
+                                      metavar=param.name.upper())
+    return p.format_help()
 
 
 def _dispatch(args: argparse.Namespace) -> int:

@@ -84,6 +84,9 @@ def run_leaderboard(args: argparse.Namespace) -> int:
     elif args.strict:
         raise CoderankError("--strict needs a suite .toml file or --example (results folders are already judged; "
                          "rerank them with `rerank --strict`)")
+    from coderank_evalplus.storage import open_output_dir
+
+    output = open_output_dir(output, "leaderboard", ours=("leaderboard.json",))  # never a user's own folder
     if suite is not None:
         if (args.limit is not None or args.task_ids is not None) and not args.example:
             for e in suite.entries:
@@ -93,9 +96,8 @@ def run_leaderboard(args: argparse.Namespace) -> int:
         if args.strict:
             suite.strict = True
         from coderank_evalplus.engine.execution.workers import CANDIDATE_LOG, log_candidates_to
-        from coderank_evalplus.storage import ensure_writable_dir
 
-        log_candidates_to(ensure_writable_dir(output) / CANDIDATE_LOG)
+        log_candidates_to(output / CANDIDATE_LOG)
         ran = ensure_results(suite, output, Path(args.cache_dir) if args.cache_dir else None, args.workers,
                              args.progress, args.executor, args.ray_address)
         entries = [lbm.Entry(e.name, folder, e.tests_label, e.pool) for e, folder, _ in ran]

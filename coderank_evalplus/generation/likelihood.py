@@ -103,9 +103,9 @@ def score_records(records: Sequence[dict], problems: Mapping[str, Problem], scor
                 todo.append((rec, kind, pair))
     bar = None
     if progress and todo:
-        from tqdm.auto import tqdm
+        from coderank_evalplus.io.progress import progress_bar
 
-        bar = tqdm(total=len(todo), desc="likelihood", unit="sample")
+        bar = progress_bar(total=len(todo), desc="likelihood", unit="sample")
     for start in range(0, len(todo), batch):
         chunk = todo[start:start + batch]
         for (rec, kind, _), (total, count) in zip(chunk, scorer.score([pair for _, _, pair in chunk])):

@@ -233,11 +233,11 @@ class _Loop:
                     self._advance(st)
                     self._more_solutions(st)
             if progress:
-                from tqdm.auto import tqdm
+                from coderank_evalplus.io.progress import progress_bar
 
                 left = [st for st in self.states.values() if not st.done]
                 total = len(left) if adaptive else sum(k > 0 for st in left for k in self._needs(st))
-                self.bar = tqdm(total=total, desc="generate (adaptive)" if adaptive else "generate",
+                self.bar = progress_bar(total=total, desc="generate (adaptive)" if adaptive else "generate",
                                 unit="problem" if adaptive else "prompt")
             self._drive()
         if self.bar is not None:
@@ -489,9 +489,9 @@ def draw_logged(generator: Generator, requests: Sequence[Request], log_path: str
     todo = list({r.key: r for r in requests if r.key not in got}.values())
     bar = None
     if progress and todo:
-        from tqdm.auto import tqdm
+        from coderank_evalplus.io.progress import progress_bar
 
-        bar = tqdm(total=len(todo), desc=desc, unit="prompt")
+        bar = progress_bar(total=len(todo), desc=desc, unit="prompt")
     drawn: set[str] = set()
     with open(log_path, "a", encoding="utf-8") as fh, logprobs_off(generator):
         for setting in dict.fromkeys((r.temperature, r.top_p, r.max_tokens, r.stop) for r in todo):

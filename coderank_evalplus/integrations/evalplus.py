@@ -361,7 +361,9 @@ def evaluate_and_rerank(original: Callable, namespace: dict, params: dict, model
             features_for(methods, params["samples"], problems,
                          read_solutions(params["samples"], problems, allow_unknown=True,
                                         raw_field=ours.get("raw_field")))
-    except (SampleFileError, DataNotFoundError, ValueError) as exc:
+    except DataNotFoundError as exc:
+        raise RerankError(exc.worded_for("evalplus")) from None
+    except (SampleFileError, ValueError) as exc:
         raise RerankError(str(exc)) from None
     load_s = time.monotonic() - t0
     model = LazyModel(model_kwargs) if "model" in model_kwargs else None

@@ -74,7 +74,7 @@ import math
 from collections import defaultdict
 from copy import deepcopy
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, NoReturn, Optional
 
 from lm_eval.api.instance import Instance
 from lm_eval.api.task import ConfigurableTask
@@ -82,6 +82,7 @@ from lm_eval.filters import build_filter_ensemble
 
 from coderank_evalplus.integrations import lm_eval_filter  # noqa: F401 - registers the rerank filter
 from coderank_evalplus.io.lm_eval_log import read_answers
+from coderank_evalplus.io.problems import DataNotFoundError
 from coderank_evalplus.testgen.mutate import GROWN_INPUTS as DEFAULT_MUTATE_N
 
 log = logging.getLogger("lm_eval.coderank_evalplus")  # lm-eval formats and levels its own loggers
@@ -195,7 +196,10 @@ class CodeRankTask(ConfigurableTask):
         from coderank_evalplus.io.problems import load_problems
         from coderank_evalplus.testgen.prompts import solution_prompt, test_generation_prompt
 
-        self._problems = load_problems(self.dataset_name, self.option("data_dir"))
+        try:
+            self._problems = load_problems(self.dataset_name, self.option("data_dir"))
+        except DataNotFoundError as exc:
+            data_missing(str(self.config.task), exc)
         docs = [{"task_id": p.task_id, "prompt": solution_prompt(p), "test_prompt": test_generation_prompt(p),
                  "entry_point": p.entry_point, "canonical_solution": p.canonical_solution}
                 for p in self._problems.values()]
@@ -438,6 +442,12 @@ lm_eval_filter.JUDGED_RECORDS = judged_records  # what the rerank filter does fo
 # results of this process's tasks, waiting for lm-eval to write its own (then written beside them)
 PENDING: list[tuple[str, Any]] = []
 _WRITER_MARK = "__coderank_results_writer__"
+
+
+def data_missing(task: str, exc: DataNotFoundError) -> NoReturn:
+    """Stop lm-eval with one line that names its own way to local data (``--metadata``'s ``data_dir``): a
+    traceback through lm-eval's task loading would bury it. SystemExit, as a command line that cannot go on."""
+    raise SystemExit(f"error: task {task}: {exc.worded_for('lm_eval')}") from None
 
 
 def checked_metadata(meta: dict, task: str) -> dict[str, Any]:

@@ -32,8 +32,41 @@ HUMANEVAL_PLUS_VERSION = "v0.1.10"
 MBPP_PLUS_VERSION = "v0.2.0"
 
 
+# How each face names the setting that points at local dataset files: evalplus.evaluate has no --data-dir (its
+# own override variables, or CODERANK_DATA), lm-eval takes data_dir in --metadata.
+LOCAL_DATA_SETTING = {"cli": "--data-dir / CODERANK_DATA", "evalplus": "CODERANK_DATA",
+                      "lm_eval": "--metadata's data_dir / CODERANK_DATA"}
+
+
+def local_data_hint(about: str, fam: str, face: str) -> str:
+    """The words after a DataNotFoundError's reason, in ``face``'s terms: where a data directory came from
+    (``about="dir"``), or what to do offline (``"offline"``); "" for anything else."""
+    if about == "dir":
+        return f" (from {LOCAL_DATA_SETTING[face]})"
+    if about != "offline":
+        return ""
+    if face == "evalplus":
+        var, name = (("HUMANEVAL_OVERRIDE_PATH", "HumanEvalPlus") if fam == "humaneval"
+                     else ("MBPP_OVERRIDE_PATH", "MbppPlus"))
+        return (f". Offline? Set {var} (evalplus's own setting) to a local {name}.jsonl.gz, or CODERANK_DATA to a "
+                f"folder with the evalplus release files")
+    if face == "lm_eval":
+        return (". Offline? Add --metadata '{\"data_dir\": \"FOLDER\"}' (or set CODERANK_DATA=FOLDER), FOLDER "
+                "holding the evalplus release files")
+    return ". Offline? Point --data-dir / CODERANK_DATA at a folder with the evalplus release files"
+
+
 class DataNotFoundError(InputNotFound):
-    """A dataset file could not be found locally nor downloaded."""
+    """A dataset file could not be found locally nor downloaded. The message names the setting for local files as
+    the CLI and the API call it; a harness's face shows ``worded_for(face)``, its own setting's name."""
+
+    def __init__(self, reason: str, about: str = "", fam: str = "humaneval") -> None:
+        super().__init__(reason + local_data_hint(about, fam, "cli"))
+        self.reason, self.about, self.fam = reason, about, fam
+
+    def worded_for(self, face: str) -> str:
+        """The message as ``face`` ("cli", "evalplus", "lm_eval") names the setting for local files."""
+        return self.reason + local_data_hint(self.about, self.fam, face)
 
 
 def canonical_dataset(name: str) -> str:
@@ -59,7 +92,7 @@ def data_dir_from_env(data_dir: Optional[str] = None) -> Optional[Path]:
         return None
     path = Path(value).expanduser().resolve()
     if not path.is_dir():
-        raise DataNotFoundError(f"data directory {path} does not exist (from --data-dir / CODERANK_DATA)")
+        raise DataNotFoundError(f"data directory {path} does not exist", "dir")
     return path
 
 
@@ -79,7 +112,7 @@ def _release_path(data_dir: Optional[str], subdir: str, version: str, name: str,
     if root is not None:
         found = _find_file(root, subdir, version, [f"{name}.jsonl.gz", f"{name}.jsonl", f"{name}-{version}.jsonl"])
         if found is None:
-            raise DataNotFoundError(f"no {name} {version} file under {root}")
+            raise DataNotFoundError(f"no {name} {version} file under {root}", "dir")
         return found
     if os.environ.get(override_var):
         return Path(os.environ[override_var])
@@ -186,8 +219,8 @@ def _evalplus_records(fam: str, path: Optional[Path]) -> tuple[dict[str, dict], 
         except Exception as exc:  # download failures surface as many different exception types
             tried = f" (downloading {_evalplus_release(fam)[0]})" if said.getvalue() else ""
             raise DataNotFoundError(
-                f"could not load {'HumanEval+' if fam == 'humaneval' else 'MBPP+'}{tried}: {exc}. Offline? Point "
-                f"--data-dir / CODERANK_DATA at a folder with the evalplus release files") from exc
+                f"could not load {'HumanEval+' if fam == 'humaneval' else 'MBPP+'}{tried}: {exc}", "offline",
+                fam) from exc
         read = evalplus_own_file(fam)  # the file just read (a download has just filled the cache)
     if said.getvalue():
         sys.stderr.write(said.getvalue().rstrip("\n") + "\n")

@@ -5,9 +5,10 @@ lm-eval tasks; read by ``leaderboard``):
 
 - ``rerank_results.json``: the metrics table, the run's configuration, ``"layout": {"name": "coderank-results",
   "version": 1}``.
-- ``problems.jsonl``: one record per problem, in the run's order: ``task_id``, ``dataset`` (evalplus family),
-  ``entry_point``, ``prompt``, ``trial_tests``, ``n_candidates``, the generated test suite (``asserts``, ``counts``,
-  ``inputs``, ``assert_input``, ``expected``, ``comparisons``, ``sample_asserts`` — the asserts each raw test sample
+- ``problems.jsonl``: one record per problem, in the run's order: ``task_id``, ``dataset`` (evalplus family;
+  for a problem file of one's own, the file as ``--dataset`` named it, with ``prompt_family``), ``entry_point``,
+  ``prompt``, ``trial_tests``, ``n_candidates``, the generated test suite (``asserts``, ``counts``, ``inputs``,
+  ``assert_input``, ``expected``, ``comparisons``, ``sample_asserts`` — the asserts each raw test sample
   contributed, or null), and which optional arrays exist (``has_canonical``, ``has_hidden``).
 - ``matrices.npz``: for problem number ``i`` of ``problems.jsonl``, arrays named ``<i>.<name>``:
   ``program_of_candidate`` (candidate → row of the unique-program matrices), ``pass_matrix`` (program × assert
@@ -41,6 +42,7 @@ from typing import Any, Iterable, Optional
 import numpy as np
 
 from coderank_evalplus.engine.shapes import shape_of
+from coderank_evalplus.io.problems import is_problem_file
 from coderank_evalplus.storage import atomic_open as _atomic
 from coderank_evalplus.storage import atomic_write_text  # noqa: F401 - the one atomic writer, re-exported
 from coderank_evalplus.types import (  # noqa: F401 (LAYOUT re-exported)
@@ -135,10 +137,16 @@ def _verdict_arrays(n: int, verdicts: dict) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _problem_record(problem: Problem, n_candidates: int, suite: TestSuite, has_canonical: bool,
-                    has_hidden: bool) -> dict:
-    rec: dict[str, Any] = {"task_id": problem.task_id, "dataset": problem.dataset,
+                    has_hidden: bool, dataset: str) -> dict:
+    """One problem's line of ``problems.jsonl``. ``dataset``: the run's; a problem file of one's own is named as
+    such (not "humaneval" or "livecodebench", the prompt family its problems are read in, kept as
+    ``prompt_family`` for ``load_folder``)."""
+    label = dataset if is_problem_file(dataset) else problem.dataset
+    rec: dict[str, Any] = {"task_id": problem.task_id, "dataset": label,
                            "entry_point": problem.entry_point, "prompt": problem.prompt,
                            "trial_tests": list(problem.trial_tests), "n_candidates": n_candidates}
+    if label != problem.dataset:
+        rec["prompt_family"] = problem.dataset
     rec.update(shape_of(problem).record_fields(problem))  # (a function's record is as it was before shapes)
     for name in _SUITE_FIELDS:
         rec[name] = getattr(suite, name)
@@ -167,7 +175,8 @@ def write_folder(result: RerankResult, problems: dict[str, Problem], out: Path) 
                            f"{i}.canonical_kind": o.canonical.output_kind[0]})
         if o.hidden is not None:
             arrays.update({f"{i}.hidden_output": o.hidden[0], f"{i}.hidden_kind": o.hidden[1]})
-        rec = _problem_record(problems[tid], o.n_candidates, o.suite, o.canonical is not None, o.hidden is not None)
+        rec = _problem_record(problems[tid], o.n_candidates, o.suite, o.canonical is not None, o.hidden is not None,
+                              result.dataset)
         if o.generated is not None:
             rec["generated_inputs"] = o.generated
         if o.features:
@@ -283,7 +292,8 @@ def load_folder(folder: str | os.PathLike, task_ids: Optional[Iterable[str]] = N
                 if wanted is not None and tid not in wanted:
                     continue
                 suite = _suite(rec)
-                problem = Problem(task_id=tid, dataset=rec.get("dataset", "humaneval"), prompt=rec.get("prompt", ""),
+                family = rec.get("prompt_family") or rec.get("dataset", "humaneval")
+                problem = Problem(task_id=tid, dataset=family, prompt=rec.get("prompt", ""),
                                   entry_point=rec["entry_point"], trial_tests=tuple(rec.get("trial_tests") or ()),
                                   shape=rec.get("shape", FUNCTION), class_name=rec.get("class_name", ""))
                 ex = _executions(tid, arr, i, suite)

@@ -31,7 +31,8 @@ from coderank_evalplus.types import Executions, Ranking, TestSuite
 CANDIDATE_BUDGETS = (1, 2, 5, 10, 20, 50, 100, 200)
 TEST_BUDGETS = (1, 2, 5, 10, 20, 50, 100)
 DEFAULT_DRAWS = 20
-CACHE_VERSION = 2  # bump when a change here changes the figures (2: recommended runs the selection step)
+CACHE_VERSION = 3  # bump when a change here changes the figures (2: recommended runs the selection step; 3: random
+# at a matched budget is its exact expectation)
 
 
 @dataclass
@@ -177,14 +178,15 @@ def _map_problems(jobs: list[tuple], workers: Optional[int], desc: str, progress
                   fn: Callable[[tuple], Any] = _problem_points) -> list:
     """``fn`` (default ``_problem_points``) of every job, in order: in a process pool when there is more than one
     worker."""
-    from tqdm import tqdm
+    from coderank_evalplus.io.progress import progress_bar
 
     n_workers = min(len(jobs), workers or os.cpu_count() or 1)
-    bar = dict(total=len(jobs), desc=desc, unit="problem", disable=not progress, dynamic_ncols=True, leave=False)
+    bar: dict[str, Any] = dict(total=len(jobs), desc=desc, unit="problem", leave=False)
     if n_workers > 1:
         with ProcessPoolExecutor(n_workers) as pool:
-            return list(tqdm(pool.map(fn, jobs, chunksize=max(1, len(jobs) // (8 * n_workers))), **bar))
-    return [fn(j) for j in tqdm(jobs, **bar)]
+            return list(progress_bar(pool.map(fn, jobs, chunksize=max(1, len(jobs) // (8 * n_workers))),
+                                     enabled=progress, **bar))
+    return [fn(j) for j in progress_bar(jobs, enabled=progress, **bar)]
 
 
 def scores_at_budget(run: StoredRun, methods: Sequence[str], budget: int, draws: int = DEFAULT_DRAWS,
@@ -193,8 +195,9 @@ def scores_at_budget(run: StoredRun, methods: Sequence[str], budget: int, draws:
                      ) -> dict[str, dict[str, np.ndarray]]:
     """{method: {split: per-problem pass@1 (0..1) with ``budget`` candidates}}: each problem's mean over the SAME
     seeded draws the budget curve uses (same seeds, same subsets), so the mean over problems equals the curve's
-    point at ``budget``. A problem with at most ``budget`` candidates keeps them all. ``refine``: the step of the
-    stepped methods (module doc)."""
+    point at ``budget``. ``random`` is its exact expectation instead, the full table's (a uniform pick from a uniform
+    subset is a uniform pick of all), not an average of draws that would differ from it by chance. A problem with
+    at most ``budget`` candidates keeps them all. ``refine``: the step of the stepped methods (module doc)."""
     if not run.problems:
         return {m: {s: np.zeros(0) for s in splits} for m in methods}
     jobs = [(sp, "candidates", [budget], draws, list(methods), list(splits), seed, run.seed) for sp in run.problems]
@@ -202,7 +205,11 @@ def scores_at_budget(run: StoredRun, methods: Sequence[str], budget: int, draws:
                                   _map_problems(jobs, workers, f"{label} {budget} candidates".strip(), progress),
                                   refine)
     means = per_problem[:, 0].mean(axis=1)  # problems × methods × splits
-    return {m: {s: means[:, k, j] for j, s in enumerate(splits)} for k, m in enumerate(methods)}
+    out = {m: {s: means[:, k, j] for j, s in enumerate(splits)} for k, m in enumerate(methods)}
+    if "random" in out:
+        out["random"] = {s: np.array([pass_at_1("random", sp.correct(s), None) for sp in run.problems])
+                         for s in splits}
+    return out
 
 
 def folder_hash(folder: Path) -> "hashlib._Hash":

@@ -85,6 +85,22 @@ def test_runs_without_output_get_folders_of_their_own(bench, monkeypatch, capsys
     assert main([*base, "--solutions", "other.jsonl", "--output", target, "--overwrite"]) == 0
 
 
+def test_a_folder_of_the_users_own_is_never_written(bench, monkeypatch, capsys):
+    """--output into an existing folder that this tool did not write is refused, --overwrite or not, before any
+    work: the user's files stay as they were. A new or empty folder is written (and known as ours afterwards)."""
+    monkeypatch.chdir(bench)
+    mine = bench / "myfolder"
+    mine.mkdir()
+    (mine / "verdicts.jsonl").write_text("my own verdicts\n")
+    base = ["rerank", "--dataset", "problems.jsonl", "--methods", "codet", "--quiet", "--workers", "1",
+            "--solutions", "samples.jsonl", "--output", str(mine)]
+    assert main(base) == 2
+    assert "holds files this tool did not write (verdicts.jsonl)" in capsys.readouterr().err
+    assert main([*base, "--overwrite"]) == 2
+    assert (mine / "verdicts.jsonl").read_text() == "my own verdicts\n"
+    assert sorted(p.name for p in mine.iterdir()) == ["verdicts.jsonl"]
+
+
 @pytest.mark.slow
 def test_library_errors_are_documented_types(bench, monkeypatch):
     monkeypatch.chdir(bench)
@@ -145,6 +161,11 @@ def test_rerank_returns_the_table_intervals_and_picks_and_writes_the_folder(tmp_
         out.pass_at("recommended", split="plus")
     path = out.write(tmp_path / "folder")
     assert json.loads(path.read_text())["methods"]["recommended"]["base"]["pass@1"] == value
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "verdicts.jsonl").write_text("my own")
+    with pytest.raises(ValueError, match="holds files this tool did not write"):  # as rerank --output refuses it
+        out.write(tmp_path / "mine")
+    assert (tmp_path / "mine" / "verdicts.jsonl").read_text() == "my own"
 
 
 @pytest.mark.parametrize("door,flag", [("rerank", "--model NAME"), ("python", "model=NAME"),

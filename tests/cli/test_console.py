@@ -245,3 +245,25 @@ def test_a_leaderboard_of_folders_without_the_default_pick_leaves_it_out_and_say
     assert "codet" in header and "recommended" not in header
     named = _cli("leaderboard", str(out), "--methods", "recommended", "--output", str(tmp_path / "b2"), "--no-curves")
     assert named.returncode != 0 and "recommended ends with a step after ranking" in named.stderr
+
+
+@pytest.mark.parametrize("asked", [False, True])
+def test_other_libraries_warnings_stay_off_the_terminal_unless_asked_for(asked, monkeypatch):
+    """A command shows the package's own warnings, not matplotlib's (or another library's): a user cannot act on
+    those. ``-W`` / ``PYTHONWARNINGS`` (sys.warnoptions) still brings them back."""
+    import warnings
+
+    from coderank_evalplus.cli.console import library_messages
+
+    monkeypatch.setattr(sys, "warnoptions", ["default"] if asked else [])
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        with library_messages():
+            warnings.warn_explicit("Tight layout not applied", UserWarning, "figure.py", 1,
+                                   module="matplotlib.figure")
+            warnings.warn_explicit("its original tests cannot be split", UserWarning, "judge.py", 2,
+                                   module="coderank_evalplus.engine.judging.judge")
+        warnings.warn_explicit("after the command", UserWarning, "figure.py", 3, module="matplotlib.figure")
+    shown = [str(w.message) for w in seen]
+    assert shown == (["Tight layout not applied"] if asked else []) + ["its original tests cannot be split",
+                                                                       "after the command"]

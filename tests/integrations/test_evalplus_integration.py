@@ -404,6 +404,29 @@ def test_evaluate_main_same_flags(data, in_process_env, capsys):
     assert "--n_samples" in capsys.readouterr().err
 
 
+def test_offline_without_data_names_evalplus_own_setting(data, in_process_env, monkeypatch, tmp_path, capsys):
+    """evalplus.evaluate has no --data-dir: offline with nothing local, the error names its override variable (and
+    CODERANK_DATA, which this face also reads)."""
+    import evalplus.data.humaneval
+    import evalplus.data.utils
+    import wget
+
+    from coderank_evalplus.integrations.evalplus import evaluate_main
+
+    monkeypatch.setattr(evalplus.data.utils, "CACHE_DIR", str(tmp_path / "evalplus"))  # nothing cached either
+    monkeypatch.setattr(evalplus.data.humaneval, "HUMANEVAL_OVERRIDE_PATH", None)
+    monkeypatch.delenv("HUMANEVAL_OVERRIDE_PATH")
+
+    def offline(url, out=None, bar=None):
+        raise OSError("[Errno 111] Connection refused")
+
+    monkeypatch.setattr(wget, "download", offline)
+    assert evaluate_main(["humaneval", "--samples", str(data / "samples.jsonl"), "--rerank", "codet",
+                          "--tests", str(data / "tests_codet.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert "Offline? Set HUMANEVAL_OVERRIDE_PATH" in err and "CODERANK_DATA" in err and "--data-dir" not in err
+
+
 @pytest.mark.slow
 def test_evaluate_limit_takes_the_first_problems(data, in_process_env, capsys, tmp_path):
     """``--limit N`` (issue 52): evalplus evaluates the samples of the dataset's first N problems only, from files of

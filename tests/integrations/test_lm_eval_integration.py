@@ -341,6 +341,32 @@ def test_task_issues_solution_and_test_requests():
     assert [(r.idx, r.repeats) for r in reqs] == [(0, 7)]  # no test samples: no test request
 
 
+def test_task_without_data_offline_stops_with_one_line_naming_lm_evals_setting(monkeypatch, tmp_path):
+    """No local data and no network: one line (no traceback through lm-eval's task loading) that names lm-eval's
+    way to local files, ``--metadata '{"data_dir": …}'``, not the CLI's --data-dir."""
+    import evalplus.data.humaneval as he
+    import evalplus.data.utils as eu
+    import wget
+
+    from coderank_evalplus.integrations.lm_eval import CodeRankTask, tasks_dir
+
+    monkeypatch.setattr(eu, "CACHE_DIR", str(tmp_path / "evalplus_cache"))
+    monkeypatch.setattr(he, "HUMANEVAL_OVERRIDE_PATH", None)
+    monkeypatch.delenv("HUMANEVAL_OVERRIDE_PATH", raising=False)
+    monkeypatch.delenv("CODERANK_DATA", raising=False)
+
+    def offline(url, out=None, bar=None):
+        raise OSError("[Errno 111] Connection refused")
+
+    monkeypatch.setattr(wget, "download", offline)
+    with pytest.raises(SystemExit) as info:
+        CodeRankTask(config=_load_yaml(tasks_dir() / "humaneval_srank.yaml", resolve=True))
+    message = str(info.value.code)
+    assert info.value.__cause__ is None and info.value.__suppress_context__
+    assert message.startswith("error: task humaneval_srank: could not load HumanEval+") and "\n" not in message
+    assert """--metadata '{"data_dir": """ in message and "--data-dir" not in message
+
+
 # ----------------------------------------------------------------------------------------------------------------
 # end to end
 # ----------------------------------------------------------------------------------------------------------------

@@ -218,6 +218,36 @@ def test_offline_with_nothing_configured_says_no_download_it_did_not_do(monkeypa
     assert "Download" not in out + err
 
 
+def test_each_face_names_its_own_setting_for_local_data(monkeypatch, tmp_path):
+    """Offline, the hint names the setting of the face that was run: evalplus.evaluate has no --data-dir (its own
+    override variable, or CODERANK_DATA), lm-eval takes data_dir in --metadata."""
+    import wget
+
+    _no_local_evalplus(monkeypatch, tmp_path)
+
+    def offline(url, out=None, bar=None):
+        raise OSError("[Errno 111] Connection refused")
+
+    monkeypatch.setattr(wget, "download", offline)
+    with pytest.raises(DataNotFoundError) as info:
+        load_problems("humaneval")
+    exc = info.value
+    assert "Point --data-dir / CODERANK_DATA" in str(exc) == exc.worded_for("cli")
+    evalplus, lm_eval = exc.worded_for("evalplus"), exc.worded_for("lm_eval")
+    assert "HUMANEVAL_OVERRIDE_PATH" in evalplus and "CODERANK_DATA" in evalplus and "--data-dir" not in evalplus
+    assert """--metadata '{"data_dir": """ in lm_eval and "--data-dir" not in lm_eval
+    for text in (evalplus, lm_eval):
+        assert text.startswith("could not load HumanEval+ (downloading https://github.com/evalplus/")
+    with pytest.raises(DataNotFoundError) as info:
+        load_problems("mbpp")
+    assert "MBPP_OVERRIDE_PATH" in info.value.worded_for("evalplus")
+    monkeypatch.setenv("CODERANK_DATA", str(tmp_path / "absent"))
+    with pytest.raises(DataNotFoundError) as info:
+        load_problems("humaneval")
+    assert info.value.worded_for("evalplus").endswith("absent does not exist (from CODERANK_DATA)")
+    assert "--data-dir" not in info.value.worded_for("lm_eval")
+
+
 @needs_data
 def test_a_download_that_happened_is_said_on_stderr(monkeypatch, tmp_path, capfd):
     """evalplus's own line goes to stderr, where it cannot mix with a command's output (a table, --json -)."""

@@ -62,6 +62,24 @@ def test_written_folder_reads_back_identically(tmp_path):
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]  # written through renames
 
 
+def test_a_problem_file_of_ones_own_is_named_not_called_humaneval_or_livecodebench(tmp_path):
+    """Each record names the problem file the run read; the prompt family its problems were read in (a stdin
+    program's is LiveCodeBench's) still comes back from the folder."""
+    from dataclasses import replace
+
+    from coderank_evalplus.io.problem_fields import LIVECODEBENCH
+
+    result = _result()
+    result.dataset = "bench/my_problems.jsonl"
+    result.problems["HumanEval/1"] = replace(result.problems["HumanEval/1"], dataset=LIVECODEBENCH)
+    write_results(result, tmp_path)
+    records = [json.loads(line) for line in (tmp_path / "problems.jsonl").read_text().splitlines()]
+    assert [r["dataset"] for r in records] == ["bench/my_problems.jsonl"] * 2
+    run = load_folder(tmp_path)
+    assert run.dataset == "bench/my_problems.jsonl"
+    assert [p.problem.dataset for p in run.problems] == ["humaneval", LIVECODEBENCH]
+
+
 def test_only_the_asked_problems(tmp_path):
     write_results(_result(), tmp_path)
     assert [p.problem.task_id for p in load_folder(tmp_path, ["HumanEval/1"]).problems] == ["HumanEval/1"]

@@ -98,7 +98,10 @@ def test_sub_sampling_a_100_sample_row_to_10_equals_the_budget_curve_point():
     for m in METHODS:
         matched = {r["name"]: r["pass@1"] for r in _entry(entries, m, 10)["ranking"]}
         full = {r["name"]: r["pass@1"] for r in _entry(entries, m, FULL)["ranking"]}
-        assert matched["big"] == pytest.approx(at10[m], abs=0.006)
+        if m == "random":  # the exact expectation, the full table's
+            assert matched["big"] == full["big"]
+        else:
+            assert matched["big"] == pytest.approx(at10[m], abs=0.006)
         assert matched["small"] == full["small"]
         assert full["big"] == pytest.approx(100 * problem_scores(big, [m])[m]["base"].mean(), abs=0.006)
         assert _entry(entries, m, 10)["samples"] == {"big": 10, "small": 10}
@@ -106,6 +109,19 @@ def test_sub_sampling_a_100_sample_row_to_10_equals_the_budget_curve_point():
     big_codet = {e["budget"]: next(r for r in e["ranking"] if r["name"] == "big")["pass@1"]
                  for e in entries if e["method"] == "codet"}
     assert big_codet[FULL] > big_codet[10]
+
+
+def test_random_at_a_matched_budget_is_the_exact_expectation_not_an_average_of_draws():
+    """A uniform pick from a uniform subset is a uniform pick of all: c / n per problem, as in the full table,
+    where three draws of 10 of 100 candidates average to something else."""
+    run = stored_run([_problem(f"T/{i}", 100, k) for i, k in enumerate((3, 7, 9))])
+    at10 = scores_at_budget(run, ["random", "codet"], 10, draws=3, seed=0, workers=1)
+    exact = problem_scores(run, ["random"])["random"]["base"]
+    assert at10["random"]["base"].tolist() == exact.tolist()
+    assert exact.tolist() == pytest.approx([34 / 100, 15 / 100, 12 / 100])  # every 3rd, 7th, 9th of 100 correct
+    curve = budget_curve(run, ["random"], "candidates", draws=3, seed=0, workers=1)
+    drawn = next(p for p in curve["curves"]["base"]["random"] if p["n"] == 10)["mean"]
+    assert drawn != pytest.approx(100 * exact.mean(), abs=0.01)  # what the table showed before
 
 
 def test_full_budget_pairs_use_the_problems_both_rows_have():

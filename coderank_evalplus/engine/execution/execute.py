@@ -208,7 +208,7 @@ def _run_jobs(jobs: list[tuple], plans: list[_Plan], cache: Optional[ResultCache
     are decided in this process (``sandbox.verdicts``), so nothing a candidate's child can read tells it what its
     tests expect, and nothing it writes is more than a claim about its own outputs. Remainders that are not a
     fast form are evaluated at the end, in batches, each in one confined child."""
-    from tqdm import tqdm
+    from coderank_evalplus.io.progress import progress_bar
 
     lkey = limits.key()
     mem = max_memory_bytes()
@@ -229,7 +229,7 @@ def _run_jobs(jobs: list[tuple], plans: list[_Plan], cache: Optional[ResultCache
         args.append((p_idx, row, prog, plan.probes_key, plan.probes.probes, plan.probes.want,
                      plan.probes.probes_for(todo), limits, mem, preload[j]))
     deferred: list[tuple] = []  # (plan index, row, item, ...) of remainders to evaluate at the end
-    bar = tqdm(total=len(jobs), desc="executing", unit="prog", disable=not progress, dynamic_ncols=True)
+    bar = progress_bar(total=len(jobs), desc="executing", unit="prog", enabled=progress)
     try:
         with closing(executor.run("coderank_evalplus.engine.sandbox.worker:worker_run", args, on_lost=None)) as done:
             for k, result in done:

@@ -502,10 +502,10 @@ class Judge:
                     results: dict[str, dict[str, Verdict]]) -> None:
         """Run the jobs on the executor and keep each job's verdicts as it finishes, so that a long call shows
         its progress and the cache holds what was judged even when the call is stopped."""
-        from tqdm import tqdm
+        from coderank_evalplus.io.progress import progress_bar
 
-        bar = tqdm(total=sum(len(j["programs"]) for j in jobs), desc="judging", unit="prog",
-                   disable=not self.progress, dynamic_ncols=True)
+        bar = progress_bar(total=sum(len(j["programs"]) for j in jobs), desc="judging", unit="prog",
+                           enabled=self.progress)
         try:
             run = self.executor.run("coderank_evalplus.engine.judging.judge:worker_judge", jobs, on_lost=None)
             with contextlib.closing(run) as done:
