@@ -164,3 +164,20 @@ def test_needed_candidates():
                 judged = np.zeros(n, bool)
                 judged[needed] = correct[needed]
                 assert ranked_pass_at_k(ranking, judged, k, rule) == ranked_pass_at_k(ranking, correct, k, rule)
+
+
+def test_one_rule_scores_a_problem_under_every_method():
+    """``problem_pass_at_k``: ``random`` is the unbiased estimate over every candidate, ``oracle`` any-correct, a
+    ranked method its ranking's k picks under the rule; a ranked method without a ranking is refused."""
+    from coderank_evalplus.metrics import BASELINES, problem_pass_at_k
+
+    correct = np.array([False, True, False, True, False])
+    ranking = R(([0, 2], 2.0), ([1], 1.0))
+    assert BASELINES == ("random", "oracle")
+    assert problem_pass_at_k("random", correct, None, 2) == pass_at_k(5, 2, 2)
+    assert problem_pass_at_k("oracle", correct, None) == 1.0
+    assert problem_pass_at_k("codet", correct, ranking) == 0.0
+    assert problem_pass_at_k("codet", correct, ranking, 3) == 1.0
+    assert problem_pass_at_k("codet", correct, ranking, 2, "codet") == ranked_pass_at_k(ranking, correct, 2, "codet")
+    with pytest.raises(ValueError, match="needs its ranking"):
+        problem_pass_at_k("codet", correct, None)

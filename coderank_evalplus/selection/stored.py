@@ -18,6 +18,7 @@ run used it says that its sub-samples are replayed without it.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,10 +79,21 @@ class StoredSteps:
         self.model_of = model_of or (lambda run: SHIPPED)
         self.every = list(every)
         self._texts: dict[Path, Mapping[str, Sequence[str]]] = {}
+        self._done: dict[tuple, Ranking] = {}  # (folder and options, task, candidates, method) → final ranking
 
     def __call__(self, run: StoredRun, items: Sequence) -> list[Ranking]:
-        outcomes = self.replay(run, items, items[0].options if items else None)
-        return [outcomes[_key(it)].rankings[it.method] for it in items]
+        """The final ranking of each item; a sub-sample of candidates replayed before (by this object, with the same
+        ranker options: the budget curve's draw that the round tables and the comparisons at N take again) is not
+        replayed again: its figures are a function of the folder, the candidates and the settings."""
+        options = items[0].options if items else None
+        tag = (str(run.path), hashlib.sha256(repr(sorted((options or {}).items())).encode()).hexdigest())
+        memo = {id(it): (tag, it.problem.problem.task_id, it.candidates.tobytes(), it.method)
+                for it in items if it.candidates is not None}
+        todo = [it for it in items if memo.get(id(it)) not in self._done]
+        outcomes = self.replay(run, todo, options) if todo else {}
+        fresh = {id(it): outcomes[_key(it)].rankings[it.method] for it in todo}
+        self._done.update((memo[i], r) for i, r in fresh.items() if i in memo)
+        return [fresh[id(it)] if id(it) in fresh else self._done[memo[id(it)]] for it in items]
 
     def replay(self, run: StoredRun, items: Sequence, options: Optional[dict] = None
                ) -> dict[Hashable, ProblemOutcome]:
