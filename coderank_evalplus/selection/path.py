@@ -106,7 +106,8 @@ class ProblemPath:
         "rank", and each step's phase). This machine's workers stay up from the execution to the last step (where
         the run's executor would start a pool for each call)."""
         keys = [w.problem.task_id for w in works]
-        return self.run_keyed(keys, works, [(features or {}).get(k) for k in keys], lap)
+        outcomes = self.run_keyed(keys, works, [(features or {}).get(k) for k in keys], lap)
+        return {str(k): out for k, out in outcomes.items()}
 
     def run_keyed(self, keys: Sequence[Hashable], works: Sequence[ProblemWork],
                   features: Optional[Sequence[Optional[Features]]] = None, lap: Lap = _no_lap
@@ -219,15 +220,15 @@ class ProblemPath:
         ``keys``: the outcomes' key of each work (default: its task id)."""
         by_tid = dict(zip(keys if keys is not None else [w.problem.task_id for w in works], works))
         for name, step in self.steps.items():
-            keys = [(t, m) for t in outcomes for m in self.methods if name in self.chain(m)]
-            if not keys:
+            asked = [(t, m) for t in outcomes for m in self.methods if name in self.chain(m)]
+            if not asked:
                 continue
             items = []
-            for t, m in keys:
+            for t, m in asked:
                 ex = outcomes[t].executions
                 assert ex is not None  # rank keeps the executions it ranked
                 items.append(StepItem(by_tid[t], ex, outcomes[t].rankings[m], m))
-            for (t, m), sel in zip(keys, step.run(items, self.env)):
+            for (t, m), sel in zip(asked, step.run(items, self.env)):
                 sel.ranking.info.setdefault("method", m)
                 outcomes[t].rankings[m] = sel.ranking
                 outcomes[t].steps.setdefault(m, []).append(sel)

@@ -22,7 +22,7 @@ import hashlib
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Hashable, Iterator, Mapping, Optional, Sequence
+from typing import Any, Callable, Hashable, Iterator, Mapping, Optional, Sequence
 
 from coderank_evalplus.engine.execution.execute import ProblemWork, ResultCache
 from coderank_evalplus.engine.sandbox import Limits
@@ -107,7 +107,7 @@ class StoredSteps:
                 "%s: its run used S*, which needs a model: its sub-samples are replayed without it", run.path)
         config = run.summary.get("config") or {}
         settings = ReplaySettings(float(config.get("time_limit", Limits.cpu)), run.seed, self.workers)
-        subsets: dict[Hashable, tuple] = {}
+        subsets: dict[Hashable, Any] = {}  # a sub-sample's first item (report.curves.SubsetItem)
         for it in items:
             subsets.setdefault(_key(it), it)
         keys, works, feats, execs, hidden = [], [], [], {}, {}
