@@ -143,6 +143,25 @@ def _codet_rule(ranking: Ranking, correct: np.ndarray, k: int) -> float:
     return 1.0 - miss
 
 
+# reported beside every method, always: scored from the verdicts alone, never through a ranker
+BASELINES = ("random", "oracle")
+
+
+def problem_pass_at_k(method: str, correct: np.ndarray, ranking: Optional[Ranking], k: int = 1,
+                      rule: str = DEFAULT_PASS_AT_K_RULE) -> float:
+    """One problem's pass@k under ``method``: ``random``, the unbiased estimate over every candidate; ``oracle``,
+    whether any candidate is correct; else ``ranking``'s k picks taken by ``rule``. ``correct``: a bool per
+    candidate. The one rule that scores a problem: a run's table, the reports, the harnesses and self-debug call it."""
+    correct = np.asarray(correct, dtype=bool)
+    if method == "random":
+        return pass_at_k(len(correct), int(correct.sum()), k)
+    if method == "oracle":
+        return oracle_pass(correct)
+    if ranking is None:
+        raise ValueError(f"{method}: a ranked method needs its ranking to be scored")
+    return ranked_pass_at_k(ranking, correct, k, rule)
+
+
 def pick_pool(ranking: Ranking, n_candidates: int) -> list[int]:
     """The candidates a pick draws from, sorted: the ranking's first merged group; else, when it ranked nothing,
     its ``info['fallback_pool']`` (the candidates trial filtering kept); else every candidate.

@@ -48,7 +48,7 @@ from coderank_evalplus.types import (  # noqa: F401
     Verdict,
 )
 
-BASELINES = ("random", "oracle")  # always reported; computed from verdicts, not through a ranker
+BASELINES = metrics.BASELINES  # always reported; computed from verdicts, not through a ranker
 
 
 @dataclass
@@ -432,13 +432,9 @@ def correct_array(out: ProblemOutcome, split: str) -> np.ndarray:
 
 def problem_pass_at_k(out: ProblemOutcome, method: str, correct: np.ndarray, k: int,
                       rule: str = metrics.DEFAULT_PASS_AT_K_RULE) -> float:
-    """One problem's pass@k under ``method`` (``random``, ``oracle`` or a ranker's ranking, its k picks taken by
-    ``rule``), given which of its candidates are correct: the per-problem value the metrics table averages."""
-    if method == "random":
-        return metrics.pass_at_k(out.n_candidates, int(correct.sum()), k)
-    if method == "oracle":
-        return metrics.oracle_pass(correct)
-    return metrics.ranked_pass_at_k(out.rankings[method], correct, k, rule)
+    """One problem's pass@k under ``method`` (``metrics.problem_pass_at_k`` on the outcome's ranking), given which
+    of its candidates are correct: the per-problem value the metrics table averages."""
+    return metrics.problem_pass_at_k(method, correct, out.rankings.get(method), k, rule)
 
 
 def problem_scores(outcomes: Mapping[str, ProblemOutcome], method: str, k: int, split: str,
@@ -450,22 +446,34 @@ def problem_scores(outcomes: Mapping[str, ProblemOutcome], method: str, k: int, 
 def _metrics_table(outcomes: Mapping[str, ProblemOutcome], methods: Sequence[str], cfg: RerankConfig,
                    with_plus: bool) -> dict[str, dict[str, Any]]:
     """{method: {"base": {pass@k: %}, "plus": {…} or None, "uses_prompt_examples": bool}}."""
+    ks = metrics.reportable_ks(cfg.ks, (out.n_candidates for out in outcomes.values()))
+    table = metrics_table(outcomes, methods, ks, with_plus, cfg.pass_at_k_rule)
+    for m in methods:
+        table[m]["uses_prompt_examples"] = uses_prompt_examples(m, cfg.mutate is not None)
+    return table
+
+
+Correct = Callable[[str, str, ProblemOutcome, str], np.ndarray]  # (method, task id, outcome, split) → bool each
+
+
+def metrics_table(outcomes: Mapping[str, ProblemOutcome], methods: Sequence[str], ks: Sequence[int],
+                  with_plus: bool, rule: str = metrics.DEFAULT_PASS_AT_K_RULE,
+                  correct: Optional[Correct] = None) -> dict[str, dict[str, Any]]:
+    """{method: {"base": {pass@k: %}, "plus": {…} or None}}: each problem scored by ``metrics.problem_pass_at_k``
+    and averaged. ``correct``: which candidates are correct for a method (default the outcome's verdicts,
+    ``correct_array``; self-debug's SD-1 reads some of them from the debugged pool)."""
     splits = ("base", "plus") if with_plus else ("base",)
     correct_of = {split: {tid: correct_array(out, split) for tid, out in outcomes.items()} for split in splits}
-    ks = metrics.reportable_ks(cfg.ks, (out.n_candidates for out in outcomes.values()))
     table: dict[str, dict[str, Any]] = {}
     for m in methods:
         table[m] = {}
         for split in splits:
-            per_k: dict[str, float] = {}
-            for k in ks:
-                vals = [problem_pass_at_k(out, m, correct_of[split][tid], k, cfg.pass_at_k_rule)
-                        for tid, out in outcomes.items()]
-                per_k[f"pass@{k}"] = metrics.aggregate_percent(vals)
-            table[m][split] = per_k
+            per_tid = {tid: correct(m, tid, out, split) if correct is not None else correct_of[split][tid]
+                       for tid, out in outcomes.items()}
+            table[m][split] = {f"pass@{k}": metrics.aggregate_percent(
+                problem_pass_at_k(out, m, per_tid[tid], k, rule) for tid, out in outcomes.items()) for k in ks}
         if not with_plus:
             table[m]["plus"] = None
-        table[m]["uses_prompt_examples"] = uses_prompt_examples(m, cfg.mutate is not None)
     return table
 
 

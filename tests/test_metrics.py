@@ -175,3 +175,20 @@ def test_pool_parts_keeps_a_recorded_tie_to_the_pick_pool():
     assert pool_parts(Ranking(groups, {TIE: [[0, 2], [1], [3]]}), 4) == [[0, 2], [1]]  # 3 is outside the pool
     assert pool_parts(Ranking(groups, {TIE: [[0]]}), 4) == [[0], [1, 2]]  # the rest of the pool: one part more
     assert pool_parts(Ranking([], {"fallback_pool": [1, 3]}), 4) == [[1, 3]]
+
+
+def test_one_rule_scores_a_problem_under_every_method():
+    """``problem_pass_at_k``: ``random`` is the unbiased estimate over every candidate, ``oracle`` any-correct, a
+    ranked method its ranking's k picks under the rule; a ranked method without a ranking is refused."""
+    from coderank_evalplus.metrics import BASELINES, problem_pass_at_k
+
+    correct = np.array([False, True, False, True, False])
+    ranking = R(([0, 2], 2.0), ([1], 1.0))
+    assert BASELINES == ("random", "oracle")
+    assert problem_pass_at_k("random", correct, None, 2) == pass_at_k(5, 2, 2)
+    assert problem_pass_at_k("oracle", correct, None) == 1.0
+    assert problem_pass_at_k("codet", correct, ranking) == 0.0
+    assert problem_pass_at_k("codet", correct, ranking, 3) == 1.0
+    assert problem_pass_at_k("codet", correct, ranking, 2, "codet") == ranked_pass_at_k(ranking, correct, 2, "codet")
+    with pytest.raises(ValueError, match="needs its ranking"):
+        problem_pass_at_k("codet", correct, None)

@@ -351,30 +351,18 @@ def sd1_table(before, pool_result, debugged: Mapping[tuple[str, int], Debugged],
               with_plus: bool, rule: str = metrics.DEFAULT_PASS_AT_K_RULE) -> dict[str, dict[str, Any]]:
     """Each method's pass@k after SD-1 (k picks taken by ``rule``, ``metrics.PASS_AT_K_RULES``): its original
     ranking, its top candidates replaced by their debugged versions (judged in ``pool_result``)."""
-    from coderank_evalplus.pipeline import correct_array
+    from coderank_evalplus.pipeline import correct_array, metrics_table
 
-    splits = ("base", "plus") if with_plus else ("base",)
-    table: dict[str, dict[str, Any]] = {}
-    for m in methods:
-        table[m] = {}
-        for split in splits:
-            per_k = {}
-            for k in ks:
-                vals = []
-                for tid, o in before.outcomes.items():
-                    ranking = o.rankings[m]
-                    correct = correct_array(o, split)
-                    after = pool_result.outcomes[tid].verdicts
-                    for c in pick_pool(ranking, o.n_candidates):
-                        if (tid, c) in debugged:
-                            v = after[c]
-                            correct[c] = bool(v.base if split == "base" else v.plus)
-                    vals.append(metrics.ranked_pass_at_k(ranking, correct, k, rule))
-                per_k[f"pass@{k}"] = metrics.aggregate_percent(vals)
-            table[m][split] = per_k
-        if not with_plus:
-            table[m]["plus"] = None
-    return table
+    def correct(m: str, tid: str, o, split: str) -> np.ndarray:
+        """The pick pool's debugged candidates read from the debugged pool's verdicts, the rest as before."""
+        arr = correct_array(o, split)
+        after = pool_result.outcomes[tid].verdicts
+        for c in pick_pool(o.rankings[m], o.n_candidates):
+            if (tid, c) in debugged:
+                arr[c] = bool(after[c].base if split == "base" else after[c].plus)
+        return arr
+
+    return metrics_table(before.outcomes, methods, ks, with_plus, rule, correct)
 
 
 @dataclass

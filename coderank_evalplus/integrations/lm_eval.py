@@ -393,9 +393,9 @@ def problem_record(tid: str, completions: list[str], raw_tests: list[str], outco
         "top_group": pool or None,
         "chosen": chosen,
         "chosen_passed": bool(correct[chosen]) if chosen is not None else None,
-        "pass@1": metrics.ranked_pass_at_k(ranking, correct, 1) if n else 0.0,
-        "pass@1_random": metrics.pass_at_k(n, int(correct.sum()), 1),
-        "pass@1_oracle": metrics.oracle_pass(correct),
+        "pass@1": metrics.problem_pass_at_k(method, correct, ranking) if n else 0.0,
+        "pass@1_random": metrics.problem_pass_at_k("random", correct, None),
+        "pass@1_oracle": metrics.problem_pass_at_k("oracle", correct, None),
         "confidence": (outcome.confidence.get(method) or {}).get("plus" if plus else "base"),
     })
     test_rec = Record({

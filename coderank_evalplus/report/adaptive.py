@@ -79,10 +79,10 @@ def _problem_rounds(args: tuple) -> tuple[np.ndarray, np.ndarray, list[tuple]]:
             sub, rows = restrict(ex, chosen)
             hidden = None if sp.hidden is None else (sp.hidden[0][rows], sp.hidden[1][rows])
             for m, method in enumerate(methods):
-                ranking = rank(sp, rankers[method], rank_seed, sub, hidden, chosen, options)
                 if method in steps and size > 1:
-                    pending.append((m, r, d, chosen, ranking))
+                    pending.append((m, r, d, chosen, None))  # replayed on the path (``_stepped_rounds``)
                     continue
+                ranking = rank(sp, rankers[method], rank_seed, sub, hidden, chosen, options)
                 feats[m, r, d] = pick_features(ranking, sub)
                 for s in range(len(splits)):
                     # one candidate: the curve scores it directly (every method picks it)
@@ -92,14 +92,16 @@ def _problem_rounds(args: tuple) -> tuple[np.ndarray, np.ndarray, list[tuple]]:
 
 
 def _stepped_rounds(run: StoredRun, methods: Sequence[str], splits: Sequence[str], out: list[tuple],
-                    refine: Optional[Refine]) -> None:
+                    refine: Optional[Refine], options: Optional[dict] = None) -> None:
     """Fill in the stepped methods' features and passes of every problem (``out``: ``_problem_rounds``'s), from
     their refined rankings (one ``refine`` call for the folder)."""
     items, where = [], []
     for p, (sp, (_, _, pending)) in enumerate(zip(run.problems, out)):
-        for m, r, d, chosen, ranking in pending:
+        for m, r, d, chosen, _ in pending:
             if chosen is not None:
-                items.append(SubsetItem(sp, chosen, restrict(sp.executions, chosen)[0], ranking, methods[m]))
+                sub, rows = restrict(sp.executions, chosen)
+                hidden = None if sp.hidden is None else (sp.hidden[0][rows], sp.hidden[1][rows])
+                items.append(SubsetItem(sp, chosen, sub, None, methods[m], hidden, (p, r, d), options))
                 where.append((p, m, r, d))
     for (p, m, r, d), it, ranking in zip(where, items, refined(run, items, refine)):
         feats, passed, _ = out[p]
@@ -125,7 +127,7 @@ def round_tables(run: StoredRun, methods: Sequence[str], draws: int = DEFAULT_DR
     splits = splits_of(run)
     jobs = [(sp, rounds, draws, list(methods), splits, seed, run.seed, options) for sp in run.problems]
     out = _map_problems(jobs, workers, f"{label} adaptive rounds".strip(), progress, fn=_problem_rounds)
-    _stepped_rounds(run, methods, splits, out, refine)
+    _stepped_rounds(run, methods, splits, out, refine, options)
     F = np.stack([o[0] for o in out], axis=1) if out else np.zeros((len(methods), 0, len(rounds), draws, len(FEATURES)))
     P = np.stack([o[1] for o in out], axis=1) if out else np.zeros((len(methods), 0, len(rounds), draws, len(splits)))
     return {m: RoundTable(rounds, draws, splits, F[k], P[k]) for k, m in enumerate(methods)}

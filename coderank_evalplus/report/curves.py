@@ -5,9 +5,10 @@ replacement, ranks the subset again on the stored matrices and scores it with th
 executed again. Every method sees the same subsets (seeded per draw), so the curves are paired like the table.
 
 A method with a step after ranking (``recommended``, ``<method>+select``) cannot be ranked from the matrices alone:
-the step runs programs on inputs of its own. Its subsets are ranked by its ranker here, and the step is handed to
-the caller's ``refine`` (a ``Refine``: all of a folder's subsets at once, so that it can batch their work; the
-per-problem path's step on the execution cache, ``selection.stored``); without one, such a method is refused.
+the step runs programs on inputs of its own. Its subsets are handed to the caller's ``refine`` (a ``Refine``: all
+of a folder's subsets at once, so that it can batch their work; the per-problem path replayed on the stored
+executions and the execution cache, ``selection.stored``), which ranks them, runs the step and returns the final
+rankings; without one, such a method is refused.
 """
 
 from __future__ import annotations
@@ -37,14 +38,19 @@ CACHE_VERSION = 3  # bump when a change here changes the figures (2: recommended
 
 @dataclass
 class SubsetItem:
-    """A sub-sample's ranking by a stepped method's ranker, for the step to refine: the stored problem, the stored
-    candidates it holds (None: all of them, on a subset of the tests), its executions, the ranking, the method."""
+    """A sub-sample for a stepped method, to be replayed on the per-problem path: the stored problem, the stored
+    candidates it holds (None: all of them, on a subset of the tests), its executions, its ranking (None: the
+    replay ranks it), the method, the benchmark's outputs of its candidates, ``key``: the sub-sample it is (the items
+    of every method on one draw share it) and ``options``: more ranker options."""
 
     problem: StoredProblem
     candidates: Optional[np.ndarray]
     executions: Executions
-    ranking: Ranking
+    ranking: Optional[Ranking]
     method: str
+    hidden: Optional[tuple[np.ndarray, np.ndarray]] = None
+    key: Optional[tuple] = None
+    options: Optional[dict] = None  # more ranker options (a study's held-out weights)
 
 
 # The step after ranking on a folder's sub-samples: (the folder, its items) → one refined ranking per item, in order.
@@ -118,7 +124,7 @@ def _problem_points(args: tuple) -> tuple[np.ndarray, list[tuple]]:
     correct = [sp.correct(s) for s in splits]
     steps = stepped(methods)
     rankers = {m: get_ranker(steps.get(m, m)) for m in methods if m not in BASELINES}
-    pending: list[tuple] = []
+    pending: list[tuple] = []  # a stepped method's draws: replayed on the path (``_stepped_points``)
     for b, budget in enumerate(budgets):
         total = n if kind == "candidates" else n_samples
         if total == 0:
@@ -141,10 +147,10 @@ def _problem_points(args: tuple) -> tuple[np.ndarray, list[tuple]]:
             else:
                 sub, hidden, sub_correct, cands = restrict_tests(ex, chosen), sp.hidden, correct, None
             for m, method in enumerate(methods):
-                ranking = None if method in BASELINES else rank(sp, rankers[method], rank_seed, sub, hidden, cands)
                 if method in steps:
-                    pending.append((b, d, m, chosen, ranking))
+                    pending.append((b, d, m, chosen, None))
                     continue
+                ranking = None if method in BASELINES else rank(sp, rankers[method], rank_seed, sub, hidden, cands)
                 for s in range(len(splits)):
                     out[b, d, m, s] = pass_at_1(method, sub_correct[s], ranking)
     return out, pending
@@ -155,11 +161,16 @@ def _stepped_points(run: StoredRun, kind: str, methods: Sequence[str], splits: S
     """The points of every problem, the stepped methods' filled in by ``refine`` (one call for the folder)."""
     items, where = [], []
     for p, (sp, (_, pending)) in enumerate(zip(run.problems, per_problem)):
-        for b, d, m, chosen, ranking in pending:
+        for b, d, m, chosen, _ in pending:
             if chosen is None:  # a draw that took everything: the first draw's point
                 continue
-            sub = restrict(sp.executions, chosen)[0] if kind == "candidates" else restrict_tests(sp.executions, chosen)
-            items.append(SubsetItem(sp, chosen if kind == "candidates" else None, sub, ranking, methods[m]))
+            if kind == "candidates":
+                sub, rows = restrict(sp.executions, chosen)
+                hidden = None if sp.hidden is None else (sp.hidden[0][rows], sp.hidden[1][rows])
+                items.append(SubsetItem(sp, chosen, sub, None, methods[m], hidden, (p, b, d)))
+            else:
+                items.append(SubsetItem(sp, None, restrict_tests(sp.executions, chosen), None, methods[m], sp.hidden,
+                                        (p, b, d)))
             where.append((p, b, d, m))
     stacked = np.stack([o for o, _ in per_problem])  # problems × budgets × draws × methods × splits
     for (p, b, d, m), it, ranking in zip(where, items, refined(run, items, refine)):

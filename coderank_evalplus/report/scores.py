@@ -15,7 +15,7 @@ from coderank_evalplus.io.results_folder import StoredProblem, StoredRun
 from coderank_evalplus.rankers import RankContext, RankFn, get_ranker, split_selection, validate_methods
 from coderank_evalplus.types import Executions, Ranking
 
-BASELINES = ("random", "oracle")
+BASELINES = metrics.BASELINES
 
 
 def leaderboard_methods(methods: Sequence[str]) -> list[str]:
@@ -70,13 +70,8 @@ def rank(sp: StoredProblem, method: str | RankFn, seed: int, executions: Optiona
 
 
 def pass_at_1(method: str, correct: np.ndarray, ranking: Optional[Ranking]) -> float:
-    """One problem's pass@1: the unbiased estimate for ``random``, any-correct for ``oracle``, else ranked."""
-    if method == "random":
-        return metrics.pass_at_k(len(correct), int(correct.sum()), 1)
-    if method == "oracle":
-        return metrics.oracle_pass(correct)
-    assert ranking is not None
-    return metrics.ranked_pass_at_k(ranking, correct, 1)
+    """One problem's pass@1 (``metrics.problem_pass_at_k``)."""
+    return metrics.problem_pass_at_k(method, correct, ranking)
 
 
 def problem_scores(run: StoredRun, methods: Sequence[str]) -> dict[str, dict[str, np.ndarray]]:

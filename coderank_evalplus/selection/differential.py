@@ -154,9 +154,15 @@ class ModelFreeStep:
     name = NAME
     phase = "select"  # the timing block's select_s
 
+    def __init__(self, model: "dict | str | None" = SHIPPED, words: bool = True) -> None:
+        """``model``: the part model (``refine_all``'s); ``words``: say the evidence's outputs in words (a probe
+        per side; a replay of a stored run reads the rankings alone and leaves them as digests)."""
+        self.model, self.words = model, words
+
     def run(self, items: Sequence[StepItem], env: SelectEnv) -> list[Selection]:
-        sels = refine_all([(it.work, it.executions, it.ranking) for it in items], env)
-        in_words_of(items, sels, env)
+        sels = refine_all([(it.work, it.executions, it.ranking) for it in items], env, model=self.model)
+        if self.words:
+            in_words_of(items, sels, env)
         return sels
 
     def report(self, done: Mapping[tuple[str, str], Selection]) -> tuple[dict[str, Any], dict[str, Any]]:

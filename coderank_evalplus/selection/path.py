@@ -12,8 +12,15 @@ benchmark has stops here (``pick``).
              examples+mutate  sandbox,   every method,    <method>+select,       metrics.pick_pool,
                               cache      one RankContext  S* (--select-model)    rankers.confidence
 
+Where the executions come from is the path's ``source``: the engine (a live run: inputs grown, candidates run in
+the sandbox through the execution cache) or a stored run's executions (``StoredExecutions``: a results folder's
+matrices, or a sub-sample of its candidates or tests, replayed: nothing runs but what a step after ranking asks
+for, through the execution cache). A replay is the live path fed from the folder, so its rankings, steps and
+confidences are the live run's on the same candidates (``selection.stored``).
+
 Callers: ``pipeline.rank_and_judge`` (every door: ``api.evaluate.run_rerank``; self-debug's debugged pool),
-``api.picking.Picker`` (``pick``), ``pipeline.adaptive_stopper`` (``--adaptive``). Work is batched across the
+``api.picking.Picker`` (``pick``), ``pipeline.adaptive_stopper`` (``--adaptive``), ``selection.stored`` (a stored
+run's tables, curves and round tables at a budget). Work is batched across the
 problems of a call (the worker pool runs them together; a model step asks its questions together); one problem is a
 batch of one, so a caller may feed problems one by one as they arrive, with the same executor and cache.
 """
@@ -22,7 +29,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import replace
-from typing import Callable, Mapping, Optional, Protocol, Sequence
+from typing import Any, Callable, Hashable, Mapping, Optional, Protocol, Sequence
 
 import numpy as np
 
@@ -54,23 +61,40 @@ def _no_lap(_phase: str) -> None:
     return None
 
 
+class StoredExecutions:
+    """A stored run's executions as the path's source (a replay): per key (``run_keyed``'s; a task id for ``run``),
+    the candidates' executions (a folder's matrices, or a sub-sample's: ``rankers.filtering.restrict``,
+    ``report.curves.restrict_tests``) and the benchmark's outputs (``mbr_exec_hidden``). Inputs grown by the run
+    are in its executions already: nothing grows or runs again."""
+
+    def __init__(self, executions: Mapping[Hashable, Executions],
+                 hidden: Optional[Mapping[Hashable, Optional[tuple[np.ndarray, np.ndarray]]]] = None) -> None:
+        self.executions, self.hidden = executions, dict(hidden or {})
+
+
 class ProblemPath:
     """The path for ``methods`` (ranked methods, each ``<ranker>`` or ``<ranker>+<step>``) with one run's settings,
     execution cache and executor (left open; None: a pool per call), and ``steps``: steps after ranking applied to
     every method (S*), after the one a method's name asks for. ``stats`` counts the executions;
-    ``confidence_model``: the confidence model (default: the shipped one). ``run(works)`` takes a batch."""
+    ``confidence_model``: the confidence model (default: the shipped one); ``source``: where the executions come
+    from (None: the engine, a live run; ``StoredExecutions``: a replay); ``own``: the step a method's name asks
+    for, by name, set up by the caller (default: the registry's, as it is built); ``options``: more ranker options
+    for every problem (a study's held-out weights). ``run(works)`` takes a batch."""
 
     def __init__(self, cfg: PathSettings, methods: Sequence[str], cache: Optional[ResultCache] = None,
                  executor: Optional[Executor] = None, steps: Sequence[Step] = (), *,
-                 stats: Optional[ExecutionStats] = None, confidence_model: Optional[dict] = None) -> None:
+                 stats: Optional[ExecutionStats] = None, confidence_model: Optional[dict] = None,
+                 source: Optional[StoredExecutions] = None, own: Optional[Mapping[str, Step]] = None,
+                 options: Optional[Mapping[str, Any]] = None) -> None:
         self.cfg, self.methods = cfg, list(methods)
+        self.source, self.options = source, dict(options or {})
         self.cache, self.executor = cache, executor
         self.limits = Limits(cpu=cfg.time_limit)
         self.stats = stats if stats is not None else ExecutionStats()
         self.confidence_model = confidence_model
         self.env = SelectEnv(cache, self.limits, cfg.workers, executor, cfg.seed, progress=cfg.progress)
-        named = dict.fromkeys(s for s in (split_selection(m)[1] for m in self.methods) if s is not None)
-        self.steps: dict[str, Step] = {name: get_step(name)() for name in named}
+        asked = dict.fromkeys(s for s in (split_selection(m)[1] for m in self.methods) if s is not None)
+        self.steps: dict[str, Step] = {name: (own or {}).get(name) or get_step(name)() for name in asked}
         self._every = [s.name for s in steps]  # the steps every method goes through
         self.steps.update((s.name, s) for s in steps)
 
@@ -81,28 +105,46 @@ class ProblemPath:
         from ``RankContext.options`` (likelihood rankers). ``lap``: called as each phase ends ("load", "execute",
         "rank", and each step's phase). This machine's workers stay up from the execution to the last step (where
         the run's executor would start a pool for each call)."""
+        keys = [w.problem.task_id for w in works]
+        outcomes = self.run_keyed(keys, works, [(features or {}).get(k) for k in keys], lap)
+        return {str(k): out for k, out in outcomes.items()}
+
+    def run_keyed(self, keys: Sequence[Hashable], works: Sequence[ProblemWork],
+                  features: Optional[Sequence[Optional[Features]]] = None, lap: Lap = _no_lap
+                  ) -> dict[Hashable, ProblemOutcome]:
+        """``run`` with each work under a key of the caller's (a replay's sub-samples of one problem share its task
+        id): the source's executions and the outcomes are keyed so; ``features``: one per work."""
         saved = self.executor
         if saved is not None and not isinstance(saved, LocalExecutor):
-            return self._run(works, features, lap)
+            return self._run(keys, works, features, lap)
         pool = WarmExecutor(self.cfg.workers if saved is None else saved.workers)  # started by its first job
         self.executor, self.env = pool, replace(self.env, executor=pool)
         try:
-            return self._run(works, features, lap)
+            return self._run(keys, works, features, lap)
         finally:
             pool.__exit__(None, None, None)
             self.executor, self.env = saved, replace(self.env, executor=saved)
 
-    def _run(self, works: Sequence[ProblemWork], features: Optional[Mapping[str, Features]], lap: Lap
-             ) -> dict[str, ProblemOutcome]:
-        generated = self.grow_inputs(works)
-        lap("load")
-        executions = self.execute(works, generated)
-        hidden = self.benchmark_outputs(works) if any(m.endswith("mbr_exec_hidden") for m in self.methods) else {}
+    def _run(self, keys: Sequence[Hashable], works: Sequence[ProblemWork],
+             features: Optional[Sequence[Optional[Features]]], lap: Lap) -> dict[Hashable, ProblemOutcome]:
+        if self.source is None:
+            generated = self.grow_inputs(works)
+            lap("load")
+            ran = self.execute(works, generated)
+            bench = self.benchmark_outputs(works) if any(m.endswith("mbr_exec_hidden") for m in self.methods) else {}
+            executions = [ran[w.problem.task_id] for w in works]
+            hidden = [bench.get(w.problem.task_id) for w in works]
+            grown = [generated.get(w.problem.task_id) for w in works]
+        else:
+            executions = [self.source.executions[k] for k in keys]
+            hidden = [self.source.hidden.get(k) for k in keys]
+            grown = [None] * len(works)
         lap("execute")
-        outcomes = {w.problem.task_id: self.rank(w, executions[w.problem.task_id], (features or {}).get(
-            w.problem.task_id), hidden.get(w.problem.task_id), generated.get(w.problem.task_id)) for w in works}
+        feats = list(features) if features is not None else [None] * len(works)
+        outcomes = {k: self.rank(w, ex, f, h, g) for k, w, ex, f, h, g in zip(keys, works, executions, feats, hidden,
+                                                                              grown)}
         lap("rank")
-        self.apply_steps(works, outcomes, lap)
+        self.apply_steps(works, outcomes, lap, keys)
         self.pick(outcomes)
         lap("rank")
         return outcomes
@@ -166,31 +208,33 @@ class ProblemPath:
             if base != m and base in out.rankings:
                 out.rankings[m] = copy.deepcopy(out.rankings[base])
             else:
-                ctx = RankContext(work.problem, ex, seed=self.cfg.seed, options=dict(feats), benchmark_outputs=hidden)
+                ctx = RankContext(work.problem, ex, seed=self.cfg.seed, options={**feats, **self.options},
+                                  benchmark_outputs=hidden)
                 out.rankings[m] = get_ranker(base)(ctx)
         return out
 
-    def apply_steps(self, works: Sequence[ProblemWork], outcomes: dict[str, ProblemOutcome],
-                    lap: Lap = _no_lap) -> None:
+    def apply_steps(self, works: Sequence[ProblemWork], outcomes: Mapping[Hashable, ProblemOutcome],
+                    lap: Lap = _no_lap, keys: Optional[Sequence[Hashable]] = None) -> None:
         """Each step once over every (problem, method) that goes through it (the one its name asks for, then the
-        steps for every method): the new ranking replaces the old, the answer goes into ``outcome.steps``."""
-        by_tid = {w.problem.task_id: w for w in works}
+        steps for every method): the new ranking replaces the old, the answer goes into ``outcome.steps``.
+        ``keys``: the outcomes' key of each work (default: its task id)."""
+        by_tid = dict(zip(keys if keys is not None else [w.problem.task_id for w in works], works))
         for name, step in self.steps.items():
-            keys = [(t, m) for t in outcomes for m in self.methods if name in self.chain(m)]
-            if not keys:
+            asked = [(t, m) for t in outcomes for m in self.methods if name in self.chain(m)]
+            if not asked:
                 continue
             items = []
-            for t, m in keys:
+            for t, m in asked:
                 ex = outcomes[t].executions
                 assert ex is not None  # rank keeps the executions it ranked
                 items.append(StepItem(by_tid[t], ex, outcomes[t].rankings[m], m))
-            for (t, m), sel in zip(keys, step.run(items, self.env)):
+            for (t, m), sel in zip(asked, step.run(items, self.env)):
                 sel.ranking.info.setdefault("method", m)
                 outcomes[t].rankings[m] = sel.ranking
                 outcomes[t].steps.setdefault(m, []).append(sel)
             lap(step.phase)
 
-    def pick(self, outcomes: Mapping[str, ProblemOutcome]) -> None:
+    def pick(self, outcomes: Mapping[Hashable, ProblemOutcome]) -> None:
         """The confidence of each method's pick (``rankers.confidence``, on ``metrics.pick_pool``), from the ranking
         the last step left: computed once, here."""
         for out in outcomes.values():

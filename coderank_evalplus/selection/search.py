@@ -17,8 +17,9 @@ programs differ are where they differ most often) and the search ends. Cost: at 
 Many searches run together (``search_many``), as the execution phase runs many problems: each round, every search
 still going grows its inputs and all of them run in one ``engine.execution.execute`` call (one pass over the
 workers, which stay up for every round, and the cache consulted once), so a batch costs at most ``MAX_ROUNDS`` + 1
-round trips whatever its number of problems. Searches of one problem that grow the same inputs (the first round's
-depend on the examples and the seed alone) share their work: the union of their programs runs once on them.
+round trips whatever its number of problems. Searches of one problem share their work: each program runs once a
+round, on the inputs of every search that holds it (the first round's depend on the examples and the seed alone; a
+stored run's sub-samples grow many alike), so a (program, input) pair runs at most once.
 """
 
 from __future__ import annotations
@@ -66,17 +67,17 @@ def column_masks(ex: Executions) -> tuple[np.ndarray, np.ndarray]:
 def _grow(problem: Problem, pool: list[list], n: int, salt: str, seen: set[str],
           memo: Optional[dict] = None) -> list[tuple[str, list]]:
     """``n`` new inputs (call text, arguments) grown from ``pool``, none of them in ``seen`` (which they join).
-    ``memo``: mutations already grown in this batch, by their arguments (searches of one problem grow the same
-    first round: it is grown once)."""
+    ``memo``: mutations already grown in this batch and their call texts, by what they were grown from (searches of
+    one problem grow the same first round: it is grown once)."""
     key = (problem.callee, problem.shape, salt, n + len(seen), repr(pool))
-    args = memo.get(key) if memo is not None else None
-    if args is None:
-        args = mutate_inputs(pool, n + len(seen), problem.callee, salt, problem.shape)
+    grown = memo.get(key) if memo is not None else None
+    if grown is None:
+        grown = [(call_text(problem.callee, a), a) for a in mutate_inputs(pool, n + len(seen), problem.callee, salt,
+                                                                          problem.shape)]
         if memo is not None:
-            memo[key] = args
+            memo[key] = grown
     out = []
-    for a in args:
-        call = call_text(problem.callee, a)
+    for call, a in grown:
         if call is not None and call not in seen:
             seen.add(call)
             out.append((call, a))
@@ -101,7 +102,6 @@ class _State:
     focused: bool = False
     done: bool = False
     budget: Optional[int] = None  # items (programs × inputs) the search may run in all, its first round aside
-    key: str = ""  # this round's work's key in the round's executions (``_run_round``)
 
     def next_round(self, rnd: int, step: int, max_rounds: int, seed: int, memo: Optional[dict] = None) -> None:
         """Grow this round's inputs (``new``: ``step``; after the first round, fewer where the budget has room for
@@ -137,21 +137,26 @@ class _State:
             self.new = [c for c in self.new if c not in calls]
             self.found.calls = [c for c in self.found.calls if c not in calls]
 
-    def take(self, ex: Executions) -> None:
-        """This round's columns of ``ex`` (a run of a superset of the programs and inputs) joined to the found
+    def take(self, ran: "Ran") -> None:
+        """This round's outputs of its programs (``_run_round``'s, by (task id, program)) joined to the found
         ones."""
-        rows = [ex.programs.index(p) for p in self.programs]
-        cols = [ex.suite.inputs.index(c) for c in self.new]
-        self.kinds.append(np.asarray(ex.output_kind)[np.ix_(rows, cols)])
-        self.outputs.append(np.asarray(ex.output_matrix)[np.ix_(rows, cols)])
-        n = len(self.programs)
+        tid, n = self.problem.task_id, len(self.programs)
+        kinds = np.asarray([[ran[(tid, p)][0][c][0] for c in self.new] for p in self.programs], dtype=np.uint8)
+        outs = np.asarray([[ran[(tid, p)][0][c][1] for c in self.new] for p in self.programs], dtype=np.int64)
+        self.kinds.append(kinds.reshape(n, len(self.new)))
+        self.outputs.append(outs.reshape(n, len(self.new)))
         kinds, outs = np.hstack(self.kinds), np.hstack(self.outputs)
-        self.found.ex = Executions(task_id=self.problem.task_id, program_of_candidate=np.arange(n, dtype=np.int64),
+        self.found.ex = Executions(task_id=tid, program_of_candidate=np.arange(n, dtype=np.int64),
                                    pass_matrix=np.zeros((n, 0), dtype=np.uint8),
                                    assert_counts=np.zeros(0, dtype=np.int64), output_matrix=outs, output_kind=kinds,
-                                   trial_matrix=np.zeros((n, 0), dtype=np.uint8), compiled=ex.compiled[rows],
+                                   trial_matrix=np.zeros((n, 0), dtype=np.uint8),
+                                   compiled=np.asarray([ran[(tid, p)][1] for p in self.programs], dtype=bool),
                                    suite=TestSuite(inputs=list(self.found.calls)), programs=list(self.programs))
         self.found.valid, self.found.separating = column_masks(self.found.ex)
+
+
+# a round's outputs: (task id, program) → ({input: (output kind, output digest)}, whether the program compiled)
+Ran = dict[tuple[str, str], tuple[dict[str, tuple[int, int]], bool]]
 
 
 def search_many(queries: Sequence[tuple[Problem, list[str]]], env: SelectEnv, step: int = STEP,
@@ -208,9 +213,8 @@ def _rounds(states: Sequence[_State], env: SelectEnv, step: int, max_rounds: int
         r0 = time.monotonic()
         ran, stats = _run_round(live, env, first_only=True)
         for st in live:
-            ex = ran[st.key]
-            row = ex.programs.index(st.programs[0])
-            st.drop({c for c, kind in zip(ex.suite.inputs, ex.output_kind[row]) if kind == TIMED_OUT})
+            outputs = ran[(st.problem.task_id, st.programs[0])][0]
+            st.drop({c for c in st.new if outputs[c][0] == TIMED_OUT})
         live = [st for st in live if st.new]
         if live:
             ran, more = _run_round(live, env)
@@ -218,33 +222,31 @@ def _rounds(states: Sequence[_State], env: SelectEnv, step: int, max_rounds: int
         sizes = [len(st.programs) * len(st.new) for st in live]
         seconds = time.monotonic() - r0
         for st, items, size in zip(live, shares(stats.executed_pairs, sizes), sizes):
-            st.take(ran[st.key])
+            st.take(ran)
             st.found.cost.executed_items += items
             st.found.cost.seconds += seconds * size / max(sum(sizes), 1)
 
 
-def _run_round(live: Sequence[_State], env: SelectEnv, first_only: bool = False
-               ) -> tuple[dict[str, Executions], ExecutionStats]:
+def _run_round(live: Sequence[_State], env: SelectEnv, first_only: bool = False) -> tuple[Ran, ExecutionStats]:
     """This round's inputs of every search under way, in one ``execute`` call (``first_only``: each search's most
-    sampled program alone); each search's key into the result set as ``_State.key``. Searches of one problem
-    growing the same inputs run as one work (the union of their programs); a problem with searches on different
-    inputs (focused rounds) has a work per input set, each under a key of its own."""
-    by_inputs: dict[tuple, list[_State]] = {}
+    sampled program alone). A program runs once on the union of the inputs of every search of its problem that holds
+    it (searches of one problem share programs and inputs: the first round's, or a stored run's sub-samples'), so a
+    (program, input) pair runs at most once in a round, and a program is one job of the workers."""
+    need: dict[tuple[str, str], dict[str, None]] = {}
+    problem_of: dict[str, Problem] = {}
     for st in live:
-        by_inputs.setdefault((st.problem.task_id, tuple(st.new)), []).append(st)
-    works: list[ProblemWork] = []
-    keys: set[str] = set()
-    for k, ((tid, calls), group) in enumerate(by_inputs.items()):
-        key = tid if tid not in keys else f"{tid}#{k}"
-        keys.add(key)
-        problem = group[0].problem if key == tid else replace(group[0].problem, task_id=key)
-        programs = (st.programs[:1] if first_only else st.programs for st in group)
-        works.append(ProblemWork(problem, list(dict.fromkeys(p for ps in programs for p in ps)),
-                                 TestSuite(inputs=list(calls))))
-        for st in group:
-            st.key = key
+        problem_of[st.problem.task_id] = st.problem
+        for p in st.programs[:1] if first_only else st.programs:
+            need.setdefault((st.problem.task_id, p), {}).update(dict.fromkeys(st.new))
+    works = [ProblemWork(replace(problem_of[tid], task_id=f"{tid}#{k}"), [p], TestSuite(inputs=list(calls)))
+             for k, ((tid, p), calls) in enumerate(need.items())]
     stats = ExecutionStats()
-    ran = execute(works, env.cache, env.limits, env.workers, progress=False, stats=stats, executor=env.executor)
+    done = execute(works, env.cache, env.limits, env.workers, progress=False, stats=stats, executor=env.executor)
+    ran: Ran = {}
+    for w, key in zip(works, need):
+        ex = done[w.problem.task_id]
+        ran[key] = ({c: (int(k), int(o)) for c, k, o in zip(ex.suite.inputs, ex.output_kind[0], ex.output_matrix[0])},
+                    bool(ex.compiled[0]))
     return ran, stats
 
 

@@ -96,17 +96,20 @@ def test_tau_is_chosen_on_the_given_tables_and_reported():
 
 
 def test_a_stepped_method_gets_its_step_on_every_subset_or_is_refused():
-    """``recommended`` runs a step after its ranker: the round tables and the curves hand each sub-sample's ranking
-    to the caller's ``refine`` (all of a folder's at once) and score what it returns; without one they refuse."""
+    """``recommended`` runs a step after its ranker: the round tables and the curves hand each sub-sample to the
+    caller's ``refine`` (all of a folder's at once: the path replayed) and score the ranking it returns; without
+    one they refuse."""
     import pytest
+
+    from coderank_evalplus.report.scores import rank
 
     run = _run()
     seen = []
 
-    def refine(r, items):  # the step that changes nothing: recommended's figures are then its ranker's
+    def refine(r, items):  # a replay whose step changes nothing: recommended's figures are then its ranker's
         seen.append(len(items))
         assert r is run and all(it.method == "recommended" and len(it.candidates) > 1 for it in items)
-        return [it.ranking for it in items]
+        return [rank(it.problem, "learned_examples", r.seed, it.executions, it.hidden, it.candidates) for it in items]
 
     tables = round_tables(run, ["learned_examples", "recommended"], draws=3, workers=1, refine=refine)
     assert np.array_equal(tables["recommended"].passed, tables["learned_examples"].passed)
