@@ -13,8 +13,8 @@ process (the client) used and the load average; then each concurrency's requests
 
 ``--ignore-n`` makes the server answer one reply per request (llama.cpp's server ignores ``n``): the generator then
 sends ``n`` one-sample requests per prompt. ``--requests-only`` takes the replies from the generator
-(``generate_mixed``, the sampling loop's door: solutions and tests in flight together) and drops them: the requests
-without the loop's reading of each reply (a chat reply is sanitized, ~1–2 ms of CPU, in the loop's thread) and
+(``generate_mixed``, the sampling loop's entry point: solutions and tests in flight together) and drops them: the
+requests without the loop's reading of each reply (a chat reply is sanitized, ~1–2 ms of CPU, in the loop's thread) and
 writing, to tell the one's cost from the other's.
 """
 

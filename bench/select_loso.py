@@ -51,10 +51,10 @@ def print_rows(out: list[dict]) -> None:
           "problem |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in out:
-        p, c, n = r["pass@1"], r["cost"], max(r["in_doubt"], 1)
+        p, c, n = r["pass@1"], r["cost"], max(r["undecided"], 1)
         print(f"| {r['set']} | {r['split']} | {p['before']['pass@1']:.2f} | {p['size']['pass@1']:.2f} | "
               f"{p['model']['pass@1']:.2f} | {_ci(r['minus_before']['size'])} | {_ci(r['minus_before']['model'])} | "
-              f"{_ci(r['model_minus_size'])} | {r['in_doubt']} / {r['split_problems']} / {r['changed']['size']}, "
+              f"{_ci(r['model_minus_size'])} | {r['undecided']} / {r['split_problems']} / {r['changed']['size']}, "
               f"{r['changed']['model']} | {c['programs'] / n:.1f} × {c['inputs'] / n:.1f} |")
 
 

@@ -2,7 +2,7 @@
 sets, each in a fresh execution cache, and prints the two phases' wall seconds side by side from the run's own
 timing block (``rerank_results.json``), with what each ran; then the whole run's wall time.
 
-The sets (as bench/door_parity.py's): HumanEval+ with GPT-4's samples (164 × 10) and GPT-4's pool (Reflexion's
+The sets (as bench/frontend_parity.py's): HumanEval+ with GPT-4's samples (164 × 10) and GPT-4's pool (Reflexion's
 asserts); MBPP+ with DeepSeek-Coder-6.7B's samples (378 × 10) and its own asserts. ``--tests examples+mutate`` runs
 them with rerank's default pool instead. ``--code DIR`` runs another checkout of the package (put first on
 PYTHONPATH): the same command on ``main`` gives the "before" of a change.

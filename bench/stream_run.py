@@ -90,7 +90,7 @@ def main() -> None:
                                     tests_label="model's own tests", workers=args.workers, progress=False)
             t0 = time.monotonic()
             loaded = load_problems("humaneval", args.data_dir)
-            run_rerank(options, problems=loaded, test_samples=read_test_samples(tpath, loaded), door="run")
+            run_rerank(options, problems=loaded, test_samples=read_test_samples(tpath, loaded), frontend="run")
             rerank_s = time.monotonic() - t0
             with ServerProcess(replies, prompts, delay=args.delay, test_marker=marker) as (url, model):
                 t0 = time.monotonic()

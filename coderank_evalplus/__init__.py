@@ -7,11 +7,11 @@ problem), ``RerankOptions`` (every option, checked), ``example_path`` (the bundl
 ``CoderankError`` / ``InputNotFound``.
 
 The package by concern: ``io`` (datasets, sample files, results folders), ``testgen`` (prompts, test extraction),
-``engine`` (three rooms: ``sandbox``, ``execution``, ``judging``), ``rankers``, ``selection`` (the per-problem
+``engine`` (three packages: ``sandbox``, ``execution``, ``judging``), ``rankers``, ``selection`` (the per-problem
 path, the steps after ranking), ``pipeline`` (a benchmark's rerank stage), ``api`` (the one path every entry point
 takes, suites, and the library's functions), ``report`` (tables, leaderboard: reads results, runs nothing),
 ``generation`` (model backends), ``doce`` (self-debug), ``integrations`` (evalplus, lm-eval) and ``cli``.
-Dependencies run down the floors (docs/contributing.md): cli → integrations, report, doce, study → api → pipeline
+Dependencies run down the layers (docs/contributing.md): cli → integrations, report, doce, study → api → pipeline
 → selection → engine, rankers, io, testgen, generation → types, storage, metrics, stats.
 """
 

@@ -63,5 +63,5 @@ def rerank_again(run: Path, out: Path, problems: Mapping, data_dir: Optional[str
         min_time_limit=cfg["min_time_limit"], gt_time_limit_factor=cfg["gt_time_limit_factor"], workers=2,
         progress=False, output=str(out), overwrite=True, model=prov["model"], tests_label=prov["tests"])
     given = read_test_samples(Path(run) / "tests_raw.jsonl", problems) if model_tests else {}
-    run_rerank(options, problems=problems, test_samples=given, door=prov["door"])
+    run_rerank(options, problems=problems, test_samples=given, frontend=prov.get("frontend", prov.get("door")))
     return Path(out)

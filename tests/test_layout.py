@@ -1,4 +1,4 @@
-"""The package's layout: no import circle, no import up a floor, few modules at the top, every folder says what it
+"""The package's layout: no import circle, no import up a layer, few modules at the top, every folder says what it
 holds, reports that never run anything."""
 
 import subprocess
@@ -13,7 +13,7 @@ def test_no_import_cycle():
     r = subprocess.run([sys.executable, str(REPO / "tools" / "import_cycles.py"), str(PACKAGE)],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert " 0 cycles, 0 imports up a floor" in r.stdout
+    assert " 0 cycles, 0 imports up a layer" in r.stdout
 
 
 def test_cycle_finder_finds_a_cycle(tmp_path):
@@ -29,7 +29,7 @@ def test_cycle_finder_finds_a_cycle(tmp_path):
     assert "cycle: pkg.a <-> pkg.b" in r.stdout
 
 
-def test_floor_finder_finds_an_import_up_a_floor_and_a_folder_on_no_floor():
+def test_layer_finder_finds_an_import_up_a_layer_and_a_folder_on_no_layer():
     sys.path.insert(0, str(REPO / "tools"))
     try:
         from import_cycles import unplaced, upward
@@ -45,7 +45,7 @@ def test_floor_finder_finds_an_import_up_a_floor_and_a_folder_on_no_floor():
 
 def test_reports_never_run_anything():
     """report/ reads results folders and renders them: it imports nothing that executes a program, ranks anew
-    through the one path, calls a model or opens a door (the suite runner is ``api/suite.py``)."""
+    through the one path, calls a model or runs a rerank (the suite runner is ``api/suite.py``)."""
     import ast
 
     runners = ("engine", "selection", "pipeline", "api", "generation", "doce", "integrations", "cli")

@@ -1,15 +1,15 @@
-"""Print the package's import graph cycles and its imports that run up a floor (every import counts: module level,
+"""Print the package's import graph cycles and its imports that run up a layer (every import counts: module level,
 inside functions, under TYPE_CHECKING).
 
 An edge runs from a module to each module of the package it names: ``import a.b`` and ``from a import b`` (b a
 submodule) name ``a.b``; ``from a.b import name`` names ``a.b``. Importing ``a.b`` also runs ``a/__init__.py``, but
 that is not counted as an edge: a package's ``__init__`` re-exporting its own submodules is not a circle.
 
-The floors (``FLOORS``, drawn in docs/contributing.md): a module may import its own floor and the floors below it,
-never one above; inside ``engine/`` the rooms have floors of their own (judging → execution → sandbox). A
-package without a table of floors (another package, a test's) is checked for cycles only.
+The layers (``LAYERS``, drawn in docs/contributing.md): a module may import its own layer and the layers below it,
+never one above; inside ``engine/`` the packages have layers of their own (judging → execution → sandbox). A
+package without a table of layers (another package, a test's) is checked for cycles only.
 
-Usage: ``python tools/import_cycles.py [PACKAGE_DIR]`` — prints one cycle, or one import up a floor, a line and exits
+Usage: ``python tools/import_cycles.py [PACKAGE_DIR]`` — prints one cycle, or one import up a layer, a line and exits
 1 when there is any.
 """
 
@@ -19,17 +19,17 @@ import ast
 import sys
 from pathlib import Path
 
-# Floors, lowest first, by the first name below the package ("" is the package's own __init__: the lazy API it
-# re-exports, imported by the console for its version); a scope below the package has floors of its own.
-FLOORS: dict[str, dict[str, list[tuple[str, ...]]]] = {
+# Layers, lowest first, by the first name below the package ("" is the package's own __init__: the lazy API it
+# re-exports, imported by the console for its version); a scope below the package has layers of its own.
+LAYERS: dict[str, dict[str, list[tuple[str, ...]]]] = {
     "coderank_evalplus": {
         "": [
             ("types", "storage", "metrics", "stats", "examples"),  # core types, files, pass@k and statistics; data
             ("engine", "rankers", "io", "testgen", "generation"),  # the parts
             ("selection",),  # the per-problem path and the steps after ranking
             ("pipeline",),  # a benchmark's rerank stage
-            ("api",),  # the one door and the Python API
-            ("integrations", "report", "doce", "study", "_hook", "_lm_eval_hook", "lm_eval_tasks"),  # faces, readers
+            ("api",),  # the one entry point and the Python API
+            ("integrations", "report", "doce", "study", "_hook", "_lm_eval_hook", "lm_eval_tasks"),  # front ends
             ("cli", ""),  # the console script
         ],
         "engine": [("sandbox", "lcb", "shapes"), ("execution",), ("judging",)],
@@ -128,35 +128,35 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return sorted(found)
 
 
-def _floor(module: str, scope: str, floors: list[tuple[str, ...]]) -> int | None:
-    """The floor of ``module`` in ``scope`` (a dotted prefix), None when it is not below the scope or on no floor."""
+def _layer(module: str, scope: str, layers: list[tuple[str, ...]]) -> int | None:
+    """The layer of ``module`` in ``scope`` (a dotted prefix), None when it is not below the scope or on no layer."""
     if module != scope and not module.startswith(scope + "."):
         return None
     rest = module[len(scope) + 1:].split(".")[0] if module != scope else ""
-    return next((i for i, names in enumerate(floors) if rest in names), None)
+    return next((i for i, names in enumerate(layers) if rest in names), None)
 
 
 def upward(graph: dict[str, set[str]], tables: dict[str, list[tuple[str, ...]]], package: str) -> list[str]:
-    """Every import that runs up a floor, as ``a -> b`` (a's floor below b's), sorted."""
+    """Every import that runs up a layer, as ``a -> b`` (a's layer below b's), sorted."""
     found = []
-    for scope_name, floors in tables.items():
+    for scope_name, layers in tables.items():
         scope = package if not scope_name else f"{package}.{scope_name}"
         for a in sorted(graph):
-            fa = _floor(a, scope, floors)
+            fa = _layer(a, scope, layers)
             for b in sorted(graph[a]):
-                fb = _floor(b, scope, floors)
+                fb = _layer(b, scope, layers)
                 if fa is not None and fb is not None and fa < fb:
                     found.append(f"{a} -> {b}")
     return sorted(found)
 
 
 def unplaced(graph: dict[str, set[str]], tables: dict[str, list[tuple[str, ...]]], package: str) -> list[str]:
-    """Folders and top-level modules of a scope that are on no floor (a new one must be placed)."""
+    """Folders and top-level modules of a scope that are on no layer (a new one must be placed)."""
     out = set()
-    for scope_name, floors in tables.items():
+    for scope_name, layers in tables.items():
         scope = package if not scope_name else f"{package}.{scope_name}"
         for m in graph:
-            if (m == scope or m.startswith(scope + ".")) and _floor(m, scope, floors) is None and m != scope:
+            if (m == scope or m.startswith(scope + ".")) and _layer(m, scope, layers) is None and m != scope:
                 out.add(scope + "." + m[len(scope) + 1:].split(".")[0])
     return sorted(out)
 
@@ -166,17 +166,17 @@ def main(argv: list[str]) -> int:
     graph = import_graph(package_dir)
     found = cycles(graph)
     edges = sum(len(v) for v in graph.values())
-    tables = FLOORS.get(package_dir.name, {})
+    tables = LAYERS.get(package_dir.name, {})
     up = upward(graph, tables, package_dir.name)
     lost = unplaced(graph, tables, package_dir.name)
     print(f"{len(graph)} modules, {edges} import edges, {len(found)} cycles"
-          + (f", {len(up)} imports up a floor" if tables else ""))
+          + (f", {len(up)} imports up a layer" if tables else ""))
     for component in found:
         print("cycle: " + " <-> ".join(component))
     for edge in up:
-        print("up a floor: " + edge)
+        print("up a layer: " + edge)
     for name in lost:
-        print(f"on no floor: {name} (place it in tools/import_cycles.py's FLOORS and docs/contributing.md)")
+        print(f"on no layer: {name} (place it in tools/import_cycles.py's LAYERS and docs/contributing.md)")
     return 1 if found or up or lost else 0
 
 

@@ -1,4 +1,4 @@
-"""The Python API: the functions a notebook or a program calls; the CLI and the harness faces call them too.
+"""The Python API: the functions a notebook or a program calls; the CLI and the harness front ends call them too.
 
 - ``rerank(solutions, tests, dataset=..., **options)``: a benchmark's samples reranked as ``coderank-evalplus
   rerank`` does (same options, names and defaults: ``options``), returned as ``RerankOutput`` (``output``):

@@ -2,7 +2,7 @@
 
 Every entry point parses its own arguments into ``RerankOptions`` and calls ``run_rerank``: ``coderank-evalplus
 rerank``, ``run`` (after sampling), suites, ``evalplus.evaluate --rerank`` (after evalplus evaluated), the lm-eval
-tasks (after lm-eval generated) and ``coderank_evalplus.rerank``. A face that already holds some inputs (problems,
+tasks (after lm-eval generated) and ``coderank_evalplus.rerank``. A front end that already holds some inputs (problems,
 programs, test samples, features) hands them in; the rest comes from the options. Messages go through ``logging``
 (logger ``coderank_evalplus``); the CLI shows them as lines on stderr.
 """
@@ -89,13 +89,13 @@ def run_rerank(options: RerankOptions, *, problems: Optional[Mapping[str, Proble
                solutions: Optional[Mapping[str, Sequence[str]]] = None,
                test_samples: Optional[Mapping[str, Sequence[str]]] = None,
                features: Optional[Mapping[str, Mapping[str, Sequence[float]]]] = None,
-               cache: Any = None, executor: Any = None, door: str = "python", write: bool = True,
+               cache: Any = None, executor: Any = None, frontend: str = "python", write: bool = True,
                extra: Optional[Mapping[str, Any]] = None, load_s: float = 0.0, selector: Any = None) -> RerankOutput:
     """Rerank, judge and (with ``write``) write the results folder, as ``options`` say; returns ``RerankOutput``.
 
     ``problems``, ``solutions`` (programs per task), ``test_samples`` (raw test samples per task) and ``features``
     are taken as given where the caller holds them, else read from ``options``. ``cache`` / ``executor``: shared
-    ones (left open), else made here for this call. ``door``: who called ("rerank", "run", "suite", "evalplus",
+    ones (left open), else made here for this call. ``frontend``: who called ("rerank", "run", "suite", "evalplus",
     "lm-eval", "python"), recorded with the rest of the provenance. ``extra``: more top-level keys for
     ``rerank_results.json``; ``load_s``: seconds the caller spent reading inputs it hands in (the timing line).
     ``selector``: S* after ranking (``selection.sstar.ModelSelector``), else the one ``options.select_model``
@@ -104,8 +104,8 @@ def run_rerank(options: RerankOptions, *, problems: Optional[Mapping[str, Proble
 
     t0 = time.monotonic()
     setup = run_setup(options, default_tests=test_samples is None)
-    given = _inputs(options, setup, problems, solutions, test_samples, features, door)
-    provenance, folder = provenance_and_folder(options, given.problems, given.chosen, setup.tests, door,
+    given = _inputs(options, setup, problems, solutions, test_samples, features, frontend)
+    provenance, folder = provenance_and_folder(options, given.problems, given.chosen, setup.tests, frontend,
                                                None if options.solutions else _mapping_digest(given.solutions), write)
     with _run_files(options, folder, cache, selector) as (cache, selector):
         result = rank_and_judge(provenance["dataset"]["name"], given.problems, given.solutions, given.test_samples,
@@ -116,11 +116,11 @@ def run_rerank(options: RerankOptions, *, problems: Optional[Mapping[str, Proble
 
 
 def provenance_and_folder(options: RerankOptions, problems: Mapping[str, Problem], chosen: Sequence[str],
-                          tests: TestSources, door: str, solutions_digest: Optional[str] = None, write: bool = True
+                          tests: TestSources, frontend: str, solutions_digest: Optional[str] = None, write: bool = True
                           ) -> tuple[dict, Optional[Path]]:
     """The run's provenance (``describe``) and, with ``write``, its results folder (``output_folder``): what
     ``run_rerank`` settles before ranking and a streamed ``run`` once its samples are all written."""
-    provenance = describe(options, problems, chosen, tests, door, solutions_digest)
+    provenance = describe(options, problems, chosen, tests, frontend, solutions_digest)
     return provenance, output_folder(options, provenance) if write else None
 
 
@@ -157,7 +157,7 @@ class _Inputs:
 
 def _inputs(options: RerankOptions, setup: RunSetup, problems: Optional[Mapping[str, Problem]],
             solutions: Optional[Mapping[str, Sequence[str]]], test_samples: Optional[Mapping[str, Sequence[str]]],
-            features: Optional[Mapping[str, Mapping[str, Sequence[float]]]], door: str) -> _Inputs:
+            features: Optional[Mapping[str, Mapping[str, Sequence[float]]]], frontend: str) -> _Inputs:
     """The inputs the caller handed in, the rest read as ``options`` say; the problems chosen (``limit``,
     ``task_ids``) among those with solutions."""
     from coderank_evalplus.io.problems import load_problems, select_problems, selection_note
@@ -171,7 +171,7 @@ def _inputs(options: RerankOptions, setup: RunSetup, problems: Optional[Mapping[
     if setup.defaulted:  # said once the problems and solutions read (a bad file is refused first)
         from coderank_evalplus.testgen.mutate import no_pool_note
 
-        log.warning(no_pool_note("tests=FILE" if door == "python" else "--tests FILE"))
+        log.warning(no_pool_note("tests=FILE" if frontend == "python" else "--tests FILE"))
     if test_samples is None:
         from coderank_evalplus.pipeline import read_tests
 
@@ -261,14 +261,14 @@ def _mapping_digest(solutions: Mapping[str, Sequence[str]]) -> str:
 
 
 def describe(options: RerankOptions, problems: Mapping[str, Problem], chosen: Sequence[str], tests: TestSources,
-             door: str, solutions_digest: Optional[str] = None) -> dict:
+             frontend: str, solutions_digest: Optional[str] = None) -> dict:
     """The run's provenance: the model (and what named it), the dataset (name, version, hash), the test pool, who
     ran it, the samples' digest (the leaderboard tells same-named runs of other samples apart by it) and a
     fingerprint of its inputs (what makes two runs the same run)."""
     from coderank_evalplus.io.problems import dataset_version
     from coderank_evalplus.io.results_folder import pool_of
 
-    model, named_by = run_model(options, door)
+    model, named_by = run_model(options, frontend)
     label = options.tests_label or tests_label(tests)
     first = problems[chosen[0]]
     dataset = {"name": options.dataset, "version": dataset_version(options.dataset, first),
@@ -277,19 +277,19 @@ def describe(options: RerankOptions, problems: Mapping[str, Problem], chosen: Se
               "dataset": [options.dataset, first.dataset_hash]}
     fingerprint = hashlib.sha256(json.dumps(inputs, sort_keys=True, default=str).encode()).hexdigest()[:16]
     return {"model": model, "model_named_by": named_by, "dataset": dataset, "tests": label, "pool": pool_of(label),
-            "door": door, "solutions": str(options.solutions) if options.solutions else None,
+            "frontend": frontend, "solutions": str(options.solutions) if options.solutions else None,
             "solutions_digest": inputs["solutions"], "test_sources": list(tests.given),
             "inputs_fingerprint": fingerprint}
 
 
-def run_model(options: RerankOptions, door: str) -> tuple[str, str]:
+def run_model(options: RerankOptions, frontend: str) -> tuple[str, str]:
     """The run's model name and what named it: the name the user gave (``"given"``), else the samples' file name
     (``"file name"``, with a line saying so and how to give one), else ``"unnamed"`` (``"none"``)."""
     if options.model:
         return str(options.model), "given"
     name, named_by = (model_name(options.solutions), "file name") if options.solutions else ("unnamed", "none")
     how = "from the samples' file name" if options.solutions else "no samples file names it"
-    log.warning("the model's name: %s (%s; give %s to name it)", name, how, MODEL_FLAG.get(door, "--model NAME"))
+    log.warning("the model's name: %s (%s; give %s to name it)", name, how, MODEL_FLAG.get(frontend, "--model NAME"))
     return name, named_by
 
 
@@ -369,10 +369,10 @@ def output_folder(options: RerankOptions, provenance: Mapping[str, Any]) -> Path
         if held is not None and held != mine and not options.overwrite:
             what = ("results written before 0.2.0, which do not record their inputs" if held == "" else
                     "the results of another run (other samples, tests or dataset)")
-            flag = OVERWRITE_FLAG.get(str(provenance.get("door")), "--overwrite")
+            flag = OVERWRITE_FLAG.get(str(provenance.get("frontend")), "--overwrite")
             raise CoderankError(f"output {folder}: holds {what}; choose another folder, or pass {flag} to replace "
                                 f"them")
-        if provenance.get("door") == "evalplus":
+        if provenance.get("frontend") == "evalplus":
             return ensure_writable_dir(folder)
         return open_output_dir(folder, ours=(RUN_FILE,))
     dataset = Path(options.dataset).name.removesuffix(".gz").removesuffix(".jsonl")
@@ -402,4 +402,4 @@ def rerank(solutions: "str | os.PathLike", tests: "str | os.PathLike | Sequence[
     if tests is not None:
         options["tests"] = [str(tests)] if isinstance(tests, (str, os.PathLike)) else [str(t) for t in tests]
     opts = RerankOptions.from_mapping({"solutions": str(solutions), **options})
-    return run_rerank(opts, door="python", write=opts.output is not None)
+    return run_rerank(opts, frontend="python", write=opts.output is not None)

@@ -1,14 +1,14 @@
-"""One vocabulary: every option of every face, with one name, type, default, meaning and check.
+"""One vocabulary: every option of every front end, with one name, type, default, meaning and check.
 
-An ``Option`` is declared once here. The faces read it from here: the CLI's flags (``--time-limit``, built by
+An ``Option`` is declared once here. The front ends read it from here: the CLI's flags (``--time-limit``, built by
 ``cli.options``), ``evalplus.evaluate``'s (``--time_limit``, Fire's underscores), the lm-eval tasks' ``--metadata``
 keys, suite files' keys and the Python API's keyword arguments; where a harness has a word of its own (evalplus's
-``--samples``, ``--parallel``; lm-eval's ``rank_seed``) the option says so in ``faces``, and ``docs/names.md`` is
+``--samples``, ``--parallel``; lm-eval's ``rank_seed``) the option says so in ``frontends``, and ``docs/names.md`` is
 this table printed (``names_table``; a test keeps the page equal to it).
 
-Each default is written here once: ``Option.default`` (``Option.defaults`` where a subcommand or a face has
-another), read by every face (``default``) and by ``RerankOptions``' fields. A check that joins options ("limit
-and task_ids: give one of them") is a ``Rule`` in ``RULES``, beside them: every face calls ``check_rules`` and
+Each default is written here once: ``Option.default`` (``Option.defaults`` where a subcommand or a front end has
+another), read by every front end (``default``) and by ``RerankOptions``' fields. A check that joins options ("limit
+and task_ids: give one of them") is a ``Rule`` in ``RULES``, beside them: every front end calls ``check_rules`` and
 shows the options in its own words.
 
 ``RerankOptions`` is what a rerank needs, checked: every entry point parses its own arguments into it and hands it
@@ -135,7 +135,7 @@ def _method(value: Any) -> str:
 
 
 def flat_tests(value: Optional[list]) -> Optional[list[str]]:
-    """``tests`` as a face gathers it (``--tests`` parsed: a list per occurrence) → one list of sources."""
+    """``tests`` as a front end gathers it (``--tests`` parsed: a list per occurrence) → one list of sources."""
     if value is None:
         return None
     return [s for item in value for s in (item if isinstance(item, list) else [item])]
@@ -191,7 +191,7 @@ def check_value(name: str, kind: Kind, value: Any, shown: Optional[str] = None) 
 
 
 # --- the options -------------------------------------------------------------------------------------------------
-FACES = ("cli", "evalplus", "lm_eval", "suite", "api")
+FRONTENDS = ("cli", "evalplus", "lm_eval", "suite", "api")
 SWITCH = "switch"  # a CLI flag without a value (store_true)
 BOTH = "both"  # --x / --no-x
 
@@ -199,17 +199,17 @@ BOTH = "both"  # --x / --no-x
 @dataclass(frozen=True)
 class Option:
     """One option. ``name``: its Python name (API keyword, suite and metadata key); its CLI flag is ``--`` + the
-    name with hyphens. ``commands``: the CLI subcommands that have it; ``defaults``: a subcommand or a face
-    (``FACES``: "evalplus", "lm_eval"…) whose default differs, and why is in ``help``; ``faces``: the option's name
-    on a face where it is not its own name, "" where the face has no such option (the table says what decides it
-    there instead)."""
+    name with hyphens. ``commands``: the CLI subcommands that have it; ``defaults``: a subcommand or a front end
+    (``FRONTENDS``: "evalplus", "lm_eval"…) whose default differs, and why is in ``help``; ``frontends``: the option's
+    name on a front end where it is not its own name, "" where the front end has no such option (the table says what
+    decides it there instead)."""
 
     name: str
     kind: Kind
     default: Any
     help: str
     commands: tuple[str, ...] = ()
-    faces: Mapping[str, str] = field(default_factory=dict)
+    frontends: Mapping[str, str] = field(default_factory=dict)
     defaults: Mapping[str, Any] = field(default_factory=dict)
     cli: str = ""  # SWITCH, BOTH, or "" (takes a value)
     metavar: Optional[str] = None
@@ -219,16 +219,16 @@ class Option:
         return "--" + self.name.replace("_", "-")
 
     def default_for(self, where: str) -> Any:
-        """The default on a CLI subcommand or a face (``FACES``)."""
+        """The default on a CLI subcommand or a front end (``FRONTENDS``)."""
         return self.defaults.get(where, self.default)
 
-    def face_name(self, face: str) -> str:
-        """The option's name on ``face``; "" when the face has no such option."""
-        if face in self.faces:
-            return self.faces[face]
-        if face == "cli":
+    def frontend_name(self, frontend: str) -> str:
+        """The option's name on ``frontend``; "" when the front end has no such option."""
+        if frontend in self.frontends:
+            return self.frontends[frontend]
+        if frontend == "cli":
             return self.flag if self.commands else ""
-        keys = {"evalplus": (), "suite": SUITE_KEYS, "lm_eval": LM_EVAL_KEYS, "api": API_KEYS}[face]
+        keys = {"evalplus": (), "suite": SUITE_KEYS, "lm_eval": LM_EVAL_KEYS, "api": API_KEYS}[frontend]
         return self.name if self.name in keys else ""
 
 
@@ -430,8 +430,8 @@ def option(name: str) -> Option:
 
 
 def default(name: str, where: str = "api") -> Any:
-    """The option's default on a CLI subcommand or a face (``FACES``): what every face reads instead of writing
-    the value again."""
+    """The option's default on a CLI subcommand or a front end (``FRONTENDS``): what every front end reads instead of
+    writing the value again."""
     return _BY_NAME[name].default_for(where)
 
 
@@ -444,8 +444,8 @@ def command_options(command: str) -> list[Option]:
 @dataclass(frozen=True)
 class Rule:
     """A combination of options that is refused: ``refused(value)`` (``value(name)``: the option's value, its
-    default where the face has no such option) says whether; ``says`` is the one-line reason, the options in braces
-    (each face shows them in its own words: ``--task-ids``, ``--task_ids``, ``task_ids``)."""
+    default where the front end has no such option) says whether; ``says`` is the one-line reason, the options in braces
+    (each front end shows them in its own words: ``--task-ids``, ``--task_ids``, ``task_ids``)."""
 
     names: tuple[str, ...]
     refused: Callable[[Callable[[str], Any]], bool]
@@ -551,7 +551,7 @@ class RerankOptions:
 
 
 def names_table() -> str:
-    """The names across faces, as the Markdown table docs/names.md holds."""
+    """The names across front ends, as the Markdown table docs/names.md holds."""
     head = ("| option | accepts | default | CLI | evalplus.evaluate | lm-eval --metadata | suite file | Python "
             "API | meaning |\n|---|---|---|---|---|---|---|---|---|\n")
     rows = []
@@ -562,9 +562,9 @@ def names_table() -> str:
                 f"{c}: {'–' if v is None else ','.join(v) if isinstance(v, list) else v}"
                 for c, v in o.defaults.items())
         cells = [f"`{o.name}`", o.kind.accepts, "–" if default is None else f"`{default}`"]
-        for face in FACES:
-            name = o.face_name(face)
-            if face == "cli" and name and o.commands:
+        for frontend in FRONTENDS:
+            name = o.frontend_name(frontend)
+            if frontend == "cli" and name and o.commands:
                 name = f"{name} ({', '.join(o.commands)})"
             cells.append(name or "–")
         cells.append(o.help)
@@ -572,17 +572,18 @@ def names_table() -> str:
     return head + "\n".join(rows) + "\n"
 
 
-NAMES_PAGE_HEAD = """# Names across faces
+NAMES_PAGE_HEAD = """# Names across front ends
 
-Every option of every face, from one table in the code (`coderank_evalplus/api/options.py`): the same option has
-one name, type, default, meaning and check wherever it appears. A face with a word of its own for it (evalplus's
-`--samples`, lm-eval's `rank_seed`) maps that word here and nowhere else; "–" means the face has no such option,
-and a name in parentheses says what decides it on that face instead. The CLI's flags are the option's name with
+Every option of every front end, from one table in the code (`coderank_evalplus/api/options.py`): the same option has
+one name, type, default, meaning and check wherever it appears. A front end with a word of its own for it (evalplus's
+`--samples`, lm-eval's `rank_seed`) maps that word here and nowhere else; "–" means the front end has no such option,
+and a name in parentheses says what decides it on that front end instead. The CLI's flags are the option's name with
 hyphens; evalplus.evaluate's, lm-eval's `--metadata` keys, suite files' keys and the Python API's keywords are the
 name itself. A bad value is refused where it is given: the CLI exits with status 2 and one line naming the flag and
 what it accepts; the library raises `OptionError` (a `CoderankError`, a `ValueError`). The default column gives
-the option's default, then, after a `;`, the default of a subcommand or a face that has its own (`lm_eval: 100`; "–":
-none, the help says what decides); every face reads them from the table (a test compares them face by face).
+the option's default, then, after a `;`, the default of a subcommand or a front end that has its own (`lm_eval: 100`;
+"–": none, the help says what decides); every front end reads them from the table (a test compares them front end by
+front end).
 
 Regenerate with `python -m coderank_evalplus.api.options > docs/names.md` (a test keeps this page equal to the code).
 
@@ -590,9 +591,9 @@ Regenerate with `python -m coderank_evalplus.api.options > docs/names.md` (a tes
 
 
 def rules_list() -> str:
-    """The checks that join options (``RULES``), one line each, as every face refuses them."""
-    head = ("\n## Checks that join options\n\nEach is one rule beside the table (`RULES`), checked by every face "
-            "that has the options; a face that lacks one counts it at its default.\n\n")
+    """The checks that join options (``RULES``), one line each, as every front end refuses them."""
+    head = ("\n## Checks that join options\n\nEach is one rule beside the table (`RULES`), checked by every front end "
+            "that has the options; a front end that lacks one counts it at its default.\n\n")
     return head + "".join(f"- {r.says.format(**{n: f'`{n}`' for n in r.names})}\n" for r in RULES)
 
 

@@ -92,7 +92,7 @@ class _Ask:
 
 
 def run_streamed(options: RerankOptions, problems: Mapping[str, Problem], selected: Sequence[Problem],
-                 generator: Any, sampling: Sampling, cache: Any, *, model_tests: bool = True, door: str = "run",
+                 generator: Any, sampling: Sampling, cache: Any, *, model_tests: bool = True, frontend: str = "run",
                  selector: Any = None, executor: Any = None) -> RerankOutput:
     """Sample ``selected`` with ``generator`` as ``sampling`` says (into ``options.solutions`` and the model's
     tests file in ``options.tests``) and rerank, judge and write the results folder (``options.output``) as
@@ -137,7 +137,7 @@ def run_streamed(options: RerankOptions, problems: Mapping[str, Problem], select
     timing.update(generate_s=round(stream.generate_s, 2), stage_s=round(busy, 2), stream_s=round(wall, 2),
                   overlap_s=round(max(0.0, stream.generate_s + busy - wall), 2), stage_held=stream.hold)
     warn_untested(stream.solutions, stream.tests, setup.tests.mutate)
-    out = finish(result, *provenance_and_folder(options, problems, chosen, setup.tests, door))
+    out = finish(result, *provenance_and_folder(options, problems, chosen, setup.tests, frontend))
     finished.remove()
     return out
 

@@ -59,7 +59,7 @@ class SuiteError(CoderankError):
 
 
 def _default(key: str) -> Any:
-    """A suite key's default: its option's on this face (``api.options``), never written here."""
+    """A suite key's default: its option's on this front end (``api.options``), never written here."""
     return _option_default(key, "suite")
 
 
@@ -427,4 +427,4 @@ def rerank_entry(e: SuiteEntry, suite: Suite, cache, workers: Optional[int], pro
                             time_limit=e.time_limit, workers=workers, base_only=suite.base_only, strict=suite.strict,
                             progress=progress, model=e.name, tests_label=e.tests_label or None,
                             pass_at_k_rule=suite.pass_at_k_rule)
-    return run_rerank(options, cache=cache, executor=executor, door="suite", write=False).result
+    return run_rerank(options, cache=cache, executor=executor, frontend="suite", write=False).result

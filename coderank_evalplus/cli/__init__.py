@@ -1,4 +1,4 @@
-"""The console script ``coderank-evalplus``: argparse faces of the package, one module per sub-command.
+"""The console script ``coderank-evalplus``: argparse front ends of the package, one module per sub-command.
 
 ``console`` builds the parser and dispatches; ``options`` holds the flags ``rerank`` and ``run`` share; ``run``
 holds ``run`` (sample, then rerank) and ``likelihood``; ``leaderboard`` the suite command. Modules here may import

@@ -41,9 +41,9 @@ def budget_report(args: argparse.Namespace) -> dict:
     splits = splits_of(run)
     from coderank_evalplus.selection.stored import stored_steps
 
-    with stored_steps(args.cache_dir, args.workers) as refine:
+    with stored_steps(args.cache_dir, args.workers) as subset_steps:
         tables = round_tables(run, methods, args.draws, args.seed, workers=args.workers,
-                              progress=args.progress, label=Path(args.results).name, refine=refine)
+                              progress=args.progress, label=Path(args.results).name, subset_steps=subset_steps)
     out: dict = {"header": header(run), "folder": str(args.results), "draws": args.draws,
                  "seed": args.seed,
                  "confidence_model": model.get("digest", "")[:12], "methods": {}}

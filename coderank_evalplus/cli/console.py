@@ -68,10 +68,10 @@ def cmd_methods() -> int:
 
 def cmd_rerank(args: argparse.Namespace) -> int:
     """``rerank``: the one path (``api.evaluate.run_rerank``) with the flags' options, then the tables."""
-    from coderank_evalplus.api.evaluate import run_rerank as door
+    from coderank_evalplus.api.evaluate import run_rerank
     from coderank_evalplus.report import print_result
 
-    out = door(rerank_options(args, "rerank"), door="rerank")
+    out = run_rerank(rerank_options(args, "rerank"), frontend="rerank")
     assert out.folder is not None  # the CLI always writes its folder
     print_result(out.result, f"{out.provenance.get('model')} on {args.dataset}")
     print(f"\nwrote {out.folder / 'rerank_results.json'} and {out.folder / 'verdicts.jsonl'}")

@@ -114,13 +114,13 @@ def run_leaderboard(args: argparse.Namespace) -> int:
     from coderank_evalplus.selection.stored import stored_steps
 
     cache_dir = Path(args.cache_dir) if args.cache_dir else output / "cache"
-    with stored_steps(cache_dir, args.workers) as refine:  # a stepped method's step on the curves' sub-samples
+    with stored_steps(cache_dir, args.workers) as subset_steps:  # a stepped method's step on the curves' sub-samples
         cfg = lbm.LeaderboardConfig(
             methods=list(args.methods) if args.methods else methods,
             compare_to=list(args.compare_to) if args.compare_to else compare_to,
             n_resamples=args.resamples or n_resamples, seed=args.seed if args.seed is not None else seed,
             draws=args.draws or draws, curves=not args.no_curves, workers=args.workers, progress=args.progress,
-            cache_dir=cache_dir, refine=refine)
+            cache_dir=cache_dir, subset_steps=subset_steps)
         lb = lbm.build(entries, cfg)
     written = lbm.write(lb, output)
     print()

@@ -2,7 +2,7 @@
 depends on it: what runs for a candidate, how a reply and a candidate are read, which tests are asked for and how
 they read, how inputs grow, how a call's result is compared and said. The one place that knows the shapes. Every
 reader of problems asks ``decide`` (your own benchmark's records, LiveCodeBench's, ``pick``'s prompt), so a problem
-has one shape whichever door it came through.
+has one shape whichever entry point it came through.
 
 * function: the program as it is; a test calls ``f(args)`` and compares with ``==``;
 * method: LiveCodeBench's imports, then the program; a test calls ``Solution().f(args)`` and compares with ``==``;

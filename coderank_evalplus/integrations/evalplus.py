@@ -66,7 +66,7 @@ def _our_options() -> dict[str, tuple[Any, str]]:
                                   "and oracle."),
     }
     for o in ALL:
-        if o.face_name("evalplus") == f"--{o.name}":
+        if o.frontend_name("evalplus") == f"--{o.name}":
             annotation = Optional[bool] if o.kind is FLAG else Optional[str]
             out[o.name] = (annotation, o.help)
     out["limit"] = (Optional[int], "the dataset's first N problems: evalplus evaluates (and we rerank) the samples "
@@ -77,7 +77,7 @@ def _our_options() -> dict[str, tuple[Any, str]]:
 
 
 OPTIONS: dict[str, tuple[Any, str]] = _our_options()
-# each one's default on this face: the table's (``api.options``, ``default_for("evalplus")``); --rerank: not given
+# each one's default on this front end: the table's (``api.options``, ``default_for("evalplus")``); --rerank: not given
 DEFAULTS: dict[str, Any] = {name: None if name == "rerank" else _default(name, "evalplus") for name in OPTIONS}
 DEBUG_MAX_TOKENS = 512  # tokens per self-debug rewrite (a whole solution)
 
@@ -547,7 +547,7 @@ def generator_kwargs(backend: str, model_kwargs: dict) -> dict:
 
 def rerank_options(params: dict, ours: dict, methods: list[str], samples: Optional[str] = None,
                    model_kwargs: Optional[dict] = None):
-    """The ``RerankOptions`` evalplus's flags and ours describe (``api.options``; one path for every face)."""
+    """The ``RerankOptions`` evalplus's flags and ours describe (``api.options``; one path for every front end)."""
     from coderank_evalplus.api.options import RerankOptions
 
     tests = ours.get("tests")
@@ -572,7 +572,7 @@ def rerank_evaluated(dataset: str, problems: dict, solutions: dict, test_samples
     ``<samples>_rerank_results.json``; then self-debug when asked, and the tables in evalplus's own style."""
     from dataclasses import replace
 
-    from coderank_evalplus.api.evaluate import run_rerank as door
+    from coderank_evalplus.api.evaluate import run_rerank
     from coderank_evalplus.engine.execution.execute import ResultCache
     from coderank_evalplus.engine.execution.executor_factory import make_executor
     from coderank_evalplus.pipeline import _json_default
@@ -591,8 +591,8 @@ def rerank_evaluated(dataset: str, problems: dict, solutions: dict, test_samples
     held = contextlib.ExitStack()
     try:  # one executor: the rerank's workers, then self-debug's
         executor = held.enter_context(make_executor(options.executor, options.workers, options.ray_address))
-        out = door(options, problems=problems, solutions=solutions, test_samples=test_samples, features=features,
-                   cache=cache, executor=executor, door="evalplus", extra=extra, load_s=load_s)
+        out = run_rerank(options, problems=problems, solutions=solutions, test_samples=test_samples, features=features,
+                   cache=cache, executor=executor, frontend="evalplus", extra=extra, load_s=load_s)
         result = out.result
         atomic_write_json(paths.results, result.to_json(), indent=2, default=_json_default)
         if ours.get("self_debug"):

@@ -93,11 +93,11 @@ SOLUTION_IDX, TEST_IDX = 0, 1
 
 
 def metadata_options() -> dict[str, Any]:
-    """Our ``--metadata`` keys, each with the option it is (``api.options``: its name on lm-eval's face, e.g.
-    ``rank_seed`` for ``seed``), and ``results_dir`` (None: a key of this face alone, a folder)."""
+    """Our ``--metadata`` keys, each with the option it is (``api.options``: its name on lm-eval's front end, e.g.
+    ``rank_seed`` for ``seed``), and ``results_dir`` (None: a key of this front end alone, a folder)."""
     from coderank_evalplus.api.options import OPTIONS
 
-    keys: dict[str, Any] = {o.face_name("lm_eval"): o for o in OPTIONS if o.face_name("lm_eval").isidentifier()}
+    keys: dict[str, Any] = {o.frontend_name("lm_eval"): o for o in OPTIONS if o.frontend_name("lm_eval").isidentifier()}
     return {**keys, "results_dir": None}
 
 
@@ -322,7 +322,7 @@ def judged_records(settings: dict, resps: list, docs: list) -> list:
     cache = _open_cache(opts["cache_dir"])
     try:
         result = run_rerank(options, problems=problems, solutions=programs, test_samples=raw_tests, cache=cache,
-                            door="lm-eval", write=False).result
+                            frontend="lm-eval", write=False).result
     finally:
         if cache is not None:
             cache.close()

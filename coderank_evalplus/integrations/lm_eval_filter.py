@@ -17,7 +17,7 @@ per-problem path (``selection.path.ProblemPath``: the prompt's examples as trial
 sandboxed execution, the ranker, its steps after ranking), as ``pick`` does, and nothing is judged here: the task's
 metric (``code_eval``'s pass@k) scores what the filter keeps, the responses themselves, unchanged. ``k`` keeps the
 top k in rank order (``metrics.pick_order`` under ``pass_at_k_rule``), scored with the metric's pass@k at that k; at
-k = 1 the kept program is ``metrics.pick_pool``'s first, the pick every face reports.
+k = 1 the kept program is ``metrics.pick_pool``'s first, the pick every front end reports.
 
 Arguments (the names of the options table, ``api.options``, checked as there): ``method`` (default
 ``recommended``), ``k`` (1), ``pass_at_k_rule`` (``ranked``; ``codet``: one per group in turn), ``tests``

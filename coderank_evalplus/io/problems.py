@@ -32,25 +32,25 @@ HUMANEVAL_PLUS_VERSION = "v0.1.10"
 MBPP_PLUS_VERSION = "v0.2.0"
 
 
-# How each face names the setting that points at local dataset files: evalplus.evaluate has no --data-dir (its
+# How each front end names the setting that points at local dataset files: evalplus.evaluate has no --data-dir (its
 # own override variables, or CODERANK_DATA), lm-eval takes data_dir in --metadata.
 LOCAL_DATA_SETTING = {"cli": "--data-dir / CODERANK_DATA", "evalplus": "CODERANK_DATA",
                       "lm_eval": "--metadata's data_dir / CODERANK_DATA"}
 
 
-def local_data_hint(about: str, fam: str, face: str) -> str:
-    """The words after a DataNotFoundError's reason, in ``face``'s terms: where a data directory came from
+def local_data_hint(about: str, fam: str, frontend: str) -> str:
+    """The words after a DataNotFoundError's reason, in ``frontend``'s terms: where a data directory came from
     (``about="dir"``), or what to do offline (``"offline"``); "" for anything else."""
     if about == "dir":
-        return f" (from {LOCAL_DATA_SETTING[face]})"
+        return f" (from {LOCAL_DATA_SETTING[frontend]})"
     if about != "offline":
         return ""
-    if face == "evalplus":
+    if frontend == "evalplus":
         var, name = (("HUMANEVAL_OVERRIDE_PATH", "HumanEvalPlus") if fam == "humaneval"
                      else ("MBPP_OVERRIDE_PATH", "MbppPlus"))
         return (f". Offline? Set {var} (evalplus's own setting) to a local {name}.jsonl.gz, or CODERANK_DATA to a "
                 f"folder with the evalplus release files")
-    if face == "lm_eval":
+    if frontend == "lm_eval":
         return (". Offline? Add --metadata '{\"data_dir\": \"FOLDER\"}' (or set CODERANK_DATA=FOLDER), FOLDER "
                 "holding the evalplus release files")
     return ". Offline? Point --data-dir / CODERANK_DATA at a folder with the evalplus release files"
@@ -58,15 +58,15 @@ def local_data_hint(about: str, fam: str, face: str) -> str:
 
 class DataNotFoundError(InputNotFound):
     """A dataset file could not be found locally nor downloaded. The message names the setting for local files as
-    the CLI and the API call it; a harness's face shows ``worded_for(face)``, its own setting's name."""
+    the CLI and the API call it; a harness's front end shows ``worded_for(frontend)``, its own setting's name."""
 
     def __init__(self, reason: str, about: str = "", fam: str = "humaneval") -> None:
         super().__init__(reason + local_data_hint(about, fam, "cli"))
         self.reason, self.about, self.fam = reason, about, fam
 
-    def worded_for(self, face: str) -> str:
-        """The message as ``face`` ("cli", "evalplus", "lm_eval") names the setting for local files."""
-        return self.reason + local_data_hint(self.about, self.fam, face)
+    def worded_for(self, frontend: str) -> str:
+        """The message as ``frontend`` ("cli", "evalplus", "lm_eval") names the setting for local files."""
+        return self.reason + local_data_hint(self.about, self.fam, frontend)
 
 
 def canonical_dataset(name: str) -> str:

@@ -18,7 +18,7 @@ lm-eval tasks; read by ``leaderboard``):
   where present ``canonical_pass`` / ``canonical_output`` / ``canonical_kind`` (the reference solution on the same
   suite), ``hidden_output`` / ``hidden_kind`` (outputs on the benchmark's base inputs, for ``mbr_exec_hidden``) and
   ``feature.<name>`` (candidate: likelihood features such as ``logprob``, nan where unknown; listed in the problem's
-  ``features``), and ``ranking.<method>`` for each method whose ranking a step after ranking refined
+  ``features``), and ``ranking.<method>`` for each method whose ranking a step after ranking reordered
   (``recommended``, ``<method>+select``, S*): per candidate its group in that final ranking (0 the top, -1 none;
   listed in the problem's ``rankings``), with ``fallback.<method>`` (bool per candidate) where the ranking kept
   a fallback pool instead of groups. A report cannot rank those methods again from the matrices (the step ran
@@ -87,7 +87,7 @@ class StoredProblem:
     canonical: Optional[Executions] = None
     hidden: Optional[tuple[np.ndarray, np.ndarray]] = None
     features: dict[str, np.ndarray] = field(default_factory=dict)  # likelihood features, one value per candidate
-    rankings: dict[str, Ranking] = field(default_factory=dict)  # final rankings of the methods a step refined
+    rankings: dict[str, Ranking] = field(default_factory=dict)  # final rankings of the methods a step reordered
 
     def correct(self, split: str) -> np.ndarray:
         """Bool per candidate: judged correct on ``split`` ("base" or "plus")."""

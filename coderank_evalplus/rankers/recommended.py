@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from coderank_evalplus.rankers.registry import RECOMMENDED, register_alias
 
-RANKER = "learned_examples"  # the ranking the step refines: the default pick without the step
+RANKER = "learned_examples"  # the ranking the step reorders: the default pick without the step
 TARGET = f"{RANKER}+select"
 BEFORE_STEP = {RECOMMENDED: RANKER}  # what the alias meant in results folders written before the step joined it
 

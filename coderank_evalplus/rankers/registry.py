@@ -8,7 +8,7 @@ log-probabilities) with any other ranker, as DOCE does: score = other ranker's s
 (``rankers/compose.py``). Names compose: ``filter+ll+mbr_exec`` = filter, then ``ll+mbr_exec``.
 
 The steps after ranking are registered here too (``STEPS``, ``register_step``): a method name may end with one
-(``codet+select``), so every face validates method names against one registry. A method may also be an alias of
+(``codet+select``), so every front end validates method names against one registry. A method may also be an alias of
 such a name (``register_alias``: ``recommended`` is ``learned_examples+select``): it is listed, validated and run
 as its target, and reported under its own name.
 """
@@ -45,8 +45,8 @@ class StepInfo:
     suffix: bool
 
 
-# Steps after ranking (``selection/``): each refines a method's ranking by running the leading programs again, which
-# only the per-problem path can do (it holds the engine; ``selection.path``). The one registry of steps: every face
+# Steps after ranking (``selection/``): each reorders a method's ranking by running the leading programs again, which
+# only the per-problem path can do (it holds the engine; ``selection.path``). The one registry of steps: every front end
 # validates and lists their names from here, and each implementation registers under its name (``register_step``).
 STEPS = {
     "select": StepInfo("model-free selection: the leading programs split on inputs grown for them, the part most "

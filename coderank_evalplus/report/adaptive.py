@@ -24,13 +24,13 @@ from coderank_evalplus.rankers.confidence import FEATURES, pick_features, predic
 from coderank_evalplus.rankers.filtering import restrict
 from coderank_evalplus.report.curves import (
     DEFAULT_DRAWS,
-    Refine,
     SubsetItem,
+    SubsetSteps,
     _map_problems,
     budgets_for,
     draw_subset,
-    refined,
     stepped,
+    stepped_rankings,
 )
 from coderank_evalplus.report.scores import pass_at_1, rank, splits_of
 from coderank_evalplus.stats import mean_estimate, resample_indices
@@ -58,7 +58,7 @@ class RoundTable:
 
 def _problem_rounds(args: tuple) -> tuple[np.ndarray, np.ndarray, list[tuple]]:
     """One problem's features and passes at every (method, round, draw); a stepped method's are left to its step
-    (``curves.Refine``): (method, round, draw, the subset drawn, its ranker's ranking) each."""
+    (``curves.SubsetSteps``): (method, round, draw, the subset drawn, its ranker's ranking) each."""
     sp, rounds, draws, methods, splits, seed, rank_seed, options = args
     ex = sp.executions
     total = ex.n_candidates
@@ -92,9 +92,9 @@ def _problem_rounds(args: tuple) -> tuple[np.ndarray, np.ndarray, list[tuple]]:
 
 
 def _stepped_rounds(run: StoredRun, methods: Sequence[str], splits: Sequence[str], out: list[tuple],
-                    refine: Optional[Refine], options: Optional[dict] = None) -> None:
+                    subset_steps: Optional[SubsetSteps], options: Optional[dict] = None) -> None:
     """Fill in the stepped methods' features and passes of every problem (``out``: ``_problem_rounds``'s), from
-    their refined rankings (one ``refine`` call for the folder)."""
+    their reordered rankings (one ``subset_steps`` call for the folder)."""
     items, where = [], []
     for p, (sp, (_, _, pending)) in enumerate(zip(run.problems, out)):
         for m, r, d, chosen, _ in pending:
@@ -103,7 +103,7 @@ def _stepped_rounds(run: StoredRun, methods: Sequence[str], splits: Sequence[str
                 hidden = None if sp.hidden is None else (sp.hidden[0][rows], sp.hidden[1][rows])
                 items.append(SubsetItem(sp, chosen, sub, None, methods[m], hidden, (p, r, d), options))
                 where.append((p, m, r, d))
-    for (p, m, r, d), it, ranking in zip(where, items, refined(run, items, refine)):
+    for (p, m, r, d), it, ranking in zip(where, items, stepped_rankings(run, items, subset_steps)):
         feats, passed, _ = out[p]
         feats[m, r, d] = pick_features(ranking, it.executions)
         for s, split in enumerate(splits):
@@ -117,17 +117,17 @@ def _stepped_rounds(run: StoredRun, methods: Sequence[str], splits: Sequence[str
 def round_tables(run: StoredRun, methods: Sequence[str], draws: int = DEFAULT_DRAWS, seed: int = 0,
                  grid: Sequence[int] = ROUNDS, workers: Optional[int] = None, progress: bool = False,
                  label: str = "", options: Optional[dict] = None,
-                 refine: Optional[Refine] = None) -> dict[str, RoundTable]:
+                 subset_steps: Optional[SubsetSteps] = None) -> dict[str, RoundTable]:
     """{method: RoundTable} of a folder; rounds: the grid's budgets up to the folder's fewest samples per problem
     (and that number itself), as the budget curve's; ``options``: ranker options (e.g. a learned model to rank
-    with instead of the shipped one); ``refine``: the step of a method with a step after ranking on each round's
-    subset (``curves.Refine``; such a method is refused without one)."""
+    with instead of the shipped one); ``subset_steps``: the step of a method with a step after ranking on each round's
+    subset (``curves.SubsetSteps``; such a method is refused without one)."""
     available = min((p.executions.n_candidates for p in run.problems), default=0)
     rounds = budgets_for(available, grid)
     splits = splits_of(run)
     jobs = [(sp, rounds, draws, list(methods), splits, seed, run.seed, options) for sp in run.problems]
     out = _map_problems(jobs, workers, f"{label} adaptive rounds".strip(), progress, fn=_problem_rounds)
-    _stepped_rounds(run, methods, splits, out, refine, options)
+    _stepped_rounds(run, methods, splits, out, subset_steps, options)
     F = np.stack([o[0] for o in out], axis=1) if out else np.zeros((len(methods), 0, len(rounds), draws, len(FEATURES)))
     P = np.stack([o[1] for o in out], axis=1) if out else np.zeros((len(methods), 0, len(rounds), draws, len(splits)))
     return {m: RoundTable(rounds, draws, splits, F[k], P[k]) for k, m in enumerate(methods)}

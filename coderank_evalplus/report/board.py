@@ -40,7 +40,7 @@ class LeaderboardConfig:
     workers: Optional[int] = None
     progress: bool = True
     cache_dir: Optional[Path] = None  # budget curves are kept here, keyed by the folder's content and the settings
-    refine: Any = None  # report.curves.Refine: a stepped method's step on sub-samples (the CLI's runs programs)
+    subset_steps: Any = None  # report.curves.SubsetSteps: a stepped method's step on sub-samples (the CLI runs it)
 
 
 @dataclass

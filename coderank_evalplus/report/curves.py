@@ -5,8 +5,8 @@ replacement, ranks the subset again on the stored matrices and scores it with th
 executed again. Every method sees the same subsets (seeded per draw), so the curves are paired like the table.
 
 A method with a step after ranking (``recommended``, ``<method>+select``) cannot be ranked from the matrices alone:
-the step runs programs on inputs of its own. Its subsets are handed to the caller's ``refine`` (a ``Refine``: all
-of a folder's subsets at once, so that it can batch their work; the per-problem path replayed on the stored
+the step runs programs on inputs of its own. Its subsets are handed to the caller's ``subset_steps`` (a ``SubsetSteps``:
+all of a folder's subsets at once, so that it can batch their work; the per-problem path replayed on the stored
 executions and the execution cache, ``selection.stored``), which ranks them, runs the step and returns the final
 rankings; without one, such a method is refused.
 """
@@ -53,8 +53,8 @@ class SubsetItem:
     options: Optional[dict] = None  # more ranker options (a study's held-out weights)
 
 
-# The step after ranking on a folder's sub-samples: (the folder, its items) → one refined ranking per item, in order.
-Refine = Callable[[StoredRun, Sequence[SubsetItem]], list[Ranking]]
+# The step after ranking on a folder's sub-samples: (the folder, its items) → one reordered ranking per item, in order.
+SubsetSteps = Callable[[StoredRun, Sequence[SubsetItem]], list[Ranking]]
 
 
 def stepped(methods: Sequence[str]) -> dict[str, str]:
@@ -62,17 +62,17 @@ def stepped(methods: Sequence[str]) -> dict[str, str]:
     return {m: base for m in methods if m not in BASELINES for base, step in [split_selection(m)] if step}
 
 
-def refined(run: StoredRun, items: Sequence[SubsetItem], refine: Optional[Refine]) -> list[Ranking]:
-    """``refine``'s rankings of ``items`` (none: nothing to refine); ValueError when there are items and no
-    ``refine``."""
+def stepped_rankings(run: StoredRun, items: Sequence[SubsetItem], subset_steps: Optional[SubsetSteps]) -> list[Ranking]:
+    """``subset_steps``'s rankings of ``items`` (none: nothing to reorder); ValueError when there are items and no
+    ``subset_steps``."""
     if not items:
         return []
-    if refine is None:
+    if subset_steps is None:
         methods = sorted({it.method for it in items})
         raise ValueError(f"{run.path}: {', '.join(methods)} end(s) with a step after ranking, which runs programs: "
                          f"its sub-samples need the step again (give the run's execution cache, --cache-dir), or "
                          f"leave the method out")
-    return refine(run, items)
+    return subset_steps(run, items)
 
 
 def budgets_for(available: int, grid: Sequence[int]) -> list[int]:
@@ -157,8 +157,9 @@ def _problem_points(args: tuple) -> tuple[np.ndarray, list[tuple]]:
 
 
 def _stepped_points(run: StoredRun, kind: str, methods: Sequence[str], splits: Sequence[str],
-                    per_problem: list[tuple[np.ndarray, list[tuple]]], refine: Optional[Refine]) -> np.ndarray:
-    """The points of every problem, the stepped methods' filled in by ``refine`` (one call for the folder)."""
+                    per_problem: list[tuple[np.ndarray, list[tuple]]],
+                    subset_steps: Optional[SubsetSteps]) -> np.ndarray:
+    """The points of every problem, the stepped methods' filled in by ``subset_steps`` (one call for the folder)."""
     items, where = [], []
     for p, (sp, (_, pending)) in enumerate(zip(run.problems, per_problem)):
         for b, d, m, chosen, _ in pending:
@@ -173,7 +174,7 @@ def _stepped_points(run: StoredRun, kind: str, methods: Sequence[str], splits: S
                                         (p, b, d)))
             where.append((p, b, d, m))
     stacked = np.stack([o for o, _ in per_problem])  # problems × budgets × draws × methods × splits
-    for (p, b, d, m), it, ranking in zip(where, items, refined(run, items, refine)):
+    for (p, b, d, m), it, ranking in zip(where, items, stepped_rankings(run, items, subset_steps)):
         correct = [run.problems[p].correct(s) for s in splits]
         for s in range(len(splits)):
             stacked[p, b, d, m, s] = pass_at_1(methods[m], correct[s] if it.candidates is None
@@ -202,19 +203,19 @@ def _map_problems(jobs: list[tuple], workers: Optional[int], desc: str, progress
 
 def scores_at_budget(run: StoredRun, methods: Sequence[str], budget: int, draws: int = DEFAULT_DRAWS,
                      seed: int = 0, splits: Sequence[str] = ("base",), workers: Optional[int] = None,
-                     progress: bool = False, label: str = "", refine: Optional[Refine] = None
+                     progress: bool = False, label: str = "", subset_steps: Optional[SubsetSteps] = None
                      ) -> dict[str, dict[str, np.ndarray]]:
     """{method: {split: per-problem pass@1 (0..1) with ``budget`` candidates}}: each problem's mean over the SAME
     seeded draws the budget curve uses (same seeds, same subsets), so the mean over problems equals the curve's
     point at ``budget``. ``random`` is its exact expectation instead, the full table's (a uniform pick from a uniform
     subset is a uniform pick of all), not an average of draws that would differ from it by chance. A problem with
-    at most ``budget`` candidates keeps them all. ``refine``: the step of the stepped methods (module doc)."""
+    at most ``budget`` candidates keeps them all. ``subset_steps``: the step of the stepped methods (module doc)."""
     if not run.problems:
         return {m: {s: np.zeros(0) for s in splits} for m in methods}
     jobs = [(sp, "candidates", [budget], draws, list(methods), list(splits), seed, run.seed) for sp in run.problems]
     per_problem = _stepped_points(run, "candidates", methods, splits,
                                   _map_problems(jobs, workers, f"{label} {budget} candidates".strip(), progress),
-                                  refine)
+                                  subset_steps)
     means = per_problem[:, 0].mean(axis=1)  # problems × methods × splits
     out = {m: {s: means[:, k, j] for j, s in enumerate(splits)} for k, m in enumerate(methods)}
     if "random" in out:
@@ -237,9 +238,9 @@ def folder_hash(folder: Path) -> "hashlib._Hash":
 def budget_curve(run: StoredRun, methods: Sequence[str], kind: str = "candidates", draws: int = DEFAULT_DRAWS,
                  seed: int = 0, grid: Optional[Sequence[int]] = None, workers: Optional[int] = None,
                  splits: Sequence[str] = ("base",), progress: bool = False, label: str = "",
-                 refine: Optional[Refine] = None) -> dict:
+                 subset_steps: Optional[SubsetSteps] = None) -> dict:
     """pass@1 (percent) per budget for each method and split: mean over draws, standard deviation, and the
-    2.5–97.5 % range of the draws. ``kind`` is "candidates" (N) or "tests" (M raw test samples). ``refine``: the
+    2.5–97.5 % range of the draws. ``kind`` is "candidates" (N) or "tests" (M raw test samples). ``subset_steps``: the
     step of the stepped methods (module doc)."""
     if kind == "candidates":
         available = min((p.executions.n_candidates for p in run.problems), default=0)
@@ -254,7 +255,7 @@ def budget_curve(run: StoredRun, methods: Sequence[str], kind: str = "candidates
         return result
     jobs = [(sp, kind, budgets, draws, list(methods), list(splits), seed, run.seed) for sp in run.problems]
     per_problem = _map_problems(jobs, workers, f"{label} curve over {kind}".strip(), progress)
-    stacked = _stepped_points(run, kind, methods, splits, per_problem, refine)  # problems × budgets × draws × …
+    stacked = _stepped_points(run, kind, methods, splits, per_problem, subset_steps)  # problems × budgets × draws × …
     # problems whose pool has no test samples are left out of the test-budget curve
     per_draw = 100.0 * np.nanmean(stacked, axis=0)  # budgets × draws × methods × splits
     for s, split in enumerate(splits):

@@ -138,7 +138,7 @@ def _scores_at_budget(row: "models_mod.ModelRow", budget: int, methods: Sequence
     t0 = time.monotonic()
     run = load_folder(row.folder)
     scores = curves_mod.scores_at_budget(run, methods, budget, cfg.draws, cfg.seed, row.splits, cfg.workers,
-                                         cfg.progress, row.name, cfg.refine)
+                                         cfg.progress, row.name, cfg.subset_steps)
     if cfg.progress:
         print(f"{row.name} ({row.tests_label or 'tests'}): sub-sampled to {budget} candidates in "
               f"{time.monotonic() - t0:.1f} s", flush=True)
@@ -166,7 +166,7 @@ def _curves(run: StoredRun, methods: Sequence[str], cfg: LeaderboardConfig, labe
         except (OSError, ValueError, KeyError):
             pass
     cand, tests = (curves_mod.budget_curve(run, methods, kind, cfg.draws, cfg.seed, workers=cfg.workers, splits=splits,
-                                           progress=cfg.progress, label=label, refine=cfg.refine)
+                                           progress=cfg.progress, label=label, subset_steps=cfg.subset_steps)
                    for kind in ("candidates", "tests"))
     if path is not None:
         try:
@@ -199,7 +199,7 @@ def _adaptive(run: StoredRun, row: dict, cfg: LeaderboardConfig, label: str) -> 
         except (OSError, ValueError):
             pass
     table = round_tables(run, [method], cfg.draws, cfg.seed, workers=cfg.workers, progress=cfg.progress,
-                         label=label, refine=cfg.refine)[method]
+                         label=label, subset_steps=cfg.subset_steps)[method]
     X, y = final_picks(run, method)
     splits = splits_of(run)
     from coderank_evalplus.rankers.confidence import predict

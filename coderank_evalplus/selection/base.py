@@ -1,6 +1,6 @@
 """What a step after ranking is given and returns: the one protocol every step implements (``Step``).
 
-A step refines rankings after the rankers ran, for a batch of problems at once: ``step.run(items, env) ->
+A step reorders rankings after the rankers ran, for a batch of problems at once: ``step.run(items, env) ->
 [Selection]``, one ``StepItem`` (a problem's work, its executions, one method's ranking) in, one ``Selection`` out,
 in order. Batched so that a model step sends its requests together and a model-free one can run one execution per
 round for every problem. It may run programs (only through ``env``: the sandboxed engine and the execution cache),
@@ -83,21 +83,21 @@ class SelectionCost:
 class Selection:
     """A step's answer for one problem and method: ``strategy`` (the step's name), ``ranking`` (the new order; the
     one it was given when nothing changed), ``changed`` (the pick's pool changed), ``evidence`` (empty when nothing
-    was learned), ``doubt`` (why the problem was looked at, "" when it was not) and ``cost``."""
+    was learned), ``reason`` (why the problem was looked at, "" when it was not) and ``cost``."""
 
     strategy: str
     ranking: Ranking
     changed: bool = False
     evidence: list[SelectionEvidence] = field(default_factory=list)
-    doubt: str = ""
+    reason: str = ""
     cost: SelectionCost = field(default_factory=SelectionCost)
 
     def reasons(self, names: Optional[Sequence[str]] = None) -> list[str]:
         """The step's evidence in sentences (``pick``'s reasons); ``names``: the candidates' names."""
-        return [f"selection ({self.doubt}): {e.sentence(names)}" for e in self.evidence]
+        return [f"selection ({self.reason}): {e.sentence(names)}" for e in self.evidence]
 
     def to_json(self) -> dict:
-        return {"strategy": self.strategy, "changed": self.changed, "doubt": self.doubt,
+        return {"strategy": self.strategy, "changed": self.changed, "reason": self.reason,
                 "evidence": [e.to_json() for e in self.evidence], "cost": self.cost.to_json()}
 
 

@@ -1,16 +1,16 @@
 """The model-free selection (``<method>+select``): split the leading programs by what they return on inputs grown
 for them, keep the part most candidates agree with.
 
-For a problem in doubt (``doubt.in_doubt``), the contenders' distinct programs run on inputs grown for them
-(``search.search``: mutation from the prompt's examples, then a round grown from the inputs where they disagree);
-the problems of a batch search together, one execution per round for all of them (``refine_all``), and after its
+For a problem in doubt (``contenders.contenders_to_split``), the contenders' distinct programs run on inputs grown for
+them (``search.search``: mutation from the prompt's examples, then a round grown from the inputs where they disagree);
+the problems of a batch search together, one execution per round for all of them (``select_all``), and after its
 first round a search runs no more test items than executing the problem's candidates on its tests did
 (``execution_items``; a round grows fewer inputs where the rest would pass that bound): the step costs about what
 the execution phase cost, whatever the pool.
 On the valid inputs, the contenders fall into parts of equal outputs (a part never spans two groups of the
 ranking: the pool already told those apart). The new order: the parts by the number of candidates in them (samples
 counted), most first, a tie kept as one group, a part of the pick's pool before a part of the next group of the
-same size; then the pool's candidates that did not run (beyond ``doubt.MAX_PROGRAMS``); then the rest of the
+same size; then the pool's candidates that did not run (beyond ``contenders.MAX_PROGRAMS``); then the rest of the
 ranking as it was. No verdict, hidden input or expected output is read. The evidence: the first separating input on
 which the new top part and the runner-up differ, what each did there in words ("returns False", "prints 6",
 "raises ValueError: …": ``in_words_of``, one probe per side for the whole batch, true on every call shape), and the
@@ -30,16 +30,16 @@ from coderank_evalplus.engine.execution.execute import ProblemWork
 from coderank_evalplus.metrics import TIE, merged_groups, pick_pool
 from coderank_evalplus.rankers.registry import register_step
 from coderank_evalplus.selection.base import SelectEnv, Selection, SelectionEvidence, Side, StepItem
-from coderank_evalplus.selection.doubt import CLOSE_CONFIDENCE, Contest, in_doubt
+from coderank_evalplus.selection.contenders import CLOSE_CONFIDENCE, Contenders, contenders_to_split
 from coderank_evalplus.selection.parts import order, part_features, part_model, part_scores
 from coderank_evalplus.selection.search import MAX_ROUNDS, STEP, Search, search_many
 from coderank_evalplus.types import RAISED, RETURNED, Executions, Group, Ranking
 
 NAME = "select"
-SHIPPED = "shipped"  # refine_all's part model: the one shipped with the package (parts.part_model)
+SHIPPED = "shipped"  # select_all's part model: the one shipped with the package (parts.part_model)
 
 
-def parts_of(contest: Contest, found: Search, programs: list[str]) -> list[list[int]]:
+def parts_of(contenders: Contenders, found: Search, programs: list[str]) -> list[list[int]]:
     """The contenders split by (ranking group, outputs on the valid grown inputs), ordered by size (most
     candidates first; a tie: the earlier group first, then the first candidate): the order a tie of scores
     keeps (``parts.order``)."""
@@ -48,30 +48,30 @@ def parts_of(contest: Contest, found: Search, programs: list[str]) -> list[list[
     row_of = {p: i for i, p in enumerate(found.ex.programs)}
     kinds, outs = np.asarray(found.ex.output_kind), np.asarray(found.ex.output_matrix)
     by_key: dict[tuple, list[int]] = defaultdict(list)
-    for g, members in enumerate(contest.groups):
+    for g, members in enumerate(contenders.groups):
         for c in members:
             r = row_of[programs[c]]
             by_key[(g, kinds[r, cols].tobytes(), outs[r, cols].tobytes())].append(c)
-    return sorted(by_key.values(), key=lambda m: (-len(m), _group_of(contest, m[0]), m[0]))
+    return sorted(by_key.values(), key=lambda m: (-len(m), _group_of(contenders, m[0]), m[0]))
 
 
-def _group_of(contest: Contest, c: int) -> int:
-    return next(g for g, members in enumerate(contest.groups) if c in members)
+def _group_of(contenders: Contenders, c: int) -> int:
+    return next(g for g, members in enumerate(contenders.groups) if c in members)
 
 
-def reordered(ranking: Ranking, contest: Contest, parts: list[list[int]], n_candidates: int,
+def reordered(ranking: Ranking, contenders: Contenders, parts: list[list[int]], n_candidates: int,
               scores: Optional[Sequence[float]] = None) -> Ranking:
     """The ranking with the contenders replaced by ``parts`` (best first; ``scores``: theirs, default their
     sizes: parts scored as the top one stay one group, recorded as a tie: ``info['tie']``, ``metrics.pool_parts``);
     candidates the ranking left out of its groups (outside a fallback pool) stay out."""
-    inside = {c for m in contest.groups for c in m}
+    inside = {c for m in contenders.groups for c in m}
     score = list(scores) if scores is not None else [float(len(p)) for p in parts]
     tied = [sorted(p) for p, s in zip(parts, score) if s == score[0]]
     lead = [c for p in tied for c in p]
     rest_parts = [p for p, s in zip(parts, score) if s != score[0]]
     unrun = [c for c in pick_pool(ranking, n_candidates) if c not in inside]
     order = [m for m in [lead] + rest_parts + [unrun] if m]
-    order += [list(g.candidates) for g in merged_groups(ranking)[len(contest.groups):]]
+    order += [list(g.candidates) for g in merged_groups(ranking)[len(contenders.groups):]]
     # scores only order the groups here (each a distinct number, highest first); nothing downstream reads them
     new = [Group(sorted(m), float(len(order) - i)) for i, m in enumerate(order)]
     info = {k: v for k, v in ranking.info.items() if k != TIE}
@@ -148,19 +148,19 @@ def in_words_of(items: Sequence[StepItem], sels: Sequence[Selection], env: Selec
 
 @register_step(NAME)
 class ModelFreeStep:
-    """``<method>+select``: each item's ranking refined as the module's doc says (``refine``); unchanged when the
+    """``<method>+select``: each item's ranking reordered as the module's doc says (``select_one``); unchanged when the
     problem is not in doubt, has no example to grow from, or nothing separates its contenders."""
 
     name = NAME
     phase = "select"  # the timing block's select_s
 
     def __init__(self, model: "dict | str | None" = SHIPPED, words: bool = True) -> None:
-        """``model``: the part model (``refine_all``'s); ``words``: say the evidence's outputs in words (a probe
+        """``model``: the part model (``select_all``'s); ``words``: say the evidence's outputs in words (a probe
         per side; a replay of a stored run reads the rankings alone and leaves them as digests)."""
         self.model, self.words = model, words
 
     def run(self, items: Sequence[StepItem], env: SelectEnv) -> list[Selection]:
-        sels = refine_all([(it.work, it.executions, it.ranking) for it in items], env, model=self.model)
+        sels = select_all([(it.work, it.executions, it.ranking) for it in items], env, model=self.model)
         if self.words:
             in_words_of(items, sels, env)
         return sels
@@ -177,16 +177,16 @@ def totals(sels: Iterable[Selection]) -> dict[str, Any]:
     grown, rounds, test items executed, seconds."""
     sels = list(sels)
     cost = {k: sum(getattr(s.cost, k) for s in sels) for k in ("programs", "inputs", "rounds", "executed_items")}
-    return {"select_problems": sum(bool(s.doubt) for s in sels), "select_changed": sum(s.changed for s in sels),
+    return {"select_problems": sum(bool(s.reason) for s in sels), "select_changed": sum(s.changed for s in sels),
             **{f"select_{k}": v for k, v in cost.items()},
             "select_run_s": round(sum(s.cost.seconds for s in sels), 2)}
 
 
-def refine(work: ProblemWork, ex: Executions, ranking: Ranking, env: SelectEnv, close: float = CLOSE_CONFIDENCE,
+def select_one(work: ProblemWork, ex: Executions, ranking: Ranking, env: SelectEnv, close: float = CLOSE_CONFIDENCE,
            step: int = STEP, max_rounds: int = MAX_ROUNDS, bounded: bool = True) -> Selection:
     """The step on one problem and method, with its bounds named (``close`` 0: only a pool of several programs is
     in doubt, as bench/split_top.py's prototype): a batch of one."""
-    return refine_all([(work, ex, ranking)], env, close, step, max_rounds, bounded)[0]
+    return select_all([(work, ex, ranking)], env, close, step, max_rounds, bounded)[0]
 
 
 def execution_items(ex: Executions) -> int:
@@ -198,10 +198,10 @@ def execution_items(ex: Executions) -> int:
 
 @dataclass
 class Decision:
-    """One problem's search and what it split: the contest, the search, the parts (``parts_of``'s order; empty
-    where nothing separated) and the text that ran for each candidate (``Contest.runs_as``)."""
+    """One problem's search and what it split: the contenders, the search, the parts (``parts_of``'s order; empty
+    where nothing separated) and the text that ran for each candidate (``Contenders.runs_as``)."""
 
-    contest: Contest
+    contenders: Contenders
     found: Search
     parts: list[list[int]]
     programs: list[str]
@@ -210,12 +210,12 @@ class Decision:
 def decide_all(items: Sequence[tuple[ProblemWork, Executions, Ranking]], env: SelectEnv,
                close: float = CLOSE_CONFIDENCE, step: int = STEP, max_rounds: int = MAX_ROUNDS,
                bounded: bool = True) -> list[Optional[Decision]]:
-    """Each item's contest and search (None where its leading programs are not in doubt), the problems in doubt
+    """Each item's contenders and search (None where its leading programs are not in doubt), the problems in doubt
     searched together (``search.search_many``: one execution per round for all of them). ``bounded``: after its
     first round each search runs no more items than the execution of the problem's candidates on its tests did
     (``execution_items``); False: only the rounds bound it."""
-    contests = [in_doubt(ranking, ex, list(work.programs), close) for work, ex, ranking in items]
-    asked = {k: c for k, c in enumerate(contests) if c is not None}
+    to_split = [contenders_to_split(ranking, ex, list(work.programs), close) for work, ex, ranking in items]
+    asked = {k: c for k, c in enumerate(to_split) if c is not None}
     budgets = [execution_items(items[k][1]) if bounded else None for k in asked]
     found = dict(zip(asked, search_many([(items[k][0].problem, c.programs) for k, c in asked.items()], env, step,
                                         max_rounds, budgets)))
@@ -224,14 +224,14 @@ def decide_all(items: Sequence[tuple[ProblemWork, Executions, Ranking]], env: Se
         if k not in asked:
             out.append(None)
             continue
-        contest, searched = asked[k], found[k]
-        programs = [contest.runs_as.get(c, text) for c, text in enumerate(work.programs)]
+        contenders, searched = asked[k], found[k]
+        programs = [contenders.runs_as.get(c, text) for c, text in enumerate(work.programs)]
         split = searched.ex is not None and bool(searched.separating.any())
-        out.append(Decision(contest, searched, parts_of(contest, searched, programs) if split else [], programs))
+        out.append(Decision(contenders, searched, parts_of(contenders, searched, programs) if split else [], programs))
     return out
 
 
-def refine_all(items: Sequence[tuple[ProblemWork, Executions, Ranking]], env: SelectEnv,
+def select_all(items: Sequence[tuple[ProblemWork, Executions, Ranking]], env: SelectEnv,
                close: float = CLOSE_CONFIDENCE, step: int = STEP, max_rounds: int = MAX_ROUNDS,
                bounded: bool = True, model: "dict | str | None" = SHIPPED) -> list[Selection]:
     """The step on each (problem's work, its executions, a ranking of it), in order: ``decide_all``, then the
@@ -253,10 +253,11 @@ def refine_all(items: Sequence[tuple[ProblemWork, Executions, Ranking]], env: Se
 def decided(ex: Executions, ranking: Ranking, d: Decision, model: Optional[dict]) -> Selection:
     """One problem's selection from its decision: the parts ordered by their scores (``model``'s, else their
     sizes), the new order, whether the pick changed, the evidence."""
-    out = Selection(NAME, ranking, doubt=d.contest.doubt, cost=d.found.cost)
+    out = Selection(NAME, ranking, reason=d.contenders.reason, cost=d.found.cost)
     if d.parts:
-        parts, scores = order(d.parts, part_scores(part_features(d.contest, d.found, d.parts, d.programs, ex), model))
-        new = reordered(ranking, d.contest, parts, ex.n_candidates, scores)
+        features = part_features(d.contenders, d.found, d.parts, d.programs, ex)
+        parts, scores = order(d.parts, part_scores(features, model))
+        new = reordered(ranking, d.contenders, parts, ex.n_candidates, scores)
         out.changed = pick_pool(new, ex.n_candidates) != pick_pool(ranking, ex.n_candidates)
         out.ranking = new
         n = sum(len(p) for p in parts)

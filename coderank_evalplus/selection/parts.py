@@ -6,7 +6,7 @@ rule it shipped with keeps the part with the most candidates (samples counted), 
 outvote a right one. The features here are what the step and the ranking already know about a part, all
 scale-free within a problem (``PART_FEATURES``, each named in ``FEATURE_DOC``): its samples, its distinct programs,
 how many copies each has, whether it comes from the pick's pool or the group after it, how often it returns a
-value on the valid grown inputs, how much of the contest returns what it returns where the contest disagrees, and
+value on the valid grown inputs, how much of the contenders return what it returns where the contenders disagree, and
 the share of the prompt's examples it passes. A model over them (``part_model.json``: a pairwise logistic ranker of
 parts, as ``rankers.learned`` ranks clusters; trained leave one family out, and the shipped weights on permissively
 licensed folders only, ``study/select_parts.py``) gives each part a score; without a model the score is its share
@@ -21,7 +21,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from coderank_evalplus.rankers.learned import FeatureSpec, design, load_model, model_vector
-from coderank_evalplus.selection.doubt import Contest
+from coderank_evalplus.selection.contenders import Contenders
 from coderank_evalplus.selection.search import Search
 from coderank_evalplus.types import PASS, RETURNED, Executions
 
@@ -29,18 +29,18 @@ MODEL_FILE = Path(__file__).with_name("part_model.json")
 PART_FEATURES = ("share", "programs", "copies", "in_pool", "returned", "agreement", "trial_pass")
 LOG_FEATURES = ("share", "programs", "copies")  # multiplicative: enter as log(x + LOG_EPS), as learned's do
 FEATURE_DOC = {
-    "share": "the part's candidates (samples) / the contest's",
-    "programs": "the part's distinct programs / the contest's",
-    "copies": "samples per distinct program in the part / in the contest (copies of one text count once here)",
+    "share": "the part's candidates (samples) / the contenders'",
+    "programs": "the part's distinct programs / the contenders'",
+    "copies": "samples per distinct program in the part / in the contenders (copies of one text count once here)",
     "in_pool": "1 when the part comes from the pick's pool, 0 from the group ranked after it",
     "returned": "share of the valid grown inputs on which the part returns a value (not an exception or timeout)",
-    "agreement": "mean over the separating inputs of the contest's samples that return what the part returns there",
+    "agreement": "mean over the separating inputs of the contenders' samples that return what the part returns there",
     "trial_pass": "share of the prompt's examples the part passes (1 with none)",
 }
 SPEC = FeatureSpec("select_parts", PART_FEATURES, LOG_FEATURES, FEATURE_DOC, MODEL_FILE)
 
 
-def part_features(contest: Contest, found: Search, parts: Sequence[Sequence[int]], programs: Sequence[str],
+def part_features(contenders: Contenders, found: Search, parts: Sequence[Sequence[int]], programs: Sequence[str],
                   ex: Executions) -> np.ndarray:
     """The raw features (``PART_FEATURES``) of each part: ``programs`` the text that ran for each candidate,
     ``ex`` the problem's executions (the prompt's examples)."""
@@ -61,7 +61,7 @@ def part_features(contest: Contest, found: Search, parts: Sequence[Sequence[int]
         same = [((kinds[rows, i] == kinds[r, i]) & (outs[rows, i] == outs[r, i])).mean() for i in separating]
         trial = ex.trial_matrix[int(ex.program_of_candidate[part[0]])] if has_trials else None
         out.append([len(part) / n, distinct / n_programs, (len(part) / distinct) / (n / n_programs),
-                    float(part[0] in contest.pool), returned, float(np.mean(same)) if same else 1.0,
+                    float(part[0] in contenders.pool), returned, float(np.mean(same)) if same else 1.0,
                     float((trial == PASS).mean()) if trial is not None else 1.0])
     return np.asarray(out, dtype=float).reshape(len(parts), len(PART_FEATURES))
 

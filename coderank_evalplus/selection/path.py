@@ -18,7 +18,7 @@ matrices, or a sub-sample of its candidates or tests, replayed: nothing runs but
 for, through the execution cache). A replay is the live path fed from the folder, so its rankings, steps and
 confidences are the live run's on the same candidates (``selection.stored``).
 
-Callers: ``pipeline.rank_and_judge`` (every door: ``api.evaluate.run_rerank``; self-debug's debugged pool),
+Callers: ``pipeline.rank_and_judge`` (every entry point: ``api.evaluate.run_rerank``; self-debug's debugged pool),
 ``api.picking.Picker`` (``pick``), ``pipeline.adaptive_stopper`` (``--adaptive``), ``selection.stored`` (a stored
 run's tables, curves and round tables at a budget). Work is batched across the
 problems of a call (the worker pool runs them together; a model step asks its questions together); one problem is a
@@ -199,7 +199,7 @@ class ProblemPath:
              hidden: Optional[tuple[np.ndarray, np.ndarray]] = None,
              generated: Optional[GeneratedInputs] = None) -> ProblemOutcome:
         """One problem's ranking by each method; every ranker gets the same context (features, benchmark outputs,
-        seed). ``<method>+<step>`` starts from ``<method>``'s ranking (the steps refine it)."""
+        seed). ``<method>+<step>`` starts from ``<method>``'s ranking (the steps reorder it)."""
         feats = {k: np.asarray(v, dtype=float) for k, v in (features or {}).items()}
         out = ProblemOutcome(work.problem.task_id, ex.n_candidates, work.suite, executions=ex, hidden=hidden,
                              features=feats, generated=generated.to_json() if generated else None)

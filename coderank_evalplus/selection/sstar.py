@@ -2,7 +2,7 @@
 run both, show it the outputs and ask which is right.
 
 For each problem and method, ``decide`` takes two candidates A (the pick) and B (its closest rival among the
-candidates in contention, ``doubt.contest_of``: ``leading_pair``) and runs S*'s rounds (``sstar_prompts``: the
+candidates in contention, ``contenders.contenders_of``: ``leading_pair``) and runs S*'s rounds (``sstar_prompts``: the
 published prompts and limits, the source cited there):
 
 1. up to ``ATTEMPTS`` times, ask for inputs that distinguish A and B (temperature 0.7 + 0.01·attempt); run the
@@ -38,7 +38,7 @@ from coderank_evalplus.metrics import merged_groups, pick_pool
 from coderank_evalplus.rankers.registry import register_step
 from coderank_evalplus.selection import sstar_prompts as P
 from coderank_evalplus.selection.base import SelectEnv, Selection, SelectionCost, StepItem
-from coderank_evalplus.selection.doubt import contest_of
+from coderank_evalplus.selection.contenders import contenders_of
 from coderank_evalplus.types import Executions, Group, Problem, Ranking, TestSuite
 
 SIDES = ("A", "B")
@@ -147,9 +147,9 @@ def leading_pair(ranking: Ranking, ex: Executions) -> Optional[tuple[int, int, l
     A is the pick (the pick pool's first, ``metrics.pick_pool``). B is, first, a candidate of the pool whose
     outputs differ from A's (the ranking tied them), else the next group's first, else a candidate of the pool
     with another program that behaves as A on every input (a look-alike). Contenders: the candidates in contention
-    (``doubt.contest_of``)."""
-    contest = contest_of(ranking, ex.n_candidates)
-    pool, second = contest.pool, contest.runner_up
+    (``contenders.contenders_of``)."""
+    contenders = contenders_of(ranking, ex.n_candidates)
+    pool, second = contenders.pool, contenders.runner_up
     if not pool:
         return None
     rows = np.asarray(ex.program_of_candidate)
@@ -163,7 +163,7 @@ def leading_pair(ranking: Ranking, ex: Executions) -> Optional[tuple[int, int, l
     b = differ[0] if differ else second_other[0] if second_other else other[0] if other else None
     if b is None:
         return None
-    return a, b, contest.contenders
+    return a, b, contenders.candidates
 
 
 def pair_of(problem: Problem, programs: Sequence[str], ranking: Ranking, ex: Executions) -> Optional[Pair]:
@@ -179,12 +179,12 @@ def pair_of(problem: Problem, programs: Sequence[str], ranking: Ranking, ex: Exe
 # --------------------------------------------------------------------------------------------------------------
 
 
-def _requests(contests: Sequence[Pair], kind: str, generator, settings: SStarSettings, model: str,
+def _requests(pairs: Sequence[Pair], kind: str, generator, settings: SStarSettings, model: str,
               attempt: int = 0, shown: Optional[Mapping[str, list[Shown]]] = None) -> list:
     from coderank_evalplus.generation.sampling import Request, chat_prompt, request_key
 
     out = []
-    for c in contests:
+    for c in pairs:
         p, a, b = c.problem, c.programs[c.a], c.programs[c.b]
         if kind == "inputs":
             text, stop = P.inputs_base_prompt(p, a, b)
@@ -240,45 +240,45 @@ def _in_words(probe: tuple[str, ...]) -> str:
     return in_words(probe, width=None) or "(its run was lost)"
 
 
-def decide(contests: Sequence[Pair], generator, log_path: str, model: str,
+def decide(pairs: Sequence[Pair], generator, log_path: str, model: str,
            settings: SStarSettings = SStarSettings(), cache: Optional[ResultCache] = None, limits: Limits = Limits(),
            workers: Optional[int] = None, executor: Any = None, progress: bool = False,
            stats: Optional[ExecutionStats] = None) -> list[SStarDecision]:
-    """Run S* on each contest (batched across problems: each step's questions go to the model together; the same
+    """Run S* on each pair (batched across problems: each step's questions go to the model together; the same
     question twice is asked once); ``model`` names the model in the reply log's keys. Returns a decision per
-    contest, in order."""
+    pair, in order."""
     stats = stats if stats is not None else ExecutionStats()
-    out = [SStarDecision(c.problem.task_id, c.a, c.b, contenders=len(c.contenders)) for c in contests]
+    out = [SStarDecision(c.problem.task_id, c.a, c.b, contenders=len(c.contenders)) for c in pairs]
     found: dict[int, tuple[Executions, list[int]]] = {}
-    pending = list(range(len(contests)))
+    pending = list(range(len(pairs)))
     for attempt in range(1, settings.attempts + 1):
         if not pending:
             break
-        works = _ask_for_inputs(contests, pending, out, attempt, generator, log_path, model, settings, progress)
-        found.update(_run_on_inputs(works, contests, cache, limits, workers, executor, progress, stats))
+        works = _ask_for_inputs(pairs, pending, out, attempt, generator, log_path, model, settings, progress)
+        found.update(_run_on_inputs(works, pairs, cache, limits, workers, executor, progress, stats))
         pending = [i for i in pending if i not in found]
     for i in pending:
         out[i].why = "no distinguishing input"
     decided = sorted(found)
     if not decided:
         return out
-    _show_outputs(contests, decided, found, out, settings, limits, workers, executor)
-    _ask_which_is_right(contests, decided, out, generator, log_path, model, settings, progress)
+    _show_outputs(pairs, decided, found, out, settings, limits, workers, executor)
+    _ask_which_is_right(pairs, decided, out, generator, log_path, model, settings, progress)
     return out
 
 
-def _ask_for_inputs(contests: Sequence[Pair], pending: Sequence[int], out: list[SStarDecision], attempt: int,
+def _ask_for_inputs(pairs: Sequence[Pair], pending: Sequence[int], out: list[SStarDecision], attempt: int,
                     generator, log_path: str, model: str, settings: SStarSettings,
                     progress: bool) -> list[tuple[int, ProblemWork]]:
-    """One attempt's question for inputs that tell A and B apart, for each pending contest; returns what to run:
-    the contenders on every input the model gave so far (a contest whose replies gave none has nothing to run)."""
+    """One attempt's question for inputs that tell A and B apart, for each pending contenders; returns what to run:
+    the contenders on every input the model gave so far (a contenders whose replies gave none has nothing to run)."""
     from coderank_evalplus.generation.sampling import draw_logged
 
-    reqs = _requests([contests[i] for i in pending], "inputs", generator, settings, model, attempt)
+    reqs = _requests([pairs[i] for i in pending], "inputs", generator, settings, model, attempt)
     replies, drawn = draw_logged(generator, reqs, log_path, progress, desc=f"S* inputs {attempt}")
     works = []
     for i, r in zip(pending, reqs):
-        c, d = contests[i], out[i]
+        c, d = pairs[i], out[i]
         d.attempts = attempt
         d.model_calls += r.key in drawn
         reply = (P.reply_opener(c.problem) if isinstance(r.prompt, str) else "") + replies[r.key]
@@ -290,24 +290,24 @@ def _ask_for_inputs(contests: Sequence[Pair], pending: Sequence[int], out: list[
     return works
 
 
-def _run_on_inputs(works: Sequence[tuple[int, ProblemWork]], contests: Sequence[Pair],
+def _run_on_inputs(works: Sequence[tuple[int, ProblemWork]], pairs: Sequence[Pair],
                    cache: Optional[ResultCache], limits: Limits, workers: Optional[int], executor: Any,
                    progress: bool, stats: ExecutionStats) -> dict[int, tuple[Executions, list[int]]]:
-    """Run the contenders on the model's inputs through the execution engine; returns, for each contest with an
+    """Run the contenders on the model's inputs through the execution engine; returns, for each pair with an
     input on which A and B differ, its executions and those inputs (columns)."""
     found: dict[int, tuple[Executions, list[int]]] = {}
-    for batch in _one_contest_per_task(works):
+    for batch in _one_contenders_per_task(works):
         ran = execute([w for _, w in batch], cache, limits, workers, progress, stats, executor=executor)
         for i, w in batch:
-            ex = _widen(ran[w.problem.task_id], contests[i])
-            cols = _separating(ex, contests[i].a, contests[i].b)
+            ex = _widen(ran[w.problem.task_id], pairs[i])
+            cols = _separating(ex, pairs[i].a, pairs[i].b)
             if cols:
                 found[i] = (ex, cols)
     return found
 
 
-def _one_contest_per_task(works: Sequence[tuple[int, ProblemWork]]) -> list[list[tuple[int, ProblemWork]]]:
-    """The works in batches of distinct task ids: execute() answers per task id, so contests of one problem
+def _one_contenders_per_task(works: Sequence[tuple[int, ProblemWork]]) -> list[list[tuple[int, ProblemWork]]]:
+    """The works in batches of distinct task ids: execute() answers per task id, so pairs of one problem
     (several methods) go in separate batches."""
     batches: list[list[tuple[int, ProblemWork]]] = []
     for i, w in works:
@@ -318,7 +318,7 @@ def _one_contest_per_task(works: Sequence[tuple[int, ProblemWork]]) -> list[list
     return batches
 
 
-def _show_outputs(contests: Sequence[Pair], decided: Sequence[int], found: Mapping[int, tuple[Executions, list[int]]],
+def _show_outputs(pairs: Sequence[Pair], decided: Sequence[int], found: Mapping[int, tuple[Executions, list[int]]],
                   out: list[SStarDecision], settings: SStarSettings, limits: Limits, workers: Optional[int],
                   executor: Any) -> None:
     """What A and B do on the distinguishing inputs, in words (one sandboxed probe each), as the model is shown
@@ -328,7 +328,7 @@ def _show_outputs(contests: Sequence[Pair], decided: Sequence[int], found: Mappi
     asks: list[tuple[int, int, str, Probe]] = []
     time_limit = max(limits.cpu, 1.0)
     for i in decided:
-        c = contests[i]
+        c = pairs[i]
         ex, cols = found[i]
         for col in cols[: settings.max_shown]:
             call = ex.suite.inputs[col]
@@ -340,10 +340,10 @@ def _show_outputs(contests: Sequence[Pair], decided: Sequence[int], found: Mappi
         ex, cols = found[i]
         out[i].shown = [Shown(ex.suite.inputs[col], words[(i, col, "A")], words[(i, col, "B")])
                         for col in cols[: settings.max_shown]]
-        out[i].sides = _sides(ex, contests[i], cols)
+        out[i].sides = _sides(ex, pairs[i], cols)
 
 
-def _ask_which_is_right(contests: Sequence[Pair], decided: Sequence[int], out: list[SStarDecision], generator,
+def _ask_which_is_right(pairs: Sequence[Pair], decided: Sequence[int], out: list[SStarDecision], generator,
                         log_path: str, model: str, settings: SStarSettings, progress: bool) -> None:
     """Show the model A's and B's code and outputs in both orders and take S*'s decision from its answers
     (``verdict``)."""
@@ -351,7 +351,7 @@ def _ask_which_is_right(contests: Sequence[Pair], decided: Sequence[int], out: l
 
     reqs = []
     for i in decided:
-        reqs += _requests([contests[i]], "judge", generator, settings, model, shown={contests[i].problem.task_id:
+        reqs += _requests([pairs[i]], "judge", generator, settings, model, shown={pairs[i].problem.task_id:
                                                                                      out[i].shown})
     replies, drawn = draw_logged(generator, reqs, log_path, progress, desc="S* judge")
     base = not generator.is_chat
@@ -460,7 +460,7 @@ class ModelSelector:
             cost = SelectionCost(programs=len({pair.programs[k] for k in pair.contenders}), inputs=len(d.inputs),
                                  rounds=d.attempts, model_calls=d.model_calls)
             out[j] = SStarSelection(NAME, ranking, pick_pool(ranking, n) != pick_pool(before, n),
-                                    doubt="a rival to the pick", cost=cost, decision=d)
+                                    reason="a rival to the pick", cost=cost, decision=d)
         return out
 
     def report(self, done: Mapping[tuple[str, str], Selection]) -> tuple[dict[str, Any], dict[str, Any]]:

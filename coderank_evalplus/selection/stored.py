@@ -1,11 +1,11 @@
-"""A stored run replayed on the per-problem path (``report.curves.Refine``): what a budget curve, the adaptive
-budget's round tables or a model comparison at N candidates need for a method whose ranking a step refined
+"""A stored run replayed on the per-problem path (``report.curves.SubsetSteps``): what a budget curve, the adaptive
+budget's round tables or a model comparison at N candidates need for a method whose ranking a step reordered
 (``recommended``, ``<method>+select``).
 
 A report draws a folder's sub-samples (of its candidates or of its tests) and hands them all here at once; each goes
 down ``selection.path.ProblemPath`` with the folder's stored executions as its source (``StoredExecutions``):
 ranked by the method's ranker on the sub-sample's matrices, its step after ranking run as on a live run (the same
-doubt, search, budget and decision, seeded by the run's seed, on the sub-sample's candidates), and its confidence
+contenders, search, budget and decision, seeded by the run's seed, on the sub-sample's candidates), and its confidence
 computed once after it, so that a sub-sample's figures are those a live ``rerank`` of its candidates gives. The
 step's programs run through the execution cache, and sub-samples of one problem share their work: the search of
 every sub-sample of the folder is one batch (one execution per round for all of them), and a (program, input)
@@ -64,10 +64,10 @@ class ReplaySettings:
 
 
 class StoredSteps:
-    """``report.curves.Refine`` on the execution cache ``cache`` (and ``executor``, else a pool of ``workers``):
+    """``report.curves.SubsetSteps`` on the execution cache ``cache`` (and ``executor``, else a pool of ``workers``):
     each item replayed on the per-problem path (``replay``); ``texts``: where the candidates' texts come from
     (default ``recorded_texts``); ``model_of``: the part model a folder's steps order their parts with
-    (``differential.refine_all``'s ``model``; default the shipped one); ``every``: steps for every method (S*,
+    (``differential.select_all``'s ``model``; default the shipped one); ``every``: steps for every method (S*,
     where a model is given)."""
 
     def __init__(self, cache: Optional[ResultCache], workers: Optional[int] = None, executor=None,

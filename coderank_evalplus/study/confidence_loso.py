@@ -33,7 +33,7 @@ from coderank_evalplus.report.adaptive import (
     round_tables,
     samples_to_match,
 )
-from coderank_evalplus.report.curves import DEFAULT_DRAWS, Refine, folder_hash
+from coderank_evalplus.report.curves import DEFAULT_DRAWS, SubsetSteps, folder_hash
 from coderank_evalplus.report.scores import splits_of
 from coderank_evalplus.study.learned_loso import SetFolder, folds, permissive, read_folders
 
@@ -46,25 +46,26 @@ RANKER_OPTION = "learned_examples_model"  # the option through which ``recommend
 
 def cached_table(sf: SetFolder, method: str = METHOD, draws: int = DEFAULT_DRAWS, cache_dir: Optional[Path] = None,
                  workers: Optional[int] = None, progress: bool = False,
-                 ranker_model: Optional[dict] = None, refine: Optional[Refine] = None,
-                 refine_key: str = "") -> RoundTable:
+                 ranker_model: Optional[dict] = None, subset_steps: Optional[SubsetSteps] = None,
+                 steps_key: str = "") -> RoundTable:
     """``round_tables`` of one folder and method, kept as an .npz under ``cache_dir`` (keyed by the folder's
-    matrices and problems, the method, draws, the ranker's model, ``refine_key`` and this module's version);
+    matrices and problems, the method, draws, the ranker's model, ``steps_key`` and this module's version);
     ``ranker_model``: the ``learned_examples`` weights ``recommended`` ranks with (default: the shipped ones);
-    ``refine``: the step of a method with one (``report.curves.Refine``; ``refine_key`` names its settings)."""
+    ``subset_steps``: the step of a method with one (``report.curves.SubsetSteps``; ``steps_key`` names its
+    settings)."""
     options = {RANKER_OPTION: ranker_model} if ranker_model is not None else None
     path = None
     if cache_dir is not None:
         h = folder_hash(sf.folder)
         digest = (ranker_model or {}).get("digest", "shipped")
-        h.update(json.dumps([method, draws, CACHE_VERSION, list(FEATURES), digest, refine_key]).encode())
+        h.update(json.dumps([method, draws, CACHE_VERSION, list(FEATURES), digest, steps_key]).encode())
         path = Path(cache_dir) / f"rounds-{h.hexdigest()[:20]}.npz"
         if path.exists():
             z = np.load(path)
             return RoundTable([int(r) for r in z["rounds"]], draws, tuple(str(s) for s in z["splits"]),
                               z["features"], z["passed"])
     table = round_tables(sf.run, [method], draws, workers=workers, progress=progress, label=sf.label,
-                         options=options, refine=refine)[method]
+                         options=options, subset_steps=subset_steps)[method]
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp.npz")
@@ -202,7 +203,7 @@ def bound_arguments(doc: str) -> argparse.ArgumentParser:
 
 def read_sets(patterns: Sequence[str], cache_dir: Optional[str] = None, workers: Optional[int] = None,
               log: bool = False, ranker_models: Optional[dict[str, dict]] = None,
-              steps: Optional[Callable[[SetFolder], tuple[Refine, str]]] = None
+              steps: Optional[Callable[[SetFolder], tuple[SubsetSteps, str]]] = None
               ) -> tuple[list[SetFolder], dict[int, RoundTable]]:
     """The complete folders the paths or patterns name, and their round tables (keyed by ``id`` of the folder);
     ``ranker_models``: {model family: the ranker weights that family's folders are ranked with} (held out: trained
@@ -212,10 +213,10 @@ def read_sets(patterns: Sequence[str], cache_dir: Optional[str] = None, workers:
     tables = {}
     for s in sets:
         t0 = time.perf_counter()
-        refine, key = steps(s) if steps is not None else (None, "")
+        subset_steps, key = steps(s) if steps is not None else (None, "")
         tables[id(s)] = cached_table(s, cache_dir=Path(cache_dir) if cache_dir else None, workers=workers,
-                                     ranker_model=(ranker_models or {}).get(s.model), refine=refine,
-                                     refine_key=key)
+                                     ranker_model=(ranker_models or {}).get(s.model), subset_steps=subset_steps,
+                                     steps_key=key)
         if log:
             print(f"{s.label} [{s.model}]: round table in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     return sets, tables

@@ -3,8 +3,8 @@
 
 Two passes. ``decisions`` (executes, through the execution cache): for one folder, every problem ranked by
 ``learned_examples`` weights trained without the folder's family (``learned_loso.heldout_models``), then the step's
-doubt and search on every problem at once (``selection.differential.decide_all``, as a run does it); what it found
-is kept as JSON (``Decision`` records: the ranking, the contest, the parts and their features). ``rows`` (reads
+contenders and search on every problem at once (``selection.differential.decide_all``, as a run does it); what it found
+is kept as JSON (``Decision`` records: the ranking, the contenders, the parts and their features). ``rows`` (reads
 only): per folder and split, pass@1 of the pick before the step, after it with the parts ordered by size (the rule
 the step shipped with), and after it with the parts ordered by a part model trained on the other families' folders
 (``train_parts``: pairwise logistic on the parts of the problems the step split, labels the parts' share of
@@ -27,21 +27,21 @@ from coderank_evalplus.rankers.learned import ClusterTable, design, fit_pairwise
 from coderank_evalplus.report.curves import folder_hash
 from coderank_evalplus.report.scores import problem_scores, splits_of
 from coderank_evalplus.selection import SelectEnv
+from coderank_evalplus.selection.contenders import Contenders
 from coderank_evalplus.selection.differential import decide_all, reordered
-from coderank_evalplus.selection.doubt import Contest
 from coderank_evalplus.selection.parts import SPEC, order, part_features, part_scores
 from coderank_evalplus.stats import mean_estimate, paired_difference, resample_indices
 from coderank_evalplus.study.learned_loso import LABEL_SPLIT, SetFolder, folds, gap_closed, permissive
 from coderank_evalplus.types import Ranking
 
-CACHE_VERSION = 2  # bump when a change here (or in the step) changes what ``decisions`` records
+CACHE_VERSION = 3  # bump when a change here (or in the step) changes what ``decisions`` records
 RULES = ("before", "size", "model")  # the pick without the step; with it, parts by size; parts by the part model
 
 
 def decisions(sf: SetFolder, ranker: dict, env: SelectEnv, texts: dict[str, Sequence[str]],
               cache_dir: Optional[Path] = None) -> list[dict]:
     """One record per problem of ``sf`` (its ``tables``: ``learned_examples``'s): ``before`` (the held-out
-    ranking, ``ranking_arrays``' lists), and where the step looked: ``contest`` (its groups), ``doubt``, ``cost``,
+    ranking, ``ranking_arrays``' lists), and where the step looked: ``contenders`` (its groups), ``reason``, ``cost``,
     ``parts`` (empty where nothing separated) and their raw features ``X``. Kept under ``cache_dir`` keyed by the
     folder's content, the ranker's digest and this module's version."""
     path = None
@@ -60,8 +60,9 @@ def decisions(sf: SetFolder, ranker: dict, env: SelectEnv, texts: dict[str, Sequ
     for sp, ranking, d in zip(sf.run.problems, rankings, decide_all(items, env)):
         rec: dict[str, Any] = {"task_id": sp.problem.task_id, "before": _ranking_json(ranking, sp)}
         if d is not None:
-            rec.update(contest=d.contest.groups, doubt=d.contest.doubt, cost=d.found.cost.to_json(), parts=d.parts,
-                       X=part_features(d.contest, d.found, d.parts, d.programs, sp.executions).tolist()
+            rec.update(contenders=d.contenders.groups, reason=d.contenders.reason,
+                       cost=d.found.cost.to_json(), parts=d.parts,
+                       X=part_features(d.contenders, d.found, d.parts, d.programs, sp.executions).tolist()
                        if d.parts else [])
         out.append(rec)
     if path is not None:
@@ -87,7 +88,7 @@ def after(rec: dict, n_candidates: int, model: Optional[dict]) -> Ranking:
     if not rec.get("parts"):
         return ranking
     parts, scores = order(rec["parts"], part_scores(np.asarray(rec["X"], dtype=float), model))
-    return reordered(ranking, Contest([list(g) for g in rec["contest"]]), parts, n_candidates, scores)
+    return reordered(ranking, Contenders([list(g) for g in rec["contenders"]]), parts, n_candidates, scores)
 
 
 def part_tables(sf: SetFolder, records: Sequence[dict], split: str = LABEL_SPLIT
@@ -153,7 +154,7 @@ def rows(sets: Sequence[SetFolder], records: dict[int, list[dict]], part_models:
                     "model": [after(r, k, part_models[sf.model]) for r, k in zip(recs, n)]}
         base = problem_scores(sf.run, ["random", "oracle"])
         idx = resample_indices(len(recs), n_resamples, seed)
-        asked = [r for r in recs if "contest" in r]
+        asked = [r for r in recs if "contenders" in r]
         cost = {k: sum(r["cost"][k] for r in asked) for k in ("programs", "inputs", "executed_items", "seconds")}
         for split in splits_of(sf.run):
             scores = {m: np.asarray([metrics.ranked_pass_at_k(rk, sp.correct(split), 1)
@@ -167,7 +168,7 @@ def rows(sets: Sequence[SetFolder], records: dict[int, list[dict]], part_models:
                         "model_minus_size": paired_difference(scores["model"], scores["size"], idx).to_json(),
                         "gap_closed": {m: gap_closed(est[m]["pass@1"], est["random"]["pass@1"],
                                                      est["oracle"]["pass@1"]) for m in RULES},
-                        "in_doubt": len(asked), "split_problems": sum(len(r.get("parts") or []) >= 2 for r in asked),
+                        "undecided": len(asked), "split_problems": sum(len(r.get("parts") or []) >= 2 for r in asked),
                         "changed": {m: sum(metrics.pick_pool(a, k) != metrics.pick_pool(b, k) for a, b, k in
                                            zip(rankings[m], rankings["before"], n)) for m in ("size", "model")},
                         "cost": cost})

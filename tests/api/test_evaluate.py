@@ -74,7 +74,7 @@ def test_runs_without_output_get_folders_of_their_own(bench, monkeypatch, capsys
     assert "results folder: coderank_results/samples--problems--examples+mutate_10" in err
     for name, model in zip(folders, ("other", "samples")):
         prov = json.loads((bench / "coderank_results" / name / "rerank_results.json").read_text())["provenance"]
-        assert prov["model"] == model and prov["tests"] == "examples+mutate:10" and prov["door"] == "rerank"
+        assert prov["model"] == model and prov["tests"] == "examples+mutate:10" and prov["frontend"] == "rerank"
         assert prov["dataset"]["name"] == "problems.jsonl" and prov["uses_prompt_examples"]["recommended"]
     # the same run again updates its own folder; another model's results in --output are refused
     assert main([*base, "--solutions", "samples.jsonl"]) == 0
@@ -156,7 +156,7 @@ def test_rerank_returns_the_table_intervals_and_picks_and_writes_the_folder(tmp_
     assert all(p.index in p.group and 0 < p.confidence["base"] < 1 for p in picks.values())
     assert out.summary()["recommended"]["base"]["pass@1"] == value
     assert out.timing["total_s"] > 0
-    assert out.provenance["model"] == "codegen16b_humaneval_solutions" and out.provenance["door"] == "python"
+    assert out.provenance["model"] == "codegen16b_humaneval_solutions" and out.provenance["frontend"] == "python"
     with pytest.raises(cr.CoderankError, match="plus"):
         out.pass_at("recommended", split="plus")
     path = out.write(tmp_path / "folder")
@@ -168,22 +168,22 @@ def test_rerank_returns_the_table_intervals_and_picks_and_writes_the_folder(tmp_
     assert (tmp_path / "mine" / "verdicts.jsonl").read_text() == "my own"
 
 
-@pytest.mark.parametrize("door,flag", [("rerank", "--model NAME"), ("python", "model=NAME"),
+@pytest.mark.parametrize("frontend,flag", [("rerank", "--model NAME"), ("python", "model=NAME"),
                                        ("evalplus", "--model NAME"), ("lm-eval", "pretrained=NAME")])
-def test_the_model_name_is_the_given_one_else_the_files_with_a_line_saying_so(door, flag, caplog):
-    """Every door records the name the user gave; without one the samples' file names the run, and one line says
-    so and how the door gives a name (nothing is said when a name was given)."""
+def test_the_model_name_is_the_given_one_else_the_files_with_a_line_saying_so(frontend, flag, caplog):
+    """Every entry point records the name the user gave; without one the samples' file names the run, and one line says
+    so and how the entry point gives a name (nothing is said when a name was given)."""
     from coderank_evalplus.api.evaluate import run_model
     from coderank_evalplus.api.options import RerankOptions
 
     with caplog.at_level("INFO", logger="coderank_evalplus"):
-        assert run_model(RerankOptions(solutions="runs/a/samples_limit3.jsonl", model="alpha-7b"), door) == (
+        assert run_model(RerankOptions(solutions="runs/a/samples_limit3.jsonl", model="alpha-7b"), frontend) == (
             "alpha-7b", "given")
     assert not caplog.records
     with caplog.at_level("INFO", logger="coderank_evalplus"):
-        assert run_model(RerankOptions(solutions="runs/a/samples_limit3.jsonl"), door) == ("samples_limit3",
+        assert run_model(RerankOptions(solutions="runs/a/samples_limit3.jsonl"), frontend) == ("samples_limit3",
                                                                                             "file name")
-        assert run_model(RerankOptions(), door) == ("unnamed", "none")
+        assert run_model(RerankOptions(), frontend) == ("unnamed", "none")
     first, second = (r.getMessage() for r in caplog.records)
     assert first.startswith("the model's name: samples_limit3 (from the samples' file name; give ") and flag in first
     assert second.startswith("the model's name: unnamed (no samples file names it; give ")

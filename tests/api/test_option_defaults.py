@@ -1,4 +1,4 @@
-"""Defaults written once (coderank_evalplus/api/options.py) and used as written on every face: the CLI's
+"""Defaults written once (coderank_evalplus/api/options.py) and used as written on every front end: the CLI's
 subcommands, evalplus.evaluate, lm-eval's metadata and task files, suite files and the Python API all take the
 table's value; docs/names.md names the defaults the code uses; a run and a rerank without --output write under the
 folder the page names."""
@@ -62,8 +62,8 @@ def _lm_eval() -> list[tuple[str, str, Any, str]]:
 
     from coderank_evalplus.integrations import lm_eval
 
-    named = {o.face_name("lm_eval"): o.name for o in OPTIONS}  # its key there → the option (rank_seed: seed)
-    assert set(lm_eval.DEFAULTS) - set(named) == {"results_dir"}  # (a key of lm-eval's face alone)
+    named = {o.frontend_name("lm_eval"): o.name for o in OPTIONS}  # its key there → the option (rank_seed: seed)
+    assert set(lm_eval.DEFAULTS) - set(named) == {"results_dir"}  # (a key of lm-eval's front end alone)
     out = [(named[key], "lm_eval", value, "lm-eval --metadata") for key, value in lm_eval.DEFAULTS.items()
            if key in named]
 
@@ -116,7 +116,7 @@ def _api() -> list[tuple[str, str, Any, str]]:
 
 
 @pytest.fixture()
-def faces(tmp_path) -> list[tuple[str, str, Any, str]]:
+def frontends(tmp_path) -> list[tuple[str, str, Any, str]]:
     return _cli() + _evalplus() + _lm_eval() + _suite(tmp_path) + _api()
 
 
@@ -129,17 +129,17 @@ def _same(a: Any, b: Any) -> bool:
     return a == b
 
 
-def test_every_face_uses_the_tables_default(faces):
+def test_every_frontend_uses_the_tables_default(frontends):
     wrong = [f"{source}: {name} = {value!r}, the table says {option(name).default_for(where)!r}"
-             for name, where, value, source in faces if not _same(value, option(name).default_for(where))]
+             for name, where, value, source in frontends if not _same(value, option(name).default_for(where))]
     assert not wrong, "\n".join(wrong)
-    seen = {(where, source.split(" ")[0]) for _, where, _, source in faces}
+    seen = {(where, source.split(" ")[0]) for _, where, _, source in frontends}
     assert {w for w, _ in seen} == {"rerank", "run", "pick", "likelihood", "leaderboard", "budget", "evalplus",
                                     "lm_eval", "suite", "api"}
 
 
 def _page_defaults() -> dict[str, dict[str, str]]:
-    """docs/names.md's default column: option → {"": the default, subcommand or face: its own}."""
+    """docs/names.md's default column: option → {"": the default, subcommand or front end: its own}."""
     out = {}
     for line in (REPO / "docs" / "names.md").read_text(encoding="utf-8").splitlines():
         cells = [c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]]
@@ -159,11 +159,11 @@ def _shown(value: Any) -> str:
     return str(value)
 
 
-def test_every_default_named_on_the_names_page_is_the_one_the_code_uses(faces):
+def test_every_default_named_on_the_names_page_is_the_one_the_code_uses(frontends):
     page = _page_defaults()
     assert set(page) == {o.name for o in OPTIONS}
     wrong = []
-    for name, where, value, source in faces:
+    for name, where, value, source in frontends:
         named = page[name].get(where, page[name][""])
         numbers_equal = re.fullmatch(r"-?[\d.]+", named) and isinstance(value, (int, float)) and \
             float(named) == value

@@ -109,7 +109,7 @@ def test_each_default_is_a_value_its_option_accepts():
                 o.kind(value)
 
 
-def test_the_faces_take_the_names_the_table_gives_them():
+def test_the_frontends_take_the_names_the_table_gives_them():
     from coderank_evalplus.api import suite
     from coderank_evalplus.api.evaluate import rerank
     from coderank_evalplus.api.picking import Picker
@@ -122,13 +122,13 @@ def test_the_faces_take_the_names_the_table_gives_them():
     from coderank_evalplus.integrations import lm_eval
 
     assert LM_EVAL_KEYS == set(lm_eval.DEFAULTS) - {"rank_seed", "results_dir"}
-    assert option("seed").face_name("lm_eval") == "rank_seed"
+    assert option("seed").frontend_name("lm_eval") == "rank_seed"
     picker_args = set(inspect.signature(Picker.__init__).parameters) | set(
         inspect.signature(Picker.pick).parameters)
     assert API_KEYS - {f for f in RerankOptions.__dataclass_fields__} <= picker_args | {"entry_point"}
     assert "output" in RerankOptions.__dataclass_fields__ and inspect.signature(rerank).parameters
     for o in OPTIONS:
-        name = o.face_name("evalplus")
+        name = o.frontend_name("evalplus")
         if name == f"--{o.name}":
             assert o.name in EVALPLUS, o.name
 
@@ -145,14 +145,14 @@ BREAKS = {"limit": {"limit": 2, "task_ids": "HumanEval/0"}, "ray_address": {"ray
 
 
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: r.names[0])
-def test_each_rule_is_refused_on_every_face_in_its_words(rule, tmp_path):
+def test_each_rule_is_refused_on_every_frontend_in_its_words(rule, tmp_path):
     from coderank_evalplus.cli.options import check_combinations
     from coderank_evalplus.integrations.evalplus import OPTIONS as EVALPLUS
     from coderank_evalplus.integrations.evalplus import RerankError, make_evaluate
 
     given = BREAKS[rule.names[0]]
     required = {"rerank": ["--solutions", "x"], "pick": ["p.py", "c.jsonl"], "budget": ["folder"]}
-    faces = 0
+    frontends = 0
     for command in COMMANDS:  # the CLI: every subcommand that has the options
         if not all(command in option(n).commands for n in given):
             continue
@@ -162,17 +162,17 @@ def test_each_rule_is_refused_on_every_face_in_its_words(rule, tmp_path):
         with pytest.raises(OptionError) as refused:
             check_combinations(build_parser().parse_args(argv))
         assert str(refused.value) == rule.says.format(**{n: option(n).flag for n in rule.names}), command
-        faces += 1
+        frontends += 1
     if all(n in RerankOptions.__dataclass_fields__ for n in given):  # the Python API
         with pytest.raises(OptionError, match=re.escape(rule.says.format(**{n: n for n in rule.names}))):
             RerankOptions(**{k: [v] if k == "task_ids" else v for k, v in given.items()}).check()
-        faces += 1
+        frontends += 1
     if all(n in EVALPLUS for n in given):  # evalplus.evaluate
         evaluate = make_evaluate(lambda dataset, samples=None, **kw: None, {})
         with pytest.raises(RerankError) as refused:
             evaluate("humaneval", "s.jsonl", rerank="codet", **given)
         assert str(refused.value) == rule.says.format(**{n: f"--{n}" for n in rule.names})
-        faces += 1
+        frontends += 1
     if all(n in SUITE_KEYS for n in given):  # a suite file
         from coderank_evalplus.api.suite import SuiteError, load_suite
 
@@ -182,8 +182,8 @@ def test_each_rule_is_refused_on_every_face_in_its_words(rule, tmp_path):
                                                        for k, v in given.items()))
         with pytest.raises(SuiteError, match=re.escape(rule.says.format(**{n: n for n in rule.names}))):
             load_suite(tmp_path / "suite.toml")
-        faces += 1
-    assert faces >= 2
+        frontends += 1
+    assert frontends >= 2
 
 
 def test_run_takes_the_ray_address_for_its_vllm_engines():

@@ -157,7 +157,7 @@ def test_rerank_run_writes_results_next_to_evalplus(runs):
         for part, split in ((table[:plus_at], "base"), (table[plus_at:], "plus")):
             want = f"{res['methods'][m][split]['pass@1'] / 100:.3f}"
             assert re.search(rf"(?m)^  {re.escape(m)}\s+pass@1:\t{re.escape(want)}$", part), (m, split)
-    assert res["provenance"]["door"] == "evalplus" and res["provenance"]["model"] == "samples"
+    assert res["provenance"]["frontend"] == "evalplus" and res["provenance"]["model"] == "samples"
     assert res["provenance"]["tests"] == "tests_codet"
 
 
@@ -406,7 +406,7 @@ def test_evaluate_main_same_flags(data, in_process_env, capsys):
 
 def test_offline_without_data_names_evalplus_own_setting(data, in_process_env, monkeypatch, tmp_path, capsys):
     """evalplus.evaluate has no --data-dir: offline with nothing local, the error names its override variable (and
-    CODERANK_DATA, which this face also reads)."""
+    CODERANK_DATA, which this front end also reads)."""
     import evalplus.data.humaneval
     import evalplus.data.utils
     import wget

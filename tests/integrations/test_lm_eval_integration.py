@@ -621,7 +621,7 @@ def test_two_models_get_folders_of_their_own_that_the_leaderboard_names(tmp_path
     assert [e.name for e in entries] == ["model-a", "model-b"]
     assert entries[0].pool == entries[1].pool == "model's own tests"
     prov = json.loads((folders[0] / "rerank_results.json").read_text())["provenance"]
-    assert prov["door"] == "lm-eval" and prov["dataset"]["name"] == "humaneval+"
+    assert prov["frontend"] == "lm-eval" and prov["dataset"]["name"] == "humaneval+"
     for folder, model in zip(folders, ("model-a", "model-b")):
         prov = json.loads((folder / "rerank_results.json").read_text())["provenance"]
         assert (prov["model"], prov["model_named_by"]) == (model, "given")

@@ -218,8 +218,8 @@ def test_offline_with_nothing_configured_says_no_download_it_did_not_do(monkeypa
     assert "Download" not in out + err
 
 
-def test_each_face_names_its_own_setting_for_local_data(monkeypatch, tmp_path):
-    """Offline, the hint names the setting of the face that was run: evalplus.evaluate has no --data-dir (its own
+def test_each_frontend_names_its_own_setting_for_local_data(monkeypatch, tmp_path):
+    """Offline, the hint names the setting of the front end that was run: evalplus.evaluate has no --data-dir (its own
     override variable, or CODERANK_DATA), lm-eval takes data_dir in --metadata."""
     import wget
 

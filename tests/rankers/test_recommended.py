@@ -1,5 +1,5 @@
 """``recommended``: the default pick is ``learned_examples`` followed by the model-free selection step, an alias that
-every face validates, runs and reports under its own name."""
+every front end validates, runs and reports under its own name."""
 
 import pytest
 

@@ -97,7 +97,7 @@ def test_tau_is_chosen_on_the_given_tables_and_reported():
 
 def test_a_stepped_method_gets_its_step_on_every_subset_or_is_refused():
     """``recommended`` runs a step after its ranker: the round tables and the curves hand each sub-sample to the
-    caller's ``refine`` (all of a folder's at once: the path replayed) and score the ranking it returns; without
+    caller's ``subset_steps`` (all of a folder's at once: the path replayed) and score the ranking it returns; without
     one they refuse."""
     import pytest
 
@@ -106,15 +106,15 @@ def test_a_stepped_method_gets_its_step_on_every_subset_or_is_refused():
     run = _run()
     seen = []
 
-    def refine(r, items):  # a replay whose step changes nothing: recommended's figures are then its ranker's
+    def subset_steps(r, items):  # a replay whose step changes nothing: recommended's figures are then its ranker's
         seen.append(len(items))
         assert r is run and all(it.method == "recommended" and len(it.candidates) > 1 for it in items)
         return [rank(it.problem, "learned_examples", r.seed, it.executions, it.hidden, it.candidates) for it in items]
 
-    tables = round_tables(run, ["learned_examples", "recommended"], draws=3, workers=1, refine=refine)
+    tables = round_tables(run, ["learned_examples", "recommended"], draws=3, workers=1, subset_steps=subset_steps)
     assert np.array_equal(tables["recommended"].passed, tables["learned_examples"].passed)
     assert np.array_equal(tables["recommended"].features, tables["learned_examples"].features)
-    curve = budget_curve(run, ["learned_examples", "recommended"], draws=3, workers=1, refine=refine)
+    curve = budget_curve(run, ["learned_examples", "recommended"], draws=3, workers=1, subset_steps=subset_steps)
     base = curve["curves"]["base"]
     assert base["recommended"] == base["learned_examples"] and len(seen) == 2 and all(seen)
     with pytest.raises(ValueError, match="step after ranking"):

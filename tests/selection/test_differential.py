@@ -1,4 +1,4 @@
-"""The model-free selection step (selection/differential.py, doubt.py, search.py): the leading programs split on
+"""The model-free selection step (selection/differential.py, contenders.py, search.py): the leading programs split on
 inputs grown for them, on toy problems and two real HumanEval problems."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from coderank_evalplus.io.problems import problem_from_prompt
 from coderank_evalplus.metrics import merged_groups
 from coderank_evalplus.rankers.registry import get_step
 from coderank_evalplus.selection import SelectEnv, StepItem
-from coderank_evalplus.selection.differential import in_words_of, refine, refine_all
-from coderank_evalplus.selection.doubt import MAX_PROGRAMS
+from coderank_evalplus.selection.contenders import MAX_PROGRAMS
+from coderank_evalplus.selection.differential import in_words_of, select_all, select_one
 from coderank_evalplus.selection.path import ProblemPath
 from coderank_evalplus.selection.search import MAX_ROUNDS, STEP
 from coderank_evalplus.testgen.io_tests import suite_for
@@ -54,7 +54,7 @@ def test_lookalikes_in_the_top_group_are_split_and_the_larger_part_kept():
     work, ex, ranking = _ranked(problem, [RIGHT] * 4 + [RIGHT2] * 3 + [LOOKALIKE] * 3)
     assert sorted(merged_groups(ranking)[0].candidates) == list(range(10))  # the examples cannot tell them apart
     sel = _select(work, ex, ranking)
-    assert sel.changed and "several distinct programs" in sel.doubt
+    assert sel.changed and "several distinct programs" in sel.reason
     assert merged_groups(sel.ranking)[0].candidates == list(range(7))
     assert merged_groups(sel.ranking)[1].candidates == [7, 8, 9]  # set apart, not dropped
     (ev,) = sel.evidence
@@ -79,18 +79,18 @@ def test_a_tie_of_parts_is_kept_together_and_recorded_with_the_ranking():
     assert TIE not in _select(work, ex, ranking).ranking.info
 
 
-def test_a_problem_not_in_doubt_costs_nothing():
+def test_a_problem_with_nothing_to_split_costs_nothing():
     problem = problem_from_prompt(PROMPT, None, "toy/add")
     work, ex, ranking = _ranked(problem, [RIGHT] * 5 + ["    return a * b\n"])
     sel = _select(work, ex, ranking)
-    assert not sel.changed and not sel.doubt and sel.cost.programs == 0 and sel.ranking is ranking
+    assert not sel.changed and not sel.reason and sel.cost.programs == 0 and sel.ranking is ranking
 
 
 def test_without_an_example_to_grow_from_nothing_changes():
     problem = problem_from_prompt("def add(a, b):\n    \"\"\"Add two integers.\"\"\"\n", None, "toy/bare")
     work, ex, ranking = _ranked(problem, [RIGHT] * 2 + [LOOKALIKE] * 2)
-    sel = refine(work, ex, ranking, SelectEnv(workers=2))
-    assert "several distinct programs" in sel.doubt and not sel.changed and sel.cost.inputs == 0
+    sel = select_one(work, ex, ranking, SelectEnv(workers=2))
+    assert "several distinct programs" in sel.reason and not sel.changed and sel.cost.inputs == 0
     assert [g.candidates for g in merged_groups(sel.ranking)] == [g.candidates for g in merged_groups(ranking)]
 
 
@@ -98,7 +98,7 @@ def test_the_cost_is_bounded_by_the_named_constants():
     problem = problem_from_prompt(PROMPT, None, "toy/many")
     bodies = [f"    return a + b + {k} * 0\n" for k in range(MAX_PROGRAMS + 4)]  # all alike, all distinct texts
     work, ex, ranking = _ranked(problem, bodies)
-    sel = refine(work, ex, ranking, SelectEnv(workers=2), max_rounds=1)
+    sel = select_one(work, ex, ranking, SelectEnv(workers=2), max_rounds=1)
     assert sel.cost.programs == MAX_PROGRAMS and sel.cost.inputs <= STEP and sel.cost.rounds == 1
     assert not sel.changed  # nothing separates programs that all add
 
@@ -107,14 +107,14 @@ def test_the_search_costs_no_more_than_the_execution():
     """Programs that all add: nothing separates them, so the search would go on for every round; bounded (the
     default), after a first round it runs no more items than executing the candidates on their tests did, its last
     round smaller."""
-    from coderank_evalplus.selection.differential import execution_items, refine_all
+    from coderank_evalplus.selection.differential import execution_items, select_all
 
     problem = problem_from_prompt(PROMPT, None, "toy/alike")
     bodies = [f"    return a + b + {k} * 0\n" for k in range(4)]
     work, ex, ranking = _ranked(problem, bodies, mutate=20)
     tests = len(ex.suite.inputs) + len(ex.suite.asserts) + 2  # + the prompt's two examples as trial tests
     assert execution_items(ex) == 4 * tests and tests > 20
-    bounded, free = (refine_all([(work, ex, ranking)], SelectEnv(workers=2), bounded=b)[0] for b in (True, False))
+    bounded, free = (select_all([(work, ex, ranking)], SelectEnv(workers=2), bounded=b)[0] for b in (True, False))
     assert bounded.cost.inputs == max(STEP, execution_items(ex) // 4) and bounded.cost.programs == 4
     assert bounded.cost.rounds == -(-bounded.cost.inputs // STEP) < MAX_ROUNDS == free.cost.rounds
     assert not bounded.changed and not free.changed
@@ -123,17 +123,17 @@ def test_the_search_costs_no_more_than_the_execution():
 def test_copies_that_differ_in_comments_and_layout_run_once():
     """Texts that differ only in comments, layout and docstrings are one program: a top group of such copies is
     not in doubt, and among contenders they run as one."""
-    from coderank_evalplus.selection.doubt import in_doubt, program_key
+    from coderank_evalplus.selection.contenders import contenders_to_split, program_key
 
     assert program_key("def f(a):\n    'doc'\n    return a  # one\n") == program_key("def f(a):\n  return (a)\n")
     problem = problem_from_prompt(PROMPT, None, "toy/copies")
     copies = [RIGHT, "    return a + b  # the sum\n", "    return (a +\n            b)\n"]
     work, ex, ranking = _ranked(problem, copies * 2)
-    assert in_doubt(ranking, ex, work.programs) is None
+    assert contenders_to_split(ranking, ex, work.programs) is None
     work, ex, ranking = _ranked(problem, copies * 2 + [LOOKALIKE])
-    contest = in_doubt(ranking, ex, work.programs)
-    assert contest is not None and len(contest.programs) == 2
-    assert {contest.runs_as[c] for c in range(6)} == {work.programs[0]}
+    contenders = contenders_to_split(ranking, ex, work.programs)
+    assert contenders is not None and len(contenders.programs) == 2
+    assert {contenders.runs_as[c] for c in range(6)} == {work.programs[0]}
 
 
 @needs_data
@@ -159,8 +159,8 @@ def test_real_problems_keep_the_right_program(humaneval_problems, task_id, right
 
 
 @pytest.mark.slow
-def test_rerank_runs_the_step_once_for_every_face_and_reports_its_cost(tmp_path):
-    """``rank_and_judge`` (the one door): ``recommended+select`` beside ``recommended``, the step's cost in the
+def test_rerank_runs_the_step_once_for_every_frontend_and_reports_its_cost(tmp_path):
+    """``rank_and_judge`` (the one entry point): ``recommended+select`` beside ``recommended``, the step's cost in the
     timing block and line, its evidence with the rankings written to the results folder."""
     import json
 
@@ -202,15 +202,15 @@ def test_rerank_runs_the_step_once_for_every_face_and_reports_its_cost(tmp_path)
 
 def test_a_ranking_without_groups_is_looked_at_through_its_fallback_pool():
     """A ranking that put no candidate in a group but kept a fallback pool (the candidates trial filtering kept):
-    the pick draws from that pool (``metrics.pick_pool``), so the step's contest is that pool too. The lookalikes
+    the pick draws from that pool (``metrics.pick_pool``), so the step's contenders are that pool too. The lookalikes
     in it are set apart; the candidate outside it stays out of the new ranking."""
     from coderank_evalplus.types import Ranking
 
     problem = problem_from_prompt(PROMPT, None, "toy/fallback")
     work, ex, _ = _ranked(problem, [RIGHT] * 3 + [RIGHT2] * 2 + [LOOKALIKE] * 2 + ["    return a * b\n"])
     ranking = Ranking([], {"fallback_pool": list(range(7))})
-    sel = refine(work, ex, ranking, SelectEnv(workers=2))
-    assert "several distinct programs" in sel.doubt and sel.changed
+    sel = select_one(work, ex, ranking, SelectEnv(workers=2))
+    assert "several distinct programs" in sel.reason and sel.changed
     assert merged_groups(sel.ranking)[0].candidates == [0, 1, 2, 3, 4]
     assert merged_groups(sel.ranking)[1].candidates == [5, 6]
     assert 7 not in {c for g in sel.ranking.groups for c in g.candidates}
@@ -249,7 +249,7 @@ def test_the_evidence_says_what_each_side_did_on_every_shape():
                       "learned_examples+select") for w in works]
     # the rounds unbounded: on the examples alone the execution ran too few items to bound a search by
     env = SelectEnv(workers=2)
-    sels = refine_all([(it.work, it.executions, it.ranking) for it in items], env, bounded=False)
+    sels = select_all([(it.work, it.executions, it.ranking) for it in items], env, bounded=False)
     in_words_of(items, sels, env)
     for tid, sel in zip(LOOKALIKE_DOES, sels):
         (ev,) = sel.evidence

@@ -65,13 +65,13 @@ def problem() -> Problem:
     return Problem("T/add", "humaneval", PROMPT, "add", trial_tests=("assert add(1, 2) == 3",))
 
 
-def _contest(problem, programs, a, b, contenders):
+def _pair(problem, programs, a, b, contenders):
     from coderank_evalplus.selection.sstar import Pair
 
     return Pair(problem, list(programs), a, b, list(contenders))
 
 
-def _decide(srv, contests, tmp_path, **kw):
+def _decide(srv, pairs, tmp_path, **kw):
     from coderank_evalplus.engine.execution.execute import ResultCache
     from coderank_evalplus.generation import make_generator
     from coderank_evalplus.selection.sstar import decide
@@ -79,7 +79,7 @@ def _decide(srv, contests, tmp_path, **kw):
     gen = make_generator("openai", MODEL, base_url=srv.url, chat=True)
     cache = ResultCache(tmp_path / "cache" / "executions.sqlite")
     try:
-        return decide(contests, gen, str(tmp_path / "sstar.jsonl"), MODEL, cache=cache, workers=1, **kw)
+        return decide(pairs, gen, str(tmp_path / "sstar.jsonl"), MODEL, cache=cache, workers=1, **kw)
     finally:
         cache.close()
 
@@ -94,7 +94,7 @@ def test_the_decision_follows_the_scripted_verdict_with_its_evidence(problem, tm
     programs = [WRONG, RIGHT, WRONG, ALSO_RIGHT]
     ranking = Ranking([Group([0, 2], 3.0), Group([1, 3], 2.0)])
     with ScriptedServer(script_favouring("a + b")) as srv:
-        got = _decide(srv, [_contest(problem, programs, 0, 1, [0, 1, 2, 3])], tmp_path)[0]
+        got = _decide(srv, [_pair(problem, programs, 0, 1, [0, 1, 2, 3])], tmp_path)[0]
         assert len(srv.asked) == 3  # one input question (it separated them at once), the judge in two orders
     assert (got.winner, got.why, got.answers) == ("B", "agreed", [1, 0])
     assert got.sides == {"A": [0, 2], "B": [1, 3]}
@@ -113,7 +113,7 @@ def test_the_judge_is_not_second_guessed(problem, tmp_path):
     """A script that favours the wrong program wins too: the decision is the model's, not the machinery's."""
     programs = [RIGHT, WRONG]
     with ScriptedServer(script_favouring("abs(")) as srv:
-        got = _decide(srv, [_contest(problem, programs, 0, 1, [0, 1])], tmp_path)[0]
+        got = _decide(srv, [_pair(problem, programs, 0, 1, [0, 1])], tmp_path)[0]
     assert (got.winner, got.winner_index) == ("B", 1)
 
 
@@ -122,7 +122,7 @@ def test_a_position_bias_decides_nothing(problem, tmp_path):
     from coderank_evalplus.selection.sstar import apply_decision
 
     with ScriptedServer(always_zero) as srv:
-        got = _decide(srv, [_contest(problem, [WRONG, RIGHT], 0, 1, [0, 1])], tmp_path)[0]
+        got = _decide(srv, [_pair(problem, [WRONG, RIGHT], 0, 1, [0, 1])], tmp_path)[0]
     assert (got.winner, got.why, got.answers) == (None, "disagree", [0, 0])
     ranking = Ranking([Group([0], 2.0), Group([1], 1.0)])
     assert apply_decision(ranking, got).groups[0].candidates == [0]
@@ -132,7 +132,7 @@ def test_a_position_bias_decides_nothing(problem, tmp_path):
 def test_inputs_that_do_not_separate_are_asked_again_up_to_three_times(problem, tmp_path):
     """S*'s three attempts, at temperatures 0.71, 0.72, 0.73; no judge is asked when nothing separated them."""
     with ScriptedServer(script_favouring("a + b", inputs="add(1, 2)\nadd(5, 5)")) as srv:
-        got = _decide(srv, [_contest(problem, [WRONG, RIGHT], 0, 1, [0, 1])], tmp_path)[0]
+        got = _decide(srv, [_pair(problem, [WRONG, RIGHT], 0, 1, [0, 1])], tmp_path)[0]
         assert len(srv.asked) == 3 and not any("[Sample 0]" in t for t in srv.asked)
     assert (got.winner, got.why, got.attempts) == (None, "no distinguishing input", 3)
     temps = [json.loads(line) for line in open(tmp_path / "sstar.jsonl")]
@@ -143,11 +143,11 @@ def test_inputs_that_do_not_separate_are_asked_again_up_to_three_times(problem, 
 def test_replies_are_logged_and_a_rerun_asks_nothing(problem, tmp_path):
     """The second run reads every reply from the log: no request reaches the server, the same decisions."""
     other = Problem("T/add2", "humaneval", PROMPT.replace("the sum", "the sum (again)"), "add")
-    contests = [_contest(problem, [WRONG, RIGHT], 0, 1, [0, 1]), _contest(other, [RIGHT, WRONG], 0, 1, [0, 1])]
+    pairs = [_pair(problem, [WRONG, RIGHT], 0, 1, [0, 1]), _pair(other, [RIGHT, WRONG], 0, 1, [0, 1])]
     with ScriptedServer(script_favouring("a + b")) as srv:
-        first = _decide(srv, contests, tmp_path)
+        first = _decide(srv, pairs, tmp_path)
         n = len(srv.asked)
-        again = _decide(srv, contests, tmp_path)
+        again = _decide(srv, pairs, tmp_path)
         assert len(srv.asked) == n == 6
     assert [d.to_json() | {"model_calls": 0} for d in first] == [d.to_json() for d in again]
     assert [d.winner for d in again] == ["B", "A"]
@@ -158,13 +158,13 @@ def test_replies_are_logged_and_a_rerun_asks_nothing(problem, tmp_path):
 
 def test_a_killed_run_resumes_from_its_log(problem, tmp_path):
     """A torn last line (a run killed mid-write) is dropped and that reply asked again; the others are kept."""
-    contests = [_contest(problem, [WRONG, RIGHT], 0, 1, [0, 1])]
+    pairs = [_pair(problem, [WRONG, RIGHT], 0, 1, [0, 1])]
     with ScriptedServer(script_favouring("a + b")) as srv:
-        _decide(srv, contests, tmp_path)
+        _decide(srv, pairs, tmp_path)
         log = tmp_path / "sstar.jsonl"
         lines = log.read_text().splitlines(keepends=True)
         log.write_text("".join(lines[:-1]) + lines[-1][: len(lines[-1]) // 2])
-        got = _decide(srv, contests, tmp_path)[0]
+        got = _decide(srv, pairs, tmp_path)[0]
         assert len(srv.asked) == 4  # 3, then the one judge reply whose line was torn
     assert got.winner == "B" and got.model_calls == 1
 
@@ -217,9 +217,9 @@ GCD_WRONG = ("def greatest_common_divisor(a: int, b: int) -> int:\n"
 
 @pytest.mark.slow
 def test_rerank_with_select_model_changes_the_pick_before_the_judge(tmp_path):
-    """The one door (``api.rerank`` → ``rank_and_judge``): S* runs after ranking and before judging, so the pass@1
-    of the method follows the judge's verdict — here a judge that prefers the wrong program turns CodeT's right pick
-    into a wrong one; the decision and its evidence are in rerank_results.json."""
+    """The one entry point (``api.rerank`` → ``rank_and_judge``): S* runs after ranking and before judging, so the
+    pass@1 of the method follows the judge's verdict — here a judge that prefers the wrong program turns CodeT's right
+    pick into a wrong one; the decision and its evidence are in rerank_results.json."""
     from coderank_evalplus.api import rerank
     from tests.conftest import SHARED_DATA
 
@@ -251,7 +251,7 @@ def test_rerank_with_select_model_changes_the_pick_before_the_judge(tmp_path):
 
 
 def test_after_sstar_moves_the_pick_the_confidence_is_the_final_rankings(tmp_path):
-    """A judge that prefers the wrong program moves CodeT's pick (one door: ``rank_and_judge``). The confidence
+    """A judge that prefers the wrong program moves CodeT's pick (one entry point: ``rank_and_judge``). The confidence
     reported is the confidence model's on the ranking S* left, computed once after the last step: not the one of
     the ranking before S*, which differs."""
     from coderank_evalplus.api.evaluate import stage_config

@@ -61,7 +61,7 @@ def environment_fingerprint() -> dict[str, str]:
     """What must match between driver and nodes for identical results: Python, evalplus, our sources."""
     import evalplus
 
-    root = Path(__file__).resolve().parents[1]  # the engine: every room
+    root = Path(__file__).resolve().parents[1]  # the engine: every package
     h = hashlib.blake2b(digest_size=8)
     for path in sorted(root.rglob("*.py")):
         h.update(str(path.relative_to(root)).encode())

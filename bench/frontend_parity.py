@@ -1,7 +1,7 @@
-"""Do the entry points give the same numbers as before the one-door change (issue 51)? Runs every face — `rerank`
-(a model's pool, and the pool with examples+mutate), `evalplus.evaluate --rerank`, the lm-eval tasks (a replay
+"""Do the entry points give the same numbers as before the one-entry-point change (issue 51)? Runs every front end —
+`rerank` (a model's pool, and the pool with examples+mutate), `evalplus.evaluate --rerank`, the lm-eval tasks (a replay
 model answering with the samples and the pool, chat mode) and `cr.rerank` — on two shared sets, for one checkout of
-the package given by ``--code`` (put first on PYTHONPATH), and writes pass@1 per face, method and split as JSON.
+the package given by ``--code`` (put first on PYTHONPATH), and writes pass@1 per front end, method and split as JSON.
 ``--compare OLD.json NEW.json`` prints the table of both and their differences.
 
 The sets: HumanEval+ with GPT-4's samples (164 × 10) and GPT-4's pool (Reflexion's asserts); MBPP+ with
@@ -9,10 +9,10 @@ DeepSeek-Coder-6.7B's samples (378 × 10) and its own asserts. The same command 
 changed between them (a repeated ``--tests``, lm-eval's ``n_solutions``, now ``n_samples``) is chosen by the
 checkout's ``__version__``.
 
-    python bench/door_parity.py --code /path/to/old-checkout --out runs/parity/old --json old.json   # ~1.5 h
-    python bench/door_parity.py --code . --out runs/parity/new --json new.json
-    python bench/door_parity.py --compare old.json new.json
-    python bench/door_parity.py --code . --out runs/parity/new10 --json new10.json --limit 10   # each set's first 10
+    python bench/frontend_parity.py --code /path/to/old-checkout --out runs/parity/old --json old.json   # ~1.5 h
+    python bench/frontend_parity.py --code . --out runs/parity/new --json new.json
+    python bench/frontend_parity.py --compare old.json new.json
+    python bench/frontend_parity.py --code . --out runs/parity/new10 --json new10.json --limit 10  # each set's first 10
 """
 
 from __future__ import annotations
@@ -104,9 +104,9 @@ def _version(code: Path) -> tuple[int, ...]:
     return tuple(int(x) for x in found.split('"')[1].split("."))
 
 
-def run_faces(code: Path, data: Path, out: Path, sets: Sequence[str] = tuple(SETS), limit: int = 0) -> None:
-    """Every face on the named sets, for the checkout ``code``; results under ``out`` (seconds per face printed).
-    ``limit``: each set's first N problems on every face (0: all)."""
+def run_frontends(code: Path, data: Path, out: Path, sets: Sequence[str] = tuple(SETS), limit: int = 0) -> None:
+    """Every front end on the named sets, for the checkout ``code``; results under ``out`` (seconds per front end
+    printed). ``limit``: each set's first N problems on every front end (0: all)."""
     out.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "PYTHONPATH": str(code), "CODERANK_DATA": str(data), "HF_DATASETS_OFFLINE": "1",
            "HF_HUB_OFFLINE": "1"}
@@ -153,22 +153,22 @@ def _timed(label: str, cmd: list[str], env: dict, out: Path, keep: Path | None =
 
 
 def collect(out: Path) -> dict:
-    """{set: {face: {method: {split: pass@1}}}} from ``run_faces``' folder."""
+    """{set: {frontend: {method: {split: pass@1}}}} from ``run_frontends``' folder."""
     found: dict = {}
     for name, (_, _, _, dataset) in SETS.items():
-        faces: dict = {}
+        frontends: dict = {}
         limited = sorted((out / "ep").glob(f"{name}_samples_limit*_rerank_results.json"))  # a run with --limit
         evalplus = limited[-1] if limited else out / "ep" / f"{name}_samples_rerank_results.json"
-        for face, file in (("rerank", out / f"rerank_{name}" / "rerank_results.json"),
+        for frontend, file in (("rerank", out / f"rerank_{name}" / "rerank_results.json"),
                            ("rerank+mutate", out / f"rerankm_{name}" / "rerank_results.json"),
                            ("evalplus", evalplus)):
             if file.is_file():
                 methods = json.loads(file.read_text())["methods"]
-                faces[face] = {m: {s: (v.get(s) or {}).get("pass@1") for s in ("base", "plus")}
+                frontends[frontend] = {m: {s: (v.get(s) or {}).get("pass@1") for s in ("base", "plus")}
                                for m, v in methods.items()}
         api = out / f"api_{name}.json"
         if api.is_file():
-            faces["api"] = json.loads(api.read_text())
+            frontends["api"] = json.loads(api.read_text())
         results = sorted((out / f"lm_{name}").glob("**/results_*.json"))
         if results:
             table = json.loads(results[-1].read_text())["results"]
@@ -179,18 +179,18 @@ def collect(out: Path) -> dict:
                 lm.setdefault(method, {})[split] = round(100 * metrics["pass@1,none"], 2)
                 lm.setdefault("random", {})[split] = round(100 * metrics["pass@1_random,none"], 2)
                 lm.setdefault("oracle", {})[split] = round(100 * metrics["pass@1_oracle,none"], 2)
-            faces["lm-eval"] = lm
-        found[name] = faces
+            frontends["lm-eval"] = lm
+        found[name] = frontends
     return found
 
 
 def compare(old: dict, new: dict) -> int:
-    """Print old, new and new − old per set, face, method and split; return the number of cells that differ."""
+    """Print old, new and new − old per set, frontend, method and split; return the number of cells that differ."""
     differ = 0
-    print("| set | face | method | split | before | after | after − before |\n|---|---|---|---|---:|---:|---:|")
+    print("| set | frontend | method | split | before | after | after − before |\n|---|---|---|---|---:|---:|---:|")
     for name in SETS:
-        for face in sorted(set(old.get(name, {})) | set(new.get(name, {}))):
-            o, n = old.get(name, {}).get(face, {}), new.get(name, {}).get(face, {})
+        for frontend in sorted(set(old.get(name, {})) | set(new.get(name, {}))):
+            o, n = old.get(name, {}).get(frontend, {}), new.get(name, {}).get(frontend, {})
             for m in sorted(set(o) | set(n), key=lambda m: (m != "random", m == "oracle", m)):
                 for split in ("base", "plus"):
                     a, b = (o.get(m) or {}).get(split), (n.get(m) or {}).get(split)
@@ -198,7 +198,7 @@ def compare(old: dict, new: dict) -> int:
                         continue
                     d = "–" if a is None or b is None else f"{b - a:+.2f}"
                     differ += d not in ("+0.00", "-0.00")
-                    print(f"| {name} | {face} | {m} | {split} | {a} | {b} | {d} |")
+                    print(f"| {name} | {frontend} | {m} | {split} | {a} | {b} | {d} |")
     print(f"\n{differ} cell(s) differ")
     return differ
 
@@ -207,17 +207,17 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--code", type=Path, help="the checkout to run (first on PYTHONPATH)")
     ap.add_argument("--data-dir", type=Path, default=Path(os.environ.get("CODERANK_DATA", "../shared/data")))
-    ap.add_argument("--out", type=Path, help="where the faces write (kept: a rerun collects without running)")
+    ap.add_argument("--out", type=Path, help="where the front ends write (kept: a rerun collects without running)")
     ap.add_argument("--json", type=Path, help="write the collected pass@1 here")
     ap.add_argument("--collect-only", action="store_true", help="collect what --out holds, run nothing")
     ap.add_argument("--sets", default=",".join(SETS), help=f"comma-separated, of {', '.join(SETS)}")
     ap.add_argument("--compare", nargs=2, type=Path, metavar=("OLD", "NEW"))
-    ap.add_argument("--limit", type=int, default=0, help="each set's first N problems on every face (0: all)")
+    ap.add_argument("--limit", type=int, default=0, help="each set's first N problems on every front end (0: all)")
     args = ap.parse_args()
     if args.compare:
         return 1 if compare(*(json.loads(p.read_text()) for p in args.compare)) else 0
     if not args.collect_only:
-        run_faces(args.code.resolve(), args.data_dir.resolve(), args.out.resolve(), args.sets.split(","),
+        run_frontends(args.code.resolve(), args.data_dir.resolve(), args.out.resolve(), args.sets.split(","),
                   args.limit)
     found = collect(args.out.resolve())
     if args.json:

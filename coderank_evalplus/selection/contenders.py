@@ -1,9 +1,10 @@
 """Which candidates are in contention for a problem's pick (one rule, every step), and which problems the model-free
 step looks at.
 
-In contention (``contest_of``): the pick's pool (``metrics.pick_pool``: the ranking's top group, else its fallback
+In contention (``contenders_of``): the pick's pool (``metrics.pick_pool``: the ranking's top group, else its fallback
 pool, else every candidate) and the group ranked after it, when the pool is a group of the ranking and one follows.
-S* compares the pick with its rival among them; the model-free step takes them in as its doubt says (``in_doubt``).
+S* compares the pick with its rival among them; the model-free step takes them in as its rule says
+(``contenders_to_split``).
 
 A problem is in doubt for the model-free step when the leading programs may still be told apart by new inputs:
 
@@ -36,13 +37,13 @@ MAX_PROGRAMS = 16  # distinct programs run per problem (the most sampled first)
 
 
 @dataclass
-class Contest:
+class Contenders:
     """Candidates in contention for one problem's pick: ``groups[0]`` the pick's pool, ``groups[1]`` (when there)
-    the group ranked after it. A step that narrows it says why (``doubt``), which distinct programs run
+    the group ranked after it. A step that narrows it says why (``reason``), which distinct programs run
     (``programs``, most sampled first) and which of them runs for each contender (``runs_as``)."""
 
     groups: list[list[int]]
-    doubt: str = ""
+    reason: str = ""
     programs: list[str] = field(default_factory=list)
     runs_as: dict[int, str] = field(default_factory=dict)  # contender → the text of ``programs`` that runs for it
 
@@ -55,17 +56,17 @@ class Contest:
         return self.groups[1] if len(self.groups) > 1 else []
 
     @property
-    def contenders(self) -> list[int]:
+    def candidates(self) -> list[int]:
         return sorted({c for g in self.groups for c in g})
 
 
-def contest_of(ranking: Ranking, n_candidates: int) -> Contest:
+def contenders_of(ranking: Ranking, n_candidates: int) -> Contenders:
     """The candidates in contention (the module's rule): the pick's pool, and the next group of the ranking when
     the pool is its top group."""
     pool = pick_pool(ranking, n_candidates)
     groups = merged_groups(ranking)
     runner_up = [sorted(int(c) for c in groups[1].candidates)] if groups and len(groups) > 1 else []
-    return Contest([pool, *runner_up])
+    return Contenders([pool, *runner_up])
 
 
 def trial_passes(ex: Executions, candidate: int) -> int:
@@ -74,14 +75,14 @@ def trial_passes(ex: Executions, candidate: int) -> int:
     return int((ex.trial_matrix[row] == PASS).sum()) if ex.trial_matrix.ndim == 2 else 0
 
 
-def in_doubt(ranking: Ranking, ex: Executions, programs: Sequence[str], close: float = CLOSE_CONFIDENCE,
-             max_programs: int = MAX_PROGRAMS) -> Optional[Contest]:
-    """The model-free step's contest of a problem in doubt (see the module's doc), or None when its leading
+def contenders_to_split(ranking: Ranking, ex: Executions, programs: Sequence[str], close: float = CLOSE_CONFIDENCE,
+             max_programs: int = MAX_PROGRAMS) -> Optional[Contenders]:
+    """The model-free step's contenders of a problem in doubt (see the module's doc), or None when its leading
     programs are not in doubt."""
-    contest = contest_of(ranking, ex.n_candidates)
-    pool, runner_up = contest.pool, contest.runner_up
-    keys = {t: program_key(t) for t in {programs[c] for g in contest.groups for c in g}}  # each text parsed once
-    key = {c: keys[programs[c]] for g in contest.groups for c in g}
+    contenders = contenders_of(ranking, ex.n_candidates)
+    pool, runner_up = contenders.pool, contenders.runner_up
+    keys = {t: program_key(t) for t in {programs[c] for g in contenders.groups for c in g}}  # each text parsed once
+    key = {c: keys[programs[c]] for g in contenders.groups for c in g}
     groups_in = [pool]
     reasons = []
     if len({key[c] for c in pool}) >= 2:
@@ -104,7 +105,7 @@ def in_doubt(ranking: Ranking, ex: Executions, programs: Sequence[str], close: f
         return None
     runs = {k: max(copies[k], key=lambda t: copies[k][t]) for k in ordered}  # the most sampled text (first on a tie)
     kept = [[c for c in g if key[c] in runs] for g in groups_in]
-    return Contest(kept, "; ".join(reasons), [runs[k] for k in ordered], {c: runs[key[c]] for g in kept for c in g})
+    return Contenders(kept, "; ".join(reasons), [runs[k] for k in ordered], {c: runs[key[c]] for g in kept for c in g})
 
 
 @functools.lru_cache(maxsize=8192)  # a report asks again for every sub-sample that holds the text

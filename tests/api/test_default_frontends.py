@@ -1,7 +1,7 @@
-"""The default pick (``recommended``: ``learned_examples``, then the selection step) is one pick whatever the door:
-``cr.rerank`` (every benchmark door calls it: the CLI, suites, evalplus.evaluate, the lm-eval tasks), ``Picker``,
-and the reports that read its results folder; the step changed it where look-alikes hid in the top group, and the
-confidence reported is that of the pick shown."""
+"""The default pick (``recommended``: ``learned_examples``, then the selection step) is one pick whatever the entry
+point: ``cr.rerank`` (every benchmark entry point calls it: the CLI, suites, evalplus.evaluate, the lm-eval tasks),
+``Picker``, and the reports that read its results folder; the step changed it where look-alikes hid in the top group,
+and the confidence reported is that of the pick shown."""
 
 from __future__ import annotations
 
@@ -35,8 +35,8 @@ BODIES = {  # the right program three times (two texts), and look-alikes (the po
 
 
 @pytest.fixture(scope="module")
-def doors(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("doors")
+def frontends(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("frontends")
     problems_file = tmp / "problems.jsonl"
     problems_file.write_text("".join(json.dumps(p) + "\n" for p in PROBLEMS))
     samples = tmp / "samples.jsonl"
@@ -50,8 +50,8 @@ def doors(tmp_path_factory):
     return out, picks, tmp
 
 
-def test_rerank_and_picker_give_the_same_pick_and_the_step_made_it(doors):
-    out, picks, _ = doors
+def test_rerank_and_picker_give_the_same_pick_and_the_step_made_it(frontends):
+    out, picks, _ = frontends
     for tid, outcome in out.result.outcomes.items():
         after = pick_pool(outcome.rankings["recommended"], outcome.n_candidates)
         assert after == picks[tid].group, tid
@@ -60,11 +60,11 @@ def test_rerank_and_picker_give_the_same_pick_and_the_step_made_it(doors):
         assert picks[tid].confidence == outcome.confidence["recommended"]
     assert any(pick_pool(o.rankings["recommended"], o.n_candidates) != pick_pool(o.rankings["learned_examples"],
                                                                                   o.n_candidates)
-               for o in out.result.outcomes.values())  # the step changed a pick: the doors agree on its pick
+               for o in out.result.outcomes.values())  # the step changed a pick: the entry points agree on its pick
 
 
-def test_reports_read_the_pick_the_run_made(doors):
-    out, _, tmp = doors
+def test_reports_read_the_pick_the_run_made(frontends):
+    out, _, tmp = frontends
     run = load_folder(tmp / "run")
     scores = problem_scores(run, ["learned_examples", "recommended"])
     for m in ("learned_examples", "recommended"):
