@@ -32,6 +32,9 @@ log = logging.getLogger("coderank_evalplus")
 
 DEFAULT_ROOT = RESULTS_ROOT  # where a run without an output folder writes its own (the `output` option's help)
 RUN_FILE = "rerank_results.json"
+# files only a folder this tool wrote holds (a folder written before the mark, or a run stopped before its results:
+# its execution cache is written first)
+OURS = (RUN_FILE, "cache/executions.sqlite")
 # how each entry point says "replace another run's results" (evalplus's own flag for "evaluate again")
 OVERWRITE_FLAG = {"python": "overwrite=True", "evalplus": "--i_just_wanna_run"}
 # how each entry point names the model of a run (the CLI's --model otherwise)
@@ -374,7 +377,7 @@ def output_folder(options: RerankOptions, provenance: Mapping[str, Any]) -> Path
                                 f"them")
         if provenance.get("frontend") == "evalplus":
             return ensure_writable_dir(folder)
-        return open_output_dir(folder, ours=(RUN_FILE,))
+        return open_output_dir(folder, ours=OURS)
     dataset = Path(options.dataset).name.removesuffix(".gz").removesuffix(".jsonl")
     slug = _slug(f"{provenance['model']}--{dataset}--{provenance['tests']}")
     root = Path(DEFAULT_ROOT)
@@ -383,7 +386,7 @@ def output_folder(options: RerankOptions, provenance: Mapping[str, Any]) -> Path
         held = folder_fingerprint(folder)
         if held is None and not (folder.exists() and any(folder.iterdir())) or held == mine:
             log.info("results folder: %s", folder)
-            return open_output_dir(folder, ours=(RUN_FILE,))
+            return open_output_dir(folder, ours=OURS)
     raise CoderankError(f"{root}: 999 folders named {slug}-N already; pass an output folder")
 
 

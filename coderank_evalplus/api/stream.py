@@ -155,7 +155,7 @@ def prepare_run_folder(output: Path, record: Mapping[str, Any], overwrite: bool)
     from coderank_evalplus.engine.execution.workers import CANDIDATE_LOG, log_candidates_to
     from coderank_evalplus.storage import open_output_dir
 
-    output = open_output_dir(output, ours=(RUN_CONFIG, "rerank_results.json"))
+    output = open_output_dir(output, ours=(RUN_CONFIG, "rerank_results.json", "cache/executions.sqlite"))
     _refuse_other_run(output, record, overwrite)
     log_candidates_to(output / CANDIDATE_LOG)
     return output
