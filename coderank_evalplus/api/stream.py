@@ -152,10 +152,11 @@ def prepare_run_folder(output: Path, record: Mapping[str, Any], overwrite: bool)
     same run; one holding another run's samples (another model, dataset or sampling settings: ``RUN_IDENTITY`` in
     its ``run_config.json`` against ``record``) is refused, and with ``overwrite`` those samples are removed so that
     the run samples afresh."""
+    from coderank_evalplus.api.evaluate import OURS
     from coderank_evalplus.engine.execution.workers import CANDIDATE_LOG, log_candidates_to
     from coderank_evalplus.storage import open_output_dir
 
-    output = open_output_dir(output, ours=(RUN_CONFIG, "rerank_results.json", "cache/executions.sqlite"))
+    output = open_output_dir(output, ours=(RUN_CONFIG, *OURS))
     _refuse_other_run(output, record, overwrite)
     log_candidates_to(output / CANDIDATE_LOG)
     return output

@@ -308,9 +308,10 @@ def judged_records(settings: dict, resps: list, docs: list) -> list:
         i, doc = reqs[SOLUTION_IDX]
         chat_doc = bool(doc.get(_CHAT_DOC_KEY))
         chat = chat or chat_doc
-        tests = _texts(resps[reqs[TEST_IDX][0]]) if TEST_IDX in reqs else []
+        texts = lm_eval_filter.response_texts
+        tests = texts(resps[reqs[TEST_IDX][0]]) if TEST_IDX in reqs else []
         completions[tid], programs[tid], raw_tests[tid] = read_answers(all_problems[tid], doc["prompt"],
-                                                                       _texts(resps[i]), tests, chat_doc)
+                                                                       texts(resps[i]), tests, chat_doc)
     label = " + examples+mutate" if mutate is not None else ""
     options = RerankOptions(
         tests=["model"] + (["examples+mutate"] if mutate is not None else []), dataset=settings["dataset"],
@@ -551,14 +552,6 @@ def chat_generation_kwargs(gen: dict) -> dict:
         stops = [until] if isinstance(until, str) else list(until)
         out["until"] = [s for s in stops if s not in CODET_STOP]
     return out
-
-
-def _texts(resps) -> list[str]:
-    if resps is None:
-        return []
-    if isinstance(resps, str):
-        return [resps]
-    return [r if isinstance(r, str) else "" for r in resps]
 
 
 def _finite(x) -> Optional[float]:

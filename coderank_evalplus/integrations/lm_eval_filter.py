@@ -94,7 +94,7 @@ class RerankFilter(Filter):
         from coderank_evalplus.io.candidates import as_program
         from coderank_evalplus.testgen.io_tests import suite_for
 
-        answers = [_texts(r) for r in resps]
+        answers = [response_texts(r) for r in resps]
         problems = [self.problem_of(doc, i) for i, doc in enumerate(docs)]
         works = [ProblemWork(p, [as_program(a, p) for a in ans], suite_for(p, [], None))
                  for p, ans in zip(problems, answers) if ans]
@@ -185,7 +185,8 @@ def _task_id(tid: Any, dataset: str) -> str:
     return str(tid)
 
 
-def _texts(resps: Any) -> list[str]:
+def response_texts(resps: Any) -> list[str]:
+    """A document's responses as texts (one string, a list, or none; a response that is not text: empty)."""
     if resps is None:
         return []
     if isinstance(resps, str):
