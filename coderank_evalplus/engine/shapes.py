@@ -119,7 +119,7 @@ class Shape:
 
     * ``call_result``: what a probe says a call gave, and how it writes the value (bound at import: a candidate may
       replace the builtins);
-    * ``same_result_words``: how ``pick`` says that candidates behave alike on an input;
+    * ``result_verb``: what a program does with its result, in words (``pick``'s "returns 12", "prints 6");
     * ``json_io``: its input/output tests are JSON arguments and a JSON value (LiveCodeBench's functional tests),
       not text;
     * ``reads_stdin``: a test's input is the text on standard input (S* asks for such inputs);
@@ -134,8 +134,7 @@ class Shape:
     name: str = FUNCTION
     preload_modules: tuple[str, ...] = ()
     call_result: tuple[str, Callable[[Any], str]] = ("returned", repr)
-    same_result_words = "return exactly what it returns"
-    result_verb = "return"  # what a program does with its result, in words: "returns 12", "prints 6"
+    result_verb = "return"
     json_io = False
     reads_stdin = False
     reply_is_program = False
@@ -169,10 +168,6 @@ class Shape:
         """Up to ``n`` new inputs grown from ``seeds``; None: grown by evalplus's typed mutation of the arguments
         (``testgen/mutate.py``)."""
         return None
-
-    def defines_entry_point(self, tree: ast.Module, entry_point: str, class_name: str) -> bool:
-        """Whether a parsed candidate defines what the tests call."""
-        return entry_point in _defined(tree.body)
 
     def entry_point_scope(self, tree: ast.Module, problem: Problem) -> Optional[list[ast.stmt]]:
         """The statements of a parsed candidate where the entry point must be bound (None: nothing needs binding,
@@ -247,11 +242,6 @@ class MethodShape(Shape):
     def runnable(self, program: str) -> str:
         return lcb.method_module(program)
 
-    def defines_entry_point(self, tree: ast.Module, entry_point: str, class_name: str) -> bool:
-        methods = {m for c in tree.body if isinstance(c, ast.ClassDef) and c.name == class_name
-                   for m in _defined(c.body)}
-        return entry_point in _defined(tree.body) | methods
-
     def entry_point_scope(self, tree: ast.Module, problem: Problem) -> Optional[list[ast.stmt]]:
         """The class's body (the last class of the name binds it); None when that class has bases: the method may
         come from one."""
@@ -301,7 +291,6 @@ class StdinProgramShape(Shape):
     name = STDIN
     preload_modules = ("unittest.mock",)
     call_result = ("printed", str)
-    same_result_words = "print exactly what it prints"
     result_verb = "print"
     reads_stdin = True
     reply_is_program = True
@@ -321,9 +310,6 @@ class StdinProgramShape(Shape):
         """A stdin program's input (one string argument) grows by its tokens (``stdin_inputs.grow``)."""
         texts = [s[0] for s in seeds if len(s) == 1 and isinstance(s[0], str)]
         return [[t] for t in stdin_inputs.grow(texts, n, random.Random(rng_seed))]
-
-    def defines_entry_point(self, tree: ast.Module, entry_point: str, class_name: str) -> bool:
-        return True  # a whole program: it needs only to compile
 
     def entry_point_scope(self, tree: ast.Module, problem: Problem) -> Optional[list[ast.stmt]]:
         return None  # a whole program binds nothing the tests call
@@ -368,10 +354,6 @@ def codet_stdin_prompt(problem: Problem) -> str:
     text = statement(problem).replace("'''", '"""')
     return (f"'''\n{text}\n'''\ndef solution(stdin: str) -> str:\n    pass\n\n"
             f"# check the correctness of solution\nassert ")
-
-
-def _defined(body: list[ast.stmt]) -> set[str]:
-    return {n.name for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
 
 
 _SHAPES: dict[str, Shape] = {}
