@@ -21,13 +21,13 @@ import numpy as np
 from coderank_evalplus.io.results_folder import StoredRun
 from coderank_evalplus.rankers import get_ranker
 from coderank_evalplus.rankers.confidence import FEATURES, pick_features, predict
-from coderank_evalplus.rankers.filtering import restrict
 from coderank_evalplus.report.curves import (
     DEFAULT_DRAWS,
     SubsetItem,
     SubsetSteps,
     _map_problems,
     budgets_for,
+    candidate_subset,
     draw_subset,
     stepped,
     stepped_rankings,
@@ -73,14 +73,13 @@ def _problem_rounds(args: tuple) -> tuple[np.ndarray, np.ndarray, list[tuple]]:
         for d in range(draws):
             if size == total and d > 0:  # every draw takes everything (as in the curve)
                 feats[:, r, d], passed[:, r, d] = feats[:, r, 0], passed[:, r, 0]
-                pending += [(m, r, d, None, None) for m, method in enumerate(methods) if method in steps]
+                pending += [(m, r, d, None) for m, method in enumerate(methods) if method in steps]
                 continue
             chosen = draw_subset(total, size, seed, d, budget)
-            sub, rows = restrict(ex, chosen)
-            hidden = None if sp.hidden is None else (sp.hidden[0][rows], sp.hidden[1][rows])
+            sub, hidden = candidate_subset(sp, ex, chosen)
             for m, method in enumerate(methods):
                 if method in steps and size > 1:
-                    pending.append((m, r, d, chosen, None))  # replayed on the path (``_stepped_rounds``)
+                    pending.append((m, r, d, chosen))  # replayed on the path (``_stepped_rounds``)
                     continue
                 ranking = rank(sp, rankers[method], rank_seed, sub, hidden, chosen, options)
                 feats[m, r, d] = pick_features(ranking, sub)
@@ -97,11 +96,10 @@ def _stepped_rounds(run: StoredRun, methods: Sequence[str], splits: Sequence[str
     their reordered rankings (one ``subset_steps`` call for the folder)."""
     items, where = [], []
     for p, (sp, (_, _, pending)) in enumerate(zip(run.problems, out)):
-        for m, r, d, chosen, _ in pending:
+        for m, r, d, chosen in pending:
             if chosen is not None:
-                sub, rows = restrict(sp.executions, chosen)
-                hidden = None if sp.hidden is None else (sp.hidden[0][rows], sp.hidden[1][rows])
-                items.append(SubsetItem(sp, chosen, sub, None, methods[m], hidden, (p, r, d), options))
+                sub, hidden = candidate_subset(sp, sp.executions, chosen)
+                items.append(SubsetItem(sp, chosen, sub, methods[m], hidden, (p, r, d), options))
                 where.append((p, m, r, d))
     for (p, m, r, d), it, ranking in zip(where, items, stepped_rankings(run, items, subset_steps)):
         feats, passed, _ = out[p]
@@ -109,7 +107,7 @@ def _stepped_rounds(run: StoredRun, methods: Sequence[str], splits: Sequence[str
         for s, split in enumerate(splits):
             passed[m, r, d, s] = pass_at_1(methods[m], run.problems[p].correct(split)[it.candidates], ranking)
     for feats, passed, pending in out:
-        for m, r, d, chosen, _ in pending:
+        for m, r, d, chosen in pending:
             if chosen is None:
                 feats[m, r, d], passed[m, r, d] = feats[m, r, 0], passed[m, r, 0]
 

@@ -38,19 +38,25 @@ CACHE_VERSION = 3  # bump when a change here changes the figures (2: recommended
 
 @dataclass
 class SubsetItem:
-    """A sub-sample for a stepped method, to be replayed on the per-problem path: the stored problem, the stored
-    candidates it holds (None: all of them, on a subset of the tests), its executions, its ranking (None: the
-    replay ranks it), the method, the benchmark's outputs of its candidates, ``key``: the sub-sample it is (the items
-    of every method on one draw share it) and ``options``: more ranker options."""
+    """A sub-sample for a stepped method, to be replayed (ranked, stepped) on the per-problem path: the stored
+    problem, the stored candidates it holds (None: all of them, on a subset of the tests), its executions, the
+    method, the benchmark's outputs of its candidates, ``key``: the sub-sample it is (the items of every method on
+    one draw share it) and ``options``: more ranker options."""
 
     problem: StoredProblem
     candidates: Optional[np.ndarray]
     executions: Executions
-    ranking: Optional[Ranking]
     method: str
     hidden: Optional[tuple[np.ndarray, np.ndarray]] = None
     key: Optional[tuple] = None
     options: Optional[dict] = None  # more ranker options (a study's held-out weights)
+
+
+def candidate_subset(sp: StoredProblem, ex: Executions, chosen: np.ndarray
+                     ) -> tuple[Executions, Optional[tuple[np.ndarray, np.ndarray]]]:
+    """The executions of the ``chosen`` candidates (``rankers.filtering.restrict``) and their benchmark outputs."""
+    sub, rows = restrict(ex, chosen)
+    return sub, None if sp.hidden is None else (sp.hidden[0][rows], sp.hidden[1][rows])
 
 
 # The step after ranking on a folder's sub-samples: (the folder, its items) → one reordered ranking per item, in order.
@@ -133,22 +139,21 @@ def _problem_points(args: tuple) -> tuple[np.ndarray, list[tuple]]:
         for d in range(draws):
             if size == total and d > 0:  # every draw takes everything: same result
                 out[b, d] = out[b, 0]
-                pending += [(b, d, m, None, None) for m, method in enumerate(methods) if method in steps]
+                pending += [(b, d, m, None) for m, method in enumerate(methods) if method in steps]
                 continue
             chosen = draw_subset(total, size, seed, d, budget, kind)
             if kind == "candidates" and size == 1:  # one candidate: every method picks it (ranked or fallback)
                 out[b, d] = [[float(c[chosen[0]]) for c in correct]] * len(methods)
                 continue
             if kind == "candidates":
-                sub, rows = restrict(ex, chosen)
-                hidden = None if sp.hidden is None else (sp.hidden[0][rows], sp.hidden[1][rows])
+                sub, hidden = candidate_subset(sp, ex, chosen)
                 sub_correct = [c[chosen] for c in correct]
                 cands = chosen
             else:
                 sub, hidden, sub_correct, cands = restrict_tests(ex, chosen), sp.hidden, correct, None
             for m, method in enumerate(methods):
                 if method in steps:
-                    pending.append((b, d, m, chosen, None))
+                    pending.append((b, d, m, chosen))
                     continue
                 ranking = None if method in BASELINES else rank(sp, rankers[method], rank_seed, sub, hidden, cands)
                 for s in range(len(splits)):
@@ -162,15 +167,14 @@ def _stepped_points(run: StoredRun, kind: str, methods: Sequence[str], splits: S
     """The points of every problem, the stepped methods' filled in by ``subset_steps`` (one call for the folder)."""
     items, where = [], []
     for p, (sp, (_, pending)) in enumerate(zip(run.problems, per_problem)):
-        for b, d, m, chosen, _ in pending:
+        for b, d, m, chosen in pending:
             if chosen is None:  # a draw that took everything: the first draw's point
                 continue
             if kind == "candidates":
-                sub, rows = restrict(sp.executions, chosen)
-                hidden = None if sp.hidden is None else (sp.hidden[0][rows], sp.hidden[1][rows])
-                items.append(SubsetItem(sp, chosen, sub, None, methods[m], hidden, (p, b, d)))
+                sub, hidden = candidate_subset(sp, sp.executions, chosen)
+                items.append(SubsetItem(sp, chosen, sub, methods[m], hidden, (p, b, d)))
             else:
-                items.append(SubsetItem(sp, None, restrict_tests(sp.executions, chosen), None, methods[m], sp.hidden,
+                items.append(SubsetItem(sp, None, restrict_tests(sp.executions, chosen), methods[m], sp.hidden,
                                         (p, b, d)))
             where.append((p, b, d, m))
     stacked = np.stack([o for o, _ in per_problem])  # problems × budgets × draws × methods × splits
@@ -180,7 +184,7 @@ def _stepped_points(run: StoredRun, kind: str, methods: Sequence[str], splits: S
             stacked[p, b, d, m, s] = pass_at_1(methods[m], correct[s] if it.candidates is None
                                                else correct[s][it.candidates], ranking)
     for p, (_, pending) in enumerate(per_problem):
-        for b, d, m, chosen, _ in pending:
+        for b, d, m, chosen in pending:
             if chosen is None:
                 stacked[p, b, d, m] = stacked[p, b, 0, m]
     return stacked

@@ -59,7 +59,7 @@ def test_a_replay_gives_the_live_run_at_full_budget_and_on_a_sub_sample(tmp_path
     (sp,) = run.problems
     from coderank_evalplus.report.curves import SubsetItem
 
-    items = [SubsetItem(sp, None, sp.executions, None, m, sp.hidden, ("all",)) for m in METHODS]
+    items = [SubsetItem(sp, None, sp.executions, m, sp.hidden, ("all",)) for m in METHODS]
     out = replay.replay(run, items)[("all",)]
     assert {m: metrics.problem_pass_at_k(m, sp.correct("base"), out.rankings[m]) for m in METHODS} == \
         {m: v for m, v in _live_scores(live).items() if m in METHODS}
