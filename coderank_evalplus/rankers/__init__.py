@@ -13,6 +13,7 @@ from coderank_evalplus.rankers.registry import (
     get_ranker,
     is_log_score,
     list_rankers,
+    rank_problem,
     register_ranker,
     split_selection,
     uses_prompt_examples,
@@ -20,4 +21,4 @@ from coderank_evalplus.rankers.registry import (
 )
 
 __all__ = ["RankContext", "RankFn", "alias_of", "describe_ranker", "get_ranker", "is_log_score", "list_rankers",
-           "register_ranker", "split_selection", "uses_prompt_examples", "validate_methods"]
+           "rank_problem", "register_ranker", "split_selection", "uses_prompt_examples", "validate_methods"]

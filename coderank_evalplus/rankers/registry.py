@@ -17,9 +17,12 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import Callable, TypeVar
+from typing import Any, Callable, Mapping, Optional, TypeVar
+
+import numpy as np
 
 from coderank_evalplus.rankers.context import RankContext, RankFn  # noqa: F401 (re-exported)
+from coderank_evalplus.types import Executions, Problem, Ranking
 
 RECOMMENDED = "recommended"  # the default pick's name (``rankers/recommended.py`` says what it stands for)
 # What a run reports when no method is named (rerank, run, evalplus's bare --rerank): the default pick (it uses the
@@ -223,6 +226,19 @@ def get_ranker(name: str) -> RankFn:
                        f"(each also as filter+<name>, and after a likelihood feature as "
                        f"{'|'.join(sorted(_LOG_SCORE)) or 'll'}+<name>)")
     return _REGISTRY[name]
+
+
+def rank_problem(ranker: "str | RankFn", problem: Problem, executions: Executions, seed: int,
+                 features: Optional[Mapping[str, Any]] = None, options: Optional[Mapping[str, Any]] = None,
+                 benchmark_outputs: Optional[tuple[np.ndarray, np.ndarray]] = None) -> Ranking:
+    """One problem ranked by ``ranker`` (a name, or a ranker already looked up): the context built once for every
+    caller, a live run (``selection.path.ProblemPath.rank``) and a stored run's replay (``report.scores.rank``)
+    alike, so that a replay ranks as the run did. ``features``: per-candidate values (likelihoods) handed to the
+    ranker as float arrays beside the ranker ``options``."""
+    fn = get_ranker(ranker) if isinstance(ranker, str) else ranker
+    feats = {k: np.asarray(v, dtype=float) for k, v in (features or {}).items()}
+    return fn(RankContext(problem, executions, seed=seed, options={**feats, **(options or {})},
+                          benchmark_outputs=benchmark_outputs))
 
 
 def validate_methods(names: list[str]) -> list[str]:

@@ -1,7 +1,10 @@
 """Per-problem pass@1 of every method, recomputed from a results folder's stored matrices and verdicts.
 
 Rankers run again on the stored execution matrices (nothing is executed or judged), so a leaderboard may ask
-for methods the run did not: they cost ranking time only. The figures equal ``rerank``'s for the same input.
+for methods the run did not: they cost ranking time only. A ranker is called as the live per-problem path calls it
+(``rankers.rank_problem``) and a problem is scored by the run's own rule (``metrics.problem_pass_at_k``), so the
+figures equal ``rerank``'s for the same input; a method with a step after ranking is replayed on the path itself
+(``selection.stored``).
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import numpy as np
 
 from coderank_evalplus import metrics
 from coderank_evalplus.io.results_folder import StoredProblem, StoredRun
-from coderank_evalplus.rankers import RankContext, RankFn, get_ranker, split_selection, validate_methods
+from coderank_evalplus.rankers import RankFn, rank_problem, split_selection, validate_methods
 from coderank_evalplus.types import Executions, Ranking
 
 BASELINES = metrics.BASELINES
@@ -51,22 +54,23 @@ def rank(sp: StoredProblem, method: str | RankFn, seed: int, executions: Optiona
          hidden: Optional[tuple[np.ndarray, np.ndarray]] = None, candidates: Optional[np.ndarray] = None,
          options: Optional[dict] = None) -> Ranking:
     """``method``'s ranking of the stored problem (or of a subset given as ``executions`` / ``hidden``, made of
-    the stored ``candidates`` when they are a subset); ``options``: more ranker options (e.g. a learned model). A
-    method with a step after ranking (``recommended``, ``<method>+select``) is read from the folder, where the run
-    stored its final ranking: a step runs programs, so it cannot be done again here, nor on a subset."""
+    the stored ``candidates`` when they are a subset), ranked as a live run ranks it (``rankers.rank_problem``, the
+    per-problem path's own call); ``options``: more ranker options (e.g. a learned model). A method with a step
+    after ranking (``recommended``, ``<method>+select``) is read from the folder at its full budget, where the run
+    stored its final ranking; on a sub-sample the step runs programs, so it is replayed on the per-problem path
+    (``selection.stored.StoredSteps``, the reports' ``subset_steps``), not here."""
     if isinstance(method, str) and split_selection(method)[1] is not None:
         if executions is None and method in sp.rankings:
             return sp.rankings[method]
-        where = "on a sub-sample of the candidates or tests" if executions is not None else \
+        where = "on a sub-sample of the candidates or tests (replay it with the run's execution cache)" \
+            if executions is not None else \
             "here: the folder does not store its ranking (run the rerank again with it among --methods)"
         raise ValueError(f"{sp.problem.task_id}: {method} ends with a step after ranking, which runs programs; it "
                          f"cannot be ranked from the stored matrices {where}")
-    ex = executions if executions is not None else sp.executions
-    bench = hidden if executions is not None else sp.hidden
+    if executions is None:
+        return rank_problem(method, sp.problem, sp.executions, seed, sp.features, options, sp.hidden)
     features = {k: (v if candidates is None else v[candidates]) for k, v in sp.features.items()}
-    ranker = get_ranker(method) if isinstance(method, str) else method
-    return ranker(RankContext(sp.problem, ex, seed=seed, options={**features, **(options or {})},
-                              benchmark_outputs=bench))
+    return rank_problem(method, sp.problem, executions, seed, features, options, hidden)
 
 
 def pass_at_1(method: str, correct: np.ndarray, ranking: Optional[Ranking]) -> float:

@@ -36,7 +36,7 @@ import numpy as np
 from coderank_evalplus.engine.execution.execute import ExecutionStats, ProblemWork, ResultCache, execute
 from coderank_evalplus.engine.execution.executors import Executor, LocalExecutor, WarmExecutor
 from coderank_evalplus.engine.sandbox import Limits
-from coderank_evalplus.rankers import RankContext, get_ranker, split_selection
+from coderank_evalplus.rankers import rank_problem, split_selection
 from coderank_evalplus.rankers.confidence import confidence
 from coderank_evalplus.rankers.registry import get_step
 from coderank_evalplus.selection.base import SelectEnv, Selection, Step, StepItem
@@ -208,9 +208,7 @@ class ProblemPath:
             if base != m and base in out.rankings:
                 out.rankings[m] = copy.deepcopy(out.rankings[base])
             else:
-                ctx = RankContext(work.problem, ex, seed=self.cfg.seed, options={**feats, **self.options},
-                                  benchmark_outputs=hidden)
-                out.rankings[m] = get_ranker(base)(ctx)
+                out.rankings[m] = rank_problem(base, work.problem, ex, self.cfg.seed, feats, self.options, hidden)
         return out
 
     def apply_steps(self, works: Sequence[ProblemWork], outcomes: Mapping[Hashable, ProblemOutcome],
