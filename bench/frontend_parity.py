@@ -34,68 +34,9 @@ SETS = {
              "extra_mbpp/tests/deepseek-coder-6.7b-instruct-q5_incidental.jsonl", "raw", "mbpp"),
 }
 METHODS = ("recommended", "codet", "srank", "mbr_exec")
-REPLAY = '''
-import gzip, json, os, sys
-from collections import defaultdict
-from lm_eval.api.model import LM
-from lm_eval.api.registry import register_model
-
-
-def _jsonl(path):
-    with (gzip.open if path.endswith(".gz") else open)(path, "rt", encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
-
-
-@register_model("replay-files")
-class ReplayFiles(LM):
-    """Answers each problem's solution requests with its samples (one field, in order) and its test requests with
-    its pool's records (asserts joined)."""
-
-    def __init__(self, samples, tests, field="raw", **_ignored):
-        super().__init__()
-        self.sol, self.tst, self.served = defaultdict(list), defaultdict(list), defaultdict(int)
-        for r in _jsonl(samples):
-            self.sol[r["task_id"]].append(r[field])
-        for r in _jsonl(tests):
-            self.tst[r["task_id"]].append("\\n".join(r["asserts"]) if "asserts" in r else r["samples"])
-
-    @classmethod
-    def create_from_arg_string(cls, arg_string, additional_config=None):
-        return cls(**dict(kv.split("=", 1) for kv in arg_string.split(",") if kv))
-
-    @property
-    def tokenizer_name(self):
-        return "replay"
-
-    def apply_chat_template(self, chat_history, add_generation_prompt=True):
-        return "\\n".join(m["content"] for m in chat_history)
-
-    def generate_until(self, requests, disable_tqdm=False):
-        out = []
-        for r in requests:
-            tid = r.doc["task_id"]
-            pool = self.tst[tid] if r.idx == 1 else self.sol[tid]
-            key = (r.task_name, tid, r.idx)
-            out.append(pool[self.served[key] % len(pool)] if pool else "")
-            self.served[key] += 1
-        return out
-
-    def loglikelihood(self, requests, disable_tqdm=False):
-        raise NotImplementedError
-
-    def loglikelihood_rolling(self, requests, disable_tqdm=False):
-        raise NotImplementedError
-
-
-if __name__ == "__main__":
-    from coderank_evalplus._lm_eval_hook import install_lm_eval_hook
-
-    install_lm_eval_hook()
-    from lm_eval.__main__ import cli_evaluate
-
-    sys.argv[0] = "lm-eval"
-    cli_evaluate()
-'''
+# the lm-eval front end's model: answers with the samples and the pool (run as lm-eval's CLI, standalone, so it
+# serves any checkout)
+REPLAY = Path(__file__).resolve().parents[1] / "tests" / "integrations" / "fake_lm_eval_model.py"
 
 
 def _version(code: Path) -> tuple[int, ...]:
@@ -112,7 +53,6 @@ def run_frontends(code: Path, data: Path, out: Path, sets: Sequence[str] = tuple
            "HF_HUB_OFFLINE": "1"}
     new = _version(code) >= (0, 2)
     first = ["--limit", str(limit)] if limit else []
-    (out / "replay_model.py").write_text(REPLAY)
     for name in sets:
         samples, tests, field, dataset = SETS[name]
         s, t = str(data / samples), str(data / tests)
@@ -131,7 +71,7 @@ def run_frontends(code: Path, data: Path, out: Path, sets: Sequence[str] = tuple
                                     str(plain), "--rerank", ",".join(METHODS), "--tests", t, *first], env, out)
         key = "n_samples" if new else "n_solutions"
         tasks = ",".join([f"{dataset}_plus_{m}" for m in METHODS] + [f"{dataset}_codet"])
-        _timed(f"lm_eval_{name}", [sys.executable, str(out / "replay_model.py"), "run", "--model", "replay-files",
+        _timed(f"lm_eval_{name}", [sys.executable, str(REPLAY), "run", "--model", "coderank-replay",
                                    "--model_args", f"samples={s},tests={t},field={field}", "--tasks", tasks,
                                    "--apply_chat_template", "--confirm_run_unsafe_code", "--metadata",
                                    json.dumps({key: 10, "n_test_samples": 10, "progress": False}),

@@ -311,14 +311,14 @@ class Picker:
         labels = list(names) if names is not None else [f"candidate {i}" for i in range(len(candidates))]
         problem = _problem_of(prompt, entry_point, name)
         programs = [raw_program(c, problem) if raw else as_program(c, problem) for c in candidates]
-        refuse_if_none_defines(programs, problem.entry_point, labels, problem)
+        faults = refuse_if_none_defines(programs, problem.entry_point, labels, problem)
         given = [assert_body(t.strip()) for t in split_tests(tests)]
         # each test its own sample, kept whole: what you give is never cut at CodeT's five asserts per sample
         work = ProblemWork(problem, programs, suite_for(problem, given, None))
         outcome = self._problem_path().run([work])[problem.task_id]
         grown = set(outcome.generated["inputs"]) if outcome.generated else set()
-        chosen = _explain(outcome, self.method, problem, set(given), grown, programs, labels, self._executor,
-                          self.time_limit)
+        chosen = _explain(outcome, self.method, problem, set(given), grown, programs, labels, faults,
+                          self._executor, self.time_limit)
         chosen.uses_prompt_examples = uses_prompt_examples(self.method, self.mutate is not None)
         chosen.seconds = time.monotonic() - t0
         return chosen
@@ -340,33 +340,25 @@ class Picker:
 
 
 def refuse_if_none_defines(programs: Sequence[str], entry_point: str, names: Sequence[str],
-                           problem: Optional[Problem] = None) -> None:
+                           problem: Optional[Problem] = None) -> list[str]:
     """``NoCandidate`` when no program compiles and defines ``entry_point`` with a body: each is empty, prose,
     another function or a statement, or the signature alone (``io.candidates.entry_point_fault``), so there is
     nothing to run, nothing to pick. A method's program may define it in its class (``problem.class_name``); a
-    stdin program needs only to compile. Each reason at the candidate's own lines."""
-    import warnings
-
+    stdin program needs only to compile. Each reason at the candidate's own lines. Else each program's fault, which
+    the reasons of the groups that lost say again (``losing_groups``)."""
     from coderank_evalplus.engine.execution.probe import prompt_lines, syntax_error_words
-    from coderank_evalplus.io.candidates import entry_point_fault
+    from coderank_evalplus.io.candidates import diagnose
 
     problem = problem or Problem("", "", "", entry_point)
+    found = [diagnose(prog, problem) for prog in programs]
+    if any(not fault and error is None for fault, error in found):
+        return [fault for fault, _ in found]
     reasons = []
-    for prog, label in zip(programs, names):
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # a candidate's SyntaxWarnings are not the user's
-                ast.parse(prog)
-        except SyntaxError as exc:
-            reasons.append(f"{label}: does not compile ({syntax_error_words(exc, 0, prompt_lines(problem, prog))})")
-            continue
-        except (ValueError, RecursionError, MemoryError):
-            reasons.append(f"{label}: does not compile")
-            continue
-        fault = entry_point_fault(prog, problem)
-        if not fault:
-            return
-        reasons.append(f"{label}: {fault}")
+    for (fault, error), prog, label in zip(found, programs, names):
+        if isinstance(error, SyntaxError):
+            reasons.append(f"{label}: does not compile ({syntax_error_words(error, 0, prompt_lines(problem, prog))})")
+        else:
+            reasons.append(f"{label}: does not compile" if error is not None else f"{label}: {fault}")
     what = "is a program" if shape_of(problem).reads_stdin else f"defines {entry_point}"
     raise NoCandidate(f"no candidate {what} ({'; '.join(reasons[:3])}{' …' if len(reasons) > 3 else ''})")
 
@@ -398,11 +390,11 @@ def pick(prompt: "str | Problem | dict", candidates: Sequence[str], entry_point:
 
 # --- why: the evidence and the groups that lost ---------------------------------------------------------------
 def _explain(outcome: ProblemOutcome, method: str, problem: Problem, given: set[str], grown: set[str],
-             programs: list[str], names: list[str], executor: Optional[Executor], time_limit: float) -> Pick:
+             programs: list[str], names: list[str], faults: list[str], executor: Optional[Executor],
+             time_limit: float) -> Pick:
     """The pick of ``outcome``'s ranking by ``method``, with the evidence (how every example, test and input
-    treated the pick, the others, and the next group) and why each other group lost."""
-    from coderank_evalplus.io.candidates import entry_point_fault
-
+    treated the pick, the others, and the next group) and why each other group lost (``faults``: each program's
+    ``io.candidates.entry_point_fault``, as ``refuse_if_none_defines`` found them)."""
     trials = problem.trial_tests
     ex = outcome.executions
     assert ex is not None  # the per-problem path keeps the executions it ranked
@@ -420,7 +412,7 @@ def _explain(outcome: ProblemOutcome, method: str, problem: Problem, given: set[
                   name=names[group[0]], names=names)
     parts = pool_parts(ranking, n)
     chosen.tie = parts if len(parts) > 1 else []
-    chosen.lost = losing_groups(ex, group, trials, given, names, [entry_point_fault(p, problem) for p in programs])
+    chosen.lost = losing_groups(ex, group, trials, given, names, faults)
     chosen.steps = list(outcome.steps.get(method, []))
     for step in chosen.steps:
         set_apart(chosen.lost, step.evidence)
@@ -563,13 +555,12 @@ def _reasons(p: Pick, ex: Executions, shape: str, grew: bool = True) -> list[str
                 "the " + _count(len(tests), "test") + " you gave" if tests else "",
                 "the " + _count(len(inputs), "input") if inputs else ""]) or "nothing (nothing ran)"
     out = [f"{p.method} picked {p.name}" + (" from a tie" if p.tie else "") + ": " + _group_sentence(p, alike, ran)]
-    for items, what in ((examples, "example of the prompt"), (tests, "test you gave")):
+    for items, noun, where in ((examples, "example", " of the prompt"), (tests, "test", " you gave")):
         if items:
             passed = sum(bool(e.pick_passes) for e in items)
-            noun = what.replace("example", "examples").replace("test", "tests")
-            out.append(f"it {'passes' if passed else 'fails'} the {what}" if len(items) == 1 else
-                       f"it passes {passed} of the {len(items)} {noun}")
-        elif what.startswith("example"):
+            out.append(f"it {'passes' if passed else 'fails'} the {noun}{where}" if len(items) == 1 else
+                       f"it passes {passed} of the {_count(len(items), noun)}{where}")
+        elif noun == "example":
             out.append("the prompt shows no example that runs as a test")
     off = "no input was grown from the examples: growing was off (mutate 0; `pick --tests FILE` turns it off: " \
           "the file's asserts add to the prompt's examples and replace the grown inputs; --tests " \
@@ -598,8 +589,8 @@ def _reasons(p: Pick, ex: Executions, shape: str, grew: bool = True) -> list[str
         rest = p.lost[MAX_GROUPS_EXPLAINED:]
         if rest:
             n_rest = sum(len(g.candidates) for g in rest)
-            out.append(f"lost: {len(rest)} more group{'s' if len(rest) != 1 else ''} ({_count(n_rest, 'candidate')}"
-                       f": {_names([n for g in rest for n in g.names])})")
+            out.append(f"lost: {_count(len(rest), 'more group')} ({_count(n_rest, 'candidate')}: "
+                       f"{_names([n for g in rest for n in g.names])})")
     for step in p.steps:
         out += step.reasons(p.names)
     if p.confidence:

@@ -36,28 +36,35 @@ def entry_point_fault(program: str, problem: Problem) -> str:
     signature and docstring, ``pass`` or ``...``); "" when it defines the entry point with a body, binds it
     otherwise, or does not compile (the sandbox tells where). It runs as it is either way, and fails as evalplus
     fails it: these are words, never verdicts. A stdin program needs only to be there."""
+    return diagnose(program, problem)[0]
+
+
+def diagnose(program: str, problem: Problem) -> tuple[str, Optional[Exception]]:
+    """``entry_point_fault``'s words for ``program`` and the parser's error when it does not compile (None when it
+    does), from one parse: ``pick`` refuses with the one and explains the candidates that lost with the other."""
     start = prompt_lines(problem, program)
-    if not program[len(problem.prompt) if start else 0:].strip():
-        return "empty"
+    empty = not program[len(problem.prompt) if start else 0:].strip()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # a candidate's SyntaxWarnings are not the user's
             tree = ast.parse(program)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return ""
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        return ("empty" if empty else ""), exc
+    if empty:
+        return "empty", None
     body = shape_of(problem).entry_point_scope(tree, problem)
     if body is None:
-        return ""
+        return "", None
     last = _last_binding(body, problem.entry_point)
     if last is None:
-        return f"defines no {problem.entry_point}"
+        return f"defines no {problem.entry_point}", None
     if not (isinstance(last, (ast.FunctionDef, ast.AsyncFunctionDef)) and last.name == problem.entry_point) \
             or _has_body(last):
-        return ""
+        return "", None
     own = [n for n in tree.body if n.lineno > start]  # the candidate's own statements
     if last.lineno <= start and own:  # the prompt's definition, left as it was, and something else after it
-        return f"defines no {problem.entry_point}"
-    return f"leaves {problem.entry_point} without a body"
+        return f"defines no {problem.entry_point}", None
+    return f"leaves {problem.entry_point} without a body", None
 
 
 def _last_binding(body: list[ast.stmt], name: str) -> Optional[ast.stmt]:

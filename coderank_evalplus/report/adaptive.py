@@ -57,8 +57,10 @@ class RoundTable:
 
 
 def _problem_rounds(args: tuple) -> tuple[np.ndarray, np.ndarray, list[tuple]]:
-    """One problem's features and passes at every (method, round, draw); a stepped method's are left to its step
-    (``curves.SubsetSteps``): (method, round, draw, the subset drawn, its ranker's ranking) each."""
+    """One problem's features and passes at every (method, round, draw); the stepped methods' are left to their step
+    (``curves.SubsetSteps``): the draws they need, (round, draw, the subset drawn) each (None: a draw that took
+    everything, the first draw's). A draw is restricted here only for a method ranked here: the stepped methods'
+    sub-samples are built once, where the folder's items are (``_stepped_rounds``)."""
     sp, rounds, draws, methods, splits, seed, rank_seed, options = args
     ex = sp.executions
     total = ex.n_candidates
@@ -67,20 +69,24 @@ def _problem_rounds(args: tuple) -> tuple[np.ndarray, np.ndarray, list[tuple]]:
     correct = [sp.correct(s) for s in splits]
     steps = stepped(methods)
     rankers = {m: get_ranker(steps.get(m, m)) for m in methods}
-    pending: list[tuple] = []
+    pending: list[tuple] = []  # the stepped methods' draws: replayed on the path (``_stepped_rounds``)
     for r, budget in enumerate(rounds):
         size = min(budget, total)
         for d in range(draws):
             if size == total and d > 0:  # every draw takes everything (as in the curve)
                 feats[:, r, d], passed[:, r, d] = feats[:, r, 0], passed[:, r, 0]
-                pending += [(m, r, d, None) for m, method in enumerate(methods) if method in steps]
+                if steps:
+                    pending.append((r, d, None))
                 continue
             chosen = draw_subset(total, size, seed, d, budget)
+            here = [m for m, method in enumerate(methods) if method not in steps or size == 1]
+            if steps and size > 1:
+                pending.append((r, d, chosen))
+            if not here:
+                continue
             sub, hidden = candidate_subset(sp, ex, chosen)
-            for m, method in enumerate(methods):
-                if method in steps and size > 1:
-                    pending.append((m, r, d, chosen))  # replayed on the path (``_stepped_rounds``)
-                    continue
+            for m in here:
+                method = methods[m]
                 ranking = rank(sp, rankers[method], rank_seed, sub, hidden, chosen, options)
                 feats[m, r, d] = pick_features(ranking, sub)
                 for s in range(len(splits)):
@@ -93,23 +99,27 @@ def _problem_rounds(args: tuple) -> tuple[np.ndarray, np.ndarray, list[tuple]]:
 def _stepped_rounds(run: StoredRun, methods: Sequence[str], splits: Sequence[str], out: list[tuple],
                     subset_steps: Optional[SubsetSteps], options: Optional[dict] = None) -> None:
     """Fill in the stepped methods' features and passes of every problem (``out``: ``_problem_rounds``'s), from
-    their reordered rankings (one ``subset_steps`` call for the folder)."""
+    their reordered rankings (one ``subset_steps`` call for the folder): each draw's sub-sample built once, shared by
+    the items of every stepped method."""
+    steps = stepped(methods)
+    on = [m for m, method in enumerate(methods) if method in steps]
     items, where = [], []
     for p, (sp, (_, _, pending)) in enumerate(zip(run.problems, out)):
-        for m, r, d, chosen in pending:
+        for r, d, chosen in pending:
             if chosen is not None:
                 sub, hidden = candidate_subset(sp, sp.executions, chosen)
-                items.append(SubsetItem(sp, chosen, sub, methods[m], hidden, (p, r, d), options))
-                where.append((p, m, r, d))
+                for m in on:
+                    items.append(SubsetItem(sp, chosen, sub, methods[m], hidden, (p, r, d), options))
+                    where.append((p, m, r, d))
     for (p, m, r, d), it, ranking in zip(where, items, stepped_rankings(run, items, subset_steps)):
         feats, passed, _ = out[p]
         feats[m, r, d] = pick_features(ranking, it.executions)
         for s, split in enumerate(splits):
             passed[m, r, d, s] = pass_at_1(methods[m], run.problems[p].correct(split)[it.candidates], ranking)
     for feats, passed, pending in out:
-        for m, r, d, chosen in pending:
+        for r, d, chosen in pending:
             if chosen is None:
-                feats[m, r, d], passed[m, r, d] = feats[m, r, 0], passed[m, r, 0]
+                feats[on, r, d], passed[on, r, d] = feats[on, r, 0], passed[on, r, 0]
 
 
 def round_tables(run: StoredRun, methods: Sequence[str], draws: int = DEFAULT_DRAWS, seed: int = 0,

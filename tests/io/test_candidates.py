@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from coderank_evalplus.io.candidates import as_program, entry_point_fault, read_candidates
+from coderank_evalplus.io.candidates import as_program, diagnose, entry_point_fault, read_candidates
 from coderank_evalplus.io.jsonl import SampleFileError
 from coderank_evalplus.io.problems import problem_from_prompt, problem_of_record
 
@@ -85,3 +85,15 @@ def test_a_stdin_program_lacks_nothing_but_text():
                                "public_tests": [{"input": "1 2\n", "output": "3\n"}]}, "p")
     assert [entry_point_fault(c, stdin) for c in ("", " \n", "def other():\n    pass\n", "x = 1\n")] == \
         ["empty", "empty", "", ""]
+
+
+def test_one_parse_gives_the_fault_and_the_compile_error():
+    """``diagnose``: ``entry_point_fault``'s words and, where the program does not compile, the parser's error (what
+    ``pick`` refuses with), so that a candidate is parsed once."""
+    fault, error = diagnose(as_program("Here is the answer.", PROBLEM), PROBLEM)
+    assert fault == "" and isinstance(error, SyntaxError)
+    assert diagnose(as_program("def other(x):\n    return x\n", PROBLEM), PROBLEM) == ("defines no inc", None)
+    assert diagnose(as_program("    return x + 1\n", PROBLEM), PROBLEM) == ("", None)
+    broken = problem_from_prompt("def inc(x):\n")  # a prompt that compiles only with a body: empty, and no program
+    fault, error = diagnose(as_program("", broken), broken)
+    assert fault == "empty" and isinstance(error, SyntaxError)
