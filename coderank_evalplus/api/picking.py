@@ -547,14 +547,39 @@ def _reasons(p: Pick, ex: Executions, shape: str, grew: bool = True) -> list[str
     it passes, on which inputs which candidates return (print) what it does, each group that lost and why, each
     step's deciding input, the confidence (divided by the tie). ``grew``: inputs were grown from the examples."""
     rows = np.asarray(ex.program_of_candidate)
-    alike = _behaves_as(ex, rows, rows[p.index])
     examples = [e for e in p.evidence if e.kind == "example"]
     tests = [e for e in p.evidence if e.kind == "test"]
     inputs = [e for e in p.evidence if e.kind in ("grown", "input")]
+    out = [_pick_sentence(p, ex, rows, examples, tests, inputs)]
+    out += _passes_sentences(examples, tests)
+    if inputs:
+        out.append(_inputs_sentence(p, ex, rows, inputs, shape, grew))
+    if not grew:
+        out.append("no input was grown from the examples: growing was off (mutate 0; `pick --tests FILE` turns it "
+                   "off: the file's asserts add to the prompt's examples and replace the grown inputs; --tests "
+                   "FILE,examples+mutate gives both)")
+    out += _lost_sentences(p)
+    for step in p.steps:
+        out += step.reasons(p.names)
+    if p.confidence:
+        out.append(_confidence_sentence(p))
+    return out
+
+
+def _pick_sentence(p: Pick, ex: Executions, rows: np.ndarray, examples: Sequence, tests: Sequence,
+                   inputs: Sequence) -> str:
+    """The first sentence: who was picked (from a tie or not), its group and on what its members agree."""
     ran = _and(["the " + _count(len(examples), "example") + " of the prompt" if examples else "",
                 "the " + _count(len(tests), "test") + " you gave" if tests else "",
                 "the " + _count(len(inputs), "input") if inputs else ""]) or "nothing (nothing ran)"
-    out = [f"{p.method} picked {p.name}" + (" from a tie" if p.tie else "") + ": " + _group_sentence(p, alike, ran)]
+    alike = _behaves_as(ex, rows, rows[p.index])
+    return f"{p.method} picked {p.name}" + (" from a tie" if p.tie else "") + ": " + _group_sentence(p, alike, ran)
+
+
+def _passes_sentences(examples: Sequence, tests: Sequence) -> list[str]:
+    """How many of the prompt's examples and of the user's tests the pick passes (and that the prompt shows no
+    example that runs, when it shows none)."""
+    out = []
     for items, noun, where in ((examples, "example", " of the prompt"), (tests, "test", " you gave")):
         if items:
             passed = sum(bool(e.pick_passes) for e in items)
@@ -562,43 +587,45 @@ def _reasons(p: Pick, ex: Executions, shape: str, grew: bool = True) -> list[str
                        f"it passes {passed} of the {_count(len(items), noun)}{where}")
         elif noun == "example":
             out.append("the prompt shows no example that runs as a test")
-    off = "no input was grown from the examples: growing was off (mutate 0; `pick --tests FILE` turns it off: " \
-          "the file's asserts add to the prompt's examples and replace the grown inputs; --tests " \
-          "FILE,examples+mutate gives both)"
-    if inputs:
-        same = np.ones(p.n_candidates, dtype=bool)
-        pick_row = rows[p.index]
-        for i in range(len(ex.suite.inputs)):
-            same &= (ex.output_matrix[rows, i] == ex.output_matrix[pick_row, i]) & (
-                ex.output_kind[rows, i] == ex.output_kind[pick_row, i])
-        grown = sum(e.kind == "grown" for e in inputs)
-        called = len(inputs) - grown
-        where = _and([f"{called} from the calls of the examples and tests" if called else "",
-                      f"{grown} grown from the examples" if grown else "" if grew else "none grown"])
-        k = int(same.sum())
-        root = shape_of(shape).result_verb
-        verb = f"{root}s" if k == 1 else root
-        out.append(f"on {_count(len(inputs), 'input')} ({where}), {k} of the {p.n_candidates} candidates (the pick "
-                   f"among them) {verb} exactly what it {root}s on "
-                   f"{'it' if len(inputs) == 1 else 'every one'}")
-    if not grew:
-        out.append(off)
-    if p.lost:
-        shown = p.lost[:MAX_GROUPS_EXPLAINED]
-        out += [f"lost: {g.sentence()}" for g in shown]
-        rest = p.lost[MAX_GROUPS_EXPLAINED:]
-        if rest:
-            n_rest = sum(len(g.candidates) for g in rest)
-            out.append(f"lost: {_count(len(rest), 'more group')} ({_count(n_rest, 'candidate')}: "
-                       f"{_names([n for g in rest for n in g.names])})")
-    for step in p.steps:
-        out += step.reasons(p.names)
-    if p.confidence:
-        tie = (f", the top group's divided by the {len(p.tie)} parts of the tie it is drawn from (at most one of "
-               f"them can be right, and nothing prefers one)") if p.tie else ""
-        out.append("confidence it is right: " + ", ".join(f"{v:.2f} ({s} tests)" for s, v in p.confidence.items())
-                   + tie)
     return out
+
+
+def _inputs_sentence(p: Pick, ex: Executions, rows: np.ndarray, inputs: Sequence, shape: str, grew: bool) -> str:
+    """On how many inputs (called by the examples and tests, grown) how many candidates return (print) exactly
+    what the pick does."""
+    same = np.ones(p.n_candidates, dtype=bool)
+    pick_row = rows[p.index]
+    for i in range(len(ex.suite.inputs)):
+        same &= (ex.output_matrix[rows, i] == ex.output_matrix[pick_row, i]) & (
+            ex.output_kind[rows, i] == ex.output_kind[pick_row, i])
+    grown = sum(e.kind == "grown" for e in inputs)
+    called = len(inputs) - grown
+    where = _and([f"{called} from the calls of the examples and tests" if called else "",
+                  f"{grown} grown from the examples" if grown else "" if grew else "none grown"])
+    k = int(same.sum())
+    root = shape_of(shape).result_verb
+    verb = f"{root}s" if k == 1 else root
+    return (f"on {_count(len(inputs), 'input')} ({where}), {k} of the {p.n_candidates} candidates (the pick among "
+            f"them) {verb} exactly what it {root}s on {'it' if len(inputs) == 1 else 'every one'}")
+
+
+def _lost_sentences(p: Pick) -> list[str]:
+    """Each group that lost and why (the first ``MAX_GROUPS_EXPLAINED``), then the rest counted and named."""
+    shown = p.lost[:MAX_GROUPS_EXPLAINED]
+    out = [f"lost: {g.sentence()}" for g in shown]
+    rest = p.lost[MAX_GROUPS_EXPLAINED:]
+    if rest:
+        n_rest = sum(len(g.candidates) for g in rest)
+        out.append(f"lost: {_count(len(rest), 'more group')} ({_count(n_rest, 'candidate')}: "
+                   f"{_names([n for g in rest for n in g.names])})")
+    return out
+
+
+def _confidence_sentence(p: Pick) -> str:
+    """The confidence that the pick is right, per split, and for a tie that it is divided by the tie's parts."""
+    tie = (f", the top group's divided by the {len(p.tie)} parts of the tie it is drawn from (at most one of "
+           f"them can be right, and nothing prefers one)") if p.tie else ""
+    return "confidence it is right: " + ", ".join(f"{v:.2f} ({s} tests)" for s, v in p.confidence.items()) + tie
 
 
 def _behaves_as(ex: Executions, rows: np.ndarray, row: int) -> np.ndarray:
