@@ -36,7 +36,7 @@ import sys
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any, Iterator, Optional
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
 
 from coderank_evalplus.generation.base import Sample, truncate_at_stop
 
@@ -109,6 +109,107 @@ class _DeferredCtrlC:
     def restore(self) -> None:
         if self.installed and signal.getsignal(signal.SIGINT) == self._handler:
             signal.signal(signal.SIGINT, self._previous)
+
+
+class _InFlight:
+    """The requests of one ``generate_iter_mixed`` call: a pool of ``concurrency`` threads, what each prompt got so
+    far, and ``halt``, the first error (or Ctrl-C) after which no request is started any more."""
+
+    def __init__(self, generator: OpenAIGenerator, prompts, stops, temperature, top_p, max_tokens) -> None:
+        self.generator = generator
+        self.prompts, self.stops = prompts, stops
+        self.temperature, self.top_p, self.max_tokens = temperature, top_p, max_tokens
+        self.got: list[list[Sample]] = [[] for _ in prompts]
+        self.sent = [0] * len(prompts)  # requests issued per prompt (the seed of each)
+        self.empty = [0] * len(prompts)  # replies in a row without a single choice, per prompt
+        self.inflight = [0] * len(prompts)
+        self.pending: dict[Future, tuple[int, int]] = {}  # request -> (prompt index, samples asked for)
+        # requests as they finish, in that order: one look per request, where waiting on all the pending ones
+        # (concurrent.futures.wait) costs a look at each, n times per prompt for a server that ignores n
+        self.finished: queue.SimpleQueue[Future] = queue.SimpleQueue()
+        self.pool = ThreadPoolExecutor(max_workers=generator.concurrency, thread_name_prefix="openai")
+        self.halt: Optional[BaseException] = None  # the first error, or the Ctrl-C: drain, then raise it
+
+    def submit(self, i: int, k: int) -> None:
+        """``k`` samples for prompt ``i``: one request for all of them (at most ``MAX_N`` each), or ``k``
+        one-sample requests to a server seen to ignore ``n``."""
+        gen = self.generator
+        parts = [1] * k if gen._n_honoured is False else [min(MAX_N, k - j) for j in range(0, k, MAX_N)]
+        for part in parts:
+            seed = None if gen.seed is None else gen.seed + self.sent[i]
+            self.sent[i] += 1
+            self.inflight[i] += 1
+            future = self.pool.submit(gen._request, self.prompts[i], part, self.temperature, self.top_p,
+                                      self.max_tokens, self.stops[i], seed)
+            self.pending[future] = (i, part)
+            future.add_done_callback(self.finished.put)
+
+    def drop_queued(self) -> None:
+        """Cancel the requests not started yet (those running are waited for)."""
+        for f in list(self.pending):
+            if f.cancel():
+                self.inflight[self.pending.pop(f)[0]] -= 1
+
+    def interrupted(self, e: BaseException) -> None:
+        """A Ctrl-C (or ``interrupt()``): no request is started any more; those in flight are waited for."""
+        self.halt = e
+        self.drop_queued()
+        if self.pending:
+            print(f"interrupted: waiting for {len(self.pending)} request(s) in flight to write their samples "
+                  f"(Ctrl-C again to drop them)", file=sys.stderr)
+
+    def wait(self, poll: float, stop_asked: Callable[[], bool]) -> Optional[list[Future]]:
+        """The requests finished since the last look, waiting up to ``poll`` seconds for one; None right after a
+        Ctrl-C that was not deferred (look again). A second Ctrl-C raises; ``stop_asked`` (a deferred Ctrl-C,
+        ``interrupt()``) stops sending."""
+        try:
+            done = [self.finished.get(timeout=poll)]
+        except queue.Empty:
+            done = []
+        except KeyboardInterrupt as e:  # Ctrl-C not deferred (not the main thread)
+            if isinstance(self.halt, KeyboardInterrupt):
+                raise  # the second Ctrl-C: stop waiting
+            self.interrupted(e)
+            return None
+        if stop_asked() and not isinstance(self.halt, KeyboardInterrupt):
+            self.interrupted(KeyboardInterrupt())
+        while not self.finished.empty():
+            done.append(self.finished.get())
+        return done
+
+    def answered(self, done: list[Future]) -> list[int]:
+        """Take the finished requests' samples (a failure becomes ``halt``): the prompts with none in flight any
+        more, in the order they finished."""
+        gen = self.generator
+        ready = []
+        for f in done:
+            if f not in self.pending:  # dropped from the queue (cancelled) after a failure or a Ctrl-C
+                continue
+            i, asked = self.pending.pop(f)
+            self.inflight[i] -= 1
+            exc = f.exception()
+            if exc is not None:
+                if self.halt is None:
+                    self.halt = exc
+                    self.drop_queued()
+                continue
+            gen._requests += 1
+            new = f.result()
+            if asked > 1 and gen._n_honoured is None:
+                gen._n_honoured = len(new) >= asked
+            self.empty[i] = 0 if new else self.empty[i] + 1
+            self.got[i].extend(new)
+            if self.inflight[i] == 0:
+                ready.append(i)
+        return ready
+
+    def top_up(self, i: int, count: int) -> None:
+        """Ask again for the samples prompt ``i`` still lacks (a server may return fewer than ``n``); a prompt
+        answered with no choice ``MAX_EMPTY_ROUNDS`` times in a row is given up."""
+        if self.empty[i] >= MAX_EMPTY_ROUNDS:
+            raise ServerUnavailable(f"OpenAI-compatible server at {self.generator.client.base_url} returned "
+                                    f"no choices {MAX_EMPTY_ROUNDS} times for one prompt")
+        self.submit(i, count - len(self.got[i]))
 
 
 class OpenAIGenerator:
@@ -308,98 +409,32 @@ class OpenAIGenerator:
         if not any(counts):
             return
         _ = self.is_chat  # decided (and announced) once, before any thread starts
-        got: list[list[Sample]] = [[] for _ in prompts]
-        sent = [0] * len(prompts)  # requests issued per prompt (the seed of each)
-        empty = [0] * len(prompts)
-        inflight = [0] * len(prompts)
-        pending: dict[Future, tuple[int, int]] = {}  # request -> (prompt index, samples asked for)
-        # requests as they finish, in that order: one look per request, where waiting on all the pending ones
-        # (concurrent.futures.wait) costs a look at each, n times per prompt for a server that ignores n
-        finished: queue.SimpleQueue[Future] = queue.SimpleQueue()
-        pool = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="openai")
+        requests = _InFlight(self, prompts, stops, temperature, top_p, max_tokens)
         if self._t0 is None:
             self._t0 = time.monotonic()
-        halt: Optional[BaseException] = None  # the first error, or the Ctrl-C: drain, then raise it
         ctrl_c = _DeferredCtrlC()
         poll = _INTERRUPT_POLL_S  # how often a wait looks at interrupt() (and at a deferred Ctrl-C)
-
-        def submit(i: int, k: int) -> None:
-            parts = [1] * k if self._n_honoured is False else [min(MAX_N, k - j) for j in range(0, k, MAX_N)]
-            for part in parts:
-                seed = None if self.seed is None else self.seed + sent[i]
-                sent[i] += 1
-                inflight[i] += 1
-                future = pool.submit(self._request, prompts[i], part, temperature, top_p, max_tokens, stops[i], seed)
-                pending[future] = (i, part)
-                future.add_done_callback(finished.put)
-
-        def drop_queued() -> None:
-            for f in list(pending):
-                if f.cancel():
-                    inflight[pending.pop(f)[0]] -= 1
-
-        def interrupted(e: BaseException) -> None:
-            nonlocal halt
-            halt = e
-            drop_queued()
-            if pending:
-                print(f"interrupted: waiting for {len(pending)} request(s) in flight to write their samples "
-                      f"(Ctrl-C again to drop them)", file=sys.stderr)
-
         try:
             ctrl_c.install()
             if self._interrupt.is_set():
                 raise KeyboardInterrupt
             for i in range(len(prompts)):
                 if counts[i]:
-                    submit(i, counts[i])
-            while pending:
-                try:
-                    done = [finished.get(timeout=poll)]
-                except queue.Empty:
-                    done = []
-                except KeyboardInterrupt as e:  # Ctrl-C not deferred (not the main thread)
-                    if isinstance(halt, KeyboardInterrupt):
-                        raise  # the second Ctrl-C: stop waiting
-                    interrupted(e)
+                    requests.submit(i, counts[i])
+            while requests.pending:
+                done = requests.wait(poll, lambda: ctrl_c.pressed or self._interrupt.is_set())
+                if done is None:
                     continue
-                if (ctrl_c.pressed or self._interrupt.is_set()) and not isinstance(halt, KeyboardInterrupt):
-                    interrupted(KeyboardInterrupt())
-                while not finished.empty():
-                    done.append(finished.get())
-                ready = []
-                for f in done:
-                    if f not in pending:  # dropped from the queue (cancelled) after a failure or a Ctrl-C
-                        continue
-                    i, asked = pending.pop(f)
-                    inflight[i] -= 1
-                    exc = f.exception()
-                    if exc is not None:
-                        if halt is None:
-                            halt = exc
-                            drop_queued()
-                        continue
-                    self._requests += 1
-                    new = f.result()
-                    if asked > 1 and self._n_honoured is None:
-                        self._n_honoured = len(new) >= asked
-                    empty[i] = 0 if new else empty[i] + 1
-                    got[i].extend(new)
-                    if inflight[i] == 0:
-                        ready.append(i)
-                for i in ready:
-                    if len(got[i]) >= counts[i]:
-                        yield i, got[i][:counts[i]]
-                    elif halt is None:
-                        if empty[i] >= MAX_EMPTY_ROUNDS:
-                            raise ServerUnavailable(f"OpenAI-compatible server at {self.client.base_url} returned "
-                                                    f"no choices {MAX_EMPTY_ROUNDS} times for one prompt")
-                        submit(i, counts[i] - len(got[i]))
-            if halt is not None:
-                raise halt
+                for i in requests.answered(done):
+                    if len(requests.got[i]) >= counts[i]:
+                        yield i, requests.got[i][:counts[i]]
+                    elif requests.halt is None:
+                        requests.top_up(i, counts[i])
+            if requests.halt is not None:
+                raise requests.halt
         finally:
             ctrl_c.restore()
-            pool.shutdown(wait=False, cancel_futures=True)
+            requests.pool.shutdown(wait=False, cancel_futures=True)
 
     def interrupt(self) -> None:
         """From another thread, what a first Ctrl-C does (a streamed run's sampling is not in the main thread): no

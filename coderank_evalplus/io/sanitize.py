@@ -79,6 +79,38 @@ _IN_CODE = re.compile("[#'\"()\\[\\]{}`$?\x80-\U0010ffff]")
 _IN_STRING = {q: re.compile(f"[\\\\{q}]") for q in "'\""}
 
 
+def _indented_first_statement(lines: list[str], start: int) -> Optional[int]:
+    """The line of the first statement from ``start`` on when it is indented ("unexpected indent", whatever
+    follows), else None: blank and comment lines before it are passed over, as the tokenizer does."""
+    first, n = start, len(lines)
+    while first < n and _BLANK_OR_COMMENT.fullmatch(lines[first]):
+        first += 1
+    return first if first < n and _INDENTED_START.match(lines[first]) else None
+
+
+def _note_statement_start(line: str, e: int, top: str, starts: list[int]) -> str:
+    """At a line that begins at column 0 outside any open string, bracket or continuation: line ``e`` starts a
+    top-level statement unless it continues a compound statement (``else``…) or follows a decorator. Returns the
+    last logical line that began at column 0, now ``line``."""
+    if not _CLAUSE.match(line) and not top.startswith("@"):
+        starts.append(e)
+    return line
+
+
+def _holds_no_token(c: str) -> bool:
+    """Whether no Python token may hold the character ``c`` outside strings and comments (the tokenizer fails)."""
+    return c in _NO_TOKEN or (c > "\x7f" and not ("a" + c).isidentifier())
+
+
+def _stop_at_nested_quotes(e: int, n: int, open_end: list[bool], starts: Optional[list[int]]) -> tuple[int, list[bool]]:
+    """The scan's answer where a string that may nest quotes of its own kind starts on line ``e``: nothing more
+    is known from there (no dead line; spans ending from there on are not known to be open; no more statement
+    starts, nor ``e`` itself)."""
+    if starts is not None:
+        del starts[starts.index(e) if e in starts else len(starts):]
+    return n, open_end + [False] * (n - e)
+
+
 def _scan(lines: list[str], start: int, starts: Optional[list[int]] = None) -> tuple[int, list[bool]]:
     """A lexical scan of lines[start:] as one program: (dead, open_end). Every span lines[start..j] with
     j >= dead is a syntax error (dead = len(lines) when the scan finds no such line); open_end[j - start] says the
@@ -86,23 +118,22 @@ def _scan(lines: list[str], start: int, starts: Optional[list[int]] = None) -> t
     construction: each reason is the tokenizer's error whatever follows (a character no token holds, an
     unmatched or mismatched closing bracket, a one-quote string that ends with its line, an indented first
     statement) or at the end of the text. ``starts`` gets the lines before ``dead`` where a top-level statement
-    begins (module docstring), in order; a scan that stops early (a nested f-string) stops finding them there."""
+    begins (module docstring), in order; a scan that stops early (a nested f-string) stops finding them there.
+
+    The loop over a line's characters stays in this one function: it runs on every line of every reply (a call
+    per line costs a fifth more)."""
     n = len(lines)
     open_end: list[bool] = []
-    first = start
-    while first < n and _BLANK_OR_COMMENT.fullmatch(lines[first]):
-        first += 1
-    if first < n and _INDENTED_START.match(lines[first]):
-        return first, [False] * (first - start)  # the first statement is indented: "unexpected indent"
+    indented = _indented_first_statement(lines, start)
+    if indented is not None:
+        return indented, [False] * (indented - start)  # the first statement is indented: "unexpected indent"
     quote = ""  # the open string's delimiter ("", ', ", ''' or """)
     brackets: list[str] = []
     top = ""  # the last logical line that began at column 0 (a decorator's statement goes on)
     for e in range(start, n):
         line = lines[e]
         if starts is not None and line[:1] not in ("", " ", "\t", "#") and not (open_end and open_end[-1]):
-            if not _CLAUSE.match(line) and not top.startswith("@"):
-                starts.append(e)
-            top = line
+            top = _note_statement_start(line, e, top, starts)
         k, m = 0, len(line)
         comment = False
         while k < m:
@@ -128,9 +159,7 @@ def _scan(lines: list[str], start: int, starts: Optional[list[int]] = None) -> t
                 break
             if c in "'\"":
                 if _NESTING_PREFIXES.intersection(line[max(0, k - 2):k]):
-                    if starts is not None:
-                        del starts[starts.index(e) if e in starts else len(starts):]
-                    return n, open_end + [False] * (n - e)
+                    return _stop_at_nested_quotes(e, n, open_end, starts)
                 quote = c * 3 if line.startswith(c * 3, k) else c
                 k += len(quote)
                 continue
@@ -139,7 +168,7 @@ def _scan(lines: list[str], start: int, starts: Optional[list[int]] = None) -> t
             elif c in _CLOSER:
                 if not brackets or brackets.pop() != _CLOSER[c]:
                     return e, open_end
-            elif c in _NO_TOKEN or (c > "\x7f" and not ("a" + c).isidentifier()):
+            elif _holds_no_token(c):
                 return e, open_end
             k += 1
         if len(quote) == 1 and k <= m:

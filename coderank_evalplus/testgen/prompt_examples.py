@@ -148,84 +148,109 @@ def _example_mask(lines: list[str], entry_point: str) -> list[bool]:
     n = len(lines)
     ex = [False] * n
     stripped = [ln.strip() for ln in lines]
-
-    def looks_like_example(i: int) -> bool:
-        s = stripped[i]
-        return (
-            s.startswith(">>>")
-            or _is_call_example(s, entry_point)
-            or bool(_IO_LINE.match(s))
-            or bool(re.match(r"^example\s*\d*\s*:", s, re.I))
-            or (re.match(r"^for\s+\w+\s*=", s, re.I) is not None and "should be" in s)
-        )
-
     i = 0
     while i < n:
         s = stripped[i]
         if s.startswith(">>>"):
-            # doctest: the call (with '...' continuation lines) and its output lines up to a blank line
-            ex[i] = True
-            i += 1
-            while i < n and stripped[i] and not stripped[i].startswith(">>>"):
-                ex[i] = True
-                i += 1
-            continue
-        h = _HEADER.match(s)
-        is_header = h is not None and (not h.group("rest") or looks_like_example_text(h.group("rest"), entry_point))
-        if not is_header and s.endswith(":") and i + 1 < n:
-            nxt = stripped[i + 1]
-            is_header = nxt.startswith(">>>") or _is_call_example(nxt, entry_point)
-        if is_header:
-            # "Example:" / "Examples" / "For example:" header (or a line ending with ':' right before an example):
-            # the block after it, up to a prose sentence, or a blank line that is not followed by another example
-            # or by a line indented deeper than the header
-            indent = _indent(lines[i]) if i > 0 else min((_indent(x) for x in lines[1:] if x.strip()), default=0)
-            block = [i]
-            k = i + 1
-            while k < n:
-                if stripped[k]:
-                    if (
-                        _PROSE.match(stripped[k])
-                        and not looks_like_example(k)
-                        and len(block) > 1
-                        and _indent(lines[k]) <= indent
-                    ):
-                        break
-                    block.append(k)
-                    k += 1
-                    continue
-                j = k
-                while j < n and not stripped[j]:
-                    j += 1
-                if j < n and (looks_like_example(j) or _indent(lines[j]) > indent):
-                    k = j
-                    continue
-                break
-            if any(_is_definition(stripped[b], entry_point) for b in block):
-                i += 1  # a specification, not examples: keep it, and scan its lines one by one
-                continue
-            for b in block:
-                ex[b] = True
-            i = k
-            continue
-        if _is_call_example(s, entry_point) or _IO_LINE.match(s):
-            # a paragraph of example lines without a header; a paragraph that contains a definition with
-            # non-literal arguments (fib4(n) -> ...) is part of the specification and stays
-            j = i
-            para = []
-            while j < n and stripped[j] and (_is_call_example(stripped[j], entry_point) or _IO_LINE.match(stripped[j])):
-                para.append(j)
-                j += 1
-            has_io = [bool(_IO_LINE.match(stripped[k])) for k in para]
-            if any(has_io) and not any(re.match(r"^input", stripped[k], re.I) for k in para):
-                para = [k for k, io in zip(para, has_io) if not io]  # a lone 'Output:' describes the result
-            if not any(_is_definition(stripped[k], entry_point) for k in para):
-                for k in para:
-                    ex[k] = True
-            i = max(j, i + 1)
-            continue
-        i += 1
+            examples, i = _doctest_example(stripped, i)
+        elif _is_example_header(stripped, i, entry_point):
+            examples, i = _header_examples(lines, stripped, i, entry_point)
+        elif _is_call_example(s, entry_point) or _IO_LINE.match(s):
+            examples, i = _example_paragraph(stripped, i, entry_point)
+        else:
+            examples, i = [], i + 1
+        for k in examples:
+            ex[k] = True
     return ex
+
+
+def _looks_like_example(s: str, entry_point: str) -> bool:
+    """A stripped docstring line that shows an example (a doctest, a call with its result, ``Input:`` / ``Output:``,
+    ``Example 2:``, ``for x = 3 ... should be``): it continues an example block past blank lines and prose."""
+    return (
+        looks_like_example_text(s, entry_point)
+        or bool(re.match(r"^example\s*\d*\s*:", s, re.I))
+        or (re.match(r"^for\s+\w+\s*=", s, re.I) is not None and "should be" in s)
+    )
+
+
+def _doctest_example(stripped: list[str], i: int) -> tuple[list[int], int]:
+    """A doctest at line ``i``: the call (with '...' continuation lines) and its output lines up to a blank line or
+    the next ``>>>``. Returns (its lines, the line after it)."""
+    end = i + 1
+    while end < len(stripped) and stripped[end] and not stripped[end].startswith(">>>"):
+        end += 1
+    return list(range(i, end)), end
+
+
+def _is_example_header(stripped: list[str], i: int, entry_point: str) -> bool:
+    """Whether line ``i`` opens an example block: an "Example:" / "Examples" / "For example:" header (alone, or
+    followed by an example on its line), or a line ending with ':' right before a doctest or a call example."""
+    s = stripped[i]
+    h = _HEADER.match(s)
+    if h is not None and (not h.group("rest") or looks_like_example_text(h.group("rest"), entry_point)):
+        return True
+    if s.endswith(":") and i + 1 < len(stripped):
+        nxt = stripped[i + 1]
+        return nxt.startswith(">>>") or _is_call_example(nxt, entry_point)
+    return False
+
+
+def _header_examples(lines: list[str], stripped: list[str], i: int, entry_point: str) -> tuple[list[int], int]:
+    """The block after an example header at line ``i``, the header included, up to a prose sentence, or a blank
+    line that is not followed by another example or by a line indented deeper than the header. Returns (its lines,
+    the line after it); a block that holds a definition is a specification, not examples: (no lines, ``i + 1``),
+    so that its lines are looked at one by one."""
+    n = len(lines)
+    indent = _indent(lines[i]) if i > 0 else min((_indent(x) for x in lines[1:] if x.strip()), default=0)
+    block = [i]
+    k = i + 1
+    while k < n:
+        if stripped[k]:
+            if len(block) > 1 and _ends_example_block(lines[k], stripped[k], indent, entry_point):
+                break
+            block.append(k)
+            k += 1
+            continue
+        j = _next_nonblank(stripped, k)
+        if j < n and (_looks_like_example(stripped[j], entry_point) or _indent(lines[j]) > indent):
+            k = j
+            continue
+        break
+    if any(_is_definition(stripped[b], entry_point) for b in block):
+        return [], i + 1
+    return block, k
+
+
+def _ends_example_block(line: str, s: str, indent: int, entry_point: str) -> bool:
+    """A prose sentence, not an example, indented no deeper than the block's header."""
+    return bool(_PROSE.match(s)) and not _looks_like_example(s, entry_point) and _indent(line) <= indent
+
+
+def _next_nonblank(stripped: list[str], k: int) -> int:
+    """The first line from ``k`` on that is not blank (``len(stripped)`` when none)."""
+    while k < len(stripped) and not stripped[k]:
+        k += 1
+    return k
+
+
+def _example_paragraph(stripped: list[str], i: int, entry_point: str) -> tuple[list[int], int]:
+    """A paragraph of example lines without a header (calls with their results, ``Input:`` / ``Output:`` lines)
+    from line ``i``. Returns (its example lines, the line after it): a lone ``Output:`` line without an ``Input:``
+    describes the result and stays; a paragraph that contains a definition with non-literal arguments
+    (``fib4(n) -> ...``) is part of the specification and stays whole."""
+    j = i
+    para = []
+    while j < len(stripped) and stripped[j] and (
+            _is_call_example(stripped[j], entry_point) or _IO_LINE.match(stripped[j])):
+        para.append(j)
+        j += 1
+    has_io = [bool(_IO_LINE.match(stripped[k])) for k in para]
+    if any(has_io) and not any(re.match(r"^input", stripped[k], re.I) for k in para):
+        para = [k for k, io in zip(para, has_io) if not io]
+    if any(_is_definition(stripped[k], entry_point) for k in para):
+        para = []
+    return para, max(j, i + 1)
 
 
 def _indent(line: str) -> int:

@@ -419,77 +419,134 @@ def _secret(path: str) -> tuple[dict, list[int], list]:
     return _SECRETS[path]
 
 
-def referee_original(request: dict, rfd: int, wfd: int) -> tuple[bool, Optional[str]]:
+_Verdict = tuple[bool, Optional[str]]  # (passed, why suspicious or None): what the referee answers for a check
+
+
+class _OriginalReferee:
+    """One check child's reports against a task's asserts, in the order the test calls its probes: the probes'
+    values, a probe's request to compare with the candidate's own ``==`` (an object only the candidate knows), and
+    the child's answer. An assert is decided once all its probes reported: a fast form at once, the others kept
+    for one confined child at the end."""
+
+    def __init__(self, secret: dict, owner: list[int], codes: list, wfd: int) -> None:
+        self.asserts = secret["asserts"]
+        self.n = secret["n_probes"]
+        self.owner = owner
+        self.codes = codes
+        self.wfd = wfd
+        self.values: dict[int, bytes] = {}
+        self.compared: set[int] = set()  # asserts decided by the candidate's own == (or truth) in the child
+        self.nxt = 0  # the probe whose report comes next (n: the end frame)
+        self.decided = 0  # asserts decided so far, in order
+        self.pending: Optional[tuple[int, str]] = None  # a probe waiting for the child's own comparison
+        self.odd: list[str] = []
+        self.slow: list[tuple] = []
+
+    @property
+    def ended(self) -> bool:
+        return self.nxt > self.n
+
+    def take(self, kind: bytes, index: int, payload: bytes) -> Optional[_Verdict]:
+        """One report frame; the verdict when it ends the check (a failure, a protocol error), else None."""
+        from coderank_evalplus.engine.sandbox.report import COMPARED, NEED, VALUE
+
+        if index != self.nxt or self.nxt > self.n:
+            return False, "report out of order"
+        if index == self.n:  # the end frame
+            if kind != VALUE or self.pending is not None:
+                return False, "report out of protocol"
+            self.nxt += 1
+            return None
+        k = self.owner[index]
+        fast = self.asserts[k][1]
+        if kind == VALUE and self.pending is None:
+            self.values[index] = payload
+            self.nxt += 1
+        elif kind == NEED and self.pending is None:
+            if fast is None or fast[0] not in ("==", "truthy", "falsy"):
+                return False, None  # the test's own code would meet an object only the candidate knows
+            self.ask_to_compare(index, fast, payload)
+        elif kind == COMPARED and self.pending is not None and self.pending[0] == index:
+            if not self.compared_as_asserted(k, fast, payload, self.pending[1]):
+                return False, None
+        else:
+            return False, "report out of protocol"
+        return self.decide_reported()
+
+    def ask_to_compare(self, index: int, fast: tuple, payload: bytes) -> None:
+        """Probe ``index`` returned an object only the candidate knows: the child compares it with the assert's
+        literal by its own ``==`` (or takes its truth)."""
+        self.pending = (index, payload.decode("utf-8", "replace")[:200])
+        msg = pickle.dumps(("==", fast[2]) if fast[0] == "==" else ("truth", None), protocol=pickle.HIGHEST_PROTOCOL)
+        _write_all(self.wfd, len(msg).to_bytes(4, "little") + msg)
+
+    def compared_as_asserted(self, k: int, fast: tuple, payload: bytes, what: str) -> bool:
+        """The child's comparison for assert ``k``, whose probe returned a value the child could not send (``what``:
+        why, in the child's words): whether it holds (then the assert is decided by it)."""
+        if (payload == b"\x01") != (fast[0] != "falsy"):
+            return False
+        self.compared.add(k)
+        if len(self.odd) < 3:
+            self.odd.append(f"assert {k} got a {what}; its own "
+                            f"{'==' if fast[0] == '==' else 'truth'} decided")
+        self.pending = None
+        self.nxt += 1
+        return True
+
+    def decide_reported(self) -> Optional[_Verdict]:
+        """Decide, in order, the asserts whose probes have all reported: a fast form now (a failure ends the
+        check), the others kept for the end."""
+        from coderank_evalplus.engine.sandbox.verdicts import _fast_verdict
+        from coderank_evalplus.types import PASS, RETURNED
+
+        while self.decided < len(self.asserts):
+            indices, form, _ = self.asserts[self.decided]
+            if indices and indices[-1] >= self.nxt:
+                break  # a probe of it has not reported yet
+            if self.decided not in self.compared and form is not None and form[0] != "runs":
+                p = indices[form[1]]
+                if _fast_verdict(form, (RETURNED, 0), self.values.get(p), False) != PASS:
+                    return False, None
+            elif form is None:
+                self.slow.append((self.decided, self.codes[self.decided], indices, False,
+                                  {p: (RETURNED, 0) for p in indices}, {p: self.values.get(p) for p in indices}))
+            self.decided += 1
+        return None
+
+    def verdict(self) -> _Verdict:
+        """After the end frame: every assert decided, the slow ones in one confined child."""
+        from coderank_evalplus.engine.sandbox.verdicts import slow_verdicts
+        from coderank_evalplus.types import PASS
+
+        if self.decided < len(self.asserts):
+            return False, "report ended early"
+        if self.slow and any(v[0] != PASS for v in slow_verdicts(self.slow, 3.0, 5.0).values()):
+            return False, None
+        return True, ("; ".join(self.odd) if self.odd else None)
+
+
+def referee_original(request: dict, rfd: int, wfd: int) -> _Verdict:
     """Read one check child's reports (``observe``) and decide its asserts: fast forms as their probes arrive
     (the first failure ends the check), the others at the end in one confined child (``verdicts.slow_verdicts``).
     Returns (passed, why suspicious or None)."""
-    from coderank_evalplus.engine.sandbox.report import COMPARED, NEED, VALUE, FrameReader, ReportError
-    from coderank_evalplus.engine.sandbox.verdicts import _fast_verdict, slow_verdicts
-    from coderank_evalplus.types import PASS, RETURNED
+    from coderank_evalplus.engine.sandbox.report import FrameReader, ReportError
 
-    secret, owner, codes = _secret(request["plan"])
-    asserts = secret["asserts"]
-    n = secret["n_probes"]
-    values: dict[int, bytes] = {}
-    compared: set[int] = set()  # asserts decided by the candidate's own == (or truth) in the child
+    referee = _OriginalReferee(*_secret(request["plan"]), wfd)
     reader = FrameReader()
-    nxt = decided = 0
-    pending: Optional[tuple[int, str]] = None
-    odd: list[str] = []
-    slow: list[tuple] = []
-    while nxt <= n:
+    while not referee.ended:
         chunk = os.read(rfd, 1 << 16)
         if not chunk:
             return False, None  # the child stopped (exception, exit, time limit) before the end
         try:
             for kind, index, payload in reader.feed(chunk):
-                if index != nxt or nxt > n:
-                    return False, "report out of order"
-                if index == n:  # the end frame
-                    if kind != VALUE or pending is not None:
-                        return False, "report out of protocol"
-                    nxt += 1
+                answer = referee.take(kind, index, payload)
+                if answer is not None:
+                    return answer
+                if referee.ended:
                     break
-                k = owner[index]
-                fast = asserts[k][1]
-                if kind == VALUE and pending is None:
-                    values[index] = payload
-                    nxt += 1
-                elif kind == NEED and pending is None:
-                    if fast is None or fast[0] not in ("==", "truthy", "falsy"):
-                        return False, None  # the test's own code would meet an object only the candidate knows
-                    pending = (index, payload.decode("utf-8", "replace")[:200])
-                    msg = pickle.dumps(("==", fast[2]) if fast[0] == "==" else ("truth", None),
-                                       protocol=pickle.HIGHEST_PROTOCOL)
-                    _write_all(wfd, len(msg).to_bytes(4, "little") + msg)
-                elif kind == COMPARED and pending is not None and pending[0] == index:
-                    if (payload == b"\x01") != (fast[0] != "falsy"):
-                        return False, None
-                    compared.add(k)
-                    if len(odd) < 3:
-                        odd.append(f"assert {k} got a {pending[1]}; its own "
-                                   f"{'==' if fast[0] == '==' else 'truth'} decided")
-                    pending = None
-                    nxt += 1
-                else:
-                    return False, "report out of protocol"
-                while decided < len(asserts) and (not asserts[decided][0] or asserts[decided][0][-1] < nxt):
-                    indices, form, _ = asserts[decided]
-                    if decided not in compared and form is not None and form[0] != "runs":
-                        p = indices[form[1]]
-                        if _fast_verdict(form, (RETURNED, 0), values.get(p), False) != PASS:
-                            return False, None
-                    elif form is None:
-                        slow.append((decided, codes[decided], indices, False, {p: (RETURNED, 0) for p in indices},
-                                     {p: values.get(p) for p in indices}))
-                    decided += 1
         except ReportError as exc:
             return False, str(exc)
-    if decided < len(asserts):
-        return False, "report ended early"
-    if slow and any(v[0] != PASS for v in slow_verdicts(slow, 3.0, 5.0).values()):
-        return False, None
-    return True, ("; ".join(odd) if odd else None)
+    return referee.verdict()
 
 
 def _write_all(fd: int, data: bytes) -> None:
