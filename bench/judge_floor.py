@@ -234,7 +234,7 @@ def run_judge(sols: dict[str, list[str]], problems: dict[str, Problem], workers:
     with tempfile.TemporaryDirectory(prefix="judge_floor_cache_") as tmp:
         judge = judge_mod.Judge(ResultCache(Path(tmp) / "c.sqlite"), workers=workers, progress=False)
         if order is not None:
-            judge.order = order
+            judge.fail_first = order == "fail-first"
         jobs = []
         run_checks = judge._run_checks
 
