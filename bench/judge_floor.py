@@ -21,8 +21,12 @@ the floor, and the verdicts of both are compared.
     python bench/judge_floor.py --dataset tests/data/lcb/problems.jsonl --samples tests/data/lcb/samples.jsonl
 
 ``--order fail-first`` / ``plain`` picks the judge's input order (default: the judge's own); ``--rounds`` runs the
-judge that many times, cold each time, and prints the median. The bare check runs candidate code unconfined (in a
-temp dir, with evalplus's memory cap as an rlimit): use it on the released sample sets, not on untrusted uploads.
+judge that many times, cold each time, and prints the median. ``--before DIR`` (a checkout of another revision,
+e.g. ``git worktree add /tmp/judge_base main``) times that checkout's judge and this one's alternately, each run in
+a fresh process with a fresh cache, ``--rounds`` times each, and prints both medians (the floor is left out).
+
+The bare check runs candidate code unconfined (in a temp dir, with evalplus's memory cap as an rlimit): use it on the
+released sample sets, not on untrusted uploads.
 """
 
 from __future__ import annotations
@@ -110,6 +114,7 @@ def bare_check(code, calls: list, mem: Optional[int]) -> tuple[int, int, float, 
     rfd, wfd = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the bare child
+        os.setpgid(0, 0)  # a program that signals its process group reaches only itself
         os.close(rfd)
         devnull = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
@@ -273,7 +278,10 @@ def main() -> None:
     ap.add_argument("--order", choices=["fail-first", "plain"], default=None,
                     help="the judge's input order (default: the judge's own)")
     ap.add_argument("--no-floor", action="store_true", help="time the judge only")
+    ap.add_argument("--before", default=None, help="another checkout: its judge and this one's, alternately")
     args = ap.parse_args()
+    if args.before:
+        return side_by_side(args)
 
     problems = load_problems(args.dataset, args.data_dir)
     if Path(args.samples).suffix == ".jsonl" and Path(args.dataset).is_file():
@@ -324,6 +332,30 @@ def main() -> None:
           f"{len(fl['verdicts'])} distinct programs")
     print(f"TABLE | {name} | {len(sols)} | {n_samples} | {len(fl['verdicts'])} | {floor_cpu:.1f} | "
           f"{fl['limited']:.1f} | {floor_wall:.1f} | {wall:.1f} | {wall / max(floor_wall, 1e-9):.2f}x | {diff} |")
+
+
+def side_by_side(args: argparse.Namespace) -> None:
+    """This script with ``--no-floor`` in a fresh process per run, on the other checkout and on this one in turn."""
+    import re
+    import subprocess
+    import sys
+
+    here = str(Path(__file__).resolve().parents[1])
+    argv = [sys.executable, __file__, "--data-dir", args.data_dir, "--dataset", args.dataset, "--samples",
+            args.samples, "--workers", str(args.workers), "--limit", str(args.limit), "--no-floor"]
+    times: dict[str, list[tuple[float, float]]] = {"before": [], "after": []}
+    for r in range(args.rounds):
+        for side, code in (("before", args.before), ("after", here))[:: 1 if r % 2 == 0 else -1]:
+            env = dict(os.environ, PYTHONPATH=code)
+            out = subprocess.run(argv, env=env, capture_output=True, text=True, check=True).stdout
+            m = re.search(r"judge: wall ([\d.]+) s .*?CPU ([\d.]+) s", out)
+            assert m, out
+            times[side].append((float(m[1]), float(m[2])))
+            print(f"round {r + 1} {side:6} ({code}): wall {m[1]} s, CPU {m[2]} s; {_uptime()}", flush=True)
+    (bw, bc), (aw, ac) = ((statistics.median(t[0] for t in times[s]), statistics.median(t[1] for t in times[s]))
+                          for s in ("before", "after"))
+    print(f"median of {args.rounds}: before wall {bw:.1f} s CPU {bc:.1f} s | after wall {aw:.1f} s CPU {ac:.1f} s | "
+          f"after/before wall {aw / bw:.2f}, CPU {ac / bc:.2f}")
 
 
 def _rss_mb() -> float:

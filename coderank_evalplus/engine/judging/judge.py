@@ -273,8 +273,10 @@ def _note_failure(key: tuple[str, str], index: Optional[int]) -> None:
 
 
 
-def _run_lcb(program: str, expected_file: str, data: dict) -> tuple[bool, Optional[str]]:
-    """One candidate on one LiveCodeBench problem, in a check child refereed by this worker's referee."""
+def _run_lcb(program: str, expected_file: str, data: dict,
+             first: Sequence[int] = ()) -> tuple[bool, Optional[str], Optional[int]]:
+    """One candidate on one LiveCodeBench problem, in a check child refereed by this worker's referee: (passed, why
+    suspicious, the test that did not pass)."""
     import warnings
 
     from coderank_evalplus.engine.judging import lcb_judge, referee
@@ -287,17 +289,19 @@ def _run_lcb(program: str, expected_file: str, data: dict) -> tuple[bool, Option
         try:
             code = compile(text, "<string>", "exec", dont_inherit=True)
         except SyntaxError:
-            return False, None  # exec raises it in LiveCodeBench's compile_code: every test fails
+            return False, None, None  # exec raises it in LiveCodeBench's compile_code: every test fails
         except BaseException:  # noqa: BLE001 - MemoryError, RecursionError, NUL bytes: the child meets it
             code = text
     n = len(data["inputs"])
     budget = float(data["time_limit"]) * (n + 1) + 1
     referee.referee()
-    return run_reported(
-        lambda wd, rep, ans: lcb_judge.observe(data, code, "class Solution" in text, wd, rep, ans),
-        lambda pid, rfd, wfd, deadline: referee.ask({"mode": "lcb", "expected": expected_file}, rfd, wfd,
-                                                   pid, deadline, _kill_group),
+    first = list(first)
+    answer = run_reported(
+        lambda wd, rep, ans: lcb_judge.observe(data, code, "class Solution" in text, wd, rep, ans, first),
+        lambda pid, rfd, wfd, deadline: referee.ask({"mode": "lcb", "expected": expected_file, "first": first},
+                                                   rfd, wfd, pid, deadline, _kill_group),
         wall_timeout=3 * budget + 5, cpu_budget=int(math.ceil(budget)))
+    return answer[0], answer[1], (answer[2] if len(answer) > 2 else None)  # (a referee error has no third)
 
 
 
@@ -361,8 +365,11 @@ def worker_judge(job: dict) -> list[tuple[bool, Optional[bool], Optional[str]]]:
     if job["mode"] == "lcb":  # LiveCodeBench's tests and rules (engine/judging/lcb_judge.py)
         referee()  # forked before this worker reads the task's file (which holds no expected output either)
         data = _task_data(job["data"])
+        key = (job["data"], "base")
         for prog in job["programs"]:
-            ok, why = _run_lcb(prog, shared_path(job["expected"]), data)
+            ok, why, failed = _run_lcb(prog, shared_path(job["expected"]), data,
+                                       _first_inputs(key) if job.get("fail_first", True) else ())
+            _note_failure(key, failed)
             out.append((ok, None, f"base: {why}" if ok and why else None))
         return out
     if job["mode"] == "original":
@@ -601,7 +608,7 @@ class Judge:
                     self._tmp = tempfile.TemporaryDirectory(prefix="coderank_judge_data_")
                 self._files[key] = lcb_judge.write_task_files(prob, self._tmp.name, f"{len(self._files)}.lcb")
             job.update(mode="lcb", data=self.executor.share_file(self._files[key]),
-                       expected=self.executor.share_file(self._files[key] + ".expected"))
+                       expected=self.executor.share_file(self._files[key] + ".expected"), fail_first=self.fail_first)
             return job
         if not prob.has_evalplus_inputs:
             plan, path = self._original_plan(prob)

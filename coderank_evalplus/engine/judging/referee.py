@@ -177,8 +177,8 @@ def _serve(sock: socket.socket) -> None:  # pragma: no cover - the referee
 
 def _referee_check(request: dict, rfd: int, wfd: int) -> tuple:
     """Read one child's reports until every input passed (True) or one did not, or it stopped (False). An evalplus
-    check runs its inputs in ``input_order(n, request["first"])`` and its answer adds the input that did not pass
-    (None when all did), which the worker tries first on the task's next programs."""
+    check (or LiveCodeBench's) runs its inputs in ``input_order(n, request["first"])`` and its answer adds the input
+    that did not pass (None when all did), which the worker tries first on the task's next programs."""
     from coderank_evalplus.engine.judging.check_child import input_order
     from coderank_evalplus.engine.judging.oracle import evalplus_compare
 
@@ -189,7 +189,7 @@ def _referee_check(request: dict, rfd: int, wfd: int) -> tuple:
             msg = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
             _write_all(wfd, _LEN.pack(len(msg)) + msg)
 
-        return referee_check(_expected(request["expected"]), rfd, answer)
+        return referee_check(_expected(request["expected"]), rfd, answer, request.get("first") or ())
     if request.get("mode") == "original":  # the original tests' asserts, split (engine/judging/original.py)
         from coderank_evalplus.engine.judging.original import referee_original
 
