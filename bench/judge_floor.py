@@ -88,6 +88,7 @@ def _bare_child(code, calls: list[tuple[Callable[[dict], Any], float, Callable[[
                 break
             t = clock()
             signal.setitimer(signal.ITIMER_PROF, limit)
+            signal.setitimer(signal.ITIMER_REAL, 3 * limit + 1)  # the judge's wall watchdog: a program that sleeps
             try:
                 out = call(env)
             except _Limit:
@@ -97,6 +98,7 @@ def _bare_child(code, calls: list[tuple[Callable[[dict], Any], float, Callable[[
                 ok = False
             finally:
                 signal.setitimer(signal.ITIMER_PROF, 0)
+                signal.setitimer(signal.ITIMER_REAL, 0)
             own += clock() - t
             ran = i + 1
             if ok:
@@ -123,7 +125,7 @@ def bare_check(code, calls: list, mem: Optional[int]) -> tuple[int, int, float, 
         if mem:
             resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
         signal.signal(signal.SIGPROF, _raise_limit)
-        signal.alarm(int(3 * sum(c[1] for c in calls) + 5))  # a program that sleeps
+        signal.signal(signal.SIGALRM, _raise_limit)
         _bare_child(code, calls, wfd)
     os.close(wfd)
     raw = b""
