@@ -39,6 +39,7 @@ def main() -> None:
     ap.add_argument("--parallel", type=int, default=os.cpu_count())
     ap.add_argument("--per-task", type=int, default=0, help="each problem's first N samples (0: all)")
     ap.add_argument("--rerank", action="store_true", help="also time `coderank-evalplus rerank --methods random`")
+    ap.add_argument("--before", default=None, help="with --rerank: time this checkout's rerank first, then ours")
     args = ap.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="bench_judge_"))
@@ -83,14 +84,17 @@ def main() -> None:
         {t: sols[t] for t in problems}, problems, plus=True)
     ours_wall = time.monotonic() - t0
     ours_load = _load()
-    rerank = None
-    if args.rerank:
+    reranks = {}
+    for side, code in (("before", args.before), ("this", None)) if args.rerank else ():
+        if side == "before" and not code:
+            continue
         t0 = time.monotonic()
         subprocess.run([sys.executable, "-m", "coderank_evalplus.cli", "rerank", "--dataset", "humaneval",
                         "--solutions", str(samples), "--methods", "random", "--workers", str(args.parallel),
-                        "--output", str(tmp / "rerank"), "--cache-dir", str(tmp / "rerank_cache")],
-                       env=env, check=True, capture_output=True)
-        rerank = (time.monotonic() - t0, _load(), json.loads((tmp / "rerank" / "rerank_results.json").read_text()))
+                        "--output", str(tmp / f"rerank_{side}"), "--cache-dir", str(tmp / f"rerank_cache_{side}")],
+                       env=dict(env, PYTHONPATH=code) if code else env, check=True, capture_output=True)
+        reranks[side] = (time.monotonic() - t0, _load(),
+                         json.loads((tmp / f"rerank_{side}" / "rerank_results.json").read_text()))
 
     diffs = []
     for tid in problems:
@@ -104,10 +108,10 @@ def main() -> None:
     print(f"evalplus.evaluate wall   {evalplus_wall:.1f} s (includes its fixed ~20 s watchdog wait; {evalplus_load})")
     print(f"coderank judge wall      {ours_wall:.1f} s ({ours_load})")
     print(f"speed-up                 {evalplus_wall / ours_wall:.1f}x")
-    if rerank is not None:
-        wall, load, res = rerank
+    for side, (wall, load, res) in reranks.items():
         rnd, timing = res["methods"]["random"], res["timing"]
-        print(f"rerank --methods random  {wall:.1f} s ({load}); evalplus.evaluate / rerank {evalplus_wall / wall:.1f}x")
+        print(f"rerank --methods random, {side} checkout{f' ({args.before})' if side == 'before' else ''}: {wall:.1f} "
+              f"s ({load}); evalplus.evaluate / rerank {evalplus_wall / wall:.1f}x")
         print(f"    its timing: judge {timing.get('judge_s')} s of {timing.get('total_s')} s "
               f"({timing.get('judged_programs')} programs judged for {timing.get('judged_samples')} samples)")
         print(f"    pass@1 base / plus: evalplus {_pass1(ref, 'base'):.2f} / {_pass1(ref, 'plus'):.2f}, rerank's "
