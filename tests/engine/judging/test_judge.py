@@ -211,3 +211,22 @@ def test_inputs_that_failed_other_programs_run_first_and_change_no_verdict(fail_
     failed = judge_mod._FAILED[(job["data"], "base")]
     # fail-first: input 6 runs first for every program after the first, so the last two stop there too
     assert failed == ({6: 3} if fail_first else {6: 1, 2: 1, 1: 1})
+
+
+def test_a_stdin_problem_runs_first_the_test_that_failed_its_earlier_programs():
+    """LiveCodeBench's grading, fail-first: the second wrong program stops at the test that failed the first (not at
+    its own first wrong test) and the verdicts are the grader's (every test passing), in either order."""
+    from coderank_evalplus.engine.judging import judge as judge_mod
+    from coderank_evalplus.types import STDIN, IOTest, Problem
+
+    prob = Problem(task_id="S/ff", dataset="lcb", prompt="Print n * 2.", entry_point="", shape=STDIN,
+                   io_tests=tuple(IOTest(f"{n}\n", f"{2 * n}\n") for n in range(6)), time_limit=6.0)
+    right = "n = int(input())\nprint(2 * n)\n"
+    fails_4 = "n = int(input())\nprint(2 * n if n != 4 else -1)\n"
+    fails_1_and_4 = "n = int(input())\nprint(2 * n if n not in (1, 4) else -1)\n"
+    for fail_first, stops in ((True, {4: 2}), (False, {4: 1, 1: 1})):
+        judge = Judge(None, workers=1, progress=False, fail_first=fail_first)
+        job = judge._job(prob, [fails_4, fails_1_and_4, right], False)
+        judge_mod._FAILED.clear()
+        assert [ok for ok, _, _ in judge_mod.worker_judge(job)] == [False, False, True]
+        assert judge_mod._FAILED[(job["data"], "base")] == stops
