@@ -333,6 +333,10 @@ def main() -> None:
           f"{wall / max(floor_wall, 1e-9):.2f}x the floor; waiting (workers x wall - CPU): "
           f"{args.workers * wall - cpu:.1f} s; verdicts differing from the bare check's: {diff} of "
           f"{len(fl['verdicts'])} distinct programs")
+    for (tid, prog), (b, p) in fl["verdicts"].items():
+        if runs[0]["verdicts"][(tid, prog)] != (b, b if p is None else p):
+            print(f"    differs: {tid} program #{sols[tid].index(prog)}: bare (base, plus) {(b, p)}, judge "
+                  f"{runs[0]['verdicts'][(tid, prog)]}")
     print(f"TABLE | {name} | {len(sols)} | {n_samples} | {len(fl['verdicts'])} | {floor_cpu:.1f} | "
           f"{fl['limited']:.1f} | {floor_wall:.1f} | {wall:.1f} | {wall / max(floor_wall, 1e-9):.2f}x | {diff} |")
 
