@@ -263,6 +263,7 @@ def _first_inputs(key: tuple[str, str]) -> list[int]:
 
 
 def _note_failure(key: tuple[str, str], index: Optional[int]) -> None:
+    """Count the input a program did not pass, for ``_first_inputs`` (the tasks of the last 16 files kept)."""
     if index is None:
         return
     if key not in _FAILED and len(_FAILED) >= 16:
