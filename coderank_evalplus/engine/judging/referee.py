@@ -175,8 +175,11 @@ def _serve(sock: socket.socket) -> None:  # pragma: no cover - the referee
         _send_msg(sock, answer)
 
 
-def _referee_check(request: dict, rfd: int, wfd: int) -> tuple[bool, Optional[str]]:
-    """Read one child's reports until every input passed (True) or one did not, or it stopped (False)."""
+def _referee_check(request: dict, rfd: int, wfd: int) -> tuple:
+    """Read one child's reports until every input passed (True) or one did not, or it stopped (False). An evalplus
+    check (or LiveCodeBench's) runs its inputs in ``input_order(n, request["first"])`` and its answer adds the input
+    that did not pass (None when all did), which the worker tries first on the task's next programs."""
+    from coderank_evalplus.engine.judging.check_child import input_order
     from coderank_evalplus.engine.judging.oracle import evalplus_compare
 
     if request.get("mode") == "lcb":  # LiveCodeBench's tests and rules (engine/judging/lcb_judge.py)
@@ -186,45 +189,51 @@ def _referee_check(request: dict, rfd: int, wfd: int) -> tuple[bool, Optional[st
             msg = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
             _write_all(wfd, _LEN.pack(len(msg)) + msg)
 
-        return referee_check(_expected(request["expected"]), rfd, answer)
+        return referee_check(_expected(request["expected"]), rfd, answer, request.get("first") or ())
     if request.get("mode") == "original":  # the original tests' asserts, split (engine/judging/original.py)
         from coderank_evalplus.engine.judging.original import referee_original
 
         return referee_original(request, rfd, wfd)
     data = _expected(request["expected"])
     inputs, expected = data[request["split"]]
-    dataset, entry_point, atol = data["dataset"], data["entry_point"], data["atol"]
+    dataset, entry_point = data["dataset"], data["entry_point"]
     encoded, floats = _encoded(request["expected"], request["split"], data)
+    order = input_order(len(expected), request.get("first") or ())
+    atols = _atols(data["atol"], floats)
 
-    def value_ok(index: int, payload: bytes) -> bool:
-        nonlocal atol
-        if payload == encoded[index]:  # the very output: passes (atol set as evalplus would)
-            if atol == 0 and floats[index]:
-                atol = 1e-6
+    def value_ok(at: int, payload: bytes) -> bool:
+        index = order[at]
+        if payload == encoded[index]:  # the very output: passes
             return True
-        ok, atol = evalplus_compare(dataset, entry_point, inputs[index], decode_value(payload), expected[index],
-                                    atol)
-        return ok
+        return evalplus_compare(dataset, entry_point, inputs[index], decode_value(payload), expected[index],
+                                atols[index])[0]
 
-    def need(index: int) -> bool:
-        nonlocal atol
+    def need(at: int) -> bool:
         # what the child needs to compare with evalplus's rules itself: this input's expected output and the atol
-        # evalplus would use (the first float output sets it for good)
-        use_atol = 1e-6 if atol == 0 and _floats(expected[index]) else atol
-        msg = pickle.dumps((expected[index], atol), protocol=pickle.HIGHEST_PROTOCOL)
+        # evalplus holds when it reaches it
+        index = order[at]
+        msg = pickle.dumps((expected[index], atols[index]), protocol=pickle.HIGHEST_PROTOCOL)
         os.write(wfd, _LEN.pack(len(msg)) + msg) if len(msg) < (1 << 16) else _write_all(
             wfd, _LEN.pack(len(msg)) + msg)
-        atol = use_atol
         return True
 
-    return read_reports(rfd, len(expected), value_ok, need, lambda index, got: (
-        f"input {index} returned {got} where {type(expected[index]).__name__} was expected; its own == decided"))
+    stopped: list[int] = []
+    ok, why = read_reports(rfd, len(expected), value_ok, need, lambda at, got: (
+        f"input {order[at]} returned {got} where {type(expected[order[at]]).__name__} was expected; its own == "
+        "decided"), stopped)
+    return ok, why, (order[stopped[0]] if stopped else None)
 
 
-def _floats(x) -> bool:
-    from evalplus.eval import is_floats
-
-    return is_floats(x)
+def _atols(atol: float, floats: list) -> list[float]:
+    """Per input, the ``atol`` evalplus holds when it reaches it in its own order: the task's, or 1e-6 from the
+    first float expected output before it on (``oracle.evalplus_compare`` sets it at that input itself). It
+    depends on the expected outputs alone, so a check may run the inputs in any order and compare as evalplus."""
+    out = []
+    for is_float in floats:
+        out.append(atol)
+        if atol == 0 and is_float:
+            atol = 1e-6
+    return out
 
 
 def _write_all(fd: int, data: bytes) -> None:
