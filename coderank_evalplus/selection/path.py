@@ -79,19 +79,21 @@ class ProblemPath:
     ``confidence_model``: the confidence model (default: the shipped one); ``source``: where the executions come
     from (None: the engine, a live run; ``StoredExecutions``: a replay); ``own``: the step a method's name asks
     for, by name, set up by the caller (default: the registry's, as it is built); ``options``: more ranker options
-    for every problem (a study's held-out weights). ``run(works)`` takes a batch."""
+    for every problem (a study's held-out weights); ``confidence``: False leaves the picks' confidence out (a caller
+    that reads the rankings alone). ``run(works)`` takes a batch."""
 
     def __init__(self, cfg: PathSettings, methods: Sequence[str], cache: Optional[ResultCache] = None,
                  executor: Optional[Executor] = None, steps: Sequence[Step] = (), *,
                  stats: Optional[ExecutionStats] = None, confidence_model: Optional[dict] = None,
                  source: Optional[StoredExecutions] = None, own: Optional[Mapping[str, Step]] = None,
-                 options: Optional[Mapping[str, Any]] = None) -> None:
+                 options: Optional[Mapping[str, Any]] = None, confidence: bool = True) -> None:
         self.cfg, self.methods = cfg, list(methods)
         self.source, self.options = source, dict(options or {})
         self.cache, self.executor = cache, executor
         self.limits = Limits(cpu=cfg.time_limit)
         self.stats = stats if stats is not None else ExecutionStats()
         self.confidence_model = confidence_model
+        self.with_confidence = confidence  # False: a caller that reads the rankings alone (a replay's curve points)
         self.env = SelectEnv(cache, self.limits, cfg.workers, executor, cfg.seed, progress=cfg.progress)
         asked = dict.fromkeys(s for s in (split_selection(m)[1] for m in self.methods) if s is not None)
         self.steps: dict[str, Step] = {name: (own or {}).get(name) or get_step(name)() for name in asked}
@@ -145,7 +147,8 @@ class ProblemPath:
                                                                               grown)}
         lap("rank")
         self.apply_steps(works, outcomes, lap, keys)
-        self.pick(outcomes)
+        if self.with_confidence:
+            self.pick(outcomes)
         lap("rank")
         return outcomes
 

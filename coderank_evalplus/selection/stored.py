@@ -90,15 +90,16 @@ class StoredSteps:
         memo = {id(it): (tag, it.problem.problem.task_id, it.candidates.tobytes(), it.method)
                 for it in items if it.candidates is not None}
         todo = [it for it in items if memo.get(id(it)) not in self._done]
-        outcomes = self.replay(run, todo, options) if todo else {}
+        outcomes = self.replay(run, todo, options, confidence=False) if todo else {}  # rankings are all it returns
         fresh = {id(it): outcomes[_key(it)].rankings[it.method] for it in todo}
         self._done.update((memo[i], r) for i, r in fresh.items() if i in memo)
         return [fresh[id(it)] if id(it) in fresh else self._done[memo[id(it)]] for it in items]
 
-    def replay(self, run: StoredRun, items: Sequence, options: Optional[dict] = None
+    def replay(self, run: StoredRun, items: Sequence, options: Optional[dict] = None, confidence: bool = True
                ) -> dict[Hashable, ProblemOutcome]:
         """Each sub-sample of ``items`` (``report.curves.SubsetItem``; items of one sub-sample share its
-        ``key``) down the per-problem path, every method the items ask for: its outcome, by the sub-sample's key."""
+        ``key``) down the per-problem path, every method the items ask for: its outcome, by the sub-sample's key
+        (``confidence``: with each pick's confidence, as a live run's)."""
         if run.path not in self._texts:
             self._texts[run.path] = self.texts(run)
         texts = self._texts[run.path]
@@ -122,7 +123,7 @@ class StoredSteps:
         methods = list(dict.fromkeys(it.method for it in items))
         path = ProblemPath(settings, methods, self.cache, self.executor, self.every,
                            own={NAME: ModelFreeStep(self.model_of(run), words=False)},
-                           source=StoredExecutions(execs, hidden), options=options)
+                           source=StoredExecutions(execs, hidden), options=options, confidence=confidence)
         return path.run_keyed(keys, works, feats)
 
 
