@@ -38,6 +38,10 @@ from coderank_evalplus.types import RETURNED, TIMED_OUT, Executions, Problem, Te
 
 STEP = 10  # inputs grown per round (as bench/split_top.py's prototype)
 MAX_ROUNDS = 4  # rounds while nothing separates (the prototype's 50 inputs at most = 4 rounds + the focus round)
+# Inputs grown, by what they were grown from, kept across batches: growth is a function of its key alone, and a
+# stored run's curves, round tables and comparisons at N ask for the same growth in batch after batch.
+_GROWN: dict[tuple, list[tuple[Optional[str], list]]] = {}
+_GROWN_MAX = 20_000  # entries kept (oldest dropped first): a few tens of MB at most
 
 
 @dataclass
@@ -67,8 +71,8 @@ def column_masks(ex: Executions) -> tuple[np.ndarray, np.ndarray]:
 def _grow(problem: Problem, pool: list[list], n: int, salt: str, seen: set[str],
           memo: Optional[dict] = None) -> list[tuple[str, list]]:
     """``n`` new inputs (call text, arguments) grown from ``pool``, none of them in ``seen`` (which they join).
-    ``memo``: mutations already grown in this batch and their call texts, by what they were grown from (searches of
-    one problem grow the same first round: it is grown once)."""
+    ``memo``: mutations already grown and their call texts, by what they were grown from (searches of one problem
+    grow the same first round, and a stored run's sub-samples the same later rounds: each is grown once)."""
     key = (problem.callee, problem.shape, salt, n + len(seen), repr(pool))
     grown = memo.get(key) if memo is not None else None
     if grown is None:
@@ -76,6 +80,8 @@ def _grow(problem: Problem, pool: list[list], n: int, salt: str, seen: set[str],
                                                                           problem.shape)]
         if memo is not None:
             memo[key] = grown
+            while len(memo) > _GROWN_MAX:
+                del memo[next(iter(memo))]
     out = []
     for call, a in grown:
         if call is not None and call not in seen:
@@ -201,7 +207,7 @@ def _one_pool(env: SelectEnv) -> Optional[WarmExecutor]:
 
 def _rounds(states: Sequence[_State], env: SelectEnv, step: int, max_rounds: int) -> None:
     """The rounds of every search under way, each one execution for all of them."""
-    memo: dict = {}  # inputs grown, by what they were grown from (``_grow``)
+    memo = _GROWN  # inputs grown, by what they were grown from (``_grow``)
     for rnd in range(max_rounds + 1):
         live = [st for st in states if not st.done]
         for st in live:

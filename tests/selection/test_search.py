@@ -1,0 +1,34 @@
+"""The selection step's search (selection/search.py): inputs grown once whatever the batch that asks for them."""
+
+from __future__ import annotations
+
+from coderank_evalplus.io.problems import problem_from_prompt
+from coderank_evalplus.selection import search
+from tests.selection.test_differential import PROMPT
+
+
+def test_inputs_grown_once_across_batches_equal_a_fresh_growth(monkeypatch):
+    """A growth asked again by a later batch (a stored run's curve, then its round tables) comes from the memo: the
+    same inputs as growing them afresh, and evalplus's mutation runs once."""
+    problem = problem_from_prompt(PROMPT, None, "T/grow")
+    pool = [[1, 2], [0, 0]]
+    fresh = search._grow(problem, pool, 5, "select:0:T/grow:1", set(), None)
+    calls = []
+    real = search.mutate_inputs
+    monkeypatch.setattr(search, "mutate_inputs", lambda *a, **k: calls.append(a) or real(*a, **k))
+    monkeypatch.setattr(search, "_GROWN", {})
+    first = search._grow(problem, pool, 5, "select:0:T/grow:1", set(), search._GROWN)
+    again = search._grow(problem, pool, 5, "select:0:T/grow:1", set(), search._GROWN)
+    assert first == again == fresh and len(fresh) == 5
+    assert len(calls) == 1
+    other = search._grow(problem, pool, 5, "select:0:T/grow:2", set(), search._GROWN)  # another round's salt
+    assert len(calls) == 2 and other != first
+
+
+def test_the_memo_keeps_at_most_its_bound(monkeypatch):
+    problem = problem_from_prompt(PROMPT, None, "T/grow")
+    monkeypatch.setattr(search, "_GROWN", {})
+    monkeypatch.setattr(search, "_GROWN_MAX", 3)
+    for k in range(6):
+        search._grow(problem, [[k, 1]], 2, f"select:0:T/grow:{k}", set(), search._GROWN)
+    assert len(search._GROWN) == 3
