@@ -193,8 +193,26 @@ FAILS_1 = "def f(x):\n    return 0.5 if x == 0 else None\n"
 CLOSE = "def f(x):\n    return 0.5 if x == 0 else [1.0000000001, 2]\n"
 
 
+@pytest.fixture
+def in_process_referee():
+    """A worker's judge run in this process forks its referee from it: stopped at the end (its socket closed, it
+    exits; reaped), so that no child of the test process outlives the test."""
+    import os
+
+    from coderank_evalplus.engine.execution.workers import KEPT
+    from coderank_evalplus.engine.judging import referee
+
+    yield
+    if referee._REFEREE:
+        sock, pid = referee._REFEREE
+        referee._REFEREE.clear()
+        sock.close()
+        os.waitpid(pid, 0)
+        KEPT.discard(pid)
+
+
 @pytest.mark.parametrize("fail_first", [True, False])
-def test_inputs_that_failed_other_programs_run_first_and_change_no_verdict(fail_first):
+def test_inputs_that_failed_other_programs_run_first_and_change_no_verdict(fail_first, in_process_referee):
     """A worker runs first the inputs that failed the task's earlier programs: the program failing inputs 2 and 6
     then stops at 6 (the input that failed the one before it), not at 2; its verdict and every other one is
     evalplus's, also where the atol evalplus sets at input 0 decides a later input that now runs before it."""
@@ -213,7 +231,7 @@ def test_inputs_that_failed_other_programs_run_first_and_change_no_verdict(fail_
     assert failed == ({6: 3} if fail_first else {6: 1, 2: 1, 1: 1})
 
 
-def test_a_stdin_problem_runs_first_the_test_that_failed_its_earlier_programs():
+def test_a_stdin_problem_runs_first_the_test_that_failed_its_earlier_programs(in_process_referee):
     """LiveCodeBench's grading, fail-first: the second wrong program stops at the test that failed the first (not at
     its own first wrong test) and the verdicts are the grader's (every test passing), in either order."""
     from coderank_evalplus.engine.judging import judge as judge_mod
