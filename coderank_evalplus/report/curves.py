@@ -130,7 +130,7 @@ def _problem_points(args: tuple) -> tuple[np.ndarray, list[tuple]]:
     out = np.full((len(budgets), draws, len(methods), len(splits)), np.nan)
     correct = [sp.correct(s) for s in splits]
     steps = stepped(methods)
-    rankers = {m: get_ranker(steps.get(m, m)) for m in methods if m not in BASELINES}
+    rankers = {m: get_ranker(m) for m in methods if m not in BASELINES and m not in steps}  # ranked here
     ranked_here = any(m not in steps and m not in BASELINES for m in methods)
     pending: list[tuple] = []  # the stepped methods' draws: replayed on the path (``_stepped_points``)
     for b, budget in enumerate(budgets):

@@ -246,7 +246,12 @@ def _run_refereed(dataset: str, entry_point: str, code, inputs: list, limits: li
         lambda pid, rfd, wfd, deadline: referee.ask({"expected": expected_file, "split": split, "first": first},
                                                    rfd, wfd, pid, deadline, _kill_group),
         wall_timeout=3 * budget + 5, cpu_budget=int(math.ceil(budget)))
-    return answer[0], answer[1], (answer[2] if len(answer) > 2 else None)  # (a referee error has no third)
+    return _with_failed_input(answer)
+
+
+def _with_failed_input(answer: tuple) -> tuple[bool, Optional[str], Optional[int]]:
+    """A referee's answer as (passed, why suspicious, the input that did not pass): a referee error has no third."""
+    return answer[0], answer[1], (answer[2] if len(answer) > 2 else None)
 
 
 _FAILED: dict[tuple[str, str], dict[int, int]] = {}  # (task file, split) -> {input: programs it failed}
@@ -270,8 +275,6 @@ def _note_failure(key: tuple[str, str], index: Optional[int]) -> None:
         _FAILED.pop(next(iter(_FAILED)))
     failed = _FAILED.setdefault(key, {})
     failed[index] = failed.get(index, 0) + 1
-
-
 
 
 def _run_lcb(program: str, expected_file: str, data: dict,
@@ -302,7 +305,7 @@ def _run_lcb(program: str, expected_file: str, data: dict,
         lambda pid, rfd, wfd, deadline: referee.ask({"mode": "lcb", "expected": expected_file, "first": first},
                                                    rfd, wfd, pid, deadline, _kill_group),
         wall_timeout=3 * budget + 5, cpu_budget=int(math.ceil(budget)))
-    return answer[0], answer[1], (answer[2] if len(answer) > 2 else None)  # (a referee error has no third)
+    return _with_failed_input(answer)
 
 
 
