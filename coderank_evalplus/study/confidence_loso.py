@@ -214,9 +214,13 @@ def read_sets(patterns: Sequence[str], cache_dir: Optional[str] = None, workers:
     for s in sets:
         t0 = time.perf_counter()
         subset_steps, key = steps(s) if steps is not None else (None, "")
-        tables[id(s)] = cached_table(s, cache_dir=Path(cache_dir) if cache_dir else None, workers=workers,
-                                     ranker_model=(ranker_models or {}).get(s.model), subset_steps=subset_steps,
-                                     steps_key=key)
+        try:
+            tables[id(s)] = cached_table(s, cache_dir=Path(cache_dir) if cache_dir else None, workers=workers,
+                                         ranker_model=(ranker_models or {}).get(s.model), subset_steps=subset_steps,
+                                         steps_key=key)
+        finally:
+            if hasattr(subset_steps, "close"):
+                subset_steps.close()  # its shard processes (selection.stored)
         if log:
             print(f"{s.label} [{s.model}]: round table in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     return sets, tables

@@ -51,7 +51,11 @@ def test_a_replay_gives_the_live_run_at_full_budget_and_on_a_sub_sample(tmp_path
     live = _live(programs, cache)
     write_results(live, tmp_path / "run")
     run = load_folder(tmp_path / "run")
-    replay = StoredSteps(cache, workers=2)
+    with StoredSteps(cache, workers=2) as replay:
+        _check_replay(replay, run, programs, live, cache)
+
+
+def _check_replay(replay: StoredSteps, run, programs: list[str], live, cache: ResultCache) -> None:
     names = list(metrics.BASELINES) + METHODS
     full = scores_at_budget(run, names, len(programs), draws=1, subset_steps=replay)
     assert {m: float(full[m]["base"][0]) for m in names} == _live_scores(live)
@@ -73,3 +77,37 @@ def test_a_replay_gives_the_live_run_at_full_budget_and_on_a_sub_sample(tmp_path
             {m: v for m, v in _live_scores(sub).items() if m in ranked}, (budget, chosen)
         assert float(at["random"]["base"][0]) == float(full["random"]["base"][0])
     assert np.isfinite(full["recommended"]["base"]).all()
+
+
+@pytest.mark.slow
+def test_a_replay_split_over_processes_gives_the_same_rankings(tmp_path):
+    """With several cores a report's call is split by problem over processes of their own (a problem keeps its
+    process from call to call); the budget curve is the one a replay in this process gives, and closing the replay
+    leaves no process behind."""
+    import multiprocessing
+
+    from coderank_evalplus.report.curves import budget_curve
+
+    cache = ResultCache(tmp_path / "executions.sqlite")
+    problems = {t: Problem(**{**_problem().__dict__, "task_id": t}) for t in ("T/0", "T/1", "T/2")}
+    mixes = {"T/0": [RIGHT] * 4 + [RIGHT2] * 3 + [WIDE] * 3 + [WRONG] * 2,
+             "T/1": [WIDE] * 5 + [RIGHT] * 4 + [WRONG] * 3,
+             "T/2": [RIGHT2] * 2 + [WIDE] * 6 + [RIGHT] * 4}
+    cfg = stage_config(RerankOptions(methods=METHODS, workers=2, progress=False, base_only=True))
+    live = rank_and_judge("humaneval", problems, {t: [PROMPT + b for b in m] for t, m in mixes.items()},
+                          {t: TESTS["T/0"] for t in problems}, cfg, cache)
+    write_results(live, tmp_path / "run")
+    run = load_folder(tmp_path / "run")
+    before = set(multiprocessing.active_children())
+    with StoredSteps(cache, workers=1) as here:
+        expected = budget_curve(run, METHODS, draws=3, subset_steps=here)
+    with StoredSteps(cache, workers=2) as split:
+        got = budget_curve(run, METHODS, draws=3, subset_steps=split)
+        shards = dict(split._shard_of)
+        assert len(split._pools) == 2 and sorted(shards) == sorted(problems)
+        again = budget_curve(run, METHODS, "tests", draws=3, subset_steps=split)
+        assert split._shard_of == shards  # each problem stayed in its process
+    assert got == expected
+    with StoredSteps(cache, workers=1) as here:
+        assert again == budget_curve(run, METHODS, "tests", draws=3, subset_steps=here)
+    assert set(multiprocessing.active_children()) <= before
