@@ -174,10 +174,15 @@ def search_many(queries: Sequence[tuple[Problem, list[str]]], env: SelectEnv, st
     by their size (programs × inputs)."""
     t0 = time.monotonic()
     states = []
+    seeded: dict[int, tuple[list[list], set[str]]] = {}  # a problem's seeds and their calls (sub-samples share them)
     for k, (problem, programs) in enumerate(queries):
-        st = _State(problem, list(programs), seeds=seeds_of(problem), budget=budgets[k] if budgets else None)
+        if id(problem) not in seeded:
+            seeds = seeds_of(problem)
+            seeded[id(problem)] = seeds, {c for c in (call_text(problem.callee, s) for s in seeds) if c is not None}
+        seeds, calls = seeded[id(problem)]
+        st = _State(problem, list(programs), seeds=seeds, budget=budgets[k] if budgets else None)
         st.done = not st.seeds or len(st.programs) < 2
-        st.seen = {c for c in (call_text(problem.callee, s) for s in st.seeds) if c is not None}
+        st.seen = set(calls)
         states.append(st)
     begun = [not st.done for st in states]
     pool = _one_pool(env)
