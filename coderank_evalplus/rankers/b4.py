@@ -44,20 +44,23 @@ def b4_scores(E: np.ndarray, patterns: np.ndarray, alpha: float = DEFAULT_ALPHA,
     """
     E = np.asarray(E, dtype=np.int64)
     n_rows, n_tests = E.shape
-    scores = np.empty(len(patterns))
-    for g, y in enumerate(np.asarray(patterns, dtype=bool)):
-        x = (E == y).all(axis=1)
-        others = E[~x]
-        s1 = int(others[:, y].sum())
-        n1 = int((~x).sum()) * int(y.sum())
-        s0 = int(others[:, ~y].sum())
-        n0 = int((~x).sum()) * int((~y).sum())
-        log_py = betaln(int(y.sum()) + alpha, n_tests - int(y.sum()) + 1)
-        log_px = betaln(int(x.sum()) + alpha, n_rows - int(x.sum()) + 1)
-        log_p1 = betaln(s1 + 1, n1 - s1 + 1)
-        log_p0 = betaln(s0 + 1, n0 - s0 + beta0)
-        scores[g] = log_px + log_py + log_p1 + log_p0
-    return scores
+    Y = np.asarray(patterns, dtype=bool).reshape(len(patterns), n_tests)
+    ids: dict[bytes, int] = {}  # each distinct row (as 0/1 integers) numbered: a row has pattern y when equal to it
+    row_id = np.asarray([ids.setdefault(r.tobytes(), len(ids)) for r in E], dtype=np.int64)
+    pattern_id = np.asarray([ids.get(y.tobytes(), -1) for y in Y.astype(np.int64)], dtype=np.int64)
+    x = pattern_id[:, None] == row_id[None, :]  # patterns × rows: the rows with that pattern
+    outside = (~x).astype(np.int64)
+    per_row_in_y = E @ Y.T.astype(np.int64)  # rows × patterns: a row's passes on the pattern's passed tests
+    s1 = (outside * per_row_in_y.T).sum(axis=1)
+    s0 = (outside * (E.sum(axis=1)[None, :] - per_row_in_y.T)).sum(axis=1)
+    n_out, n_y = outside.sum(axis=1), Y.sum(axis=1)
+    n1, n0 = n_out * n_y, n_out * (n_tests - n_y)
+    # integer counts exactly as the loop of the released code; betaln on arrays is the same ufunc as on scalars
+    log_py = betaln(n_y + alpha, n_tests - n_y + 1)
+    log_px = betaln(x.sum(axis=1) + alpha, n_rows - x.sum(axis=1) + 1)
+    log_p1 = betaln(s1 + 1, n1 - s1 + 1)
+    log_p0 = betaln(s0 + 1, n0 - s0 + beta0)
+    return log_px + log_py + log_p1 + log_p0
 
 
 def b4(ctx: RankContext, alpha: float = DEFAULT_ALPHA, beta0: float = DEFAULT_BETA0,
