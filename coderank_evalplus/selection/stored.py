@@ -30,6 +30,7 @@ import logging
 import multiprocessing
 import os
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Hashable, Iterator, Mapping, Optional, Sequence
@@ -91,7 +92,7 @@ class StoredSteps:
         self.every = list(every)
         self._texts: dict[Path, Mapping[str, Sequence[str]]] = {}
         self._done: dict[tuple, Ranking] = {}  # (folder and options, task, candidates, method) → final ranking
-        self._pools: list[ProcessPoolExecutor] = []  # the shard processes (``_rankings``), started when first used
+        self._pools: dict[int, ProcessPoolExecutor] = {}  # the shard processes (``_rankings``), started when first used
         self._shard_of: dict[str, int] = {}  # task id → its shard
 
     def __call__(self, run: StoredRun, items: Sequence) -> list[Ranking]:
@@ -146,14 +147,27 @@ class StoredSteps:
         if self.cache is not None:
             self.cache.commit()  # what this process ran is there for the shards to read
         cache = str(self.cache.path) if self.cache is not None else None
-        futures: list[Future] = []
+        futures: list[tuple[Future, int, list, list]] = []
         for s, (its, ks) in shards.items():
             texts = {it.problem.problem.task_id: setup.texts[it.problem.problem.task_id] for it in its}
             part = _Replay(replace(setup.settings, workers=1), texts, setup.model)
-            futures.append(self._pool(s).submit(_replay_shard, cache, part, its, ks, options))
+            try:
+                f = self._pool(s).submit(_replay_shard, cache, part, its, ks, options)
+            except BrokenProcessPool:  # its process was lost since the last call: a fresh one
+                self._pools.pop(s).shutdown(wait=False)
+                f = self._pool(s).submit(_replay_shard, cache, part, its, ks, options)
+            futures.append((f, s, its, ks))
         out: dict[Hashable, dict[str, Ranking]] = {}
-        for f in futures:
-            out.update(f.result())
+        for f, s, its, ks in futures:
+            try:
+                out.update(f.result())
+            except BrokenProcessPool:  # a shard process lost (killed, out of memory): its share replayed here
+                logging.getLogger("coderank_evalplus").warning(
+                    "%s: a process replaying its sub-samples was lost; replaying its %d items in this process",
+                    run.path, len(its))
+                self._pools.pop(s).shutdown(wait=False)  # the next call starts that shard afresh
+                out.update({k: o.rankings for k, o in replay_items(setup, self.cache, None, (), its, ks, options,
+                                                                   False).items()})
         return out
 
     def _shard(self, task_id: str, n: int) -> int:
@@ -165,8 +179,8 @@ class StoredSteps:
         return self._shard_of[task_id]
 
     def _pool(self, shard: int) -> ProcessPoolExecutor:
-        while len(self._pools) <= shard:
-            self._pools.append(ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")))
+        if shard not in self._pools:
+            self._pools[shard] = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
         return self._pools[shard]
 
     def __enter__(self) -> "StoredSteps":
@@ -177,10 +191,10 @@ class StoredSteps:
 
     def close(self) -> None:
         """Stop the shard processes (a report's end)."""
-        for f in [pool.submit(_close_shard) for pool in self._pools]:
-            with contextlib.suppress(Exception):
-                f.result()
-        for pool in self._pools:
+        for pool in self._pools.values():
+            with contextlib.suppress(Exception):  # a broken pool refuses the call: its process is gone already
+                pool.submit(_close_shard).result()
+        for pool in self._pools.values():
             pool.shutdown(cancel_futures=True)
         self._pools.clear()
 

@@ -111,3 +111,41 @@ def test_a_replay_split_over_processes_gives_the_same_rankings(tmp_path):
     with StoredSteps(cache, workers=1) as here:
         assert again == budget_curve(run, METHODS, "tests", draws=3, subset_steps=here)
     assert set(multiprocessing.active_children()) <= before
+
+
+def _dies(*args) -> None:
+    """A shard's call that loses its process."""
+    import os
+
+    os._exit(1)
+
+
+@pytest.mark.slow
+def test_a_lost_replay_process_costs_time_not_figures(tmp_path, caplog, monkeypatch):
+    """A shard process killed between calls is started afresh; one killed during a call has its share replayed in
+    this process, with a warning: the figures stay those of a replay in this process."""
+    import os
+    import signal
+
+    from coderank_evalplus.report.curves import budget_curve
+
+    cache = ResultCache(tmp_path / "executions.sqlite")
+    problems = {t: Problem(**{**_problem().__dict__, "task_id": t}) for t in ("T/0", "T/1")}
+    mix = [RIGHT] * 4 + [RIGHT2] * 3 + [WIDE] * 3 + [WRONG] * 2
+    cfg = stage_config(RerankOptions(methods=METHODS, workers=2, progress=False, base_only=True))
+    live = rank_and_judge("humaneval", problems, {t: [PROMPT + b for b in mix] for t in problems},
+                          {t: TESTS["T/0"] for t in problems}, cfg, cache)
+    write_results(live, tmp_path / "run")
+    run = load_folder(tmp_path / "run")
+    with StoredSteps(cache, workers=1) as here:
+        expected = [budget_curve(run, METHODS, draws=2, subset_steps=here, seed=s) for s in (0, 1, 2)]
+    with StoredSteps(cache, workers=2) as split:
+        assert budget_curve(run, METHODS, draws=2, subset_steps=split, seed=0) == expected[0]
+        for pool in split._pools.values():
+            for pid in list(pool._processes):  # type: ignore[attr-defined]
+                os.kill(pid, signal.SIGKILL)
+        assert budget_curve(run, METHODS, draws=2, subset_steps=split, seed=1) == expected[1]
+        monkeypatch.setattr("coderank_evalplus.selection.stored._replay_shard", _dies)
+        with caplog.at_level("WARNING", logger="coderank_evalplus"):
+            assert budget_curve(run, METHODS, draws=2, subset_steps=split, seed=2) == expected[2]
+        assert "was lost; replaying its" in caplog.text
