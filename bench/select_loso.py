@@ -34,10 +34,18 @@ from coderank_evalplus.engine.execution.executors import WarmExecutor
 from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.rankers import learned_examples
 from coderank_evalplus.selection import SelectEnv
-from coderank_evalplus.selection.parts import MODEL_FILE
+from coderank_evalplus.selection.parts import EDGE_SPEC, MODEL_FILE
+from coderank_evalplus.selection.search import EDGE_RULES, EDGES
 from coderank_evalplus.selection.stored import recorded_texts
 from coderank_evalplus.study.learned_loso import heldout_models, read_folders
-from coderank_evalplus.study.select_loso import decisions, family_summary, heldout_parts, rows, train_shipped_parts
+from coderank_evalplus.study.select_loso import (
+    STEPPED,
+    decisions,
+    family_summary,
+    heldout_parts,
+    rows,
+    train_shipped_parts,
+)
 
 
 def _ci(d: dict) -> str:
@@ -46,16 +54,18 @@ def _ci(d: dict) -> str:
 
 
 def print_rows(out: list[dict]) -> None:
-    print("| folder | split | learned_examples | recommended (size rule) | recommended (part model) | size − before | "
-          "model − before | model − size | in doubt / split / changed (size, model) | programs × inputs per "
-          "problem |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| folder | split | learned_examples | recommended (size rule) | recommended (part model) | part model + "
+          "edge features | size − before | model − before | model − size | edge model − size | in doubt / split / "
+          "changed (size, model, edge model) | programs × inputs per problem |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in out:
         p, c, n = r["pass@1"], r["cost"], max(r["undecided"], 1)
+        ch = r["changed"]
         print(f"| {r['set']} | {r['split']} | {p['before']['pass@1']:.2f} | {p['size']['pass@1']:.2f} | "
-              f"{p['model']['pass@1']:.2f} | {_ci(r['minus_before']['size'])} | {_ci(r['minus_before']['model'])} | "
-              f"{_ci(r['model_minus_size'])} | {r['undecided']} / {r['split_problems']} / {r['changed']['size']}, "
-              f"{r['changed']['model']} | {c['programs'] / n:.1f} × {c['inputs'] / n:.1f} |")
+              f"{p['model']['pass@1']:.2f} | {p['model_edges']['pass@1']:.2f} | {_ci(r['minus_before']['size'])} | "
+              f"{_ci(r['minus_before']['model'])} | {_ci(r['model_minus_size'])} | {_ci(r['model_edges_minus_size'])}"
+              f" | {r['undecided']} / {r['split_problems']} / {ch['size']}, {ch['model']}, {ch['model_edges']} | "
+              f"{c['programs'] / n:.1f} × {c['inputs'] / n:.1f} |")
 
 
 def print_summary(out: list[dict]) -> None:
@@ -67,16 +77,23 @@ def print_summary(out: list[dict]) -> None:
         print(f"\n{split}: mean over {s['families']} families ({s['folders']} folders): random {m['random']:.2f}, "
               f"learned_examples {m['before']:.2f}, recommended with parts by size {m['size']:.2f} "
               f"({m['size'] - m['before']:+.2f}), by the part model {m['model']:.2f} ({m['model'] - m['before']:+.2f})"
+              f", by the part model with edge features {m['model_edges']:.2f} ({m['model_edges'] - m['before']:+.2f})"
               f", oracle {m['oracle']:.2f}")
         print(f"  share of the random → oracle gap closed on those means: learned_examples {g['before']:.3f}, "
-              f"size rule {g['size']:.3f}, part model {g['model']:.3f}")
-        for rule in ("size", "model"):
+              f"size rule {g['size']:.3f}, part model {g['model']:.3f}, part model + edge features "
+              f"{g['model_edges']:.3f}")
+        print(f"  ceiling, reading the verdicts: an ideal choice among the step's parts {m['ideal_part']:.2f} (share "
+              f"{g['ideal_part']:.3f}), among all its contenders {m['ideal_contender']:.2f} "
+              f"(share {g['ideal_contender']:.3f})")
+        for rule in STEPPED:
             hurt = s[rule]["hurt"]
             print(f"  {rule}: folders helped / hurt beyond the interval: {s[rule]['helped']} / {len(hurt)}"
                   + (f" ({'; '.join(hurt)})" if hurt else ""))
-        worse = s["model_vs_size"]["worse"]
-        print(f"  part model against the size rule: better / worse beyond the interval on "
-              f"{s['model_vs_size']['better']} / {len(worse)} folders" + (f" ({'; '.join(worse)})" if worse else ""))
+        for rule in ("model", "model_edges"):
+            worse = s[f"{rule}_vs_size"]["worse"]
+            print(f"  {rule} against the size rule: better / worse beyond the interval on "
+                  f"{s[f'{rule}_vs_size']['better']} / {len(worse)} folders"
+                  + (f" ({'; '.join(worse)})" if worse else ""))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -88,6 +105,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", action="append", default=None,
                     help="run the step only on the folders whose tests label (or name) is this (repeatable); every "
                          "folder still trains the rankers, and the part models train on the folders the step ran on")
+    ap.add_argument("--edges", choices=EDGE_RULES, default=EDGES,
+                    help="the search's edge inputs (testgen/edges.py) and their validity rule: off, share (valid as "
+                         "any grown input), returned (valid when any contender returned on it)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--resamples", type=int, default=2000)
     ap.add_argument("--json")
@@ -107,17 +127,19 @@ def main(argv: list[str] | None = None) -> int:
             limits = Limits(cpu=float((sf.run.summary.get("config") or {}).get("time_limit", 0.1)))
             env = SelectEnv(cache, limits, args.workers, executor)
             records[id(sf)] = decisions(sf, rankers[sf.model], env, recorded_texts(sf.run),
-                                        Path(args.decisions_dir or Path(args.cache_dir) / "select_loso"))
+                                        Path(args.decisions_dir or Path(args.cache_dir) / "select_loso"), args.edges)
             print(f"{sf.label}: {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
     finally:
         executor.__exit__(None, None, None)
         cache.close()
     part_models = heldout_parts(chosen, records)
-    out = rows(chosen, records, part_models, args.resamples)
+    edge_models = heldout_parts(chosen, records, EDGE_SPEC)
+    out = rows(chosen, records, part_models, args.resamples, edge_models=edge_models)
     print_rows(out)
     print_summary(out)
     if args.json:
-        Path(args.json).write_text(json.dumps({"rows": out, "part_models": part_models}, indent=1) + "\n")
+        Path(args.json).write_text(json.dumps({"edges": args.edges, "rows": out, "part_models": part_models,
+                                               "edge_models": edge_models}, indent=1) + "\n")
     if args.write_model:
         model = train_shipped_parts(chosen, records)
         MODEL_FILE.write_text(json.dumps(model, indent=1, sort_keys=True) + "\n")
