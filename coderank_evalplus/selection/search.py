@@ -7,16 +7,17 @@ out and the others do not run on it (a timeout at the run's tight limit says the
 affords, not which program is right; and grown inputs that every contender times out on cost a round more than
 the rest of it). With ``edges`` on, round 1 also holds up to ``EDGE_INPUTS`` inputs at the edges of the examples'
 argument types (``testgen.edges``: empty and singleton collections, zero, negatives, large values, duplicates,
-orders), which mutation rarely reaches and evalplus's plus tests probe. An input is valid when more than
-``VALID_SHARE`` of the contenders returned on it (``testgen.mutate``'s rule; under the ``returned`` edge rule, an
-edge input is valid when any contender returned on it: on an edge the majority often raises, and an input every
-contender raises on says nothing); it separates when the contenders' outputs on it differ. The
-search goes on while nothing separates, up to ``MAX_ROUNDS`` rounds, each grown from the examples and the valid
-inputs so far (an input most contenders raise or time out on lies outside what the problem asks, and its mutations
-mostly do too: growing from it spent most of the search's time on timeouts); once inputs separate, one more round of
-``STEP`` inputs is grown from the separating inputs alone (the differential step: mutations of an input where the
-programs differ are where they differ most often) and the search ends. Cost: at most contenders ×
-``STEP`` × (``MAX_ROUNDS`` + 1) test items, fewer when the cache has them.
+orders; as many as the budget below leaves room for beside the grown ones), which mutation rarely reaches and
+evalplus's plus tests probe. An input is valid when more than ``VALID_SHARE`` of the contenders returned on it
+(``testgen.mutate``'s rule; under the ``returned`` edge rule, an edge input is valid when any contender returned on
+it: on an edge the majority often raises, and an input every contender raises on says nothing); it separates when
+the contenders' outputs on it differ. The search goes on while nothing separates, up to ``MAX_ROUNDS`` rounds, each
+grown from the examples and the valid inputs so far (an input most contenders raise or time out on lies outside
+what the problem asks, and its mutations mostly do too: growing from it spent most of the search's time on
+timeouts); once inputs separate, one more round of ``STEP`` inputs is grown from the separating inputs alone (the
+differential step: mutations of an input where the programs differ are where they differ most often) and the search
+ends. Cost: at most contenders × (``STEP`` × (``MAX_ROUNDS`` + 1) + ``EDGE_INPUTS``) test items, fewer when the
+cache has them.
 
 Many searches run together (``search_many``), as the execution phase runs many problems: each round, every search
 still going grows its inputs and all of them run in one ``engine.execution.execute`` call (one pass over the
@@ -144,7 +145,8 @@ class _State:
             pool = self.seeds + [self.args_of[c] for c, ok in zip(self.found.calls, self.found.valid) if ok]
         grown = _grow(self.problem, pool, step, f"select:{seed}:{self.problem.task_id}:{rnd}", self.seen, memo)
         if rnd == 0 and self.edges != "off":
-            for a in edge_inputs(self.seeds, EDGE_INPUTS, self.problem.callee, self.problem.shape):
+            room = EDGE_INPUTS if self.budget is None else min(EDGE_INPUTS, self.budget // len(self.programs) - step)
+            for a in edge_inputs(self.seeds, room, self.problem.callee, self.problem.shape):
                 call = call_text(self.problem.callee, a)
                 if call is not None and call not in self.seen:
                     self.seen.add(call)
