@@ -68,7 +68,7 @@ def print_rows(out: list[dict]) -> None:
               f"{c['programs'] / n:.1f} × {c['inputs'] / n:.1f} |")
 
 
-def print_summary(out: list[dict]) -> None:
+def print_summary(out: list[dict], today: str) -> None:
     for split in ("base", "plus"):
         if not any(r["split"] == split for r in out):
             continue
@@ -85,15 +85,25 @@ def print_summary(out: list[dict]) -> None:
         print(f"  ceiling, reading the verdicts: an ideal choice among the step's parts {m['ideal_part']:.2f} (share "
               f"{g['ideal_part']:.3f}), among all its contenders {m['ideal_contender']:.2f} "
               f"(share {g['ideal_contender']:.3f})")
+        if "today" in m:
+            print(f"  the step as it ships (edge rule {today}, size rule) {m['today']:.2f}, share {g['today']:.3f}")
         for rule in STEPPED:
             hurt = s[rule]["hurt"]
             print(f"  {rule}: folders helped / hurt beyond the interval: {s[rule]['helped']} / {len(hurt)}"
                   + (f" ({'; '.join(hurt)})" if hurt else ""))
+            if "below_today" in s[rule]:
+                below = s[rule]["below_today"]
+                print(f"    against the step as it ships: better / below beyond the interval on "
+                      f"{s[rule]['better_than_today']} / {len(below)} folders"
+                      + (f" ({'; '.join(below)})" if below else ""))
         for rule in ("model", "model_edges"):
             worse = s[f"{rule}_vs_size"]["worse"]
             print(f"  {rule} against the size rule: better / worse beyond the interval on "
                   f"{s[f'{rule}_vs_size']['better']} / {len(worse)} folders"
                   + (f" ({'; '.join(worse)})" if worse else ""))
+        print("  per family, pass@1 − learned_examples's: " + "; ".join(
+            f"{fam} " + ", ".join(f"{k} {v:+.2f}" for k, v in d.items() if k in (*STEPPED, "today"))
+            for fam, d in s["per_family"].items()))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -108,6 +118,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--edges", choices=EDGE_RULES, default=EDGES,
                     help="the search's edge inputs (testgen/edges.py) and their validity rule: off, share (valid as "
                          "any grown input), returned (valid when any contender returned on it)")
+    ap.add_argument("--against", choices=EDGE_RULES, default=EDGES,
+                    help="compare every rule with the step under this edge rule and the size rule (as it ships; "
+                         "its findings are kept as --edges's are), when --edges differs")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--resamples", type=int, default=2000)
     ap.add_argument("--json")
@@ -121,22 +134,25 @@ def main(argv: list[str] | None = None) -> int:
     cache = ResultCache(Path(args.cache_dir) / "executions.sqlite")
     executor = WarmExecutor(args.workers)  # started by the first search; kept from one folder to the next
     records: dict[int, list[dict]] = {}
+    today: dict[int, list[dict]] = {}
     try:
         for sf in chosen:
             t0 = time.perf_counter()
             limits = Limits(cpu=float((sf.run.summary.get("config") or {}).get("time_limit", 0.1)))
             env = SelectEnv(cache, limits, args.workers, executor)
-            records[id(sf)] = decisions(sf, rankers[sf.model], env, recorded_texts(sf.run),
-                                        Path(args.decisions_dir or Path(args.cache_dir) / "select_loso"), args.edges)
+            kept = Path(args.decisions_dir or Path(args.cache_dir) / "select_loso")
+            records[id(sf)] = decisions(sf, rankers[sf.model], env, recorded_texts(sf.run), kept, args.edges)
+            if args.against != args.edges:
+                today[id(sf)] = decisions(sf, rankers[sf.model], env, recorded_texts(sf.run), kept, args.against)
             print(f"{sf.label}: {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
     finally:
         executor.__exit__(None, None, None)
         cache.close()
     part_models = heldout_parts(chosen, records)
     edge_models = heldout_parts(chosen, records, EDGE_SPEC)
-    out = rows(chosen, records, part_models, args.resamples, edge_models=edge_models)
+    out = rows(chosen, records, part_models, args.resamples, edge_models=edge_models, today=today or None)
     print_rows(out)
-    print_summary(out)
+    print_summary(out, args.against)
     if args.json:
         Path(args.json).write_text(json.dumps({"edges": args.edges, "rows": out, "part_models": part_models,
                                                "edge_models": edge_models}, indent=1) + "\n")

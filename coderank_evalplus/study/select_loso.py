@@ -173,12 +173,14 @@ def train_shipped_parts(sets: Sequence[SetFolder], records: dict[int, list[dict]
 
 
 def rows(sets: Sequence[SetFolder], records: dict[int, list[dict]], part_models: dict[str, Optional[dict]],
-         n_resamples: int = 2000, seed: int = 0, edge_models: Optional[dict[str, Optional[dict]]] = None
-         ) -> list[dict]:
+         n_resamples: int = 2000, seed: int = 0, edge_models: Optional[dict[str, Optional[dict]]] = None,
+         today: Optional[dict[int, list[dict]]] = None) -> list[dict]:
     """One row per folder × split: pass@1 (with interval) of random, the oracle and each of ``RULES`` (the part
     models, without and with edge features (``edge_models``; none given: the size rule): the ones that never saw
     the folder's family), the ceilings (``CEILINGS``), the differences to ``before`` and of each model to the size
-    rule (paired), the share of the random → oracle gap each closes, and the step's cost."""
+    rule (paired), the share of the random → oracle gap each closes, and the step's cost. ``today``: the records of
+    the step as it ships (another edge rule's search), whose size rule (``today``) each rule is also compared
+    with (``minus_today``)."""
     edge_models = edge_models or {}
     out = []
     for sf in sets:
@@ -187,13 +189,16 @@ def rows(sets: Sequence[SetFolder], records: dict[int, list[dict]], part_models:
         rankings = {"before": [_ranking(r) for r in recs], "size": [after(r, k, None) for r, k in zip(recs, n)],
                     "model": [after(r, k, part_models[sf.model]) for r, k in zip(recs, n)],
                     "model_edges": [after(r, k, edge_models.get(sf.model), EDGE_SPEC) for r, k in zip(recs, n)]}
+        if today is not None:
+            rankings["today"] = [after(r, k, None) for r, k in zip(today[id(sf)], n)]
+        picks = [m for m in (*RULES, "today") if m in rankings]
         base = problem_scores(sf.run, ["random", "oracle"])
         idx = resample_indices(len(recs), n_resamples, seed)
         asked = [r for r in recs if "contenders" in r]
         cost = {k: sum(r["cost"][k] for r in asked) for k in ("programs", "inputs", "executed_items", "seconds")}
         for split in splits_of(sf.run):
             scores = {m: np.asarray([metrics.ranked_pass_at_k(rk, sp.correct(split), 1)
-                                     for rk, sp in zip(rankings[m], sf.run.problems)]) for m in RULES}
+                                     for rk, sp in zip(rankings[m], sf.run.problems)]) for m in picks}
             scores.update(random=base["random"][split], oracle=base["oracle"][split])
             for c in CEILINGS:
                 scores[c] = np.asarray([ceiling(r, sp.correct(split), b, c)
@@ -206,8 +211,10 @@ def rows(sets: Sequence[SetFolder], records: dict[int, list[dict]], part_models:
                         "model_minus_size": paired_difference(scores["model"], scores["size"], idx).to_json(),
                         "model_edges_minus_size": paired_difference(scores["model_edges"], scores["size"],
                                                                     idx).to_json(),
+                        "minus_today": {m: paired_difference(scores[m], scores["today"], idx).to_json()
+                                        for m in STEPPED if "today" in scores},
                         "gap_closed": {m: gap_closed(est[m]["pass@1"], est["random"]["pass@1"],
-                                                     est["oracle"]["pass@1"]) for m in RULES + CEILINGS},
+                                                     est["oracle"]["pass@1"]) for m in (*picks, *CEILINGS)},
                         "undecided": len(asked), "split_problems": sum(len(r.get("parts") or []) >= 2 for r in asked),
                         "changed": {m: sum(metrics.pick_pool(a, k) != metrics.pick_pool(b, k) for a, b, k in
                                            zip(rankings[m], rankings["before"], n)) for m in STEPPED},
@@ -221,14 +228,22 @@ def family_summary(rows_: Sequence[dict], split: str) -> dict[str, Any]:
     sub = [r for r in rows_ if r["split"] == split]
     fams = list(dict.fromkeys(r["model"] for r in sub))
     means = {m: float(np.mean([np.mean([r["pass@1"][m]["pass@1"] for r in sub if r["model"] == f]) for f in fams]))
-             for m in ("random", *RULES, *CEILINGS, "oracle")}
+             for m in ("random", *RULES, *CEILINGS, "today", "oracle") if m in sub[0]["pass@1"]}
     out: dict[str, Any] = {"split": split, "families": len(fams), "folders": len(sub), "means": means,
                            "gap_closed": {m: gap_closed(means[m], means["random"], means["oracle"])
-                                          for m in RULES + CEILINGS}}
+                                          for m in means if m not in ("random", "oracle")},
+                           "per_family": {f: {m: float(np.mean([r["pass@1"][m]["pass@1"] - r["pass@1"]["before"]
+                                                                ["pass@1"] for r in sub if r["model"] == f]))
+                                              for m in means if m not in ("random", "oracle", "before")}
+                                          for f in fams}}
     for m in STEPPED:
         d = [r["minus_before"][m] for r in sub]
         out[m] = {"helped": sum(x["ci95"][0] > 0 for x in d), "hurt": [r["set"] for r, x in zip(sub, d)
                                                                       if x["ci95"][1] < 0]}
+        if sub[0].get("minus_today"):
+            d = [r["minus_today"][m] for r in sub]
+            out[m].update(better_than_today=sum(x["ci95"][0] > 0 for x in d),
+                          below_today=[r["set"] for r, x in zip(sub, d) if x["ci95"][1] < 0])
     for m in ("model", "model_edges"):
         d = [r[f"{m}_minus_size"] for r in sub]
         out[f"{m}_vs_size"] = {"better": sum(x["ci95"][0] > 0 for x in d),
