@@ -18,7 +18,15 @@ families, the share of the random → oracle gap each closes on those means, and
 their interval. ``--write-model`` trains the shipped part model (selection/part_model.json) on the permissively
 licensed folders among those given (study/learned_loso.PERMISSIVE_SOURCES).
 
+Also printed: the ceilings of an ideal decision, reading the verdicts (the step's part with the most right candidates;
+any right contender), which say whether a better decision alone could close the gap, or only other inputs.
+``--edges`` adds inputs at the edges of the examples' types to the search's first round (``testgen/edges.py``) under
+one of ``search.EDGE_RULES``; ``--against`` compares every rule, folder by folder, with the step under another edge
+rule and the size rule (the step as it ships); a part model with edge features (``parts.EDGE_SPEC``) is scored beside
+the part model. ``--shipped`` puts the shipped part model in the part model's column.
+
     python bench/select_loso.py 'runs/recommended/*/runs/*' --cache-dir C --json select_loso.json
+    python bench/select_loso.py 'runs/recommended/*/runs/*' --cache-dir C --edges returned --against off
 """
 
 from __future__ import annotations
@@ -34,7 +42,7 @@ from coderank_evalplus.engine.execution.executors import WarmExecutor
 from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.rankers import learned_examples
 from coderank_evalplus.selection import SelectEnv
-from coderank_evalplus.selection.parts import EDGE_SPEC, MODEL_FILE
+from coderank_evalplus.selection.parts import EDGE_SPEC, MODEL_FILE, part_model
 from coderank_evalplus.selection.search import EDGE_RULES, EDGES
 from coderank_evalplus.selection.stored import recorded_texts
 from coderank_evalplus.study.learned_loso import heldout_models, read_folders
@@ -124,6 +132,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--resamples", type=int, default=2000)
     ap.add_argument("--json")
+    ap.add_argument("--shipped", action="store_true",
+                    help=f"order the parts by the shipped {MODEL_FILE.name} in the part model's column (held out only "
+                         f"for the families it was not trained on)")
     ap.add_argument("--write-model", action="store_true", help=f"train {MODEL_FILE.name} on the permissive folders")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
@@ -148,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         executor.__exit__(None, None, None)
         cache.close()
-    part_models = heldout_parts(chosen, records)
+    part_models = {sf.model: part_model() for sf in chosen} if args.shipped else heldout_parts(chosen, records)
     edge_models = heldout_parts(chosen, records, EDGE_SPEC)
     out = rows(chosen, records, part_models, args.resamples, edge_models=edge_models, today=today or None)
     print_rows(out)
