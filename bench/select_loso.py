@@ -43,7 +43,7 @@ from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.rankers import learned_examples
 from coderank_evalplus.selection import SelectEnv
 from coderank_evalplus.selection.parts import EDGE_SPEC, MODEL_FILE, part_model
-from coderank_evalplus.selection.search import EDGE_RULES, EDGES
+from coderank_evalplus.selection.search import EDGE_INPUTS, EDGE_RULES, EDGES
 from coderank_evalplus.selection.stored import recorded_texts
 from coderank_evalplus.study.learned_loso import heldout_models, read_folders
 from coderank_evalplus.study.select_loso import (
@@ -126,6 +126,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--edges", choices=EDGE_RULES, default=EDGES,
                     help="the search's edge inputs (testgen/edges.py) and their validity rule: off, share (valid as "
                          "any grown input), returned (valid when any contender returned on it)")
+    ap.add_argument("--edge-inputs", type=int, default=EDGE_INPUTS,
+                    help="edge inputs per problem at most (with --edges share or returned)")
     ap.add_argument("--against", choices=EDGE_RULES, default=EDGES,
                     help="compare every rule with the step under this edge rule and the size rule (as it ships; "
                          "its findings are kept as --edges's are), when --edges differs")
@@ -152,7 +154,8 @@ def main(argv: list[str] | None = None) -> int:
             limits = Limits(cpu=float((sf.run.summary.get("config") or {}).get("time_limit", 0.1)))
             env = SelectEnv(cache, limits, args.workers, executor)
             kept = Path(args.decisions_dir or Path(args.cache_dir) / "select_loso")
-            records[id(sf)] = decisions(sf, rankers[sf.model], env, recorded_texts(sf.run), kept, args.edges)
+            records[id(sf)] = decisions(sf, rankers[sf.model], env, recorded_texts(sf.run), kept, args.edges,
+                                        args.edge_inputs)
             if args.against != args.edges:
                 today[id(sf)] = decisions(sf, rankers[sf.model], env, recorded_texts(sf.run), kept, args.against)
             print(f"{sf.label}: {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)

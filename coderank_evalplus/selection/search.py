@@ -123,6 +123,7 @@ class _State:
     done: bool = False
     budget: Optional[int] = None  # items (programs × inputs) the search may run in all, its first round aside
     edges: str = EDGES  # one of EDGE_RULES
+    edge_inputs: int = EDGE_INPUTS  # edge inputs at most
     edge_calls: set[str] = field(default_factory=set)
 
     def next_round(self, rnd: int, step: int, max_rounds: int, seed: int, memo: Optional[dict] = None) -> None:
@@ -145,7 +146,8 @@ class _State:
             pool = self.seeds + [self.args_of[c] for c, ok in zip(self.found.calls, self.found.valid) if ok]
         grown = _grow(self.problem, pool, step, f"select:{seed}:{self.problem.task_id}:{rnd}", self.seen, memo)
         if rnd == 0 and self.edges != "off":
-            room = EDGE_INPUTS if self.budget is None else min(EDGE_INPUTS, self.budget // len(self.programs) - step)
+            room = self.edge_inputs if self.budget is None else min(self.edge_inputs,
+                                                                    self.budget // len(self.programs) - step)
             for a in edge_inputs(self.seeds, room, self.problem.callee, self.problem.shape):
                 call = call_text(self.problem.callee, a)
                 if call is not None and call not in self.seen:
@@ -193,11 +195,11 @@ Ran = dict[tuple[str, str], tuple[dict[str, tuple[int, int]], bool]]
 
 def search_many(queries: Sequence[tuple[Problem, list[str]]], env: SelectEnv, step: int = STEP,
                 max_rounds: int = MAX_ROUNDS, budgets: Optional[Sequence[Optional[int]]] = None,
-                edges: str = EDGES) -> list[Search]:
+                edges: str = EDGES, edge_inputs: int = EDGE_INPUTS) -> list[Search]:
     """``search`` for each (problem, distinct program texts), round by round for all of them together (see the
     module's doc); one ``Search`` per query, in order. ``budgets``: per query, the items (programs × inputs) its
     search may run in all, its first round aside (None: no bound but the rounds'); ``edges``: one of
-    ``EDGE_RULES``. Each search's cost counts its
+    ``EDGE_RULES``, with at most ``edge_inputs`` edge inputs. Each search's cost counts its
     own programs, inputs and rounds; the items executed and the seconds of a round are shared out over its searches
     by their size (programs × inputs)."""
     t0 = time.monotonic()
@@ -206,7 +208,7 @@ def search_many(queries: Sequence[tuple[Problem, list[str]]], env: SelectEnv, st
         if edges not in EDGE_RULES:
             raise ValueError(f"edge rule {edges!r}: one of {', '.join(EDGE_RULES)}")
         st = _State(problem, list(programs), seeds=seeds_of(problem), budget=budgets[k] if budgets else None,
-                    edges=edges)
+                    edges=edges, edge_inputs=edge_inputs)
         st.done = not st.seeds or len(st.programs) < 2
         st.seen = {c for c in (call_text(problem.callee, s) for s in st.seeds) if c is not None}
         states.append(st)

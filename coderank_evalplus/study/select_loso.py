@@ -37,7 +37,7 @@ from coderank_evalplus.selection import SelectEnv
 from coderank_evalplus.selection.contenders import Contenders
 from coderank_evalplus.selection.differential import decide_all, reordered
 from coderank_evalplus.selection.parts import EDGE_SPEC, SPEC, edge_features, order, part_features, part_scores
-from coderank_evalplus.selection.search import EDGES
+from coderank_evalplus.selection.search import EDGE_INPUTS, EDGES
 from coderank_evalplus.stats import mean_estimate, paired_difference, resample_indices
 from coderank_evalplus.study.learned_loso import LABEL_SPLIT, SetFolder, folds, gap_closed, permissive
 from coderank_evalplus.types import Ranking
@@ -50,16 +50,18 @@ CEILINGS = ("ideal_part", "ideal_contender")  # verdicts read: what a decision a
 
 
 def decisions(sf: SetFolder, ranker: dict, env: SelectEnv, texts: dict[str, Sequence[str]],
-              cache_dir: Optional[Path] = None, edges: str = EDGES) -> list[dict]:
+              cache_dir: Optional[Path] = None, edges: str = EDGES, edge_inputs: int = EDGE_INPUTS) -> list[dict]:
     """One record per problem of ``sf`` (its ``tables``: ``learned_examples``'s): ``before`` (the held-out
-    ranking, ``ranking_arrays``' lists), and where the step looked (its search under the edge rule ``edges``):
+    ranking, ``ranking_arrays``' lists), and where the step looked (its search under the edge rule ``edges``, with
+    at most ``edge_inputs`` edge inputs):
     ``contenders`` (its groups), ``reason``, ``cost``, ``parts`` (empty where nothing separated) and their raw
     features ``X`` (``EDGE_SPEC``'s columns: ``SPEC``'s first). Kept under ``cache_dir`` keyed by the folder's
     content, the ranker's digest, the edge rule and this module's version."""
     path = None
     if cache_dir is not None:
         h = folder_hash(sf.folder)
-        h.update(json.dumps([ranker.get("digest"), CACHE_VERSION, list(EDGE_SPEC.features), edges]).encode())
+        key = [ranker.get("digest"), CACHE_VERSION, list(EDGE_SPEC.features), edges]
+        h.update(json.dumps(key + ([edge_inputs] if edge_inputs != EDGE_INPUTS else [])).encode())
         path = Path(cache_dir) / f"decisions-{h.hexdigest()[:20]}.json"
         if path.exists():
             return json.loads(path.read_text())
@@ -69,7 +71,7 @@ def decisions(sf: SetFolder, ranker: dict, env: SelectEnv, texts: dict[str, Sequ
     items = [(ProblemWork(sp.problem, list(texts[sp.problem.task_id])), sp.executions, r)
              for sp, r in zip(sf.run.problems, rankings)]
     out = []
-    for sp, ranking, d in zip(sf.run.problems, rankings, decide_all(items, env, edges=edges)):
+    for sp, ranking, d in zip(sf.run.problems, rankings, decide_all(items, env, edges=edges, edge_inputs=edge_inputs)):
         rec: dict[str, Any] = {"task_id": sp.problem.task_id, "before": _ranking_json(ranking, sp)}
         if d is not None:
             rec.update(contenders=d.contenders.groups, reason=d.contenders.reason,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 from coderank_evalplus.io.problems import problem_from_prompt
 from coderank_evalplus.selection import search
 from tests.selection.test_differential import PROMPT
@@ -45,12 +47,12 @@ LARGEST = '''def largest(xs):
 RIGHT_MAX, WRONG_MAX = "    return max(xs) if xs else 0\n", "    return max(xs)\n"
 
 
-def _edge_search(edges: str) -> search.Search:
+def _edge_search(edges: str, budget: Optional[int] = None) -> search.Search:
     from coderank_evalplus.selection import SelectEnv
 
     problem = problem_from_prompt(LARGEST, None, "T/edges")
     programs = [problem.prompt + WRONG_MAX, problem.prompt + RIGHT_MAX]
-    return search.search(problem, programs, SelectEnv(workers=1), step=2, max_rounds=1, edges=edges)
+    return search.search(problem, programs, SelectEnv(workers=1), step=2, max_rounds=1, budget=budget, edges=edges)
 
 
 def test_edge_inputs_join_the_first_round_and_an_edge_only_the_right_program_survives_separates():
@@ -65,3 +67,9 @@ def test_edge_inputs_join_the_first_round_and_an_edge_only_the_right_program_sur
     k = returned.calls.index(empty)
     assert returned.valid[k] and returned.separating[k]
     assert returned.cost.inputs == len(returned.calls) > len(off.calls)
+
+
+def test_the_edge_inputs_stay_within_the_budget():
+    """A budget of 2 programs × 5 inputs leaves room for 3 edge inputs beside the round's 2 grown ones."""
+    found = _edge_search("returned", budget=10)
+    assert 0 < found.edge[:5].sum() <= 3 and found.edge.sum() <= 3
