@@ -86,10 +86,11 @@ def print_summary(out: list[dict], today: str) -> None:
               f"learned_examples {m['before']:.2f}, recommended with parts by size {m['size']:.2f} "
               f"({m['size'] - m['before']:+.2f}), by the part model {m['model']:.2f} ({m['model'] - m['before']:+.2f})"
               f", by the part model with edge features {m['model_edges']:.2f} ({m['model_edges'] - m['before']:+.2f})"
+              f", edge first {m['edge_first']:.2f} ({m['edge_first'] - m['before']:+.2f})"
               f", oracle {m['oracle']:.2f}")
         print(f"  share of the random → oracle gap closed on those means: learned_examples {g['before']:.3f}, "
               f"size rule {g['size']:.3f}, part model {g['model']:.3f}, part model + edge features "
-              f"{g['model_edges']:.3f}")
+              f"{g['model_edges']:.3f}, edge first {g['edge_first']:.3f}")
         print(f"  ceiling, reading the verdicts: an ideal choice among the step's parts {m['ideal_part']:.2f} (share "
               f"{g['ideal_part']:.3f}), among all its contenders {m['ideal_contender']:.2f} "
               f"(share {g['ideal_contender']:.3f})")

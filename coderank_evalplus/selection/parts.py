@@ -105,6 +105,16 @@ def edge_features(found: Search, parts: Sequence[Sequence[int]], programs: Seque
     return np.asarray(out, dtype=float).reshape(len(parts), len(EDGE_FEATURES))
 
 
+def edge_first(raw: np.ndarray) -> np.ndarray:
+    """Scores of a fixed rule that does not trust the majority on an edge: a part that returns on more of the valid
+    edge inputs comes first, the larger part among equals (``raw``: ``EDGE_SPEC``'s columns). Equal pairs score
+    alike, so they stay a tie."""
+    keys = [(round(float(e), 9), round(float(s), 12))
+            for e, s in zip(raw[:, EDGE_SPEC.features.index("edge_returned")], raw[:, PART_FEATURES.index("share")])]
+    ranked = sorted(set(keys))
+    return np.asarray([float(ranked.index(k)) for k in keys])
+
+
 _NONE = digest_value(None)
 _SHIPPED: list[dict] = []
 

@@ -36,15 +36,24 @@ from coderank_evalplus.report.scores import problem_scores, splits_of
 from coderank_evalplus.selection import SelectEnv
 from coderank_evalplus.selection.contenders import Contenders
 from coderank_evalplus.selection.differential import decide_all, reordered
-from coderank_evalplus.selection.parts import EDGE_SPEC, SPEC, edge_features, order, part_features, part_scores
+from coderank_evalplus.selection.parts import (
+    EDGE_SPEC,
+    SPEC,
+    edge_features,
+    edge_first,
+    order,
+    part_features,
+    part_scores,
+)
 from coderank_evalplus.selection.search import EDGE_INPUTS, EDGES
 from coderank_evalplus.stats import mean_estimate, paired_difference, resample_indices
 from coderank_evalplus.study.learned_loso import LABEL_SPLIT, SetFolder, folds, gap_closed, permissive
 from coderank_evalplus.types import Ranking
 
 CACHE_VERSION = 4  # bump when a change here (or in the step) changes what ``decisions`` records
-# the pick without the step; with it, parts by size; parts by the part model; by the part model with edge features
-RULES = ("before", "size", "model", "model_edges")
+# the pick without the step; with it, parts by size; by the part model; by the part model with edge features; by
+# the fixed rule that puts the parts that return on the edge inputs first (``parts.edge_first``)
+RULES = ("before", "size", "model", "model_edges", "edge_first")
 STEPPED = RULES[1:]
 CEILINGS = ("ideal_part", "ideal_contender")  # verdicts read: what a decision alone could reach (``ceiling``)
 
@@ -101,12 +110,17 @@ def _X(rec: dict, spec: FeatureSpec) -> np.ndarray:
     return np.asarray(rec["X"], dtype=float)[:, :len(spec.features)]
 
 
-def after(rec: dict, n_candidates: int, model: Optional[dict], spec: FeatureSpec = SPEC) -> Ranking:
-    """The ranking after the step, its parts ordered by ``model`` (None: by size; its features ``spec``'s)."""
+def after(rec: dict, n_candidates: int, model: "Optional[dict] | str", spec: FeatureSpec = SPEC) -> Ranking:
+    """The ranking after the step, its parts ordered by ``model`` (None: by size; its features ``spec``'s;
+    ``"edge_first"``: ``parts.edge_first``)."""
     ranking = _ranking(rec)
     if not rec.get("parts"):
         return ranking
-    parts, scores = order(rec["parts"], part_scores(_X(rec, spec), model, spec))
+    if model == "edge_first":
+        parts, scores = order(rec["parts"], edge_first(_X(rec, EDGE_SPEC)))
+    else:
+        assert not isinstance(model, str)
+        parts, scores = order(rec["parts"], part_scores(_X(rec, spec), model, spec))
     return reordered(ranking, Contenders([list(g) for g in rec["contenders"]]), parts, n_candidates, scores)
 
 
@@ -190,7 +204,8 @@ def rows(sets: Sequence[SetFolder], records: dict[int, list[dict]], part_models:
         n = [sp.executions.n_candidates for sp in sf.run.problems]
         rankings = {"before": [_ranking(r) for r in recs], "size": [after(r, k, None) for r, k in zip(recs, n)],
                     "model": [after(r, k, part_models[sf.model]) for r, k in zip(recs, n)],
-                    "model_edges": [after(r, k, edge_models.get(sf.model), EDGE_SPEC) for r, k in zip(recs, n)]}
+                    "model_edges": [after(r, k, edge_models.get(sf.model), EDGE_SPEC) for r, k in zip(recs, n)],
+                    "edge_first": [after(r, k, "edge_first") for r, k in zip(recs, n)]}
         if today is not None:
             rankings["today"] = [after(r, k, None) for r, k in zip(today[id(sf)], n)]
         picks = [m for m in (*RULES, "today") if m in rankings]
