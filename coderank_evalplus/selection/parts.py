@@ -11,6 +11,11 @@ the share of the prompt's examples it passes. A model over them (``part_model.js
 parts, as ``rankers.learned`` ranks clusters; trained leave one family out, and the shipped weights on permissively
 licensed folders only, ``study/select_parts.py``) gives each part a score; without a model the score is its share
 of the samples, the rule the step shipped with.
+
+On an edge input (``testgen.edges``: empty, zero, negative, large) most samples are often wrong, so size and
+agreement mislead there. ``EDGE_FEATURES`` say what a part does on those inputs (returns, raises alone, returns None
+alone) for a part model over ``EDGE_SPEC``, and ``edge_first`` is a fixed rule on them; both are measured by the
+leave-one-family-out study, neither is the step's default.
 """
 
 from __future__ import annotations
