@@ -18,7 +18,15 @@ families, the share of the random → oracle gap each closes on those means, and
 their interval. ``--write-model`` trains the shipped part model (selection/part_model.json) on the permissively
 licensed folders among those given (study/learned_loso.PERMISSIVE_SOURCES).
 
+Also printed: the ceilings of an ideal decision, reading the verdicts (the step's part with the most right candidates;
+any right contender), which say whether a better decision alone could close the gap, or only other inputs.
+``--edges`` adds inputs at the edges of the examples' types to the search's first round (``testgen/edges.py``) under
+one of ``search.EDGE_RULES``; ``--against`` compares every rule, folder by folder, with the step under another edge
+rule and the size rule (the step as it ships); a part model with edge features (``parts.EDGE_SPEC``) is scored beside
+the part model. ``--shipped`` puts the shipped part model in the part model's column.
+
     python bench/select_loso.py 'runs/recommended/*/runs/*' --cache-dir C --json select_loso.json
+    python bench/select_loso.py 'runs/recommended/*/runs/*' --cache-dir C --edges returned --against off
 """
 
 from __future__ import annotations
@@ -34,10 +42,18 @@ from coderank_evalplus.engine.execution.executors import WarmExecutor
 from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.rankers import learned_examples
 from coderank_evalplus.selection import SelectEnv
-from coderank_evalplus.selection.parts import MODEL_FILE
+from coderank_evalplus.selection.parts import EDGE_SPEC, MODEL_FILE, part_model
+from coderank_evalplus.selection.search import EDGE_INPUTS, EDGE_RULES, EDGES
 from coderank_evalplus.selection.stored import recorded_texts
 from coderank_evalplus.study.learned_loso import heldout_models, read_folders
-from coderank_evalplus.study.select_loso import decisions, family_summary, heldout_parts, rows, train_shipped_parts
+from coderank_evalplus.study.select_loso import (
+    STEPPED,
+    decisions,
+    family_summary,
+    heldout_parts,
+    rows,
+    train_shipped_parts,
+)
 
 
 def _ci(d: dict) -> str:
@@ -46,19 +62,21 @@ def _ci(d: dict) -> str:
 
 
 def print_rows(out: list[dict]) -> None:
-    print("| folder | split | learned_examples | recommended (size rule) | recommended (part model) | size − before | "
-          "model − before | model − size | in doubt / split / changed (size, model) | programs × inputs per "
-          "problem |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| folder | split | learned_examples | recommended (size rule) | recommended (part model) | part model + "
+          "edge features | size − before | model − before | model − size | edge model − size | in doubt / split / "
+          "changed (size, model, edge model) | programs × inputs per problem |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in out:
         p, c, n = r["pass@1"], r["cost"], max(r["undecided"], 1)
+        ch = r["changed"]
         print(f"| {r['set']} | {r['split']} | {p['before']['pass@1']:.2f} | {p['size']['pass@1']:.2f} | "
-              f"{p['model']['pass@1']:.2f} | {_ci(r['minus_before']['size'])} | {_ci(r['minus_before']['model'])} | "
-              f"{_ci(r['model_minus_size'])} | {r['undecided']} / {r['split_problems']} / {r['changed']['size']}, "
-              f"{r['changed']['model']} | {c['programs'] / n:.1f} × {c['inputs'] / n:.1f} |")
+              f"{p['model']['pass@1']:.2f} | {p['model_edges']['pass@1']:.2f} | {_ci(r['minus_before']['size'])} | "
+              f"{_ci(r['minus_before']['model'])} | {_ci(r['model_minus_size'])} | {_ci(r['model_edges_minus_size'])}"
+              f" | {r['undecided']} / {r['split_problems']} / {ch['size']}, {ch['model']}, {ch['model_edges']} | "
+              f"{c['programs'] / n:.1f} × {c['inputs'] / n:.1f} |")
 
 
-def print_summary(out: list[dict]) -> None:
+def print_summary(out: list[dict], today: str) -> None:
     for split in ("base", "plus"):
         if not any(r["split"] == split for r in out):
             continue
@@ -67,16 +85,34 @@ def print_summary(out: list[dict]) -> None:
         print(f"\n{split}: mean over {s['families']} families ({s['folders']} folders): random {m['random']:.2f}, "
               f"learned_examples {m['before']:.2f}, recommended with parts by size {m['size']:.2f} "
               f"({m['size'] - m['before']:+.2f}), by the part model {m['model']:.2f} ({m['model'] - m['before']:+.2f})"
+              f", by the part model with edge features {m['model_edges']:.2f} ({m['model_edges'] - m['before']:+.2f})"
+              f", edge first {m['edge_first']:.2f} ({m['edge_first'] - m['before']:+.2f})"
               f", oracle {m['oracle']:.2f}")
         print(f"  share of the random → oracle gap closed on those means: learned_examples {g['before']:.3f}, "
-              f"size rule {g['size']:.3f}, part model {g['model']:.3f}")
-        for rule in ("size", "model"):
+              f"size rule {g['size']:.3f}, part model {g['model']:.3f}, part model + edge features "
+              f"{g['model_edges']:.3f}, edge first {g['edge_first']:.3f}")
+        print(f"  ceiling, reading the verdicts: an ideal choice among the step's parts {m['ideal_part']:.2f} (share "
+              f"{g['ideal_part']:.3f}), among all its contenders {m['ideal_contender']:.2f} "
+              f"(share {g['ideal_contender']:.3f})")
+        if "today" in m:
+            print(f"  the step as it ships (edge rule {today}, size rule) {m['today']:.2f}, share {g['today']:.3f}")
+        for rule in STEPPED:
             hurt = s[rule]["hurt"]
             print(f"  {rule}: folders helped / hurt beyond the interval: {s[rule]['helped']} / {len(hurt)}"
                   + (f" ({'; '.join(hurt)})" if hurt else ""))
-        worse = s["model_vs_size"]["worse"]
-        print(f"  part model against the size rule: better / worse beyond the interval on "
-              f"{s['model_vs_size']['better']} / {len(worse)} folders" + (f" ({'; '.join(worse)})" if worse else ""))
+            if "below_today" in s[rule]:
+                below = s[rule]["below_today"]
+                print(f"    against the step as it ships: better / below beyond the interval on "
+                      f"{s[rule]['better_than_today']} / {len(below)} folders"
+                      + (f" ({'; '.join(below)})" if below else ""))
+        for rule in ("model", "model_edges"):
+            worse = s[f"{rule}_vs_size"]["worse"]
+            print(f"  {rule} against the size rule: better / worse beyond the interval on "
+                  f"{s[f'{rule}_vs_size']['better']} / {len(worse)} folders"
+                  + (f" ({'; '.join(worse)})" if worse else ""))
+        print("  per family, pass@1 − learned_examples's: " + "; ".join(
+            f"{fam} " + ", ".join(f"{k} {v:+.2f}" for k, v in d.items() if k in (*STEPPED, "today"))
+            for fam, d in s["per_family"].items()))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -88,9 +124,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", action="append", default=None,
                     help="run the step only on the folders whose tests label (or name) is this (repeatable); every "
                          "folder still trains the rankers, and the part models train on the folders the step ran on")
+    ap.add_argument("--edges", choices=EDGE_RULES, default=EDGES,
+                    help="the search's edge inputs (testgen/edges.py) and their validity rule: off, share (valid as "
+                         "any grown input), returned (valid when any contender returned on it)")
+    ap.add_argument("--edge-inputs", type=int, default=EDGE_INPUTS,
+                    help="edge inputs per problem at most (with --edges share or returned)")
+    ap.add_argument("--against", choices=EDGE_RULES, default=EDGES,
+                    help="compare every rule with the step under this edge rule and the size rule (as it ships; "
+                         "its findings are kept as --edges's are), when --edges differs")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--resamples", type=int, default=2000)
     ap.add_argument("--json")
+    ap.add_argument("--shipped", action="store_true",
+                    help=f"order the parts by the shipped {MODEL_FILE.name} in the part model's column (held out only "
+                         f"for the families it was not trained on)")
     ap.add_argument("--write-model", action="store_true", help=f"train {MODEL_FILE.name} on the permissive folders")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
@@ -101,23 +148,29 @@ def main(argv: list[str] | None = None) -> int:
     cache = ResultCache(Path(args.cache_dir) / "executions.sqlite")
     executor = WarmExecutor(args.workers)  # started by the first search; kept from one folder to the next
     records: dict[int, list[dict]] = {}
+    today: dict[int, list[dict]] = {}
     try:
         for sf in chosen:
             t0 = time.perf_counter()
             limits = Limits(cpu=float((sf.run.summary.get("config") or {}).get("time_limit", 0.1)))
             env = SelectEnv(cache, limits, args.workers, executor)
-            records[id(sf)] = decisions(sf, rankers[sf.model], env, recorded_texts(sf.run),
-                                        Path(args.decisions_dir or Path(args.cache_dir) / "select_loso"))
+            kept = Path(args.decisions_dir or Path(args.cache_dir) / "select_loso")
+            records[id(sf)] = decisions(sf, rankers[sf.model], env, recorded_texts(sf.run), kept, args.edges,
+                                        args.edge_inputs)
+            if args.against != args.edges:
+                today[id(sf)] = decisions(sf, rankers[sf.model], env, recorded_texts(sf.run), kept, args.against)
             print(f"{sf.label}: {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
     finally:
         executor.__exit__(None, None, None)
         cache.close()
-    part_models = heldout_parts(chosen, records)
-    out = rows(chosen, records, part_models, args.resamples)
+    part_models = {sf.model: part_model() for sf in chosen} if args.shipped else heldout_parts(chosen, records)
+    edge_models = heldout_parts(chosen, records, EDGE_SPEC)
+    out = rows(chosen, records, part_models, args.resamples, edge_models=edge_models, today=today or None)
     print_rows(out)
-    print_summary(out)
+    print_summary(out, args.against)
     if args.json:
-        Path(args.json).write_text(json.dumps({"rows": out, "part_models": part_models}, indent=1) + "\n")
+        Path(args.json).write_text(json.dumps({"edges": args.edges, "rows": out, "part_models": part_models,
+                                               "edge_models": edge_models}, indent=1) + "\n")
     if args.write_model:
         model = train_shipped_parts(chosen, records)
         MODEL_FILE.write_text(json.dumps(model, indent=1, sort_keys=True) + "\n")

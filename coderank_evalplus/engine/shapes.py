@@ -169,6 +169,11 @@ class Shape:
         (``testgen/mutate.py``)."""
         return None
 
+    def edge_inputs(self, seeds: list[list], n: int) -> Optional[list[list]]:
+        """Up to ``n`` inputs at the edges derived from ``seeds``; None: each argument moved to the boundaries of its
+        type (``testgen/edges.py``)."""
+        return None
+
     def entry_point_scope(self, tree: ast.Module, problem: Problem) -> Optional[list[ast.stmt]]:
         """The statements of a parsed candidate where the entry point must be bound (None: nothing needs binding,
         or it may come from elsewhere): a function's, the module's top level."""
@@ -310,6 +315,12 @@ class StdinProgramShape(Shape):
         """A stdin program's input (one string argument) grows by its tokens (``stdin_inputs.grow``)."""
         texts = [s[0] for s in seeds if len(s) == 1 and isinstance(s[0], str)]
         return [[t] for t in stdin_inputs.grow(texts, n, random.Random(rng_seed))]
+
+    def edge_inputs(self, seeds: list[list], n: int) -> Optional[list[list]]:
+        """A stdin program's input at the edges: its numbers moved to boundaries, its layout kept
+        (``stdin_inputs.edges``)."""
+        texts = [s[0] for s in seeds if len(s) == 1 and isinstance(s[0], str)]
+        return [[t] for t in stdin_inputs.edges(texts, n)]
 
     def entry_point_scope(self, tree: ast.Module, problem: Problem) -> Optional[list[ast.stmt]]:
         return None  # a whole program binds nothing the tests call

@@ -32,7 +32,7 @@ from coderank_evalplus.rankers.registry import register_step
 from coderank_evalplus.selection.base import SelectEnv, Selection, SelectionEvidence, Side, StepItem
 from coderank_evalplus.selection.contenders import CLOSE_CONFIDENCE, Contenders, contenders_to_split
 from coderank_evalplus.selection.parts import order, part_features, part_model, part_scores
-from coderank_evalplus.selection.search import MAX_ROUNDS, STEP, Search, search_many
+from coderank_evalplus.selection.search import EDGE_INPUTS, EDGES, MAX_ROUNDS, STEP, Search, search_many
 from coderank_evalplus.types import RAISED, RETURNED, Executions, Group, Ranking
 
 NAME = "select"
@@ -209,16 +209,18 @@ class Decision:
 
 def decide_all(items: Sequence[tuple[ProblemWork, Executions, Ranking]], env: SelectEnv,
                close: float = CLOSE_CONFIDENCE, step: int = STEP, max_rounds: int = MAX_ROUNDS,
-               bounded: bool = True) -> list[Optional[Decision]]:
+               bounded: bool = True, edges: str = EDGES, edge_inputs: int = EDGE_INPUTS
+               ) -> list[Optional[Decision]]:
     """Each item's contenders and search (None where its leading programs are not in doubt), the problems in doubt
     searched together (``search.search_many``: one execution per round for all of them). ``bounded``: after its
     first round each search runs no more items than the execution of the problem's candidates on its tests did
-    (``execution_items``); False: only the rounds bound it."""
+    (``execution_items``); False: only the rounds bound it. ``edges``: the search's edge rule
+    (``search.EDGE_RULES``) and at most ``edge_inputs`` edge inputs."""
     to_split = [contenders_to_split(ranking, ex, list(work.programs), close) for work, ex, ranking in items]
     asked = {k: c for k, c in enumerate(to_split) if c is not None}
     budgets = [execution_items(items[k][1]) if bounded else None for k in asked]
     found = dict(zip(asked, search_many([(items[k][0].problem, c.programs) for k, c in asked.items()], env, step,
-                                        max_rounds, budgets)))
+                                        max_rounds, budgets, edges, edge_inputs)))
     out: list[Optional[Decision]] = []
     for k, (work, _, _) in enumerate(items):
         if k not in asked:

@@ -11,6 +11,11 @@ the share of the prompt's examples it passes. A model over them (``part_model.js
 parts, as ``rankers.learned`` ranks clusters; trained leave one family out, and the shipped weights on permissively
 licensed folders only, ``study/select_parts.py``) gives each part a score; without a model the score is its share
 of the samples, the rule the step shipped with.
+
+On an edge input (``testgen.edges``: empty, zero, negative, large) most samples are often wrong, so size and
+agreement mislead there. ``EDGE_FEATURES`` say what a part does on those inputs (returns, raises alone, returns None
+alone) for a part model over ``EDGE_SPEC``, and ``edge_first`` is a fixed rule on them; both are measured by the
+leave-one-family-out study, neither is the step's default.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from coderank_evalplus.engine.sandbox.canonical import digest_value
 from coderank_evalplus.rankers.learned import FeatureSpec, design, load_model, model_vector
 from coderank_evalplus.selection.contenders import Contenders
 from coderank_evalplus.selection.search import Search
@@ -38,6 +44,20 @@ FEATURE_DOC = {
     "trial_pass": "share of the prompt's examples the part passes (1 with none)",
 }
 SPEC = FeatureSpec("select_parts", PART_FEATURES, LOG_FEATURES, FEATURE_DOC, MODEL_FILE)
+# What a part does on the edge inputs (``testgen.edges``), where the majority of samples is often wrong: the
+# features a part model may weigh instead of trusting the larger part there (``edge_features``).
+EDGE_FEATURES = ("edge_returned", "edge_agreement", "lone_failure", "lone_none")
+EDGE_DOC = {
+    "edge_returned": "share of the valid edge inputs on which the part returns a value (1 with none)",
+    "edge_agreement": "mean over the separating edge inputs of the contenders' samples that return what the part "
+                      "returns there (1 with none)",
+    "lone_failure": "share of the valid inputs on which the part raises or times out while most of the contenders' "
+                    "samples return",
+    "lone_none": "share of the valid inputs on which the part returns None while most of the contenders' samples "
+                 "return something else",
+}
+EDGE_SPEC = FeatureSpec("select_parts_edges", PART_FEATURES + EDGE_FEATURES, LOG_FEATURES,
+                        {**FEATURE_DOC, **EDGE_DOC}, MODEL_FILE.with_name("part_model_edges.json"))
 
 
 def part_features(contenders: Contenders, found: Search, parts: Sequence[Sequence[int]], programs: Sequence[str],
@@ -66,6 +86,41 @@ def part_features(contenders: Contenders, found: Search, parts: Sequence[Sequenc
     return np.asarray(out, dtype=float).reshape(len(parts), len(PART_FEATURES))
 
 
+def edge_features(found: Search, parts: Sequence[Sequence[int]], programs: Sequence[str]) -> np.ndarray:
+    """The raw features of each part on the edge inputs (``EDGE_FEATURES``; ``found.edge`` marks them)."""
+    assert found.ex is not None
+    row_of = {p: i for i, p in enumerate(found.ex.programs)}
+    kinds, outs = np.asarray(found.ex.output_kind), np.asarray(found.ex.output_matrix)
+    edge = found.edge if found.edge.size == kinds.shape[1] else np.zeros(kinds.shape[1], dtype=bool)
+    valid, edges = np.flatnonzero(found.valid), np.flatnonzero(found.valid & edge)
+    separating = np.flatnonzero(found.separating & edge)
+    rows = np.asarray([row_of[programs[c]] for p in parts for c in p])  # one row per sample
+    returned = kinds[rows] == RETURNED
+    none = returned & (outs[rows] == _NONE)
+    most_return = returned[:, valid].mean(axis=0) > 0.5
+    most_value = (returned & ~none)[:, valid].mean(axis=0) > 0.5
+    out = []
+    for part in parts:
+        r = row_of[programs[part[0]]]
+        ok = kinds[r] == RETURNED
+        same = [((kinds[rows, i] == kinds[r, i]) & (outs[rows, i] == outs[r, i])).mean() for i in separating]
+        out.append([float(ok[edges].mean()) if edges.size else 1.0, float(np.mean(same)) if same else 1.0,
+                    float((~ok[valid] & most_return).mean()) if valid.size else 0.0,
+                    float((ok[valid] & (outs[r, valid] == _NONE) & most_value).mean()) if valid.size else 0.0])
+    return np.asarray(out, dtype=float).reshape(len(parts), len(EDGE_FEATURES))
+
+
+def edge_first(raw: np.ndarray) -> np.ndarray:
+    """Scores of a fixed rule that does not trust the majority on an edge: a part that returns on more of the valid
+    edge inputs comes first, the larger part among equals (``raw``: ``EDGE_SPEC``'s columns). Equal pairs score
+    alike, so they stay a tie."""
+    keys = [(round(float(e), 9), round(float(s), 12))
+            for e, s in zip(raw[:, EDGE_SPEC.features.index("edge_returned")], raw[:, PART_FEATURES.index("share")])]
+    ranked = sorted(set(keys))
+    return np.asarray([float(ranked.index(k)) for k in keys])
+
+
+_NONE = digest_value(None)
 _SHIPPED: list[dict] = []
 
 
@@ -78,11 +133,12 @@ def part_model(source: "str | Path | dict | None" = None) -> Optional[dict]:
     return _SHIPPED[0] if _SHIPPED else None
 
 
-def part_scores(raw: np.ndarray, model: Optional[dict]) -> np.ndarray:
-    """Each part's score: the model's (rounded to 12 digits so that equal scores tie), else its share."""
+def part_scores(raw: np.ndarray, model: Optional[dict], spec: FeatureSpec = SPEC) -> np.ndarray:
+    """Each part's score: the model's over ``spec``'s features (rounded to 12 digits so that equal scores tie),
+    else its share."""
     if model is None:
         return raw[:, PART_FEATURES.index("share")]
-    return np.round(design(raw, SPEC) @ model_vector(model), 12)
+    return np.round(design(raw, spec) @ model_vector(model), 12)
 
 
 def order(parts: Sequence[Sequence[int]], scores: np.ndarray) -> tuple[list[list[int]], list[float]]:

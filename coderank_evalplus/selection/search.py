@@ -5,14 +5,19 @@ Round 1 grows ``STEP`` inputs from the examples' arguments by evalplus's type-aw
 (the sandboxed engine, through the execution cache), the most sampled one first: an input it times out on is left
 out and the others do not run on it (a timeout at the run's tight limit says the input is beyond what the limit
 affords, not which program is right; and grown inputs that every contender times out on cost a round more than
-the rest of it). An input is valid when more than ``VALID_SHARE`` of the
-contenders returned on it (``testgen.mutate``'s rule); it separates when the contenders' outputs on it differ. The
-search goes on while nothing separates, up to ``MAX_ROUNDS`` rounds, each grown from the examples and the valid
-inputs so far (an input most contenders raise or time out on lies outside what the problem asks, and its mutations
-mostly do too: growing from it spent most of the search's time on timeouts); once inputs separate, one more round of
-``STEP`` inputs is grown from the separating inputs alone (the differential step: mutations of an input where the
-programs differ are where they differ most often) and the search ends. Cost: at most contenders ×
-``STEP`` × (``MAX_ROUNDS`` + 1) test items, fewer when the cache has them.
+the rest of it). With ``edges`` on, round 1 also holds up to ``EDGE_INPUTS`` inputs at the edges of the examples'
+argument types (``testgen.edges``: empty and singleton collections, zero, negatives, large values, duplicates,
+orders; as many as the budget below leaves room for beside the grown ones), which mutation rarely reaches and
+evalplus's plus tests probe. An input is valid when more than ``VALID_SHARE`` of the contenders returned on it
+(``testgen.mutate``'s rule; under the ``returned`` edge rule, an edge input is valid when any contender returned on
+it: on an edge the majority often raises, and an input every contender raises on says nothing); it separates when
+the contenders' outputs on it differ. The search goes on while nothing separates, up to ``MAX_ROUNDS`` rounds, each
+grown from the examples and the valid inputs so far (an input most contenders raise or time out on lies outside
+what the problem asks, and its mutations mostly do too: growing from it spent most of the search's time on
+timeouts); once inputs separate, one more round of ``STEP`` inputs is grown from the separating inputs alone (the
+differential step: mutations of an input where the programs differ are where they differ most often) and the search
+ends. Cost: at most contenders × (``STEP`` × (``MAX_ROUNDS`` + 1) + ``EDGE_INPUTS``) test items, fewer when the
+cache has them.
 
 Many searches run together (``search_many``), as the execution phase runs many problems: each round, every search
 still going grows its inputs and all of them run in one ``engine.execution.execute`` call (one pass over the
@@ -33,6 +38,7 @@ import numpy as np
 from coderank_evalplus.engine.execution.execute import ExecutionStats, ProblemWork, execute
 from coderank_evalplus.engine.execution.executors import LocalExecutor, WarmExecutor
 from coderank_evalplus.selection.base import SelectEnv, SelectionCost
+from coderank_evalplus.testgen.edges import EDGE_INPUTS, edge_inputs
 from coderank_evalplus.testgen.mutate import VALID_SHARE, call_text, mutate_inputs, seeds_of
 from coderank_evalplus.types import RETURNED, TIMED_OUT, Executions, Problem, TestSuite
 
@@ -42,6 +48,10 @@ MAX_ROUNDS = 4  # rounds while nothing separates (the prototype's 50 inputs at m
 # stored run's curves, round tables and comparisons at N ask for the same growth in batch after batch.
 _GROWN: dict[tuple, list[tuple[Optional[str], list]]] = {}
 _GROWN_MAX = 20_000  # entries kept (oldest dropped first): a few tens of MB at most
+# Edge inputs in round 1 and the validity rule for them: "off" (none), "share" (valid as any grown input),
+# "returned" (valid when any contender returned on it).
+EDGE_RULES = ("off", "share", "returned")
+EDGES = "off"
 
 
 @dataclass
@@ -54,15 +64,19 @@ class Search:
     valid: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
     separating: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
     cost: SelectionCost = field(default_factory=SelectionCost)
+    edge: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))  # per input: an edge input
 
 
-def column_masks(ex: Executions) -> tuple[np.ndarray, np.ndarray]:
-    """Per input: valid (more than VALID_SHARE of the programs returned) and separating (valid, and the programs'
-    outputs differ: another value, or a value beside an exception)."""
+def column_masks(ex: Executions, edge: Optional[np.ndarray] = None) -> tuple[np.ndarray, np.ndarray]:
+    """Per input: valid (more than VALID_SHARE of the programs returned; on an input of ``edge``, any of them) and
+    separating (valid, and the programs' outputs differ: another value, or a value beside an exception)."""
     kinds = np.asarray(ex.output_kind)
     if kinds.size == 0:
         return np.zeros(kinds.shape[1] if kinds.ndim == 2 else 0, dtype=bool), np.zeros(0, dtype=bool)
-    valid = (kinds == RETURNED).mean(axis=0) > VALID_SHARE
+    returned = kinds == RETURNED
+    valid = returned.mean(axis=0) > VALID_SHARE
+    if edge is not None:
+        valid |= edge & returned.any(axis=0)
     out = np.asarray(ex.output_matrix)
     differs = ((out != out[0]) | (kinds != kinds[0])).any(axis=0)
     return valid, valid & differs
@@ -108,6 +122,9 @@ class _State:
     focused: bool = False
     done: bool = False
     budget: Optional[int] = None  # items (programs × inputs) the search may run in all, its first round aside
+    edges: str = EDGES  # one of EDGE_RULES
+    edge_inputs: int = EDGE_INPUTS  # edge inputs at most
+    edge_calls: set[str] = field(default_factory=set)
 
     def next_round(self, rnd: int, step: int, max_rounds: int, seed: int, memo: Optional[dict] = None) -> None:
         """Grow this round's inputs (``new``: ``step``; after the first round, fewer where the budget has room for
@@ -128,6 +145,15 @@ class _State:
         else:
             pool = self.seeds + [self.args_of[c] for c, ok in zip(self.found.calls, self.found.valid) if ok]
         grown = _grow(self.problem, pool, step, f"select:{seed}:{self.problem.task_id}:{rnd}", self.seen, memo)
+        if rnd == 0 and self.edges != "off":
+            room = self.edge_inputs if self.budget is None else min(self.edge_inputs,
+                                                                    self.budget // len(self.programs) - step)
+            for a in edge_inputs(self.seeds, room, self.problem.callee, self.problem.shape):
+                call = call_text(self.problem.callee, a)
+                if call is not None and call not in self.seen:
+                    self.seen.add(call)
+                    self.edge_calls.add(call)
+                    grown.append((call, a))
         if not grown:
             self.done = True
             return
@@ -158,7 +184,9 @@ class _State:
                                    trial_matrix=np.zeros((n, 0), dtype=np.uint8),
                                    compiled=np.asarray([ran[(tid, p)][1] for p in self.programs], dtype=bool),
                                    suite=TestSuite(inputs=list(self.found.calls)), programs=list(self.programs))
-        self.found.valid, self.found.separating = column_masks(self.found.ex)
+        self.found.edge = np.asarray([c in self.edge_calls for c in self.found.calls], dtype=bool)
+        self.found.valid, self.found.separating = column_masks(
+            self.found.ex, self.found.edge if self.edges == "returned" else None)
 
 
 # a round's outputs: (task id, program) → ({input: (output kind, output digest)}, whether the program compiled)
@@ -166,21 +194,26 @@ Ran = dict[tuple[str, str], tuple[dict[str, tuple[int, int]], bool]]
 
 
 def search_many(queries: Sequence[tuple[Problem, list[str]]], env: SelectEnv, step: int = STEP,
-                max_rounds: int = MAX_ROUNDS, budgets: Optional[Sequence[Optional[int]]] = None) -> list[Search]:
+                max_rounds: int = MAX_ROUNDS, budgets: Optional[Sequence[Optional[int]]] = None,
+                edges: str = EDGES, edge_inputs: int = EDGE_INPUTS) -> list[Search]:
     """``search`` for each (problem, distinct program texts), round by round for all of them together (see the
     module's doc); one ``Search`` per query, in order. ``budgets``: per query, the items (programs × inputs) its
-    search may run in all, its first round aside (None: no bound but the rounds'). Each search's cost counts its
+    search may run in all, its first round aside (None: no bound but the rounds'); ``edges``: one of
+    ``EDGE_RULES``, with at most ``edge_inputs`` edge inputs. Each search's cost counts its
     own programs, inputs and rounds; the items executed and the seconds of a round are shared out over its searches
     by their size (programs × inputs)."""
     t0 = time.monotonic()
     states = []
     seeded: dict[int, tuple[list[list], set[str]]] = {}  # a problem's seeds and their calls (sub-samples share them)
     for k, (problem, programs) in enumerate(queries):
+        if edges not in EDGE_RULES:
+            raise ValueError(f"edge rule {edges!r}: one of {', '.join(EDGE_RULES)}")
         if id(problem) not in seeded:
             seeds = seeds_of(problem)
             seeded[id(problem)] = seeds, {c for c in (call_text(problem.callee, s) for s in seeds) if c is not None}
         seeds, calls = seeded[id(problem)]
-        st = _State(problem, list(programs), seeds=seeds, budget=budgets[k] if budgets else None)
+        st = _State(problem, list(programs), seeds=seeds, budget=budgets[k] if budgets else None, edges=edges,
+                    edge_inputs=edge_inputs)
         st.done = not st.seeds or len(st.programs) < 2
         st.seen = set(calls)
         states.append(st)
@@ -274,6 +307,6 @@ def shares(total: int, sizes: Sequence[int]) -> list[int]:
 
 
 def search(problem: Problem, programs: list[str], env: SelectEnv, step: int = STEP,
-           max_rounds: int = MAX_ROUNDS, budget: Optional[int] = None) -> Search:
+           max_rounds: int = MAX_ROUNDS, budget: Optional[int] = None, edges: str = EDGES) -> Search:
     """Grow inputs for ``programs`` (distinct texts) and run them (see the module's doc): a batch of one."""
-    return search_many([(problem, programs)], env, step, max_rounds, [budget])[0]
+    return search_many([(problem, programs)], env, step, max_rounds, [budget], edges)[0]

@@ -23,31 +23,54 @@ import numpy as np
 from coderank_evalplus import metrics
 from coderank_evalplus.engine.execution.execute import ProblemWork
 from coderank_evalplus.io.results_folder import ranking_arrays, ranking_from_arrays
-from coderank_evalplus.rankers.learned import ClusterTable, design, fit_pairwise, model_vector, table_ranking
+from coderank_evalplus.rankers.learned import (
+    ClusterTable,
+    FeatureSpec,
+    design,
+    fit_pairwise,
+    model_vector,
+    table_ranking,
+)
 from coderank_evalplus.report.curves import folder_hash
 from coderank_evalplus.report.scores import problem_scores, splits_of
 from coderank_evalplus.selection import SelectEnv
 from coderank_evalplus.selection.contenders import Contenders
 from coderank_evalplus.selection.differential import decide_all, reordered
-from coderank_evalplus.selection.parts import SPEC, order, part_features, part_scores
+from coderank_evalplus.selection.parts import (
+    EDGE_SPEC,
+    SPEC,
+    edge_features,
+    edge_first,
+    order,
+    part_features,
+    part_scores,
+)
+from coderank_evalplus.selection.search import EDGE_INPUTS, EDGES
 from coderank_evalplus.stats import mean_estimate, paired_difference, resample_indices
 from coderank_evalplus.study.learned_loso import LABEL_SPLIT, SetFolder, folds, gap_closed, permissive
 from coderank_evalplus.types import Ranking
 
-CACHE_VERSION = 3  # bump when a change here (or in the step) changes what ``decisions`` records
-RULES = ("before", "size", "model")  # the pick without the step; with it, parts by size; parts by the part model
+CACHE_VERSION = 4  # bump when a change here (or in the step) changes what ``decisions`` records
+# the pick without the step; with it, parts by size; by the part model; by the part model with edge features; by
+# the fixed rule that puts the parts that return on the edge inputs first (``parts.edge_first``)
+RULES = ("before", "size", "model", "model_edges", "edge_first")
+STEPPED = RULES[1:]
+CEILINGS = ("ideal_part", "ideal_contender")  # verdicts read: what a decision alone could reach (``ceiling``)
 
 
 def decisions(sf: SetFolder, ranker: dict, env: SelectEnv, texts: dict[str, Sequence[str]],
-              cache_dir: Optional[Path] = None) -> list[dict]:
+              cache_dir: Optional[Path] = None, edges: str = EDGES, edge_inputs: int = EDGE_INPUTS) -> list[dict]:
     """One record per problem of ``sf`` (its ``tables``: ``learned_examples``'s): ``before`` (the held-out
-    ranking, ``ranking_arrays``' lists), and where the step looked: ``contenders`` (its groups), ``reason``, ``cost``,
-    ``parts`` (empty where nothing separated) and their raw features ``X``. Kept under ``cache_dir`` keyed by the
-    folder's content, the ranker's digest and this module's version."""
+    ranking, ``ranking_arrays``' lists), and where the step looked (its search under the edge rule ``edges``, with
+    at most ``edge_inputs`` edge inputs):
+    ``contenders`` (its groups), ``reason``, ``cost``, ``parts`` (empty where nothing separated) and their raw
+    features ``X`` (``EDGE_SPEC``'s columns: ``SPEC``'s first). Kept under ``cache_dir`` keyed by the folder's
+    content, the ranker's digest, the edge rule and this module's version."""
     path = None
     if cache_dir is not None:
         h = folder_hash(sf.folder)
-        h.update(json.dumps([ranker.get("digest"), CACHE_VERSION, list(SPEC.features)]).encode())
+        key = [ranker.get("digest"), CACHE_VERSION, list(EDGE_SPEC.features), edges]
+        h.update(json.dumps(key + ([edge_inputs] if edge_inputs != EDGE_INPUTS else [])).encode())
         path = Path(cache_dir) / f"decisions-{h.hexdigest()[:20]}.json"
         if path.exists():
             return json.loads(path.read_text())
@@ -57,13 +80,13 @@ def decisions(sf: SetFolder, ranker: dict, env: SelectEnv, texts: dict[str, Sequ
     items = [(ProblemWork(sp.problem, list(texts[sp.problem.task_id])), sp.executions, r)
              for sp, r in zip(sf.run.problems, rankings)]
     out = []
-    for sp, ranking, d in zip(sf.run.problems, rankings, decide_all(items, env)):
+    for sp, ranking, d in zip(sf.run.problems, rankings, decide_all(items, env, edges=edges, edge_inputs=edge_inputs)):
         rec: dict[str, Any] = {"task_id": sp.problem.task_id, "before": _ranking_json(ranking, sp)}
         if d is not None:
             rec.update(contenders=d.contenders.groups, reason=d.contenders.reason,
                        cost=d.found.cost.to_json(), parts=d.parts,
-                       X=part_features(d.contenders, d.found, d.parts, d.programs, sp.executions).tolist()
-                       if d.parts else [])
+                       X=np.hstack([part_features(d.contenders, d.found, d.parts, d.programs, sp.executions),
+                                    edge_features(d.found, d.parts, d.programs)]).tolist() if d.parts else [])
         out.append(rec)
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -82,16 +105,38 @@ def _ranking(rec: dict) -> Ranking:
     return ranking_from_arrays(np.asarray(b["ranking"]), np.asarray(b["fallback"]) if "fallback" in b else None)
 
 
-def after(rec: dict, n_candidates: int, model: Optional[dict]) -> Ranking:
-    """The ranking after the step, its parts ordered by ``model`` (None: by size)."""
+def _X(rec: dict, spec: FeatureSpec) -> np.ndarray:
+    """A record's part features as ``spec`` reads them (its first columns)."""
+    return np.asarray(rec["X"], dtype=float)[:, :len(spec.features)]
+
+
+def after(rec: dict, n_candidates: int, model: "Optional[dict] | str", spec: FeatureSpec = SPEC) -> Ranking:
+    """The ranking after the step, its parts ordered by ``model`` (None: by size; its features ``spec``'s;
+    ``"edge_first"``: ``parts.edge_first``)."""
     ranking = _ranking(rec)
     if not rec.get("parts"):
         return ranking
-    parts, scores = order(rec["parts"], part_scores(np.asarray(rec["X"], dtype=float), model))
+    if model == "edge_first":
+        parts, scores = order(rec["parts"], edge_first(_X(rec, EDGE_SPEC)))
+    else:
+        assert not isinstance(model, str)
+        parts, scores = order(rec["parts"], part_scores(_X(rec, spec), model, spec))
     return reordered(ranking, Contenders([list(g) for g in rec["contenders"]]), parts, n_candidates, scores)
 
 
-def part_tables(sf: SetFolder, records: Sequence[dict], split: str = LABEL_SPLIT
+def ceiling(rec: dict, correct: np.ndarray, before: float, among: str) -> float:
+    """pass@1 of an ideal decision on one problem, reading its verdicts (``correct``): ``ideal_part`` keeps the step's
+    part with the largest share of right candidates (``before`` where nothing split), ``ideal_contender`` a right
+    contender whenever one is (``before`` where the step did not look). Bounds, never picks: they say whether a
+    better decision alone could close the gap, or only other inputs."""
+    if among == "ideal_part":
+        parts = rec.get("parts") or []
+        return max(float(correct[p].mean()) for p in parts) if parts else before
+    groups = rec.get("contenders")
+    return float(any(correct[c] for g in groups for c in g)) if groups else before
+
+
+def part_tables(sf: SetFolder, records: Sequence[dict], split: str = LABEL_SPLIT, spec: FeatureSpec = SPEC
                 ) -> tuple[list[ClusterTable], list[np.ndarray]]:
     """The parts of every problem the step split (two parts or more), as tables of ``SPEC``'s design, and each
     part's share of correct candidates on ``split`` (base where the folder has no plus)."""
@@ -100,34 +145,36 @@ def part_tables(sf: SetFolder, records: Sequence[dict], split: str = LABEL_SPLIT
     for sp, rec in zip(sf.run.problems, records):
         if len(rec.get("parts") or []) < 2:
             continue
-        tables.append(ClusterTable(rec["parts"], design(np.asarray(rec["X"], dtype=float), SPEC)))
+        tables.append(ClusterTable(rec["parts"], design(_X(rec, spec), spec)))
         correct = sp.correct(s)
         quality.append(np.asarray([float(correct[p].mean()) for p in rec["parts"]]))
     return tables, quality
 
 
 def train_parts(sets: Sequence[SetFolder], records: dict[int, list[dict]], exclude_model: Optional[str] = None,
-                note: Optional[str] = None) -> dict:
-    """A part model fitted on the parts of ``sets`` (``records`` keyed by ``id`` of the folder)."""
+                note: Optional[str] = None, spec: FeatureSpec = SPEC) -> dict:
+    """A part model over ``spec``'s features fitted on the parts of ``sets`` (``records`` keyed by ``id`` of the
+    folder)."""
     if exclude_model is not None and any(s.model == exclude_model for s in sets):
         raise AssertionError(f"training on a set of the scored model {exclude_model!r}")
     tables, quality = [], []
     for s in sets:
-        t, q = part_tables(s, records[id(s)])
+        t, q = part_tables(s, records[id(s)], spec=spec)
         tables += t
         quality += q
     names = [{"name": s.name, "tests": s.tests_label, "dataset": s.run.dataset, "problems": len(s.run.problems),
               "license": "permissive" if permissive(s) else "not permissive"} for s in sets]
-    return fit_pairwise(tables, quality, names, note=note, spec=SPEC)
+    return fit_pairwise(tables, quality, names, note=note, spec=spec)
 
 
-def heldout_parts(sets: Sequence[SetFolder], records: dict[int, list[dict]]) -> dict[str, Optional[dict]]:
-    """{model family: a part model trained on every other family's folders}; None where those split no problem
-    (nothing to learn from: the family's parts are then ordered by size)."""
+def heldout_parts(sets: Sequence[SetFolder], records: dict[int, list[dict]], spec: FeatureSpec = SPEC
+                  ) -> dict[str, Optional[dict]]:
+    """{model family: a part model (``spec``'s features) trained on every other family's folders}; None where those
+    split no problem (nothing to learn from: the family's parts are then ordered by size)."""
     out: dict[str, Optional[dict]] = {}
     for model, _, train in folds(sets):
         try:
-            out[model] = train_parts(train, records, exclude_model=model)
+            out[model] = train_parts(train, records, exclude_model=model, spec=spec)
         except ValueError:
             out[model] = None
     return out
@@ -142,35 +189,52 @@ def train_shipped_parts(sets: Sequence[SetFolder], records: dict[int, list[dict]
 
 
 def rows(sets: Sequence[SetFolder], records: dict[int, list[dict]], part_models: dict[str, Optional[dict]],
-         n_resamples: int = 2000, seed: int = 0) -> list[dict]:
+         n_resamples: int = 2000, seed: int = 0, edge_models: Optional[dict[str, Optional[dict]]] = None,
+         today: Optional[dict[int, list[dict]]] = None) -> list[dict]:
     """One row per folder × split: pass@1 (with interval) of random, the oracle and each of ``RULES`` (the part
-    model: the one that never saw the folder's family), the differences to ``before`` and between the two
-    rules (paired), the share of the random → oracle gap each closes, and the step's cost."""
+    models, without and with edge features (``edge_models``; none given: the size rule): the ones that never saw
+    the folder's family), the ceilings (``CEILINGS``), the differences to ``before`` and of each model to the size
+    rule (paired), the share of the random → oracle gap each closes, and the step's cost. ``today``: the records of
+    the step as it ships (another edge rule's search), whose size rule (``today``) each rule is also compared
+    with (``minus_today``)."""
+    edge_models = edge_models or {}
     out = []
     for sf in sets:
         recs = records[id(sf)]
         n = [sp.executions.n_candidates for sp in sf.run.problems]
         rankings = {"before": [_ranking(r) for r in recs], "size": [after(r, k, None) for r, k in zip(recs, n)],
-                    "model": [after(r, k, part_models[sf.model]) for r, k in zip(recs, n)]}
+                    "model": [after(r, k, part_models[sf.model]) for r, k in zip(recs, n)],
+                    "model_edges": [after(r, k, edge_models.get(sf.model), EDGE_SPEC) for r, k in zip(recs, n)],
+                    "edge_first": [after(r, k, "edge_first") for r, k in zip(recs, n)]}
+        if today is not None:
+            rankings["today"] = [after(r, k, None) for r, k in zip(today[id(sf)], n)]
+        picks = [m for m in (*RULES, "today") if m in rankings]
         base = problem_scores(sf.run, ["random", "oracle"])
         idx = resample_indices(len(recs), n_resamples, seed)
         asked = [r for r in recs if "contenders" in r]
         cost = {k: sum(r["cost"][k] for r in asked) for k in ("programs", "inputs", "executed_items", "seconds")}
         for split in splits_of(sf.run):
             scores = {m: np.asarray([metrics.ranked_pass_at_k(rk, sp.correct(split), 1)
-                                     for rk, sp in zip(rankings[m], sf.run.problems)]) for m in RULES}
+                                     for rk, sp in zip(rankings[m], sf.run.problems)]) for m in picks}
             scores.update(random=base["random"][split], oracle=base["oracle"][split])
+            for c in CEILINGS:
+                scores[c] = np.asarray([ceiling(r, sp.correct(split), b, c)
+                                        for r, sp, b in zip(recs, sf.run.problems, scores["before"])])
             est = {m: mean_estimate(v, idx).to_json() for m, v in scores.items()}
             out.append({"set": sf.label, "model": sf.model, "dataset": sf.run.dataset, "split": split,
                         "n_problems": len(recs), "pass@1": est,
                         "minus_before": {m: paired_difference(scores[m], scores["before"], idx).to_json()
-                                         for m in ("size", "model")},
+                                         for m in STEPPED},
                         "model_minus_size": paired_difference(scores["model"], scores["size"], idx).to_json(),
+                        "model_edges_minus_size": paired_difference(scores["model_edges"], scores["size"],
+                                                                    idx).to_json(),
+                        "minus_today": {m: paired_difference(scores[m], scores["today"], idx).to_json()
+                                        for m in STEPPED if "today" in scores},
                         "gap_closed": {m: gap_closed(est[m]["pass@1"], est["random"]["pass@1"],
-                                                     est["oracle"]["pass@1"]) for m in RULES},
+                                                     est["oracle"]["pass@1"]) for m in (*picks, *CEILINGS)},
                         "undecided": len(asked), "split_problems": sum(len(r.get("parts") or []) >= 2 for r in asked),
                         "changed": {m: sum(metrics.pick_pool(a, k) != metrics.pick_pool(b, k) for a, b, k in
-                                           zip(rankings[m], rankings["before"], n)) for m in ("size", "model")},
+                                           zip(rankings[m], rankings["before"], n)) for m in STEPPED},
                         "cost": cost})
     return out
 
@@ -181,14 +245,24 @@ def family_summary(rows_: Sequence[dict], split: str) -> dict[str, Any]:
     sub = [r for r in rows_ if r["split"] == split]
     fams = list(dict.fromkeys(r["model"] for r in sub))
     means = {m: float(np.mean([np.mean([r["pass@1"][m]["pass@1"] for r in sub if r["model"] == f]) for f in fams]))
-             for m in ("random", *RULES, "oracle")}
+             for m in ("random", *RULES, *CEILINGS, "today", "oracle") if m in sub[0]["pass@1"]}
     out: dict[str, Any] = {"split": split, "families": len(fams), "folders": len(sub), "means": means,
-                           "gap_closed": {m: gap_closed(means[m], means["random"], means["oracle"]) for m in RULES}}
-    for m in ("size", "model"):
+                           "gap_closed": {m: gap_closed(means[m], means["random"], means["oracle"])
+                                          for m in means if m not in ("random", "oracle")},
+                           "per_family": {f: {m: float(np.mean([r["pass@1"][m]["pass@1"] - r["pass@1"]["before"]
+                                                                ["pass@1"] for r in sub if r["model"] == f]))
+                                              for m in means if m not in ("random", "oracle", "before")}
+                                          for f in fams}}
+    for m in STEPPED:
         d = [r["minus_before"][m] for r in sub]
         out[m] = {"helped": sum(x["ci95"][0] > 0 for x in d), "hurt": [r["set"] for r, x in zip(sub, d)
                                                                       if x["ci95"][1] < 0]}
-    d = [r["model_minus_size"] for r in sub]
-    out["model_vs_size"] = {"better": sum(x["ci95"][0] > 0 for x in d),
-                            "worse": [r["set"] for r, x in zip(sub, d) if x["ci95"][1] < 0]}
+        if sub[0].get("minus_today"):
+            d = [r["minus_today"][m] for r in sub]
+            out[m].update(better_than_today=sum(x["ci95"][0] > 0 for x in d),
+                          below_today=[r["set"] for r, x in zip(sub, d) if x["ci95"][1] < 0])
+    for m in ("model", "model_edges"):
+        d = [r[f"{m}_minus_size"] for r in sub]
+        out[f"{m}_vs_size"] = {"better": sum(x["ci95"][0] > 0 for x in d),
+                               "worse": [r["set"] for r, x in zip(sub, d) if x["ci95"][1] < 0]}
     return out

@@ -16,6 +16,9 @@ lines after it (``N`` then ``N`` values or ``N`` rows) or to the length of a lat
 never added or removed. Nothing here knows the problem's constraints: the validity rule of
 ``mutate.keep_valid_inputs`` (most candidates run without an error on the input) decides which grown inputs are
 kept. Written by hand: evalplus's type-aware operators mutate Python values, not the text of an input.
+
+``edges`` derives inputs at the boundaries instead (0, 1, negatives, large values, equal values, sorted lines, one
+character words) with the same layout, deterministically: the stdin form of ``testgen/edges.py``.
 """
 
 from __future__ import annotations
@@ -142,4 +145,65 @@ def grow(seeds: list[str], n: int, rng: random.Random) -> list[str]:
         seen.add(text)
         pool.append(text)
         out.append(text)
+    return out
+
+
+def _edge_rows(rows: list[list[str]], fixed: set[tuple[int, int]], hi: int) -> list[list[list[str]]]:
+    """One input's edges, most common first: its free integers (those that do not hold the format) all 0, all 1,
+    negated, all large, all equal to the first, each line's sorted and reversed; its free words cut to one
+    character, or one character repeated where a number states their length."""
+    ints = [(i, j) for i, row in enumerate(rows) for j, t in enumerate(row) if (i, j) not in fixed and _INT.match(t)]
+    words = [(i, j) for i, row in enumerate(rows) for j, t in enumerate(row)
+             if not (_INT.match(t) or _FLOAT.match(t))]
+    bound = _length_bound(rows)
+
+    def with_ints(value) -> list[list[str]]:
+        out = [list(r) for r in rows]
+        for k, (i, j) in enumerate(ints):
+            out[i][j] = str(value(k, int(rows[i][j])))
+        return out
+
+    def per_line(reverse: bool) -> list[list[str]]:
+        out = [list(r) for r in rows]
+        for i in {i for i, _ in ints}:
+            cols = [j for ii, j in ints if ii == i]
+            for j, v in zip(cols, sorted((int(rows[i][j]) for j in cols), reverse=reverse)):
+                out[i][j] = str(v)
+        return out
+
+    first = int(rows[ints[0][0]][ints[0][1]]) if ints else 0
+    large = max(abs(hi) * 10, 1000)
+    out = []
+    if ints:
+        out += [with_ints(lambda k, v: 0), with_ints(lambda k, v: 1), with_ints(lambda k, v: -abs(v) or -1),
+                with_ints(lambda k, v: large), with_ints(lambda k, v: first), per_line(False), per_line(True)]
+    if words:
+        cut = [list(r) for r in rows]
+        for i, j in words:
+            tok = rows[i][j]
+            cut[i][j] = tok[0] * len(tok) if len(tok) in bound else tok[0]
+        out.append(cut)
+    return out
+
+
+def edges(seeds: list[str], n: int) -> list[str]:
+    """Up to ``n`` distinct inputs at the edges, none of them a seed: each seed's numbers moved to boundaries, its
+    lines, their tokens and the integers that hold the format kept (``_edge_rows``); the seeds' edges
+    interleaved, most common edge first. Deterministic."""
+    if n <= 0 or not seeds:
+        return []
+    ints = [int(t) for s in seeds for row in _lines(s) for t in row if _INT.match(t)]
+    hi = max(ints, default=10)
+    per_seed = []
+    for s in seeds:
+        rows = _lines(s)
+        per_seed.append(["\n".join(" ".join(r) for r in e) for e in _edge_rows(rows, _protected(rows), hi)])
+    seen, out = set(seeds), []
+    for level in range(max((len(e) for e in per_seed), default=0)):
+        for e in per_seed:
+            if level < len(e) and e[level] not in seen and len(e[level]) <= MAX_CHARS:
+                seen.add(e[level])
+                out.append(e[level])
+                if len(out) >= n:
+                    return out
     return out
