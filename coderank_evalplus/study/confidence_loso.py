@@ -219,8 +219,9 @@ def read_sets(patterns: Sequence[str], cache_dir: Optional[str] = None, workers:
                                          ranker_model=(ranker_models or {}).get(s.model), subset_steps=subset_steps,
                                          steps_key=key)
         finally:
-            if hasattr(subset_steps, "close"):
-                subset_steps.close()  # its shard processes (selection.stored)
+            close = getattr(subset_steps, "close", None)
+            if close is not None:
+                close()  # its shard processes (selection.stored)
         if log:
             print(f"{s.label} [{s.model}]: round table in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     return sets, tables
