@@ -451,6 +451,7 @@ class Judge:
         self.factor = gt_time_limit_factor
         self.progress = progress
         self._files: dict[tuple, str] = {}
+        self._limit_seconds: dict[tuple, float] = {}  # a task file's time limits summed (its key in _files)
         self._plans: dict[tuple, "OriginalPlan"] = {}
         self._evalplus_modules: Optional[frozenset[str]] = None
         # distinct (task, program) verdicts given so far: checked now, or read from the cache; samples whose
@@ -521,10 +522,11 @@ class Judge:
         return self._verdict(base, pl if want_plus else None, odd)
 
     def _jobs_for(self, todos: Mapping[str, list[str]], problems: Mapping[str, Problem], plus: bool) -> list[dict]:
-        """The programs to check as worker jobs of at most ``_PROGRAMS_PER_JOB`` programs of one task, the jobs
-        that make a worker load ``evalplus.evaluate`` last."""
-        jobs: list[dict] = []
-        last: list[dict] = []
+        """The programs to check as worker jobs of at most ``_PROGRAMS_PER_JOB`` programs of one task, the dearest
+        first (``_job_cost``), so that no worker idles at the end while another runs the last heavy job; the jobs
+        that make a worker load ``evalplus.evaluate`` after all the others (the dearest of them first too)."""
+        jobs: list[tuple[float, dict]] = []
+        last: list[tuple[float, dict]] = []
         # a call of few programs (a streamed run's batch of one problem) is spread over every worker
         per_job = max(1, min(_PROGRAMS_PER_JOB, -(-sum(map(len, todos.values())) // self.workers)))
         for tid, todo in todos.items():
@@ -533,8 +535,26 @@ class Judge:
             light, heavy = self._split_evalplus_importers(prob, todo)
             for group, bucket in ((light, jobs), (heavy, last)):
                 for start in range(0, len(group), per_job):
-                    bucket.append(self._job(prob, group[start:start + per_job], want_plus))
-        return jobs + last
+                    job = self._job(prob, group[start:start + per_job], want_plus)
+                    bucket.append((self._job_cost(prob, job), job))
+        # sorted is stable: jobs of equal cost (one task's) stay in task order
+        return [job for bucket in (jobs, last) for _, job in sorted(bucket, key=lambda cj: -cj[0])]
+
+    def _job_cost(self, prob: Problem, job: dict) -> float:
+        """What a job may cost before it runs: its programs × the CPU seconds one program's check may take, the
+        sum of its task's per-input time limits (evalplus's ``max(min_time_limit, factor × reference time)`` on
+        base and plus; LiveCodeBench's limit per test; the original tests' one limit). A quick input's limit is
+        evalplus's 1 s floor, so the estimate grows with a task's inputs, and with its reference's time where
+        that is slow."""
+        if job["mode"] == "evalplus":
+            seconds = self._limit_seconds[(prob.dataset_hash, prob.task_id, job["plus"])]
+        elif job["mode"] == "lcb":
+            seconds = prob.time_limit * len(prob.io_tests)
+        elif job["mode"] == "original":
+            seconds = ORIGINAL_TEST_CPU_LIMIT
+        else:  # "fails": nothing runs
+            seconds = 0.0
+        return len(job["programs"]) * seconds
 
     def _split_evalplus_importers(self, prob: Problem, todo: list[str]) -> tuple[list[str], list[str]]:
         """(the rest, the programs that import a module evalplus's own judge has loaded and a worker has not):
@@ -664,12 +684,14 @@ class Judge:
             # referee reads (the expected outputs, with the inputs its special oracles need)
             data = {"dataset": prob.dataset, "entry_point": prob.entry_point, "atol": prob.atol}
             secret = dict(data)
+            seconds = 0.0
             for split, inputs in (("base", prob.base_input), ("plus", prob.plus_input)):
                 if split == "plus" and not want_plus:
                     continue
                 limits = [max(self.min_time_limit, self.factor * t) for t in oracle[f"{split}_time"]]
                 data[split] = (inputs, limits)
                 secret[split] = (inputs, oracle[split])
+                seconds += sum(limits)
             if self._tmp is None:
                 self._tmp = tempfile.TemporaryDirectory(prefix="coderank_judge_data_")
             path = os.path.join(self._tmp.name, f"{len(self._files)}.pkl")
@@ -677,4 +699,5 @@ class Judge:
                 with open(name, "wb") as fh:
                     pickle.dump(obj, fh, protocol=pickle.HIGHEST_PROTOCOL)
             self._files[key] = path
+            self._limit_seconds[key] = seconds
         return self._files[key]

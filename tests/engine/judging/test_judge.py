@@ -112,6 +112,49 @@ def test_a_call_of_few_programs_is_spread_over_every_worker():
     assert ex.jobs == [[2, 2]] and [v.base for v in out[p.task_id]] == [True, False, False, False]
 
 
+def test_the_dearest_jobs_run_first_and_the_verdicts_are_the_task_orders():
+    """Jobs go out dearest first (programs × the task's time limits summed), so that no worker idles at the end
+    beside the last heavy job; a job's verdicts are matched to it by its index, so they are the same as when the
+    jobs run in task order."""
+    from coderank_evalplus.engine.execution.executors import LocalExecutor
+    from coderank_evalplus.types import Problem
+
+    class Recording(LocalExecutor):
+        """Runs the jobs in the order given (``task_order``: sorted by task, as before), recording that order."""
+
+        def __init__(self, task_order: bool) -> None:
+            super().__init__(2)
+            self.task_order, self.order = task_order, []
+
+        def run(self, name, args, on_lost=None):
+            args = list(args)
+            order = sorted(range(len(args)), key=lambda k: args[k]["task_id"]) if self.task_order else list(
+                range(len(args)))
+            self.order = [args[k]["task_id"] for k in order]
+            for at, result in super().run(name, [args[k] for k in order], on_lost):
+                yield order[at], result
+
+    # T/0's 2 inputs, T/1's 9, T/2's 5: a job's limits sum to 1 s per input (evalplus's floor, quick inputs)
+    probs = {f"T/{k}": Problem(task_id=f"T/{k}", dataset="humaneval", prompt="def f(x):\n", entry_point="f",
+                               canonical_solution="    return x + 1\n", base_input=[[i] for i in range(n)],
+                               plus_input=[[-i] for i in range(n)], dataset_hash="job-order-test")
+             for k, n in enumerate((2, 9, 5))}
+    good = "def f(x):\n    return x + 1\n"
+    programs = {t: [good, "def f(x):\n    return x + (x != 1)\n", "def f(x):\n    return abs(x) + 1\n", good]
+                for t in probs}
+    ex = Recording(task_order=False)
+    judge = Judge(None, workers=2, progress=False, executor=ex)
+    jobs = judge._jobs_for({t: list(dict.fromkeys(p)) for t, p in programs.items()}, probs, True)  # distinct
+    assert [judge._job_cost(probs[j["task_id"]], j) for j in jobs] == [3 * 18.0, 3 * 10.0, 3 * 4.0]
+    assert [j["task_id"] for j in jobs] == ["T/1", "T/2", "T/0"]
+    ours = judge.judge_programs(programs, probs)
+    assert ex.order == ["T/1", "T/2", "T/0"]
+    before = Recording(task_order=True)
+    assert Judge(None, workers=2, progress=False, executor=before).judge_programs(programs, probs) == ours
+    assert before.order == ["T/0", "T/1", "T/2"]
+    assert [(v.base, v.plus) for v in ours["T/1"]] == [(True, True), (False, False), (True, False), (True, True)]
+
+
 @needs_data
 def test_program_importing_a_library_evalplus_has_loaded(tmp_path, humaneval_problems):
     # evalplus.evaluate forks its checks from a process that has pandas (datasets, pyarrow...) loaded, so such an
