@@ -220,13 +220,13 @@ def test_expected_outputs_reuse_evalplus_cache_of_either_form_of_the_release(tmp
     assert expected_outputs(prob) == stored
 
 
-def _fail_first_problem():
+def _atol_problem():
     from coderank_evalplus.types import Problem
 
     # expected: a float at input 0 (evalplus's atol becomes 1e-6 there and stays), then [1, 2] for inputs 1..7
-    return Problem(task_id="T/ff", dataset="humaneval", prompt="def f(x):\n", entry_point="f",
+    return Problem(task_id="T/atol", dataset="humaneval", prompt="def f(x):\n", entry_point="f",
                    canonical_solution="    return 0.5 if x == 0 else [1, 2]\n", base_input=[[i] for i in range(8)],
-                   plus_input=[], dataset_hash="fail-first-test")
+                   plus_input=[], dataset_hash="atol-test")
 
 
 FAILS_6 = "def f(x):\n    return 0.5 if x == 0 else [1, 2] if x != 6 else None\n"
@@ -254,40 +254,14 @@ def in_process_referee():
         KEPT.discard(pid)
 
 
-@pytest.mark.parametrize("fail_first", [True, False])
-def test_inputs_that_failed_other_programs_run_first_and_change_no_verdict(fail_first, in_process_referee):
-    """A worker runs first the inputs that failed the task's earlier programs: the program failing inputs 2 and 6
-    then stops at 6 (the input that failed the one before it), not at 2; its verdict and every other one is
-    evalplus's, also where the atol evalplus sets at input 0 decides a later input that now runs before it."""
+def test_each_output_is_compared_with_the_atol_evalplus_holds_at_its_input(in_process_referee):
+    """The referee compares each output with the atol evalplus holds when it reaches that input (set at the first
+    float expected output): a program that passes only through it passes, the wrong ones fail, as in evalplus."""
     from coderank_evalplus.engine.judging import judge as judge_mod
 
-    prob = _fail_first_problem()
+    prob = _atol_problem()
     programs = [FAILS_6, FAILS_2_AND_6, FAILS_1, CLOSE]
-    judge = Judge(None, workers=1, progress=False, fail_first=fail_first)  # (kept: it holds the task's files)
-    job = judge._job(prob, programs, False)
-    judge_mod._FAILED.clear()
-    got = judge_mod.worker_judge(job)  # in this process: its memory of failed inputs can be read
+    judge = Judge(None, workers=1, progress=False)  # (kept: it holds the task's files)
+    got = judge_mod.worker_judge(judge._job(prob, programs, False))  # in this process
     assert [base for base, _, _ in got] == [_evalplus_verdict(prob, p)[0] for p in programs] == [
         False, False, False, True]
-    failed = judge_mod._FAILED[(job["data"], "base")]
-    # fail-first: input 6 runs first for every program after the first, so the last two stop there too
-    assert failed == ({6: 3} if fail_first else {6: 1, 2: 1, 1: 1})
-
-
-def test_a_stdin_problem_runs_first_the_test_that_failed_its_earlier_programs(in_process_referee):
-    """LiveCodeBench's grading, fail-first: the second wrong program stops at the test that failed the first (not at
-    its own first wrong test) and the verdicts are the grader's (every test passing), in either order."""
-    from coderank_evalplus.engine.judging import judge as judge_mod
-    from coderank_evalplus.types import STDIN, IOTest, Problem
-
-    prob = Problem(task_id="S/ff", dataset="lcb", prompt="Print n * 2.", entry_point="", shape=STDIN,
-                   io_tests=tuple(IOTest(f"{n}\n", f"{2 * n}\n") for n in range(6)), time_limit=6.0)
-    right = "n = int(input())\nprint(2 * n)\n"
-    fails_4 = "n = int(input())\nprint(2 * n if n != 4 else -1)\n"
-    fails_1_and_4 = "n = int(input())\nprint(2 * n if n not in (1, 4) else -1)\n"
-    for fail_first, stops in ((True, {4: 2}), (False, {4: 1, 1: 1})):
-        judge = Judge(None, workers=1, progress=False, fail_first=fail_first)
-        job = judge._job(prob, [fails_4, fails_1_and_4, right], False)
-        judge_mod._FAILED.clear()
-        assert [ok for ok, _, _ in judge_mod.worker_judge(job)] == [False, False, True]
-        assert judge_mod._FAILED[(job["data"], "base")] == stops
