@@ -20,10 +20,10 @@ the floor, and the verdicts of both are compared.
         --samples ../shared/data/extra_humaneval/samples/gpt-4_n10_t0.2.jsonl.gz --workers 2
     python bench/judge_floor.py --dataset tests/data/lcb/problems.jsonl --samples tests/data/lcb/samples.jsonl
 
-``--order fail-first`` / ``plain`` picks the judge's input order (default: the judge's own); ``--rounds`` runs the
-judge that many times, cold each time, and prints the median. ``--before DIR`` (a checkout of another revision,
-e.g. ``git worktree add /tmp/judge_base main``) times that checkout's judge and this one's alternately, each run in
-a fresh process with a fresh cache, ``--rounds`` times each, and prints both medians (the floor is left out).
+``--rounds`` runs the judge that many times, cold each time, and prints the median. ``--before DIR`` (a checkout of
+another revision, e.g. ``git worktree add /tmp/judge_base main``) times that checkout's judge and this one's
+alternately, each run in a fresh process with a fresh cache, ``--rounds`` times each, and prints both medians (the
+floor is left out).
 
 The bare check runs candidate code unconfined (in a temp dir, with evalplus's memory cap as an rlimit): use it on the
 released sample sets, not on untrusted uploads.
@@ -235,13 +235,10 @@ def floor(sols: dict[str, list[str]], problems: dict[str, Problem], mem: Optiona
     return tot
 
 
-def run_judge(sols: dict[str, list[str]], problems: dict[str, Problem], workers: int,
-              order: Optional[str]) -> dict:
+def run_judge(sols: dict[str, list[str]], problems: dict[str, Problem], workers: int) -> dict:
     """The judge, cold: wall, CPU of every process, checks forked, jobs, verdicts per distinct program."""
     with tempfile.TemporaryDirectory(prefix="judge_floor_cache_") as tmp:
         judge = judge_mod.Judge(ResultCache(Path(tmp) / "c.sqlite"), workers=workers, progress=False)
-        if order is not None:
-            judge.fail_first = order == "fail-first"
         jobs = []
         run_checks = judge._run_checks
 
@@ -277,8 +274,6 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--limit", type=int, default=0, help="the first N tasks of the samples (0: all)")
     ap.add_argument("--rounds", type=int, default=1, help="judge runs, each cold (median wall printed)")
-    ap.add_argument("--order", choices=["fail-first", "plain"], default=None,
-                    help="the judge's input order (default: the judge's own)")
     ap.add_argument("--no-floor", action="store_true", help="time the judge only")
     ap.add_argument("--before", default=None, help="another checkout: its judge and this one's, alternately")
     args = ap.parse_args()
@@ -305,7 +300,7 @@ def main() -> None:
     print(f"{name}: {len(sols)} tasks, {n_samples} samples, {sum(len(set(p)) for p in sols.values())} distinct "
           f"programs, {args.workers} workers; {_uptime()}")
     fl = None if args.no_floor else floor(sols, problems, max_memory_bytes())
-    runs = [run_judge(sols, problems, args.workers, args.order) for _ in range(args.rounds)]
+    runs = [run_judge(sols, problems, args.workers) for _ in range(args.rounds)]
     wall = statistics.median(r["wall"] for r in runs)
     cpu = statistics.median(r["cpu"] for r in runs)
     print(f"judge: wall {wall:.1f} s (runs: {', '.join(format(r['wall'], '.1f') for r in runs)}), CPU {cpu:.1f} s "

@@ -9,7 +9,7 @@ import pickle
 import signal
 import tempfile
 import time
-from typing import Any, Callable, NamedTuple, Optional, Sequence
+from typing import Any, Callable, NamedTuple, Optional
 
 from coderank_evalplus.engine.sandbox.report import COMPARED, NEED, VALUE, encode_value, frame
 
@@ -37,17 +37,6 @@ def _cpu_time_limit(seconds: float, _set=signal.setitimer, _prof=signal.ITIMER_P
     finally:
         _set(_prof, 0)
         _set(_real, 0)
-
-
-def input_order(n: int, first: Sequence[int] = ()) -> list[int]:
-    """The order in which a check runs a split's ``n`` inputs: ``first`` (inputs that failed other programs of the
-    task), then the rest in the benchmark's order. A verdict is every input passing, so the order changes only how
-    soon a wrong program stops; the child and the referee both derive it from ``first``."""
-    head = [i for i in dict.fromkeys(first) if 0 <= i < n]
-    if not head:
-        return list(range(n))
-    ahead = set(head)
-    return head + [i for i in range(n) if i not in ahead]
 
 
 _EAGER_REPORTS = 16  # outputs a judge child reports one by one before it batches them

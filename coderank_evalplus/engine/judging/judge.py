@@ -26,13 +26,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence
 from coderank_evalplus.engine import shapes
 from coderank_evalplus.engine.execution.execute import ResultCache, content_key
 from coderank_evalplus.engine.execution.executors import Executor, LocalExecutor, shared_path
-from coderank_evalplus.engine.judging.check_child import (
-    _cpu_time_limit,
-    _memory_cap,
-    input_order,
-    report_result,
-    start_check,
-)
+from coderank_evalplus.engine.judging.check_child import _cpu_time_limit, _memory_cap, report_result, start_check
 from coderank_evalplus.storage import atomic_write_bytes, atomic_write_text
 from coderank_evalplus.testgen.extract import imported_modules
 from coderank_evalplus.types import FUNCTION, Problem, Verdict  # noqa: F401 (Verdict re-exported)
@@ -128,13 +122,12 @@ def evalplus_parent_modules() -> frozenset[str]:
 
 
 def _evalplus_observe(dataset: str, entry_point: str, code, inputs: list, time_limits: list, workdir: str, rep: int,
-                      ans: int, first: Sequence[int] = ()) -> None:  # pragma: no cover - child
+                      ans: int) -> None:  # pragma: no cover - child
     """In the child: evalplus's ``unsafe_execute`` without its comparison. Run ``code``'s ``entry_point`` on each
     input under its (CPU) time limit and *report* what it returned (``report.frame``); the referee, which alone
     holds the expected outputs, decides. An output the report cannot carry is compared here, with evalplus's rules
     and the expected output the referee sends for it (its own ``==`` decides, as in evalplus; the referee lists it
-    as suspicious). Stops at the first exception, as evalplus's ``fast_check``. The inputs run in
-    ``input_order(len(inputs), first)``: those that failed the task's other programs first, reported by position."""
+    as suspicious). Stops at the first exception, as evalplus's ``fast_check``."""
     import evalplus.eval as ev
 
     from coderank_evalplus.engine.judging.oracle import evalplus_compare
@@ -143,21 +136,19 @@ def _evalplus_observe(dataset: str, entry_point: str, code, inputs: list, time_l
     channel = start_check(workdir, rep, ans)
     swallow_io = ev.swallow_io
 
-    order = input_order(len(inputs), first)
-
-    def compare(at: int, out, answer: tuple) -> bool:  # evalplus's rules, with the expected output and atol sent
-        return evalplus_compare(dataset, entry_point, inputs[order[at]], out, *answer)[0]
+    def compare(i: int, out, answer: tuple) -> bool:  # evalplus's rules, with the expected output and atol sent
+        return evalplus_compare(dataset, entry_point, inputs[i], out, *answer)[0]
 
     exec_globals: dict = {}
     try:
         with swallow_io():
             exec(code, exec_globals)
             fn = exec_globals[entry_point]
-        for at, i in enumerate(order):
+        for i, inp in enumerate(inputs):
             with _cpu_time_limit(time_limits[i]):
                 with swallow_io():
-                    out = fn(*inputs[i])
-            if not report_result(channel, at, out, compare, opaque=Opaque, scalars=False):
+                    out = fn(*inp)
+            if not report_result(channel, i, out, compare, opaque=Opaque, scalars=False):
                 return
     except BaseException:  # noqa: BLE001 - the candidate failed this input: nothing more to report
         pass
@@ -232,55 +223,23 @@ def _run_original(code, prelude, probes: list, want: list, plan_file: str) -> tu
 
 
 def _run_refereed(dataset: str, entry_point: str, code, inputs: list, limits: list, expected_file: str,
-                  split: str, first: Sequence[int] = ()) -> tuple[bool, Optional[str], Optional[int]]:
+                  split: str) -> tuple[bool, Optional[str]]:
     """One evalplus check: the child reports outputs (``_evalplus_observe``), this worker's referee decides.
-    Returns (passed, why suspicious or None, the input that did not pass or None)."""
+    Returns (passed, why suspicious or None)."""
     from coderank_evalplus.engine.judging import referee
     from coderank_evalplus.engine.sandbox.runner import _kill_group, run_reported
 
     budget = min(60.0, sum(limits)) + 1  # evalplus's per-program budget
     referee.referee()  # forked before this worker ever forks a check child
-    first = list(first)
-    answer = run_reported(
-        lambda wd, rep, ans: _evalplus_observe(dataset, entry_point, code, inputs, limits, wd, rep, ans, first),
-        lambda pid, rfd, wfd, deadline: referee.ask({"expected": expected_file, "split": split, "first": first},
-                                                   rfd, wfd, pid, deadline, _kill_group),
+    return run_reported(
+        lambda wd, rep, ans: _evalplus_observe(dataset, entry_point, code, inputs, limits, wd, rep, ans),
+        lambda pid, rfd, wfd, deadline: referee.ask({"expected": expected_file, "split": split}, rfd, wfd, pid,
+                                                   deadline, _kill_group),
         wall_timeout=3 * budget + 5, cpu_budget=int(math.ceil(budget)))
-    return _with_failed_input(answer)
 
 
-def _with_failed_input(answer: tuple) -> tuple[bool, Optional[str], Optional[int]]:
-    """A referee's answer as (passed, why suspicious, the input that did not pass): a referee error has no third."""
-    return answer[0], answer[1], (answer[2] if len(answer) > 2 else None)
-
-
-_FAILED: dict[tuple[str, str], dict[int, int]] = {}  # (task file, split) -> {input: programs it failed}
-_FIRST_INPUTS = 8  # at most this many inputs run ahead of the benchmark's order
-
-
-def _first_inputs(key: tuple[str, str]) -> list[int]:
-    """The inputs a task's next program runs first: those that failed the most of its programs checked so far
-    by this worker (a wrong program then stops sooner; the verdict is the same, every input still runs)."""
-    failed = _FAILED.get(key)
-    if not failed:
-        return []
-    return sorted(failed, key=lambda i: -failed[i])[:_FIRST_INPUTS]
-
-
-def _note_failure(key: tuple[str, str], index: Optional[int]) -> None:
-    """Count the input a program did not pass, for ``_first_inputs`` (the tasks of the last 16 files kept)."""
-    if index is None:
-        return
-    if key not in _FAILED and len(_FAILED) >= 16:
-        _FAILED.pop(next(iter(_FAILED)))
-    failed = _FAILED.setdefault(key, {})
-    failed[index] = failed.get(index, 0) + 1
-
-
-def _run_lcb(program: str, expected_file: str, data: dict,
-             first: Sequence[int] = ()) -> tuple[bool, Optional[str], Optional[int]]:
-    """One candidate on one LiveCodeBench problem, in a check child refereed by this worker's referee: (passed, why
-    suspicious, the test that did not pass)."""
+def _run_lcb(program: str, expected_file: str, data: dict) -> tuple[bool, Optional[str]]:
+    """One candidate on one LiveCodeBench problem, in a check child refereed by this worker's referee."""
     import warnings
 
     from coderank_evalplus.engine.judging import lcb_judge, referee
@@ -293,19 +252,17 @@ def _run_lcb(program: str, expected_file: str, data: dict,
         try:
             code = compile(text, "<string>", "exec", dont_inherit=True)
         except SyntaxError:
-            return False, None, None  # exec raises it in LiveCodeBench's compile_code: every test fails
+            return False, None  # exec raises it in LiveCodeBench's compile_code: every test fails
         except BaseException:  # noqa: BLE001 - MemoryError, RecursionError, NUL bytes: the child meets it
             code = text
     n = len(data["inputs"])
     budget = float(data["time_limit"]) * (n + 1) + 1
     referee.referee()
-    first = list(first)
-    answer = run_reported(
-        lambda wd, rep, ans: lcb_judge.observe(data, code, "class Solution" in text, wd, rep, ans, first),
-        lambda pid, rfd, wfd, deadline: referee.ask({"mode": "lcb", "expected": expected_file, "first": first},
-                                                   rfd, wfd, pid, deadline, _kill_group),
+    return run_reported(
+        lambda wd, rep, ans: lcb_judge.observe(data, code, "class Solution" in text, wd, rep, ans),
+        lambda pid, rfd, wfd, deadline: referee.ask({"mode": "lcb", "expected": expected_file}, rfd, wfd,
+                                                   pid, deadline, _kill_group),
         wall_timeout=3 * budget + 5, cpu_budget=int(math.ceil(budget)))
-    return _with_failed_input(answer)
 
 
 
@@ -369,11 +326,8 @@ def worker_judge(job: dict) -> list[tuple[bool, Optional[bool], Optional[str]]]:
     if job["mode"] == "lcb":  # LiveCodeBench's tests and rules (engine/judging/lcb_judge.py)
         referee()  # forked before this worker reads the task's file (which holds no expected output either)
         data = _task_data(job["data"])
-        key = (job["data"], "base")
         for prog in job["programs"]:
-            ok, why, failed = _run_lcb(prog, shared_path(job["expected"]), data,
-                                       _first_inputs(key) if job.get("fail_first", False) else ())
-            _note_failure(key, failed)
+            ok, why = _run_lcb(prog, shared_path(job["expected"]), data)
             out.append((ok, None, f"base: {why}" if ok and why else None))
         return out
     if job["mode"] == "original":
@@ -395,7 +349,6 @@ def worker_judge(job: dict) -> list[tuple[bool, Optional[bool], Optional[str]]]:
     referee()  # forked before this worker reads a task's file (which holds no expected output either)
     data = _task_data(job["data"])
     expected_file = shared_path(job["expected"])
-    fail_first = job.get("fail_first", False)
     for text in job["programs"]:
         prog, broken = _compile_candidate(text, "<string>")
         if broken:  # what the check would find: exec raises the SyntaxError, the program fails
@@ -409,10 +362,8 @@ def worker_judge(job: dict) -> list[tuple[bool, Optional[bool], Optional[str]]]:
                 verdicts.append(False)  # plus means base and plus: no need to run
                 break
             inputs, limits = data[split]
-            key = (job["data"], split)
-            ok, why, failed = _run_refereed(data["dataset"], data["entry_point"], prog, inputs, limits,
-                                            expected_file, split, _first_inputs(key) if fail_first else ())
-            _note_failure(key, failed)
+            ok, why = _run_refereed(data["dataset"], data["entry_point"], prog, inputs, limits, expected_file,
+                                    split)
             verdicts.append(ok)
             if ok and why:
                 odd.append(f"{split}: {why}")
@@ -436,12 +387,8 @@ class Judge:
     def __init__(self, cache: Optional[ResultCache] = None, workers: Optional[int] = None,
                  min_time_limit: float = DEFAULT_MIN_TIME_LIMIT,
                  gt_time_limit_factor: float = DEFAULT_GT_TIME_LIMIT_FACTOR, progress: bool = True,
-                 executor: Optional[Executor] = None, strict: bool = False, fail_first: bool = False) -> None:
+                 executor: Optional[Executor] = None, strict: bool = False) -> None:
         self.cache = cache
-        # fail_first: run first the inputs that failed the task's earlier programs. Off by default: it gained
-        # nothing beyond the noise in bench/judge_floor.py (docs/benchmarks.md), and a program that keeps state
-        # between calls (a mutable default, a Solution made once) could answer otherwise out of the benchmark's order
-        self.fail_first = fail_first
         self.strict = strict  # a pass that did something no honest solution needs (``suspicious``) fails
         # (task_id, program) -> why it is suspicious: it passed only because its own == said so (see referee.py)
         self.suspicious: dict[tuple[str, str], str] = {}
@@ -451,6 +398,7 @@ class Judge:
         self.factor = gt_time_limit_factor
         self.progress = progress
         self._files: dict[tuple, str] = {}
+        self._limit_seconds: dict[tuple, float] = {}  # a task file's time limits summed (its key in _files)
         self._plans: dict[tuple, "OriginalPlan"] = {}
         self._evalplus_modules: Optional[frozenset[str]] = None
         # distinct (task, program) verdicts given so far: checked now, or read from the cache; samples whose
@@ -521,10 +469,11 @@ class Judge:
         return self._verdict(base, pl if want_plus else None, odd)
 
     def _jobs_for(self, todos: Mapping[str, list[str]], problems: Mapping[str, Problem], plus: bool) -> list[dict]:
-        """The programs to check as worker jobs of at most ``_PROGRAMS_PER_JOB`` programs of one task, the jobs
-        that make a worker load ``evalplus.evaluate`` last."""
-        jobs: list[dict] = []
-        last: list[dict] = []
+        """The programs to check as worker jobs of at most ``_PROGRAMS_PER_JOB`` programs of one task, the dearest
+        first (``_job_cost``), so that no worker idles at the end while another runs the last heavy job; the jobs
+        that make a worker load ``evalplus.evaluate`` after all the others (the dearest of them first too)."""
+        jobs: list[tuple[float, dict]] = []
+        last: list[tuple[float, dict]] = []
         # a call of few programs (a streamed run's batch of one problem) is spread over every worker
         per_job = max(1, min(_PROGRAMS_PER_JOB, -(-sum(map(len, todos.values())) // self.workers)))
         for tid, todo in todos.items():
@@ -533,8 +482,26 @@ class Judge:
             light, heavy = self._split_evalplus_importers(prob, todo)
             for group, bucket in ((light, jobs), (heavy, last)):
                 for start in range(0, len(group), per_job):
-                    bucket.append(self._job(prob, group[start:start + per_job], want_plus))
-        return jobs + last
+                    job = self._job(prob, group[start:start + per_job], want_plus)
+                    bucket.append((self._job_cost(prob, job), job))
+        # sorted is stable: jobs of equal cost (one task's) stay in task order
+        return [job for bucket in (jobs, last) for _, job in sorted(bucket, key=lambda cj: -cj[0])]
+
+    def _job_cost(self, prob: Problem, job: dict) -> float:
+        """What a job may cost before it runs: its programs × the CPU seconds one program's check may take, the
+        sum of its task's per-input time limits (evalplus's ``max(min_time_limit, factor × reference time)`` on
+        base and plus; LiveCodeBench's limit per test; the original tests' one limit). A quick input's limit is
+        evalplus's 1 s floor, so the estimate grows with a task's inputs, and with its reference's time where
+        that is slow."""
+        if job["mode"] == "evalplus":
+            seconds = self._limit_seconds[(prob.dataset_hash, prob.task_id, job["plus"])]
+        elif job["mode"] == "lcb":
+            seconds = prob.time_limit * len(prob.io_tests)
+        elif job["mode"] == "original":
+            seconds = ORIGINAL_TEST_CPU_LIMIT
+        else:  # "fails": nothing runs
+            seconds = 0.0
+        return len(job["programs"]) * seconds
 
     def _split_evalplus_importers(self, prob: Problem, todo: list[str]) -> tuple[list[str], list[str]]:
         """(the rest, the programs that import a module evalplus's own judge has loaded and a worker has not):
@@ -613,7 +580,7 @@ class Judge:
                     self._tmp = tempfile.TemporaryDirectory(prefix="coderank_judge_data_")
                 self._files[key] = lcb_judge.write_task_files(prob, self._tmp.name, f"{len(self._files)}.lcb")
             job.update(mode="lcb", data=self.executor.share_file(self._files[key]),
-                       expected=self.executor.share_file(self._files[key] + ".expected"), fail_first=self.fail_first)
+                       expected=self.executor.share_file(self._files[key] + ".expected"))
             return job
         if not prob.has_evalplus_inputs:
             plan, path = self._original_plan(prob)
@@ -625,8 +592,7 @@ class Judge:
             return job
         path = self._task_file(prob, want_plus)
         job.update(mode="evalplus", data=self.executor.share_file(path),
-                   expected=self.executor.share_file(path + ".expected"), parent_modules=self._parent_modules(),
-                   fail_first=self.fail_first)
+                   expected=self.executor.share_file(path + ".expected"), parent_modules=self._parent_modules())
         return job
 
     def _original_plan(self, prob: Problem) -> tuple["OriginalPlan", str]:
@@ -664,12 +630,14 @@ class Judge:
             # referee reads (the expected outputs, with the inputs its special oracles need)
             data = {"dataset": prob.dataset, "entry_point": prob.entry_point, "atol": prob.atol}
             secret = dict(data)
+            seconds = 0.0
             for split, inputs in (("base", prob.base_input), ("plus", prob.plus_input)):
                 if split == "plus" and not want_plus:
                     continue
                 limits = [max(self.min_time_limit, self.factor * t) for t in oracle[f"{split}_time"]]
                 data[split] = (inputs, limits)
                 secret[split] = (inputs, oracle[split])
+                seconds += sum(limits)
             if self._tmp is None:
                 self._tmp = tempfile.TemporaryDirectory(prefix="coderank_judge_data_")
             path = os.path.join(self._tmp.name, f"{len(self._files)}.pkl")
@@ -677,4 +645,5 @@ class Judge:
                 with open(name, "wb") as fh:
                     pickle.dump(obj, fh, protocol=pickle.HIGHEST_PROTOCOL)
             self._files[key] = path
+            self._limit_seconds[key] = seconds
         return self._files[key]

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import os
 import pickle
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Optional
 
 from coderank_evalplus.engine import shapes
 from coderank_evalplus.engine.execution.execute import content_key
@@ -48,14 +48,12 @@ def write_task_files(problem: Problem, folder: str, name: str) -> str:
     return path
 
 
-def observe(data: dict, code, has_solution: bool, workdir: str, rep: int, ans: int,
-            first: Sequence[int] = ()) -> None:  # pragma: no cover
-    """In the check child: run the program's tests in ``input_order(n, first)`` (those that failed the problem's
-    other programs first) and report each result by position; stop at the first that raised or timed out (the
-    referee stops reading at the first wrong one)."""
+def observe(data: dict, code, has_solution: bool, workdir: str, rep: int, ans: int) -> None:  # pragma: no cover
+    """In the check child: run the program's tests in order and report each result; stop at the first that raised
+    or timed out (the referee stops reading at the first wrong one)."""
     import evalplus.eval as ev
 
-    from coderank_evalplus.engine.judging.check_child import _cpu_time_limit, input_order, report_result, start_check
+    from coderank_evalplus.engine.judging.check_child import _cpu_time_limit, report_result, start_check
     from coderank_evalplus.types import STDIN_CALLEE
 
     channel = start_check(workdir, rep, ans)
@@ -73,10 +71,10 @@ def observe(data: dict, code, has_solution: bool, workdir: str, rep: int, ans: i
         else:
             run = env[STDIN_CALLEE]
             calls = [lambda text=text: run(text) for text in inputs]
-        for at, i in enumerate(input_order(len(calls), first)):
+        for i, call in enumerate(calls):
             with ev.swallow_io(), _cpu_time_limit(limit):
-                out = calls[i]()
-            if not report_result(channel, at, out, _same_as_expected):
+                out = call()
+            if not report_result(channel, i, out, _same_as_expected):
                 return
     except BaseException:  # noqa: BLE001 - the program failed a test (or never got to one): nothing more to report
         pass
@@ -89,21 +87,17 @@ def _same_as_expected(i: int, out: Any, expected: Any) -> bool:  # pragma: no co
     return bool((list(out) if isinstance(out, tuple) else out) == expected)
 
 
-def referee_check(secret: dict, rfd: int, answer: Callable[[Any], None], first: Sequence[int] = ()
-                  ) -> tuple[bool, Optional[str], Optional[int]]:  # pragma: no cover - runs in the referee
+def referee_check(secret: dict, rfd: int, answer: Callable[[Any], None]
+                  ) -> tuple[bool, Optional[str]]:  # pragma: no cover - runs in the referee
     """The referee's side: read the child's reports in order; every test's result must match its expected output.
-    ``secret``: the task's ``.expected`` file; ``answer(value)`` sends the child an expected output it asked for;
-    the tests run in ``input_order(n, first)``. Returns (passed, why suspicious, the test that did not pass)."""
+    ``secret``: the task's ``.expected`` file; ``answer(value)`` sends the child an expected output it asked for."""
     from coderank_evalplus.engine import lcb
-    from coderank_evalplus.engine.judging.check_child import input_order
     from coderank_evalplus.engine.sandbox.report import decode_value, read_reports
 
     outputs = secret["outputs"]
     functional = shapes.shape_of(secret["shape"]).json_io
-    order = input_order(len(outputs), first)
 
-    def value_ok(at: int, payload: bytes) -> bool:
-        index = order[at]
+    def value_ok(index: int, payload: bytes) -> bool:
         got = decode_value(payload)
         if not functional:
             return type(got) is str and lcb.stdout_matches(got, outputs[index])
@@ -112,15 +106,13 @@ def referee_check(secret: dict, rfd: int, answer: Callable[[Any], None], first: 
         except ValueError:  # an expected output that is not JSON fails every program, as in LCB
             return False
 
-    def need(at: int) -> bool:  # (a method's value only: a stdin program reports text)
+    def need(index: int) -> bool:  # (a method's value only: a stdin program reports text)
         try:
-            expected = json.loads(outputs[order[at]])
+            expected = json.loads(outputs[index])
         except ValueError:
             return False
         answer(expected)
         return True
 
-    stopped: list[int] = []
-    ok, why = read_reports(rfd, len(outputs), value_ok, need if functional else None,
-                           lambda at, got: f"test {order[at]} returned {got}; its own == decided", stopped)
-    return ok, why, (order[stopped[0]] if stopped else None)
+    return read_reports(rfd, len(outputs), value_ok, need if functional else None,
+                        lambda index, got: f"test {index} returned {got}; its own == decided")

@@ -175,11 +175,8 @@ def _serve(sock: socket.socket) -> None:  # pragma: no cover - the referee
         _send_msg(sock, answer)
 
 
-def _referee_check(request: dict, rfd: int, wfd: int) -> tuple:
-    """Read one child's reports until every input passed (True) or one did not, or it stopped (False). An evalplus
-    check (or LiveCodeBench's) runs its inputs in ``input_order(n, request["first"])`` and its answer adds the input
-    that did not pass (None when all did), which the worker tries first on the task's next programs."""
-    from coderank_evalplus.engine.judging.check_child import input_order
+def _referee_check(request: dict, rfd: int, wfd: int) -> tuple[bool, Optional[str]]:
+    """Read one child's reports until every input passed (True) or one did not, or it stopped (False)."""
     from coderank_evalplus.engine.judging.oracle import evalplus_compare
 
     if request.get("mode") == "lcb":  # LiveCodeBench's tests and rules (engine/judging/lcb_judge.py)
@@ -189,7 +186,7 @@ def _referee_check(request: dict, rfd: int, wfd: int) -> tuple:
             msg = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
             _write_all(wfd, _LEN.pack(len(msg)) + msg)
 
-        return referee_check(_expected(request["expected"]), rfd, answer, request.get("first") or ())
+        return referee_check(_expected(request["expected"]), rfd, answer)
     if request.get("mode") == "original":  # the original tests' asserts, split (engine/judging/original.py)
         from coderank_evalplus.engine.judging.original import referee_original
 
@@ -198,30 +195,24 @@ def _referee_check(request: dict, rfd: int, wfd: int) -> tuple:
     inputs, expected = data[request["split"]]
     dataset, entry_point = data["dataset"], data["entry_point"]
     encoded, floats = _encoded(request["expected"], request["split"], data)
-    order = input_order(len(expected), request.get("first") or ())
     atols = _atols(data["atol"], floats)
 
-    def value_ok(at: int, payload: bytes) -> bool:
-        index = order[at]
+    def value_ok(index: int, payload: bytes) -> bool:
         if payload == encoded[index]:  # the very output: passes
             return True
         return evalplus_compare(dataset, entry_point, inputs[index], decode_value(payload), expected[index],
                                 atols[index])[0]
 
-    def need(at: int) -> bool:
+    def need(index: int) -> bool:
         # what the child needs to compare with evalplus's rules itself: this input's expected output and the atol
         # evalplus holds when it reaches it
-        index = order[at]
         msg = pickle.dumps((expected[index], atols[index]), protocol=pickle.HIGHEST_PROTOCOL)
         os.write(wfd, _LEN.pack(len(msg)) + msg) if len(msg) < (1 << 16) else _write_all(
             wfd, _LEN.pack(len(msg)) + msg)
         return True
 
-    stopped: list[int] = []
-    ok, why = read_reports(rfd, len(expected), value_ok, need, lambda at, got: (
-        f"input {order[at]} returned {got} where {type(expected[order[at]]).__name__} was expected; its own == "
-        "decided"), stopped)
-    return ok, why, (order[stopped[0]] if stopped else None)
+    return read_reports(rfd, len(expected), value_ok, need, lambda index, got: (
+        f"input {index} returned {got} where {type(expected[index]).__name__} was expected; its own == decided"))
 
 
 def _atols(atol: float, floats: list) -> list[float]:

@@ -192,48 +192,42 @@ class FrameReader:
 
 
 def read_reports(rfd: int, n: int, value_ok: Callable[[int, bytes], bool], need: Optional[Callable[[int], bool]],
-                 odd_note: Callable[[int, str], str],
-                 stopped: Optional[list[int]] = None) -> tuple[bool, Optional[str]]:
+                 odd_note: Callable[[int, str], str]) -> tuple[bool, Optional[str]]:
     """A referee's reading of a check child that reports one result per test, in order (evalplus's inputs,
     LiveCodeBench's tests), until all ``n`` passed, one did not, or the child stopped. ``value_ok(i, payload)``
     decides a reported value. A value the format cannot carry comes as its type's name: ``need(i)`` sends the child
     the expected output (False: the test fails; no ``need``: such a frame breaks the protocol), and the child's own
     comparison, reported next, decides; ``odd_note(i, type name)`` says so (three at most). Returns (passed, why a
-    pass is suspicious, or what was malformed); ``stopped``, when given, gets the position of the test that did not
-    pass (the one that failed, or the one the child never reported), so that a judge can try it first elsewhere."""
+    pass is suspicious, or what was malformed)."""
     reader = FrameReader()
     nxt = 0
     pending: Optional[str] = None  # type name of the result whose expected output went to the child
     odd: list[str] = []
-    try:
-        while nxt < n:
-            chunk = os.read(rfd, 1 << 16)
-            if not chunk:
-                return False, None  # the child stopped (exception, exit, time limit, kill) before every test passed
-            try:
-                for kind, index, payload in reader.feed(chunk):
-                    if index != nxt:
-                        return False, "report out of order"
-                    if kind == VALUE and pending is None:
-                        if not value_ok(index, payload):
-                            return False, None
-                        nxt += 1
-                    elif kind == NEED and pending is None and need is not None:
-                        pending = payload.decode("utf-8", "replace")[:200]
-                        if not need(index):
-                            return False, None
-                    elif kind == COMPARED and pending is not None:
-                        if payload != b"\x01":
-                            return False, None
-                        if len(odd) < 3:
-                            odd.append(odd_note(index, pending))
-                        pending = None
-                        nxt += 1
-                    else:
-                        return False, "report out of protocol"
-            except ReportError as exc:
-                return False, str(exc)
-        return True, ("; ".join(odd) if odd else None)
-    finally:
-        if stopped is not None:  # a failure returns at ``nxt``: the test that failed or never came
-            stopped[:] = [nxt] if nxt < n else []
+    while nxt < n:
+        chunk = os.read(rfd, 1 << 16)
+        if not chunk:
+            return False, None  # the child stopped (exception, exit, time limit, kill) before every test passed
+        try:
+            for kind, index, payload in reader.feed(chunk):
+                if index != nxt:
+                    return False, "report out of order"
+                if kind == VALUE and pending is None:
+                    if not value_ok(index, payload):
+                        return False, None
+                    nxt += 1
+                elif kind == NEED and pending is None and need is not None:
+                    pending = payload.decode("utf-8", "replace")[:200]
+                    if not need(index):
+                        return False, None
+                elif kind == COMPARED and pending is not None:
+                    if payload != b"\x01":
+                        return False, None
+                    if len(odd) < 3:
+                        odd.append(odd_note(index, pending))
+                    pending = None
+                    nxt += 1
+                else:
+                    return False, "report out of protocol"
+        except ReportError as exc:
+            return False, str(exc)
+    return True, ("; ".join(odd) if odd else None)

@@ -112,6 +112,49 @@ def test_a_call_of_few_programs_is_spread_over_every_worker():
     assert ex.jobs == [[2, 2]] and [v.base for v in out[p.task_id]] == [True, False, False, False]
 
 
+def test_the_dearest_jobs_run_first_and_the_verdicts_are_the_task_orders():
+    """Jobs go out dearest first (programs × the task's time limits summed), so that no worker idles at the end
+    beside the last heavy job; a job's verdicts are matched to it by its index, so they are the same as when the
+    jobs run in task order."""
+    from coderank_evalplus.engine.execution.executors import LocalExecutor
+    from coderank_evalplus.types import Problem
+
+    class Recording(LocalExecutor):
+        """Runs the jobs in the order given (``task_order``: sorted by task, as before), recording that order."""
+
+        def __init__(self, task_order: bool) -> None:
+            super().__init__(2)
+            self.task_order, self.order = task_order, []
+
+        def run(self, name, args, on_lost=None):
+            args = list(args)
+            order = sorted(range(len(args)), key=lambda k: args[k]["task_id"]) if self.task_order else list(
+                range(len(args)))
+            self.order = [args[k]["task_id"] for k in order]
+            for at, result in super().run(name, [args[k] for k in order], on_lost):
+                yield order[at], result
+
+    # T/0's 2 inputs, T/1's 9, T/2's 5: a job's limits sum to 1 s per input (evalplus's floor, quick inputs)
+    probs = {f"T/{k}": Problem(task_id=f"T/{k}", dataset="humaneval", prompt="def f(x):\n", entry_point="f",
+                               canonical_solution="    return x + 1\n", base_input=[[i] for i in range(n)],
+                               plus_input=[[-i] for i in range(n)], dataset_hash="job-order-test")
+             for k, n in enumerate((2, 9, 5))}
+    good = "def f(x):\n    return x + 1\n"
+    programs = {t: [good, "def f(x):\n    return x + (x != 1)\n", "def f(x):\n    return abs(x) + 1\n", good]
+                for t in probs}
+    ex = Recording(task_order=False)
+    judge = Judge(None, workers=2, progress=False, executor=ex)
+    jobs = judge._jobs_for({t: list(dict.fromkeys(p)) for t, p in programs.items()}, probs, True)  # distinct
+    assert [judge._job_cost(probs[j["task_id"]], j) for j in jobs] == [3 * 18.0, 3 * 10.0, 3 * 4.0]
+    assert [j["task_id"] for j in jobs] == ["T/1", "T/2", "T/0"]
+    ours = judge.judge_programs(programs, probs)
+    assert ex.order == ["T/1", "T/2", "T/0"]
+    before = Recording(task_order=True)
+    assert Judge(None, workers=2, progress=False, executor=before).judge_programs(programs, probs) == ours
+    assert before.order == ["T/0", "T/1", "T/2"]
+    assert [(v.base, v.plus) for v in ours["T/1"]] == [(True, True), (False, False), (True, False), (True, True)]
+
+
 @needs_data
 def test_program_importing_a_library_evalplus_has_loaded(tmp_path, humaneval_problems):
     # evalplus.evaluate forks its checks from a process that has pandas (datasets, pyarrow...) loaded, so such an
@@ -177,13 +220,13 @@ def test_expected_outputs_reuse_evalplus_cache_of_either_form_of_the_release(tmp
     assert expected_outputs(prob) == stored
 
 
-def _fail_first_problem():
+def _atol_problem():
     from coderank_evalplus.types import Problem
 
     # expected: a float at input 0 (evalplus's atol becomes 1e-6 there and stays), then [1, 2] for inputs 1..7
-    return Problem(task_id="T/ff", dataset="humaneval", prompt="def f(x):\n", entry_point="f",
+    return Problem(task_id="T/atol", dataset="humaneval", prompt="def f(x):\n", entry_point="f",
                    canonical_solution="    return 0.5 if x == 0 else [1, 2]\n", base_input=[[i] for i in range(8)],
-                   plus_input=[], dataset_hash="fail-first-test")
+                   plus_input=[], dataset_hash="atol-test")
 
 
 FAILS_6 = "def f(x):\n    return 0.5 if x == 0 else [1, 2] if x != 6 else None\n"
@@ -211,40 +254,14 @@ def in_process_referee():
         KEPT.discard(pid)
 
 
-@pytest.mark.parametrize("fail_first", [True, False])
-def test_inputs_that_failed_other_programs_run_first_and_change_no_verdict(fail_first, in_process_referee):
-    """A worker runs first the inputs that failed the task's earlier programs: the program failing inputs 2 and 6
-    then stops at 6 (the input that failed the one before it), not at 2; its verdict and every other one is
-    evalplus's, also where the atol evalplus sets at input 0 decides a later input that now runs before it."""
+def test_each_output_is_compared_with_the_atol_evalplus_holds_at_its_input(in_process_referee):
+    """The referee compares each output with the atol evalplus holds when it reaches that input (set at the first
+    float expected output): a program that passes only through it passes, the wrong ones fail, as in evalplus."""
     from coderank_evalplus.engine.judging import judge as judge_mod
 
-    prob = _fail_first_problem()
+    prob = _atol_problem()
     programs = [FAILS_6, FAILS_2_AND_6, FAILS_1, CLOSE]
-    judge = Judge(None, workers=1, progress=False, fail_first=fail_first)  # (kept: it holds the task's files)
-    job = judge._job(prob, programs, False)
-    judge_mod._FAILED.clear()
-    got = judge_mod.worker_judge(job)  # in this process: its memory of failed inputs can be read
+    judge = Judge(None, workers=1, progress=False)  # (kept: it holds the task's files)
+    got = judge_mod.worker_judge(judge._job(prob, programs, False))  # in this process
     assert [base for base, _, _ in got] == [_evalplus_verdict(prob, p)[0] for p in programs] == [
         False, False, False, True]
-    failed = judge_mod._FAILED[(job["data"], "base")]
-    # fail-first: input 6 runs first for every program after the first, so the last two stop there too
-    assert failed == ({6: 3} if fail_first else {6: 1, 2: 1, 1: 1})
-
-
-def test_a_stdin_problem_runs_first_the_test_that_failed_its_earlier_programs(in_process_referee):
-    """LiveCodeBench's grading, fail-first: the second wrong program stops at the test that failed the first (not at
-    its own first wrong test) and the verdicts are the grader's (every test passing), in either order."""
-    from coderank_evalplus.engine.judging import judge as judge_mod
-    from coderank_evalplus.types import STDIN, IOTest, Problem
-
-    prob = Problem(task_id="S/ff", dataset="lcb", prompt="Print n * 2.", entry_point="", shape=STDIN,
-                   io_tests=tuple(IOTest(f"{n}\n", f"{2 * n}\n") for n in range(6)), time_limit=6.0)
-    right = "n = int(input())\nprint(2 * n)\n"
-    fails_4 = "n = int(input())\nprint(2 * n if n != 4 else -1)\n"
-    fails_1_and_4 = "n = int(input())\nprint(2 * n if n not in (1, 4) else -1)\n"
-    for fail_first, stops in ((True, {4: 2}), (False, {4: 1, 1: 1})):
-        judge = Judge(None, workers=1, progress=False, fail_first=fail_first)
-        job = judge._job(prob, [fails_4, fails_1_and_4, right], False)
-        judge_mod._FAILED.clear()
-        assert [ok for ok, _, _ in judge_mod.worker_judge(job)] == [False, False, True]
-        assert judge_mod._FAILED[(job["data"], "base")] == stops
