@@ -266,6 +266,16 @@ def transfer_cpu(sols: dict[str, list[str]], problems: dict[str, Problem]) -> fl
     return time.process_time() - t
 
 
+def target_line(peer: str, peer_wall: float, target: float, floor_cpu: float, workers: int) -> str:
+    """Whether a speed-up target over a peer is reachable at all: the peer's wall / the target against the floor's
+    wall (its CPU over the workers). A floor above it rules the target out whatever the judge does."""
+    need, floor_wall = peer_wall / target, floor_cpu / workers
+    verdict = (f"the floor alone exceeds it: {target:g}x is impossible on {workers} workers whatever the judge does"
+               if floor_wall > need else f"the floor is {floor_wall / need:.0%} of it: not ruled out by the floor")
+    return (f"target {target:g}x: {peer} {peer_wall:.1f} s / {target:g} = {need:.1f} s; floor {floor_cpu:.1f} CPU-s "
+            f"/ {workers} workers = {floor_wall:.1f} s; {verdict}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data-dir", default=os.environ.get("CODERANK_DATA", "../shared/data"))
