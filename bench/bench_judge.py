@@ -9,7 +9,10 @@ verdict cache. Prints both wall times, the ratio, and every verdict that differs
 
 ``--per-task 20`` keeps each problem's first 20 samples; ``--rerank`` also times ``coderank-evalplus rerank
 --methods random`` on the same file (a fresh output folder and cache: what a user waits for, the judge included)
-and prints its pass@1 beside evalplus's. Each figure is printed with the load average at its end.
+and prints its pass@1 beside evalplus's. Each figure is printed with the load average at its end. ``--floor`` then
+measures the judge's floor on the same samples (``bench/judge_floor.py``: each distinct program's own CPU, over
+``--parallel`` workers) and prints whether the 8x target is reachable at all: evalplus's wall / 8 against the floor's
+wall.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ def main() -> None:
     ap.add_argument("--per-task", type=int, default=0, help="each problem's first N samples (0: all)")
     ap.add_argument("--rerank", action="store_true", help="also time `coderank-evalplus rerank --methods random`")
     ap.add_argument("--before", default=None, help="with --rerank: time this checkout's rerank first, then ours")
+    ap.add_argument("--floor", action="store_true", help="also measure the judge's floor; is 8x reachable at all?")
     args = ap.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="bench_judge_"))
@@ -119,6 +123,15 @@ def main() -> None:
     print(f"verdicts differing       {len(diffs)} of {n_samples} (base, plus)")
     for d in diffs[:20]:
         print("   ", d)
+    if args.floor:
+        from judge_floor import floor, target_line  # bench/judge_floor.py (run as python bench/…)
+
+        from coderank_evalplus.engine.sandbox.limits import max_memory_bytes
+
+        fl = floor({t: sols[t] for t in problems}, problems, max_memory_bytes())
+        print(f"floor: the programs' own CPU {fl['own']:.1f} s (at a limit {fl['limited']:.1f} s; {fl['inputs']:,} "
+              f"inputs, {fl['checks']:,} checks), comparisons {fl['cmp']:.1f} s; {_load()}")
+        print(target_line("evalplus.evaluate", evalplus_wall, 8, fl["own"], args.parallel))
 
 
 def _load() -> str:

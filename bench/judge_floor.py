@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import pickle
 import resource
@@ -111,8 +112,11 @@ def _bare_child(code, calls: list[tuple[Callable[[dict], Any], float, Callable[[
         os._exit(0)
 
 
-def bare_check(code, calls: list, mem: Optional[int]) -> tuple[int, int, float, float, float, float]:
-    """One program on its calls in a bare fork: (passed, ran, own CPU, of which at a limit, compare CPU, child CPU)."""
+def bare_check(code, calls: list, mem: Optional[int],
+               budget: Optional[float] = None) -> tuple[int, int, float, float, float, float]:
+    """One program on its calls in a bare fork: (passed, ran, own CPU, of which at a limit, compare CPU, child CPU).
+    ``budget``: the judge's CPU seconds for the whole check (a program that loops in its module's code, where no
+    per-input limit runs, is stopped there too; all its CPU counts as its own, at a limit)."""
     rfd, wfd = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the bare child
@@ -124,6 +128,9 @@ def bare_check(code, calls: list, mem: Optional[int]) -> tuple[int, int, float, 
         os.chdir(tempfile.mkdtemp(prefix="judge_floor_"))
         if mem:
             resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+        if budget:
+            cap = int(math.ceil(budget))
+            resource.setrlimit(resource.RLIMIT_CPU, (cap, cap + 1))
         signal.signal(signal.SIGPROF, _raise_limit)
         signal.signal(signal.SIGALRM, _raise_limit)
         _bare_child(code, calls, wfd)
@@ -134,6 +141,8 @@ def bare_check(code, calls: list, mem: Optional[int]) -> tuple[int, int, float, 
     os.close(rfd)
     _, _, ru = os.wait4(pid, 0)
     passed, ran, own, limited, cmp = pickle.loads(raw) if raw else (0, 0, 0.0, 0.0, 0.0)
+    if not raw and budget:  # stopped by the budget before it could report: its CPU was the program's
+        own = limited = ru.ru_utime + ru.ru_stime
     return passed, ran, own, limited, cmp, ru.ru_utime + ru.ru_stime
 
 
@@ -221,7 +230,8 @@ def floor(sols: dict[str, list[str]], problems: dict[str, Problem], mem: Optiona
                     got.append(False)
                     continue
                 c0 = _cpu()
-                passed, ran, own, limited, cmp, child = bare_check(code, calls, mem)
+                budget = None if prob.io_tests else judge_mod.evalplus_budget([lim for _, lim, _ in calls])
+                passed, ran, own, limited, cmp, child = bare_check(code, calls, mem, budget)
                 tot["fork"] += _cpu() - c0 - child
                 tot["checks"] += 1
                 tot["inputs"] += ran
@@ -264,6 +274,16 @@ def transfer_cpu(sols: dict[str, list[str]], problems: dict[str, Problem]) -> fl
         _load(path)
         _load(path + ".expected")
     return time.process_time() - t
+
+
+def target_line(peer: str, peer_wall: float, target: float, floor_cpu: float, workers: int) -> str:
+    """Whether a speed-up target over a peer is reachable at all: the peer's wall / the target against the floor's
+    wall (its CPU over the workers). A floor above it rules the target out whatever the judge does."""
+    need, floor_wall = peer_wall / target, floor_cpu / workers
+    verdict = (f"the floor alone exceeds it: {target:g}x is impossible on {workers} workers whatever the judge does"
+               if floor_wall > need else f"the floor is {floor_wall / need:.0%} of it: not ruled out by the floor")
+    return (f"target {target:g}x: {peer} {peer_wall:.1f} s / {target:g} = {need:.1f} s; floor {floor_cpu:.1f} CPU-s "
+            f"/ {workers} workers = {floor_wall:.1f} s; {verdict}")
 
 
 def main() -> None:

@@ -10,6 +10,8 @@ sample passes where every test result is positive (``compute_metrics_from_result
 ``engine.judging.judge.Judge``.
 Samples of kind ``hostile`` are left out (they attack the machine; LiveCodeBench's grader is no sandbox).
 Prints a table per problem and the disagreements; ``--write-expected`` stores lcb_runner's verdicts for the tests.
+``--floor`` also measures our judge's floor on the samples (``bench/judge_floor.py``) and prints whether the 3x target
+is reachable at all: lcb_runner's wall / 3 against the floor's wall (its CPU over the workers).
 """
 
 from __future__ import annotations
@@ -86,6 +88,7 @@ def parity_arguments(doc: str, folder: str) -> argparse.ArgumentParser:
 def main() -> None:
     ap = parity_arguments(__doc__, "tests/data/lcb")
     ap.add_argument("--write-expected", type=Path, help="store lcb_runner's verdicts here (JSON)")
+    ap.add_argument("--floor", action="store_true", help="also measure our judge's floor; is 3x reachable at all?")
     args = ap.parse_args()
     samples = [json.loads(line) for line in args.samples.read_text().splitlines() if line.strip()]
     graded = [s for s in samples if s.get("kind") != "hostile"]
@@ -115,6 +118,20 @@ def main() -> None:
         disagreements += [(tid, i, kinds[tid][i], a[i], b[i]) for i in range(len(a)) if a[i] != b[i]]
     print(f"{'all':24} {total:7d} {sum(map(sum, theirs.values())):8d} {sum(map(sum, ours.values())):9d} {agree:5d}")
     print(f"lcb_runner {t1 - t0:.1f} s, ours {t2 - t1:.1f} s (load {os.getloadavg()[0]:.1f})")
+    if args.floor:
+        sys.path.insert(0, str(REPO / "bench"))
+        from judge_floor import floor, target_line
+
+        from coderank_evalplus.engine.sandbox.limits import max_memory_bytes
+        from coderank_evalplus.io.problems import load_problems
+
+        programs: dict[str, list[str]] = {}
+        for s in graded:
+            programs.setdefault(s["task_id"], []).append(s["solution"])
+        fl = floor(programs, load_problems(str(args.problems)), max_memory_bytes())
+        print(f"floor: the programs' own CPU {fl['own']:.1f} s (at a limit {fl['limited']:.1f} s), comparisons "
+              f"{fl['cmp']:.1f} s (load {os.getloadavg()[0]:.1f})")
+        print(target_line("lcb_runner", t1 - t0, 3, fl["own"], args.workers))
     for tid, i, kind, a, b in disagreements:
         print(f"DISAGREE {tid} sample {i} ({kind}): lcb_runner {a}, ours {b}")
     if args.write_expected:

@@ -229,13 +229,19 @@ def _run_refereed(dataset: str, entry_point: str, code, inputs: list, limits: li
     from coderank_evalplus.engine.judging import referee
     from coderank_evalplus.engine.sandbox.runner import _kill_group, run_reported
 
-    budget = min(60.0, sum(limits)) + 1  # evalplus's per-program budget
+    budget = evalplus_budget(limits)
     referee.referee()  # forked before this worker ever forks a check child
     return run_reported(
         lambda wd, rep, ans: _evalplus_observe(dataset, entry_point, code, inputs, limits, wd, rep, ans),
         lambda pid, rfd, wfd, deadline: referee.ask({"expected": expected_file, "split": split}, rfd, wfd, pid,
                                                    deadline, _kill_group),
         wall_timeout=3 * budget + 5, cpu_budget=int(math.ceil(budget)))
+
+
+def evalplus_budget(limits: Sequence[float]) -> float:
+    """evalplus's per-program budget for one split's check, in seconds (CPU here): ``min(60, Σ limits) + 1``; it
+    stops a program that never returns from its module's code, where no per-input limit runs."""
+    return min(60.0, sum(limits)) + 1
 
 
 def _run_lcb(program: str, expected_file: str, data: dict) -> tuple[bool, Optional[str]]:
