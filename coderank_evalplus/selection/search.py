@@ -204,10 +204,10 @@ def search_many(queries: Sequence[tuple[Problem, list[str]]], env: SelectEnv, st
     by their size (programs × inputs)."""
     t0 = time.monotonic()
     states = []
+    if edges not in EDGE_RULES:
+        raise ValueError(f"edge rule {edges!r}: one of {', '.join(EDGE_RULES)}")
     seeded: dict[int, tuple[list[list], set[str]]] = {}  # a problem's seeds and their calls (sub-samples share them)
     for k, (problem, programs) in enumerate(queries):
-        if edges not in EDGE_RULES:
-            raise ValueError(f"edge rule {edges!r}: one of {', '.join(EDGE_RULES)}")
         if id(problem) not in seeded:
             seeds = seeds_of(problem)
             seeded[id(problem)] = seeds, {c for c in (call_text(problem.callee, s) for s in seeds) if c is not None}

@@ -137,8 +137,7 @@ class StoredSteps:
         setup = self._setup(run)
         n = (os.cpu_count() or 1) if self.workers is None else self.workers
         if n < 2 or self.executor is not None or self.every or len({it.problem.problem.task_id for it in items}) < 2:
-            return {k: o.rankings for k, o in replay_items(setup, self.cache, self.executor, self.every, items, keys,
-                                                           options, False).items()}
+            return rankings_of(setup, self.cache, self.executor, self.every, items, keys, options)
         shards: dict[int, tuple[list, list]] = {}
         for it, k in zip(items, keys):
             s = self._shard(it.problem.problem.task_id, n)
@@ -166,8 +165,7 @@ class StoredSteps:
                     "%s: a process replaying its sub-samples was lost; replaying its %d items in this process",
                     run.path, len(its))
                 self._pools.pop(s).shutdown(wait=False)  # the next call starts that shard afresh
-                out.update({k: o.rankings for k, o in replay_items(setup, self.cache, None, (), its, ks, options,
-                                                                   False).items()})
+                out.update(rankings_of(setup, self.cache, None, (), its, ks, options))
         return out
 
     def _shard(self, task_id: str, n: int) -> int:
@@ -230,6 +228,14 @@ def replay_items(setup: _Replay, cache: Optional[ResultCache], executor, every: 
     return path.run_keyed(list(subsets), works, feats)
 
 
+def rankings_of(setup: _Replay, cache: Optional[ResultCache], executor, every: Sequence[Step], items: Sequence,
+                keys: Sequence[Hashable], options: Optional[dict]) -> dict[Hashable, dict[str, Ranking]]:
+    """``replay_items`` for a caller that reads the rankings alone (no confidence computed): each sub-sample's
+    final rankings, by its key."""
+    return {k: o.rankings for k, o in replay_items(setup, cache, executor, every, items, keys, options,
+                                                   confidence=False).items()}
+
+
 # a shard process's connection to the execution cache, opened once, and its sandbox worker, kept from call to call
 _SHARD_CACHE: dict[str, ResultCache] = {}
 _SHARD_WORKER: list[WarmExecutor] = []
@@ -245,8 +251,7 @@ def _replay_shard(cache_path: Optional[str], setup: _Replay, items: Sequence, ke
         cache = _SHARD_CACHE[cache_path]
     if not _SHARD_WORKER:
         _SHARD_WORKER.append(WarmExecutor(1))
-    out = {k: o.rankings for k, o in replay_items(setup, cache, _SHARD_WORKER[0], (), items, keys, options,
-                                                  False).items()}
+    out = rankings_of(setup, cache, _SHARD_WORKER[0], (), items, keys, options)
     if cache is not None:
         cache.commit()
     return out

@@ -218,7 +218,8 @@ def _referee_check(request: dict, rfd: int, wfd: int) -> tuple[bool, Optional[st
 def _atols(atol: float, floats: list) -> list[float]:
     """Per input, the ``atol`` evalplus holds when it reaches it in its own order: the task's, or 1e-6 from the
     first float expected output before it on (``oracle.evalplus_compare`` sets it at that input itself). It
-    depends on the expected outputs alone, so a check may run the inputs in any order and compare as evalplus."""
+    depends on the expected outputs alone, so it is computed once per check, before any output arrives, and both
+    ways of comparing (here, or in the child for a value the format cannot carry) read the same value."""
     out = []
     for is_float in floats:
         out.append(atol)
