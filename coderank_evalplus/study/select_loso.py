@@ -197,46 +197,65 @@ def rows(sets: Sequence[SetFolder], records: dict[int, list[dict]], part_models:
     rule (paired), the share of the random → oracle gap each closes, and the step's cost. ``today``: the records of
     the step as it ships (another edge rule's search), whose size rule (``today``) each rule is also compared
     with (``minus_today``)."""
-    edge_models = edge_models or {}
     out = []
     for sf in sets:
         recs = records[id(sf)]
-        n = [sp.executions.n_candidates for sp in sf.run.problems]
-        rankings = {"before": [_ranking(r) for r in recs], "size": [after(r, k, None) for r, k in zip(recs, n)],
-                    "model": [after(r, k, part_models[sf.model]) for r, k in zip(recs, n)],
-                    "model_edges": [after(r, k, edge_models.get(sf.model), EDGE_SPEC) for r, k in zip(recs, n)],
-                    "edge_first": [after(r, k, "edge_first") for r, k in zip(recs, n)]}
-        if today is not None:
-            rankings["today"] = [after(r, k, None) for r, k in zip(today[id(sf)], n)]
-        picks = [m for m in (*RULES, "today") if m in rankings]
-        base = problem_scores(sf.run, ["random", "oracle"])
+        rankings = _rule_rankings(sf, recs, part_models, edge_models or {}, None if today is None else today[id(sf)])
         idx = resample_indices(len(recs), n_resamples, seed)
-        asked = [r for r in recs if "contenders" in r]
-        cost = {k: sum(r["cost"][k] for r in asked) for k in ("programs", "inputs", "executed_items", "seconds")}
         for split in splits_of(sf.run):
-            scores = {m: np.asarray([metrics.ranked_pass_at_k(rk, sp.correct(split), 1)
-                                     for rk, sp in zip(rankings[m], sf.run.problems)]) for m in picks}
-            scores.update(random=base["random"][split], oracle=base["oracle"][split])
-            for c in CEILINGS:
-                scores[c] = np.asarray([ceiling(r, sp.correct(split), b, c)
-                                        for r, sp, b in zip(recs, sf.run.problems, scores["before"])])
-            est = {m: mean_estimate(v, idx).to_json() for m, v in scores.items()}
-            out.append({"set": sf.label, "model": sf.model, "dataset": sf.run.dataset, "split": split,
-                        "n_problems": len(recs), "pass@1": est,
-                        "minus_before": {m: paired_difference(scores[m], scores["before"], idx).to_json()
-                                         for m in STEPPED},
-                        "model_minus_size": paired_difference(scores["model"], scores["size"], idx).to_json(),
-                        "model_edges_minus_size": paired_difference(scores["model_edges"], scores["size"],
-                                                                    idx).to_json(),
-                        "minus_today": {m: paired_difference(scores[m], scores["today"], idx).to_json()
-                                        for m in STEPPED if "today" in scores},
-                        "gap_closed": {m: gap_closed(est[m]["pass@1"], est["random"]["pass@1"],
-                                                     est["oracle"]["pass@1"]) for m in (*picks, *CEILINGS)},
-                        "undecided": len(asked), "split_problems": sum(len(r.get("parts") or []) >= 2 for r in asked),
-                        "changed": {m: sum(metrics.pick_pool(a, k) != metrics.pick_pool(b, k) for a, b, k in
-                                           zip(rankings[m], rankings["before"], n)) for m in STEPPED},
-                        "cost": cost})
+            out.append(_split_row(sf, recs, rankings, split, idx))
     return out
+
+
+def _rule_rankings(sf: SetFolder, recs: list[dict], part_models: dict[str, Optional[dict]],
+                   edge_models: dict[str, Optional[dict]], today: Optional[list[dict]]) -> dict[str, list]:
+    """Each problem's ranking before the step and after it under every rule (``today``: the step as it ships)."""
+    n = [sp.executions.n_candidates for sp in sf.run.problems]
+    rankings = {"before": [_ranking(r) for r in recs], "size": [after(r, k, None) for r, k in zip(recs, n)],
+                "model": [after(r, k, part_models[sf.model]) for r, k in zip(recs, n)],
+                "model_edges": [after(r, k, edge_models.get(sf.model), EDGE_SPEC) for r, k in zip(recs, n)],
+                "edge_first": [after(r, k, "edge_first") for r, k in zip(recs, n)]}
+    if today is not None:
+        rankings["today"] = [after(r, k, None) for r, k in zip(today, n)]
+    return rankings
+
+
+def _split_scores(sf: SetFolder, recs: list[dict], rankings: dict[str, list], split: str) -> dict[str, np.ndarray]:
+    """Per problem, on ``split``: each rule's pick's pass@1, random's and the oracle's, and the ceilings'."""
+    picks = [m for m in (*RULES, "today") if m in rankings]
+    base = problem_scores(sf.run, ["random", "oracle"])
+    scores = {m: np.asarray([metrics.ranked_pass_at_k(rk, sp.correct(split), 1)
+                             for rk, sp in zip(rankings[m], sf.run.problems)]) for m in picks}
+    scores.update(random=base["random"][split], oracle=base["oracle"][split])
+    for c in CEILINGS:
+        scores[c] = np.asarray([ceiling(r, sp.correct(split), b, c)
+                                for r, sp, b in zip(recs, sf.run.problems, scores["before"])])
+    return scores
+
+
+def _split_row(sf: SetFolder, recs: list[dict], rankings: dict[str, list], split: str, idx: np.ndarray) -> dict:
+    """``rows``' row of one folder × split."""
+    scores = _split_scores(sf, recs, rankings, split)
+    picks = [m for m in (*RULES, "today") if m in rankings]
+    n = [sp.executions.n_candidates for sp in sf.run.problems]
+    asked = [r for r in recs if "contenders" in r]
+    est = {m: mean_estimate(v, idx).to_json() for m, v in scores.items()}
+
+    def minus(a: str, b: str) -> dict:
+        return paired_difference(scores[a], scores[b], idx).to_json()
+
+    return {"set": sf.label, "model": sf.model, "dataset": sf.run.dataset, "split": split,
+            "n_problems": len(recs), "pass@1": est,
+            "minus_before": {m: minus(m, "before") for m in STEPPED},
+            "model_minus_size": minus("model", "size"),
+            "model_edges_minus_size": minus("model_edges", "size"),
+            "minus_today": {m: minus(m, "today") for m in STEPPED if "today" in scores},
+            "gap_closed": {m: gap_closed(est[m]["pass@1"], est["random"]["pass@1"], est["oracle"]["pass@1"])
+                           for m in (*picks, *CEILINGS)},
+            "undecided": len(asked), "split_problems": sum(len(r.get("parts") or []) >= 2 for r in asked),
+            "changed": {m: sum(metrics.pick_pool(a, k) != metrics.pick_pool(b, k) for a, b, k in
+                               zip(rankings[m], rankings["before"], n)) for m in STEPPED},
+            "cost": {k: sum(r["cost"][k] for r in asked) for k in ("programs", "inputs", "executed_items", "seconds")}}
 
 
 def family_summary(rows_: Sequence[dict], split: str) -> dict[str, Any]:
@@ -244,25 +263,31 @@ def family_summary(rows_: Sequence[dict], split: str) -> dict[str, Any]:
     on those means, and the folders each rule helps or hurts beyond its interval."""
     sub = [r for r in rows_ if r["split"] == split]
     fams = list(dict.fromkeys(r["model"] for r in sub))
-    means = {m: float(np.mean([np.mean([r["pass@1"][m]["pass@1"] for r in sub if r["model"] == f]) for f in fams]))
+    means = {m: _family_mean(sub, fams, lambda r, m=m: r["pass@1"][m]["pass@1"])
              for m in ("random", *RULES, *CEILINGS, "today", "oracle") if m in sub[0]["pass@1"]}
+    rules = [m for m in means if m not in ("random", "oracle")]
     out: dict[str, Any] = {"split": split, "families": len(fams), "folders": len(sub), "means": means,
-                           "gap_closed": {m: gap_closed(means[m], means["random"], means["oracle"])
-                                          for m in means if m not in ("random", "oracle")},
+                           "gap_closed": {m: gap_closed(means[m], means["random"], means["oracle"]) for m in rules},
                            "per_family": {f: {m: float(np.mean([r["pass@1"][m]["pass@1"] - r["pass@1"]["before"]
                                                                 ["pass@1"] for r in sub if r["model"] == f]))
-                                              for m in means if m not in ("random", "oracle", "before")}
+                                              for m in rules if m != "before"}
                                           for f in fams}}
     for m in STEPPED:
-        d = [r["minus_before"][m] for r in sub]
-        out[m] = {"helped": sum(x["ci95"][0] > 0 for x in d), "hurt": [r["set"] for r, x in zip(sub, d)
-                                                                      if x["ci95"][1] < 0]}
+        out[m] = _helped_hurt(sub, "minus_before", m, "helped", "hurt")
         if sub[0].get("minus_today"):
-            d = [r["minus_today"][m] for r in sub]
-            out[m].update(better_than_today=sum(x["ci95"][0] > 0 for x in d),
-                          below_today=[r["set"] for r, x in zip(sub, d) if x["ci95"][1] < 0])
+            out[m].update(_helped_hurt(sub, "minus_today", m, "better_than_today", "below_today"))
     for m in ("model", "model_edges"):
-        d = [r[f"{m}_minus_size"] for r in sub]
-        out[f"{m}_vs_size"] = {"better": sum(x["ci95"][0] > 0 for x in d),
-                               "worse": [r["set"] for r, x in zip(sub, d) if x["ci95"][1] < 0]}
+        out[f"{m}_vs_size"] = _helped_hurt(sub, f"{m}_minus_size", None, "better", "worse")
     return out
+
+
+def _family_mean(sub: Sequence[dict], fams: Sequence[str], value: Any) -> float:
+    """The mean over families of each family's mean ``value`` over its folders."""
+    return float(np.mean([np.mean([value(r) for r in sub if r["model"] == f]) for f in fams]))
+
+
+def _helped_hurt(sub: Sequence[dict], field: str, rule: Optional[str], better: str, worse: str) -> dict[str, Any]:
+    """How many folders a paired difference (``row[field][rule]``, or ``row[field]``) puts above 0 beyond its
+    interval (``better``), and which ones it puts below (``worse``)."""
+    d = [r[field] if rule is None else r[field][rule] for r in sub]
+    return {better: sum(x["ci95"][0] > 0 for x in d), worse: [r["set"] for r, x in zip(sub, d) if x["ci95"][1] < 0]}
