@@ -277,9 +277,10 @@ OPTIONS: tuple[Option, ...] = (
            "run model; a file adds to the prompt's examples and replaces the grown inputs: FILE,examples+mutate "
            "gives both", RERANK + ("pick",), {"evalplus": "--tests", "lm_eval": "(the model's)"},
            defaults={"run": ["model"]}),
-    Option("limit", COUNT, None, "the dataset's first N problems, whatever the input files' order (0: all; default: all, "
-           f"except on the run command: {RUN_LIMIT} problems, the dataset's first, or with the embedded model on "
-           "HumanEval four it solves now and then; on leaderboard it applies to every entry)", BOARD, {"evalplus": "--limit", "lm_eval": "(lm-eval's --limit)"}),
+    Option("limit", COUNT, None, "the dataset's first N problems, whatever the input files' order (0: all; "
+           f"default: all, except on the run command: {RUN_LIMIT} problems, the dataset's first, or with the "
+           "embedded model on HumanEval four it solves now and then; on leaderboard it applies to every entry)",
+           BOARD, {"evalplus": "--limit", "lm_eval": "(lm-eval's --limit)"}),
     Option("task_ids", NAMES, None, "comma-separated task ids to take instead of --limit (e.g. "
            "HumanEval/2,HumanEval/23)", BOARD, {"evalplus": "--task_ids", "lm_eval": ""}),
     Option("raw_field", TEXT, None, "the samples' field holding a chat model's raw reply (e.g. raw): read as "
