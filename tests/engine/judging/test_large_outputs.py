@@ -27,8 +27,8 @@ N = 40_000  # strings of 1,000 characters: a 40 MB pickle, built at once
 CANONICAL = f"    return ['x' * 1000] * n if n == {N} else [n]\n"
 
 
-def _problem(entry: str = "f") -> Problem:
-    return Problem(task_id="T/large", dataset="humaneval", prompt=f"def {entry}(n):\n", entry_point=entry,
+def _problem() -> Problem:
+    return Problem(task_id="T/large", dataset="humaneval", prompt="def f(n):\n", entry_point="f",
                    canonical_solution=CANONICAL, base_input=[[1], [N], [2]], plus_input=[], dataset_hash="large-out")
 
 
@@ -43,19 +43,21 @@ def _judged(programs: list[str], prob: Problem, monkeypatch, max_frame: int = 4 
 
 
 GOOD = "def f(n):\n    return [''.join(['x'] * 1000) for _ in range(n)] if n > 2 else [n]\n"  # fresh strings
-LAST_DIFFERS = "def f(n):\n    out = ['x' * 1000] * n if n > 2 else [n]\n    out[-1] = out[-1][:-1] + 'y'\n    return out\n"
+LAST_DIFFERS = ("def f(n):\n    out = ['x' * 1000] * n if n > 2 else [n]\n    out[-1] = out[-1][:-1] + 'y'\n"
+                "    return out\n")
 ONE_SHORT = "def f(n):\n    return ['x' * 1000] * (n - 1) if n > 2 else [n]\n"
-# the bytes differ (a tuple where evalplus compares a list with ==: unequal) or do not (a list of floats equal to ints)
+# other bytes, and unequal for evalplus too: a tuple where a list is expected
 AS_TUPLE = "def f(n):\n    return tuple(['x' * 1000] * n) if n > 2 else [n]\n"
 
 
-def test_a_large_output_equal_to_the_expected_passes_and_one_differing_at_its_end_fails(in_process_referee,
-                                                                                       monkeypatch):
+@pytest.mark.usefixtures("in_process_referee")
+def test_a_large_output_equal_to_the_expected_passes_and_one_differing_at_its_end_fails(monkeypatch):
     got = _judged([GOOD, LAST_DIFFERS, ONE_SHORT, AS_TUPLE], _problem(), monkeypatch)
     assert got == [(True, None, None), (False, None, None), (False, None, None), (False, None, None)]
 
 
-def test_a_large_output_with_other_bytes_is_still_compared_with_evalplus_rules(in_process_referee, monkeypatch):
+@pytest.mark.usefixtures("in_process_referee")
+def test_a_large_output_with_other_bytes_is_still_compared_with_evalplus_rules(monkeypatch):
     # 1.0 == 1 for evalplus: the pickles differ, the value comes again and the referee compares it as before
     prob = Problem(task_id="T/large", dataset="humaneval", prompt="def f(n):\n", entry_point="f",
                    canonical_solution="    return list(range(n))\n", base_input=[[3], [2_000_000]], plus_input=[],
@@ -98,7 +100,8 @@ def f(n):
 """
 
 
-def test_a_program_forging_the_stream_or_lying_about_its_value_cannot_pass(in_process_referee, monkeypatch):
+@pytest.mark.usefixtures("in_process_referee")
+def test_a_program_forging_the_stream_or_lying_about_its_value_cannot_pass(monkeypatch):
     forged, forged_right, control, lying_iter, lying_eq = _judged(
         [FORGE_WRONG, FORGE_RIGHT, WRITES_NOTHING, LYING_ITER, LYING_EQ], _problem(), monkeypatch)
     # (the forged frames reach the referee: even the right value after them fails; without them it passes)
