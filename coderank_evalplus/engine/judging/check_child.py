@@ -115,7 +115,8 @@ class _ClaimWriter:
 
     def __init__(self) -> None:
         self.channel: Optional[Channel] = None
-        self.index, self.kept, self.size, self.sent, self.ended = 0, [], 0, False, False
+        self.kept: list[bytes] = []
+        self.index, self.size, self.sent, self.ended = 0, 0, False, False
 
     def start(self, channel: Channel, index: int) -> None:
         self.channel, self.index, self.kept, self.size, self.sent, self.ended = channel, index, [], 0, False, False

@@ -179,12 +179,12 @@ def _referee_check(request: dict, rfd: int, wfd: int) -> tuple[bool, Optional[st
     """Read one child's reports until every input passed (True) or one did not, or it stopped (False)."""
     from coderank_evalplus.engine.judging.oracle import evalplus_compare, has_special_oracle
 
+    def answer(value) -> None:  # what the child reads with ``Channel.receive``
+        msg = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        _write_all(wfd, _LEN.pack(len(msg)) + msg)
+
     if request.get("mode") == "lcb":  # LiveCodeBench's tests and rules (engine/judging/lcb_judge.py)
         from coderank_evalplus.engine.judging.lcb_judge import referee_check
-
-        def answer(value) -> None:
-            msg = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-            _write_all(wfd, _LEN.pack(len(msg)) + msg)
 
         return referee_check(_expected(request["expected"]), rfd, answer)
     if request.get("mode") == "original":  # the original tests' asserts, split (engine/judging/original.py)
@@ -203,11 +203,6 @@ def _referee_check(request: dict, rfd: int, wfd: int) -> tuple[bool, Optional[st
             return True
         return evalplus_compare(dataset, entry_point, inputs[index], decode_value(payload), expected[index],
                                 atols[index])[0]
-
-    def answer(value) -> None:
-        msg = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-        os.write(wfd, _LEN.pack(len(msg)) + msg) if len(msg) < (1 << 16) else _write_all(
-            wfd, _LEN.pack(len(msg)) + msg)
 
     def need(index: int) -> bool:
         # what the child needs to compare with evalplus's rules itself: this input's expected output and the atol

@@ -219,9 +219,10 @@ class _Matcher:
         pos = 0
         while pos < len(data):
             if self.at == len(self.part):
-                self.part, self.at = next(self.parts, None), 0
-                if self.part is None:
+                part = next(self.parts, None)
+                if part is None:
                     raise _Differs  # the claim is shorter
+                self.part, self.at = part, 0
                 continue
             n = min(len(data) - pos, len(self.part) - self.at)
             if data[pos:pos + n] != self.part[self.at:self.at + n]:
