@@ -11,7 +11,19 @@ import tempfile
 import time
 from typing import Any, Callable, NamedTuple, Optional
 
-from coderank_evalplus.engine.sandbox.report import COMPARED, NEED, VALUE, encode_value, frame
+from coderank_evalplus.engine.sandbox.report import (
+    CLAIM_PART_BYTES,
+    COMPARED,
+    END,
+    LARGE_VALUE_BYTES,
+    NEED,
+    PART,
+    VALUE,
+    ClaimPickler,
+    Opaque,
+    encode_value,
+    frame,
+)
 
 
 def _install_timeout_handlers() -> None:  # pragma: no cover - runs in the child
@@ -96,16 +108,78 @@ def start_check(workdir: str, rep: int, ans: int) -> Channel:  # pragma: no cove
     return _report_channel(rep, ans)
 
 
+class _ClaimWriter:
+    """Where the child's ``ClaimPickler`` writes one value: kept while the pickle is short (the value then goes
+    tagged, as any other), sent as ``PART`` frames of at most ``CLAIM_PART_BYTES`` from the moment it is longer
+    than ``LARGE_VALUE_BYTES`` on, so that the child never holds more than that beside the value."""
+
+    def __init__(self) -> None:
+        self.channel: Optional[Channel] = None
+        self.kept: list[bytes] = []
+        self.index, self.size, self.sent, self.ended = 0, 0, False, False
+
+    def start(self, channel: Channel, index: int) -> None:
+        self.channel, self.index, self.kept, self.size, self.sent, self.ended = channel, index, [], 0, False, False
+
+    def write(self, data: Any) -> None:  # pragma: no cover - runs in the child
+        if not self.sent:
+            self.kept.append(bytes(data))
+            self.size += len(data)
+            if self.size <= LARGE_VALUE_BYTES:
+                return
+            self.sent, data, self.kept = True, b"".join(self.kept), []
+        channel, view = self.channel, memoryview(data)
+        assert channel is not None
+        for at in range(0, len(view), CLAIM_PART_BYTES):
+            channel.buf.append(frame(PART, self.index, bytes(view[at:at + CLAIM_PART_BYTES])))
+            channel.flush()
+
+
+_CLAIMS: list = []  # [writer, pickler]: one of each per child
+_CLAIMABLE = (list, tuple, dict, set, frozenset, str, bytes)
+
+
+def _claim(channel: Channel, i: int, out: Any) -> Optional[bool]:  # pragma: no cover - runs in the child
+    """A large value of exact builtin types as a claim (``report.py``): the referee's answer (True: it passed;
+    False: send the value as usual). None: no claim was sent (a short value, or one of other types)."""
+    if type(out) not in _CLAIMABLE or (type(out) in (str, bytes) and len(out) < CLAIM_PART_BYTES):
+        return None
+    if not _CLAIMS:
+        writer = _ClaimWriter()
+        _CLAIMS[:] = [writer, ClaimPickler(writer)]
+    writer, pickler = _CLAIMS
+    writer.start(channel, i)
+    try:
+        pickler.dump(out)
+    except (Opaque, ValueError, RecursionError):  # a type the claim cannot carry (no MemoryError: the check fails)
+        return False if writer.sent else None  # (sent: a NEED frame ends the claim)
+    finally:
+        writer.kept = []
+    if not writer.sent:
+        return None
+    channel.buf.append(frame(END, i))
+    channel.flush()
+    writer.ended = True
+    return channel.receive() is True
+
+
 def report_result(channel: Channel, i: int, out: Any, compare: Callable[[int, Any, Any], bool],
                   opaque: type[BaseException] | tuple[type[BaseException], ...] = Exception,
-                  scalars: bool = True) -> bool:  # pragma: no cover - runs in the child
+                  scalars: bool = True, claims: bool = False) -> bool:  # pragma: no cover - runs in the child
     """Report what test ``i`` gave: its value, at once for the first ``_EAGER_REPORTS`` (most wrong programs fail
     early, and the referee can only answer, and the worker stop this child, once it has read the failing one),
-    then in batches. A value the format cannot carry (``encode_value`` raised ``opaque``; with ``scalars`` a
-    numpy scalar stands for its value) is compared here instead, ``compare(i, out, what the referee sends)``
-    (the candidate's own ``==`` decides; the referee notes it), and that verdict reported: False when it failed."""
+    then in batches. With ``claims`` a large value goes as a claim first (``_claim``), and as a value only if the
+    referee did not find its bytes equal. A value the format cannot carry (``encode_value`` raised ``opaque``; with
+    ``scalars`` a numpy scalar stands for its value) is compared here instead, ``compare(i, out, what the referee
+    sends)`` (the candidate's own ``==`` decides; the referee notes it), and that verdict reported: False when it
+    failed."""
     buf = channel.buf
+    claimed = _claim(channel, i, out) if claims else None
+    if claimed:
+        return True
     try:
+        if claimed is False and not _CLAIMS[0].ended:  # a claim cut short by a type it cannot carry
+            raise Opaque
         rec = frame(VALUE, i, encode_value(out))
     except opaque:
         rec = b""
