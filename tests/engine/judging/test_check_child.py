@@ -4,6 +4,7 @@ as it comes, and evalplus's rules still decide every output whose bytes differ."
 
 import pytest
 
+from coderank_evalplus.engine.judging import check_child
 from coderank_evalplus.engine.judging.judge import Judge
 from coderank_evalplus.engine.sandbox import report
 from coderank_evalplus.types import Problem
@@ -46,10 +47,14 @@ def test_a_large_output_equal_to_the_expected_passes_and_one_differing_at_its_en
 def test_a_large_output_with_other_bytes_is_still_compared_with_evalplus_rules(monkeypatch):
     # 1.0 == 1 for evalplus: the pickles differ, the value comes again and the referee compares it as before
     prob = Problem(task_id="T/large", dataset="humaneval", prompt="def f(n):\n", entry_point="f",
-                   canonical_solution="    return list(range(n))\n", base_input=[[3], [2_000_000]], plus_input=[],
+                   canonical_solution="    return list(range(n))\n", base_input=[[3], [100_000]], plus_input=[],
                    dataset_hash="large-floats")
     floats = "def f(n):\n    return [float(i) for i in range(n)]\n"
     wrong = "def f(n):\n    return [float(i) for i in range(n - 1)] + [0.5]\n"
+    # a claim from 256 KiB on, in parts of 64 KiB (the child is forked from this process): 100,000 floats, a 900 KB
+    # pickle, go as a claim, and their values again, far within the input's time limit whatever the machine's load
+    monkeypatch.setattr(check_child, "LARGE_VALUE_BYTES", 256 << 10)
+    monkeypatch.setattr(check_child, "CLAIM_PART_BYTES", 64 << 10)
     got = _judged([floats, wrong], prob, monkeypatch, 64 << 20)  # (the value comes again as one frame)
     assert [base for base, _, _ in got] == [True, False]
 
