@@ -20,6 +20,7 @@ from typing import Any
 from coderank_evalplus.engine.shapes import shape_of
 from coderank_evalplus.testgen.extract import literal_repr
 from coderank_evalplus.testgen.mutate import call_text
+from coderank_evalplus.testgen.stdin_inputs import interleave
 from coderank_evalplus.types import FUNCTION
 
 EDGE_INPUTS = 10  # edge inputs per problem at most: as many as a round of the search grows by mutation
@@ -79,22 +80,6 @@ def edge_inputs(seeds: list[list], n: int, entry_point: str, shape: str = FUNCTI
     own = shape_of(shape).edge_inputs(seeds, n)
     if own is not None:
         return own
-    per_arg = [[(i, edge_values(a)) for i, a in enumerate(s)] for s in seeds]
-    seen = {call_text(entry_point, s) for s in seeds}
-    out: list[list] = []
-    depth = max((len(vals) for args in per_arg for _, vals in args), default=0)
-    for level in range(depth):
-        for seed, args in zip(seeds, per_arg):
-            for i, vals in args:
-                if level >= len(vals):
-                    continue
-                new = list(seed)
-                new[i] = vals[level]
-                key = call_text(entry_point, new)
-                if key is None or key in seen:
-                    continue
-                seen.add(key)
-                out.append(new)
-                if len(out) >= n:
-                    return out
-    return out
+    # one list per argument of every seed: the seed with that argument moved to each of its edges in turn
+    moved = [[[*seed[:i], v, *seed[i + 1:]] for v in edge_values(a)] for seed in seeds for i, a in enumerate(seed)]
+    return interleave(moved, n, lambda args: call_text(entry_point, args), {call_text(entry_point, s) for s in seeds})

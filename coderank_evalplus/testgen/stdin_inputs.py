@@ -26,6 +26,9 @@ from __future__ import annotations
 import random
 import re
 import string
+from typing import Callable, Hashable, Optional, Sequence, TypeVar
+
+T = TypeVar("T")
 
 MAX_STEPS = 3
 MAX_CHARS = 20000  # a grown input longer than this is not kept
@@ -198,12 +201,24 @@ def edges(seeds: list[str], n: int) -> list[str]:
     for s in seeds:
         rows = _lines(s)
         per_seed.append(["\n".join(" ".join(r) for r in e) for e in _edge_rows(rows, _protected(rows), hi)])
-    seen, out = set(seeds), []
-    for level in range(max((len(e) for e in per_seed), default=0)):
-        for e in per_seed:
-            if level < len(e) and e[level] not in seen and len(e[level]) <= MAX_CHARS:
-                seen.add(e[level])
-                out.append(e[level])
-                if len(out) >= n:
-                    return out
+    return interleave(per_seed, n, lambda text: text if len(text) <= MAX_CHARS else None, set(seeds))
+
+
+def interleave(lists: Sequence[Sequence[T]], n: int, key: Callable[[T], Optional[Hashable]],
+               seen: set) -> list[T]:
+    """Up to ``n`` items of ``lists`` level by level (the first of every list, then the second, ...), skipping an
+    item whose ``key`` is None or already in ``seen`` (which the kept ones join): the order in which edge inputs
+    are taken, most common edge first, here and in ``testgen/edges.py``."""
+    out: list[T] = []
+    for level in range(max((len(items) for items in lists), default=0)):
+        for items in lists:
+            if level >= len(items):
+                continue
+            k = key(items[level])
+            if k is None or k in seen:
+                continue
+            seen.add(k)
+            out.append(items[level])
+            if len(out) >= n:
+                return out
     return out
