@@ -116,10 +116,10 @@ class _ClaimWriter:
     def __init__(self) -> None:
         self.channel: Optional[Channel] = None
         self.kept: list[bytes] = []
-        self.index, self.size, self.sent, self.ended = 0, 0, False, False
+        self.index, self.size, self.sent = 0, 0, False
 
     def start(self, channel: Channel, index: int) -> None:
-        self.channel, self.index, self.kept, self.size, self.sent, self.ended = channel, index, [], 0, False, False
+        self.channel, self.index, self.kept, self.size, self.sent = channel, index, [], 0, False
 
     def write(self, data: Any) -> None:  # pragma: no cover - runs in the child
         if not self.sent:
@@ -137,11 +137,13 @@ class _ClaimWriter:
 
 _CLAIMS: list = []  # [writer, pickler]: one of each per child
 _CLAIMABLE = (list, tuple, dict, set, frozenset, str, bytes)
+CUT = "cut"  # a claim cut short by a type it cannot carry: the value goes the way of such values (``NEED``)
 
 
-def _claim(channel: Channel, i: int, out: Any) -> Optional[bool]:  # pragma: no cover - runs in the child
+def _claim(channel: Channel, i: int, out: Any) -> Optional[bool | str]:  # pragma: no cover - runs in the child
     """A large value of exact builtin types as a claim (``report.py``): the referee's answer (True: it passed;
-    False: send the value as usual). None: no claim was sent (a short value, or one of other types)."""
+    False: send the value as usual), or ``CUT``. None: no claim was sent (a short value, or one of other
+    types)."""
     if type(out) not in _CLAIMABLE or (type(out) in (str, bytes) and len(out) < CLAIM_PART_BYTES):
         return None
     if not _CLAIMS:
@@ -152,14 +154,13 @@ def _claim(channel: Channel, i: int, out: Any) -> Optional[bool]:  # pragma: no 
     try:
         pickler.dump(out)
     except (Opaque, ValueError, RecursionError):  # a type the claim cannot carry (no MemoryError: the check fails)
-        return False if writer.sent else None  # (sent: a NEED frame ends the claim)
+        return CUT if writer.sent else None  # (sent: a NEED frame ends the claim)
     finally:
         writer.kept = []
     if not writer.sent:
         return None
     channel.buf.append(frame(END, i))
     channel.flush()
-    writer.ended = True
     return channel.receive() is True
 
 
@@ -175,10 +176,10 @@ def report_result(channel: Channel, i: int, out: Any, compare: Callable[[int, An
     failed."""
     buf = channel.buf
     claimed = _claim(channel, i, out) if claims else None
-    if claimed:
+    if claimed is True:
         return True
     try:
-        if claimed is False and not _CLAIMS[0].ended:  # a claim cut short by a type it cannot carry
+        if claimed == CUT:
             raise Opaque
         rec = frame(VALUE, i, encode_value(out))
     except opaque:
