@@ -202,8 +202,9 @@ def rows(sets: Sequence[SetFolder], records: dict[int, list[dict]], part_models:
         recs = records[id(sf)]
         rankings = _rule_rankings(sf, recs, part_models, edge_models or {}, None if today is None else today[id(sf)])
         idx = resample_indices(len(recs), n_resamples, seed)
+        base = problem_scores(sf.run, ["random", "oracle"])
         for split in splits_of(sf.run):
-            out.append(_split_row(sf, recs, rankings, split, idx))
+            out.append(_split_row(sf, recs, rankings, _split_scores(sf, recs, rankings, base, split), split, idx))
     return out
 
 
@@ -220,10 +221,11 @@ def _rule_rankings(sf: SetFolder, recs: list[dict], part_models: dict[str, Optio
     return rankings
 
 
-def _split_scores(sf: SetFolder, recs: list[dict], rankings: dict[str, list], split: str) -> dict[str, np.ndarray]:
-    """Per problem, on ``split``: each rule's pick's pass@1, random's and the oracle's, and the ceilings'."""
+def _split_scores(sf: SetFolder, recs: list[dict], rankings: dict[str, list], base: dict, split: str
+                  ) -> dict[str, np.ndarray]:
+    """Per problem, on ``split``: each rule's pick's pass@1, random's and the oracle's (``base``:
+    ``problem_scores``'), and the ceilings'."""
     picks = [m for m in (*RULES, "today") if m in rankings]
-    base = problem_scores(sf.run, ["random", "oracle"])
     scores = {m: np.asarray([metrics.ranked_pass_at_k(rk, sp.correct(split), 1)
                              for rk, sp in zip(rankings[m], sf.run.problems)]) for m in picks}
     scores.update(random=base["random"][split], oracle=base["oracle"][split])
@@ -233,9 +235,9 @@ def _split_scores(sf: SetFolder, recs: list[dict], rankings: dict[str, list], sp
     return scores
 
 
-def _split_row(sf: SetFolder, recs: list[dict], rankings: dict[str, list], split: str, idx: np.ndarray) -> dict:
-    """``rows``' row of one folder × split."""
-    scores = _split_scores(sf, recs, rankings, split)
+def _split_row(sf: SetFolder, recs: list[dict], rankings: dict[str, list], scores: dict[str, np.ndarray], split: str,
+               idx: np.ndarray) -> dict:
+    """``rows``' row of one folder × split, from its per-problem ``scores`` (``_split_scores``)."""
     picks = [m for m in (*RULES, "today") if m in rankings]
     n = [sp.executions.n_candidates for sp in sf.run.problems]
     asked = [r for r in recs if "contenders" in r]
