@@ -23,10 +23,14 @@ any right contender), which say whether a better decision alone could close the 
 ``--edges`` adds inputs at the edges of the examples' types to the search's first round (``testgen/edges.py``) under
 one of ``search.EDGE_RULES``; ``--against`` compares every rule, folder by folder, with the step under another edge
 rule and the size rule (the step as it ships); a part model with edge features (``parts.EDGE_SPEC``) is scored beside
-the part model. ``--shipped`` puts the shipped part model in the part model's column.
+the part model. ``--shipped`` puts the shipped part model in the part model's column. ``--step`` and ``--unbounded``
+give the search more inputs than the step ships with (per round; past the execution phase's items), to measure what
+a larger search would reach and cost; ``bench/part_learners.py`` tries other decisions on the same findings.
 
     python bench/select_loso.py 'runs/recommended/*/runs/*' --cache-dir C --json select_loso.json
     python bench/select_loso.py 'runs/recommended/*/runs/*' --cache-dir C --edges returned --against off
+    python bench/select_loso.py 'runs/recommended/*/runs/*' --cache-dir C --edges returned --edge-inputs 20 \
+        --step 40 --unbounded --against off
 """
 
 from __future__ import annotations
@@ -37,19 +41,14 @@ import sys
 import time
 from pathlib import Path
 
-from coderank_evalplus.engine.execution.execute import ResultCache
-from coderank_evalplus.engine.execution.executors import WarmExecutor
-from coderank_evalplus.engine.sandbox import Limits
 from coderank_evalplus.rankers import learned_examples
-from coderank_evalplus.selection import SelectEnv
 from coderank_evalplus.selection.parts import EDGE_SPEC, MODEL_FILE, part_model
-from coderank_evalplus.selection.search import EDGE_INPUTS, EDGE_RULES, EDGES
-from coderank_evalplus.selection.stored import recorded_texts
+from coderank_evalplus.selection.search import EDGE_INPUTS, EDGE_RULES, EDGES, STEP
 from coderank_evalplus.study.learned_loso import heldout_models, read_folders
 from coderank_evalplus.study.select_loso import (
     STEPPED,
-    decisions,
     family_summary,
+    folder_decisions,
     heldout_parts,
     rows,
     train_shipped_parts,
@@ -130,8 +129,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--edge-inputs", type=int, default=EDGE_INPUTS,
                     help="edge inputs per problem at most (with --edges share or returned)")
     ap.add_argument("--against", choices=EDGE_RULES, default=EDGES,
-                    help="compare every rule with the step under this edge rule and the size rule (as it ships; "
-                         "its findings are kept as --edges's are), when --edges differs")
+                    help="compare every rule with the step under this edge rule, its other settings as it ships, and "
+                         "the size rule (its findings are kept as --edges's are), when the search differs from that")
+    ap.add_argument("--step", type=int, default=STEP,
+                    help="inputs the search grows per round (more than the step ships with: a larger search)")
+    ap.add_argument("--unbounded", action="store_true",
+                    help="let the search run more items than the execution phase did (the step ships bounded)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--resamples", type=int, default=2000)
     ap.add_argument("--json")
@@ -145,24 +148,12 @@ def main(argv: list[str] | None = None) -> int:
     rankers = heldout_models(sets, learned_examples.SPEC)
     print(f"{len(sets)} folders, held-out rankers in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
     chosen = [sf for sf in sets if not args.only or any(o in (sf.tests_label, sf.name, sf.label) for o in args.only)]
-    cache = ResultCache(Path(args.cache_dir) / "executions.sqlite")
-    executor = WarmExecutor(args.workers)  # started by the first search; kept from one folder to the next
-    records: dict[int, list[dict]] = {}
-    today: dict[int, list[dict]] = {}
-    try:
-        for sf in chosen:
-            t0 = time.perf_counter()
-            limits = Limits(cpu=float((sf.run.summary.get("config") or {}).get("time_limit", 0.1)))
-            env = SelectEnv(cache, limits, args.workers, executor)
-            kept = Path(args.decisions_dir or Path(args.cache_dir) / "select_loso")
-            records[id(sf)] = decisions(sf, rankers[sf.model], env, recorded_texts(sf.run), kept, args.edges,
-                                        args.edge_inputs)
-            if args.against != args.edges:
-                today[id(sf)] = decisions(sf, rankers[sf.model], env, recorded_texts(sf.run), kept, args.against)
-            print(f"{sf.label}: {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
-    finally:
-        executor.__exit__(None, None, None)
-        cache.close()
+    search = {"edge_inputs": args.edge_inputs, "step": args.step, "bounded": not args.unbounded}
+    records = folder_decisions(chosen, rankers, Path(args.cache_dir), args.decisions_dir, args.workers,
+                               edges=args.edges, **search)
+    shipped = (args.edges, args.edge_inputs, args.step, args.unbounded) == (args.against, EDGE_INPUTS, STEP, False)
+    today = {} if shipped else folder_decisions(chosen, rankers, Path(args.cache_dir), args.decisions_dir,
+                                                args.workers, edges=args.against)
     part_models = {sf.model: part_model() for sf in chosen} if args.shipped else heldout_parts(chosen, records)
     edge_models = heldout_parts(chosen, records, EDGE_SPEC)
     out = rows(chosen, records, part_models, args.resamples, edge_models=edge_models, today=today or None)

@@ -35,7 +35,7 @@ from coderank_evalplus.report.curves import folder_hash
 from coderank_evalplus.report.scores import problem_scores, splits_of
 from coderank_evalplus.selection import SelectEnv
 from coderank_evalplus.selection.contenders import Contenders
-from coderank_evalplus.selection.differential import decide_all, reordered
+from coderank_evalplus.selection.differential import Decision, decide_all, reordered
 from coderank_evalplus.selection.parts import (
     EDGE_SPEC,
     SPEC,
@@ -45,12 +45,12 @@ from coderank_evalplus.selection.parts import (
     part_features,
     part_scores,
 )
-from coderank_evalplus.selection.search import EDGE_INPUTS, EDGES
+from coderank_evalplus.selection.search import EDGE_INPUTS, EDGES, STEP
 from coderank_evalplus.stats import mean_estimate, paired_difference, resample_indices
 from coderank_evalplus.study.learned_loso import LABEL_SPLIT, SetFolder, folds, gap_closed, permissive
 from coderank_evalplus.types import Ranking
 
-CACHE_VERSION = 4  # bump when a change here (or in the step) changes what ``decisions`` records
+CACHE_VERSION = 6  # bump when a change here (or in the step) changes what ``decisions`` records
 # the pick without the step; with it, parts by size; by the part model; by the part model with edge features; by
 # the fixed rule that puts the parts that return on the edge inputs first (``parts.edge_first``)
 RULES = ("before", "size", "model", "model_edges", "edge_first")
@@ -59,18 +59,23 @@ CEILINGS = ("ideal_part", "ideal_contender")  # verdicts read: what a decision a
 
 
 def decisions(sf: SetFolder, ranker: dict, env: SelectEnv, texts: dict[str, Sequence[str]],
-              cache_dir: Optional[Path] = None, edges: str = EDGES, edge_inputs: int = EDGE_INPUTS) -> list[dict]:
+              cache_dir: Optional[Path] = None, edges: str = EDGES, edge_inputs: int = EDGE_INPUTS,
+              step: int = STEP, bounded: bool = True) -> list[dict]:
     """One record per problem of ``sf`` (its ``tables``: ``learned_examples``'s): ``before`` (the held-out
     ranking, ``ranking_arrays``' lists), and where the step looked (its search under the edge rule ``edges``, with
-    at most ``edge_inputs`` edge inputs):
-    ``contenders`` (its groups), ``reason``, ``cost``, ``parts`` (empty where nothing separated) and their raw
-    features ``X`` (``EDGE_SPEC``'s columns: ``SPEC``'s first). Kept under ``cache_dir`` keyed by the folder's
-    content, the ranker's digest, the edge rule and this module's version."""
+    at most ``edge_inputs`` edge inputs, ``step`` inputs grown per round, ``bounded`` by the execution phase's
+    items as the step ships or not: ``differential.decide_all``'s arguments):
+    ``contenders`` (its groups), ``reason``, ``cost``, ``parts`` (empty where nothing separated), their raw
+    features ``X`` (``EDGE_SPEC``'s columns: ``SPEC``'s first) and ``outputs`` (``part_outputs``). Kept under
+    ``cache_dir`` keyed by the folder's content, the ranker's digest, the search's arguments and this module's
+    version."""
     path = None
     if cache_dir is not None:
         h = folder_hash(sf.folder)
         key = [ranker.get("digest"), CACHE_VERSION, list(EDGE_SPEC.features), edges]
-        h.update(json.dumps(key + ([edge_inputs] if edge_inputs != EDGE_INPUTS else [])).encode())
+        key += [edge_inputs] if edge_inputs != EDGE_INPUTS else []
+        key += [step, bounded] if (step, bounded) != (STEP, True) else []
+        h.update(json.dumps(key).encode())
         path = Path(cache_dir) / f"decisions-{h.hexdigest()[:20]}.json"
         if path.exists():
             return json.loads(path.read_text())
@@ -80,19 +85,66 @@ def decisions(sf: SetFolder, ranker: dict, env: SelectEnv, texts: dict[str, Sequ
     items = [(ProblemWork(sp.problem, list(texts[sp.problem.task_id])), sp.executions, r)
              for sp, r in zip(sf.run.problems, rankings)]
     out = []
-    for sp, ranking, d in zip(sf.run.problems, rankings, decide_all(items, env, edges=edges, edge_inputs=edge_inputs)):
+    found = decide_all(items, env, step=step, bounded=bounded, edges=edges, edge_inputs=edge_inputs)
+    for sp, ranking, d in zip(sf.run.problems, rankings, found):
         rec: dict[str, Any] = {"task_id": sp.problem.task_id, "before": _ranking_json(ranking, sp)}
         if d is not None:
             rec.update(contenders=d.contenders.groups, reason=d.contenders.reason,
                        cost=d.found.cost.to_json(), parts=d.parts,
                        X=np.hstack([part_features(d.contenders, d.found, d.parts, d.programs, sp.executions),
                                     edge_features(d.found, d.parts, d.programs)]).tolist() if d.parts else [])
+            if d.parts:
+                rec["outputs"] = part_outputs(d)
         out.append(rec)
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
         tmp.write_text(json.dumps(out))
         tmp.replace(path)
+    return out
+
+
+def part_outputs(d: Decision) -> dict[str, list]:
+    """What each part of a decision returned on the search's inputs, for features tried after the fact
+    (``bench/part_learners.py``): the input masks (``valid``, ``separating``, ``edge``), and per part (one row: a
+    part's candidates agree on every input) the output kinds and digests (as text: JSON has no 64-bit integers)."""
+    f = d.found
+    assert f.ex is not None
+    row_of = {p: i for i, p in enumerate(f.ex.programs)}
+    rows = [row_of[d.programs[p[0]]] for p in d.parts]
+    return {"valid": f.valid.tolist(), "separating": f.separating.tolist(),
+            "edge": f.edge.tolist() if f.edge.size else [False] * len(f.calls),
+            "kinds": np.asarray(f.ex.output_kind)[rows].tolist(),
+            "outs": [[str(v) for v in row] for row in np.asarray(f.ex.output_matrix)[rows]]}
+
+
+def folder_decisions(sets: Sequence[SetFolder], rankers: dict[str, dict], cache_dir: Path,
+                     decisions_dir: Optional[Path] = None, workers: int = 2, **search: Any) -> dict[int, list[dict]]:
+    """``decisions`` of every folder (keyed by ``id`` of the folder), through the execution cache in ``cache_dir``
+    and one warm pool of ``workers`` sandboxes kept from one folder to the next; ``search``: ``decisions``'
+    search arguments. Each folder's time goes to stderr."""
+    import sys
+    import time
+
+    from coderank_evalplus.engine.execution.execute import ResultCache
+    from coderank_evalplus.engine.execution.executors import WarmExecutor
+    from coderank_evalplus.engine.sandbox import Limits
+    from coderank_evalplus.selection.stored import recorded_texts
+
+    cache = ResultCache(Path(cache_dir) / "executions.sqlite")
+    executor = WarmExecutor(workers)  # started by the first search
+    kept = Path(decisions_dir or Path(cache_dir) / "select_loso")
+    out: dict[int, list[dict]] = {}
+    try:
+        for sf in sets:
+            t0 = time.perf_counter()
+            limits = Limits(cpu=float((sf.run.summary.get("config") or {}).get("time_limit", 0.1)))
+            env = SelectEnv(cache, limits, workers, executor)
+            out[id(sf)] = decisions(sf, rankers[sf.model], env, recorded_texts(sf.run), kept, **search)
+            print(f"{sf.label}: {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+    finally:
+        executor.__exit__(None, None, None)
+        cache.close()
     return out
 
 
