@@ -15,9 +15,10 @@ candidates right on plus tests (as the part model's). The decisions:
 - ``boosted trees``: scikit-learn's gradient-boosted regression trees over all those features, each part's label its
   share of right candidates less its problem's mean (a non-linear decision on the same evidence).
 
-Printed: ``learned_examples``' pick (before the step) and, per decision, the share of the random → oracle gap closed on the means over model families (base, plus),
-and the folders better / worse than ``size`` beyond their 95 % paired interval; then the ceilings (an ideal choice
-among the step's parts, among all its contenders) and the search's cost (programs × inputs per problem it looked at).
+Printed: ``learned_examples``' pick (before the step) and, per decision, the share of the random → oracle gap closed
+on the means over model families (base, plus), and the folders better / worse than ``size`` beyond their 95 % paired
+interval; then the ceilings (an ideal choice among the step's parts, among all its contenders) and the search's cost
+(programs × inputs per problem it looked at).
 
     python bench/part_learners.py 'runs/recommended/*/runs/*' --cache-dir C --edges returned
     python bench/part_learners.py 'runs/recommended/*/runs/*' --cache-dir C --edges returned --edge-inputs 20 \\

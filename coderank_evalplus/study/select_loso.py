@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -58,7 +58,7 @@ STEPPED = RULES[1:]
 CEILINGS = ("ideal_part", "ideal_contender")  # verdicts read: what a decision alone could reach (``ceiling``)
 
 
-def decisions(sf: SetFolder, ranker: dict, env: SelectEnv, texts: dict[str, Sequence[str]],
+def decisions(sf: SetFolder, ranker: dict, env: SelectEnv, texts: Mapping[str, Sequence[str]],
               cache_dir: Optional[Path] = None, edges: str = EDGES, edge_inputs: int = EDGE_INPUTS,
               step: int = STEP, bounded: bool = True) -> list[dict]:
     """One record per problem of ``sf`` (its ``tables``: ``learned_examples``'s): ``before`` (the held-out
