@@ -13,7 +13,11 @@ candidates right on plus tests (as the part model's). The decisions:
 - ``+ output features``: the same with ``OUTPUT_FEATURES`` too, read from the parts' recorded outputs (empty or None
   where the others return a value, a value alone, raising where the others return);
 - ``boosted trees``: scikit-learn's gradient-boosted regression trees over all those features, each part's label its
-  share of right candidates less its problem's mean (a non-linear decision on the same evidence).
+  share of right candidates less its problem's mean (a non-linear decision on the same evidence);
+- with ``--population``: every distinct program of the problem (all samples, not only the contenders) runs on the
+  separating inputs (sandboxed, through the execution cache), and ``POPULATION_FEATURES`` say how many samples
+  return what the part returns there; scored as a part model over the part features and them, and as a fixed vote
+  (the part the most samples agree with first, the larger part among equals).
 
 Printed: ``learned_examples``' pick (before the step) and, per decision, the share of the random → oracle gap closed
 on the means over model families (base, plus), and the folders better / worse than ``size`` beyond their 95 % paired
@@ -58,6 +62,14 @@ OUTPUT_DOC = {
     "raised": "... raises or times out",
     "alone": "... returns what no other part returns",
 }
+POPULATION_FEATURES = ("population_agreement", "outside_agreement")
+POPULATION_DOC = {
+    "population_agreement": "mean over the separating inputs of the problem's samples (all of them) that return what "
+                            "the part returns there",
+    "outside_agreement": "the same over the samples outside the contenders",
+}
+POP_SPEC = FeatureSpec("select_parts_population", SPEC.features + POPULATION_FEATURES, LOG_FEATURES,
+                       {**SPEC.doc, **POPULATION_DOC}, Path("part_model_population.json"))
 OUT_SPEC = FeatureSpec("select_parts_outputs", EDGE_SPEC.features + OUTPUT_FEATURES, LOG_FEATURES,
                        {**EDGE_SPEC.doc, **OUTPUT_DOC}, Path("part_model_outputs.json"))
 _EMPTY = [str(digest_value(v)) for v in ("", [], (), {}, set(), None)]
@@ -88,6 +100,60 @@ def with_outputs(records: dict[int, list[dict]]) -> dict[int, list[dict]]:
     """The records with ``OUTPUT_FEATURES`` appended to each split problem's ``X`` (``OUT_SPEC``'s columns)."""
     return {k: [dict(r, X=np.hstack([np.asarray(r["X"]), output_features(r)]).tolist()) if r.get("parts") else r
                 for r in recs] for k, recs in records.items()}
+
+
+def with_population(sets: list, records: dict[int, list[dict]], cache_dir: Path, workers: int
+                    ) -> dict[int, list[dict]]:
+    """The records with ``POPULATION_FEATURES`` after ``SPEC``'s columns of each split problem's ``X``
+    (``POP_SPEC``'s): each folder's split problems run in one execution, every distinct sample text on its separating
+    inputs (the execution cache keeps them: a second run executes nothing)."""
+    from coderank_evalplus.engine.execution.execute import ProblemWork, ResultCache, execute
+    from coderank_evalplus.engine.execution.executors import WarmExecutor
+    from coderank_evalplus.engine.sandbox import Limits
+    from coderank_evalplus.selection.stored import recorded_texts
+    from coderank_evalplus.types import TestSuite
+
+    out: dict[int, list[dict]] = {}
+    cache = ResultCache(cache_dir / "executions.sqlite")
+    executor = WarmExecutor(workers)
+    try:
+        for sf in sets:
+            texts = recorded_texts(sf.run)
+            limits = Limits(cpu=float((sf.run.summary.get("config") or {}).get("time_limit", 0.1)))
+            split = [(sp, r) for sp, r in zip(sf.run.problems, records[id(sf)]) if len(r.get("parts") or []) >= 2]
+            works = [ProblemWork(sp.problem, list(dict.fromkeys(texts[sp.problem.task_id])), TestSuite(inputs=[
+                c for c, s in zip(r["outputs"]["calls"], r["outputs"]["separating"]) if s])) for sp, r in split]
+            done = execute(works, cache, limits, workers, progress=False, executor=executor)
+            features = {}
+            for w, (sp, r) in zip(works, split):
+                ex = done[w.problem.task_id]
+                row = {t: int(ex.program_of_candidate[i]) for i, t in enumerate(w.programs)}
+                samples = np.asarray([row[t] for t in texts[sp.problem.task_id]])
+                outside = np.ones(len(samples), dtype=bool)
+                outside[[c for g in r["contenders"] for c in g]] = False
+                kinds, outs = np.asarray(ex.output_kind), np.asarray(ex.output_matrix)
+                rows = []
+                for t in r["outputs"]["programs"]:
+                    same = (kinds[samples] == kinds[row[t]]) & (outs[samples] == outs[row[t]])  # samples × inputs
+                    rows.append([same.mean(), same[outside].mean() if outside.any() else 0.0])
+                features[sp.problem.task_id] = np.asarray(rows)
+            out[id(sf)] = [dict(r, X=np.hstack([np.asarray(r["X"])[:, :len(SPEC.features)],
+                                                features[sp.problem.task_id]]).tolist())
+                           if len(r.get("parts") or []) >= 2 else r
+                           for sp, r in zip(sf.run.problems, records[id(sf)])]
+    finally:
+        executor.__exit__(None, None, None)
+        cache.close()
+    return out
+
+
+def population_vote(raw: np.ndarray) -> np.ndarray:
+    """Scores of the fixed vote: the part most samples agree with first, the larger part among equals (``raw``:
+    ``POP_SPEC``'s columns); equal pairs score alike."""
+    keys = [(round(float(a), 9), round(float(s), 12))
+            for a, s in zip(raw[:, POP_SPEC.features.index("population_agreement")], raw[:, 0])]
+    ranked = sorted(set(keys))
+    return np.asarray([float(ranked.index(k)) for k in keys])
 
 
 def boosted(sets: list, records: dict[int, list[dict]], spec: FeatureSpec) -> dict[str, Callable]:
@@ -178,6 +244,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--unbounded", action="store_true")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--resamples", type=int, default=2000)
+    ap.add_argument("--population", action="store_true",
+                    help="also run every sample on the separating inputs and score decisions that read how many "
+                         "samples agree with each part")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     sets = read_folders(args.folders, ranker="learned_examples")
@@ -196,6 +265,12 @@ def main(argv: Optional[list[str]] = None) -> int:
                  "part model": (rich, linear(SPEC)), "+ edge features": (rich, linear(EDGE_SPEC)),
                  "+ output features": (rich, linear(OUT_SPEC)),
                  "boosted trees": (rich, lambda sf, r, k: _after_scores(r, k, trees[sf.model]))}
+    if args.population:
+        population = with_population(sets, records, Path(args.cache_dir), args.workers)
+        pop_models = heldout_parts(sets, population, POP_SPEC)
+        decisions["part model + population"] = (population, lambda sf, r, k: after(r, k, pop_models[sf.model],
+                                                                                    POP_SPEC))
+        decisions["population vote"] = (population, lambda sf, r, k: _after_scores(r, k, population_vote))
     table = per_problem(sets, decisions)
     looked = [r for recs in records.values() for r in recs if "contenders" in r]
     items = sum(r["cost"]["programs"] * r["cost"]["inputs"] for r in looked) / max(len(looked), 1)

@@ -50,7 +50,7 @@ from coderank_evalplus.stats import mean_estimate, paired_difference, resample_i
 from coderank_evalplus.study.learned_loso import LABEL_SPLIT, SetFolder, folds, gap_closed, permissive
 from coderank_evalplus.types import Ranking
 
-CACHE_VERSION = 6  # bump when a change here (or in the step) changes what ``decisions`` records
+CACHE_VERSION = 7  # bump when a change here (or in the step) changes what ``decisions`` records
 # the pick without the step; with it, parts by size; by the part model; by the part model with edge features; by
 # the fixed rule that puts the parts that return on the edge inputs first (``parts.edge_first``)
 RULES = ("before", "size", "model", "model_edges", "edge_first")
@@ -106,13 +106,15 @@ def decisions(sf: SetFolder, ranker: dict, env: SelectEnv, texts: Mapping[str, S
 
 def part_outputs(d: Decision) -> dict[str, list]:
     """What each part of a decision returned on the search's inputs, for features tried after the fact
-    (``bench/part_learners.py``): the input masks (``valid``, ``separating``, ``edge``), and per part (one row: a
-    part's candidates agree on every input) the output kinds and digests (as text: JSON has no 64-bit integers)."""
+    (``bench/part_learners.py``): the inputs (``calls``) and their masks (``valid``, ``separating``, ``edge``), and
+    per part (one row: a part's candidates agree on every input) the output kinds and digests (as text: JSON has no
+    64-bit integers) and the text that ran for it (``programs``)."""
     f = d.found
     assert f.ex is not None
     row_of = {p: i for i, p in enumerate(f.ex.programs)}
     rows = [row_of[d.programs[p[0]]] for p in d.parts]
-    return {"valid": f.valid.tolist(), "separating": f.separating.tolist(),
+    return {"calls": list(f.calls), "programs": [d.programs[p[0]] for p in d.parts],
+            "valid": f.valid.tolist(), "separating": f.separating.tolist(),
             "edge": f.edge.tolist() if f.edge.size else [False] * len(f.calls),
             "kinds": np.asarray(f.ex.output_kind)[rows].tolist(),
             "outs": [[str(v) for v in row] for row in np.asarray(f.ex.output_matrix)[rows]]}

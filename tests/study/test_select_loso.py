@@ -37,6 +37,7 @@ def test_part_outputs_keep_one_row_per_part_with_the_search_masks():
     assert sorted(map(sorted, parts)) == [[0, 1, 2], [3]]
     out = part_outputs(Decision(contenders, found, parts, samples))
     n = len(found.calls)
+    assert out["calls"] == found.calls and sorted(out["programs"]) == sorted([wrong, right])
     assert len(out["valid"]) == len(out["separating"]) == len(out["edge"]) == n and any(out["edge"])
     assert len(out["kinds"]) == len(out["outs"]) == 2 and all(len(row) == n for row in out["outs"])
     right_row = [i for i, p in enumerate(parts) if p == [3]][0]
