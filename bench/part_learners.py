@@ -233,17 +233,20 @@ def summary(table: dict, names: list[str], split: str, resamples: int) -> None:
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+    ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("folders", nargs="+")
     ap.add_argument("--cache-dir", required=True, help="the execution cache (executions.sqlite inside)")
     ap.add_argument("--decisions-dir", help="the step's findings per folder (default: CACHE_DIR/select_loso)")
-    ap.add_argument("--edges", choices=EDGE_RULES, default="returned")
-    ap.add_argument("--edge-inputs", type=int, default=EDGE_INPUTS)
-    ap.add_argument("--step", type=int, default=STEP)
-    ap.add_argument("--unbounded", action="store_true")
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--resamples", type=int, default=2000)
+    ap.add_argument("--edges", choices=EDGE_RULES, default="returned",
+                    help="the search's edge inputs and their validity rule (as bench/select_loso.py's; the step ships "
+                         "with off)")
+    ap.add_argument("--edge-inputs", type=int, default=EDGE_INPUTS, help="edge inputs per problem at most")
+    ap.add_argument("--step", type=int, default=STEP, help="inputs the search grows per round")
+    ap.add_argument("--unbounded", action="store_true",
+                    help="let the search run more items than the execution phase did (the step ships bounded)")
+    ap.add_argument("--workers", type=int, default=2, help="sandbox workers")
+    ap.add_argument("--resamples", type=int, default=2000, help="paired bootstrap resamples per folder")
     ap.add_argument("--population", action="store_true",
                     help="also run every sample on the separating inputs and score decisions that read how many "
                          "samples agree with each part")
