@@ -253,6 +253,10 @@ def main(argv: Optional[list[str]] = None) -> int:
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     sets = read_folders(args.folders, ranker="learned_examples")
+    if len({sf.model for sf in sets}) < 2:
+        ap.error(f"{len(sets)} complete results folders (rerank_results.json inside) of "
+                 f"{len({sf.model for sf in sets})} model families among {' '.join(args.folders)}: leaving one family "
+                 f"out needs two families or more")
     rankers = heldout_models(sets, learned_examples.SPEC)
     records = folder_decisions(sets, rankers, Path(args.cache_dir), args.decisions_dir, args.workers,
                                edges=args.edges, edge_inputs=args.edge_inputs, step=args.step,

@@ -145,6 +145,10 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     sets = read_folders(args.folders, ranker="learned_examples")
+    if len({sf.model for sf in sets}) < 2:
+        ap.error(f"{len(sets)} complete results folders (rerank_results.json inside) of "
+                 f"{len({sf.model for sf in sets})} model families among {' '.join(args.folders)}: leaving one family "
+                 f"out needs two families or more")
     rankers = heldout_models(sets, learned_examples.SPEC)
     print(f"{len(sets)} folders, held-out rankers in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
     chosen = [sf for sf in sets if not args.only or any(o in (sf.tests_label, sf.name, sf.label) for o in args.only)]
