@@ -42,7 +42,6 @@ import numpy as np
 
 from coderank_evalplus import metrics
 from coderank_evalplus.engine.sandbox.canonical import digest_value
-from coderank_evalplus.rankers import learned_examples
 from coderank_evalplus.rankers.learned import FeatureSpec
 from coderank_evalplus.report.scores import problem_scores, splits_of
 from coderank_evalplus.selection.contenders import Contenders
@@ -50,8 +49,15 @@ from coderank_evalplus.selection.differential import reordered
 from coderank_evalplus.selection.parts import EDGE_SPEC, LOG_FEATURES, SPEC, order
 from coderank_evalplus.selection.search import EDGE_INPUTS, EDGE_RULES, STEP
 from coderank_evalplus.stats import paired_difference, resample_indices
-from coderank_evalplus.study.learned_loso import folds, gap_closed, heldout_models, read_folders
-from coderank_evalplus.study.select_loso import _ranking, after, ceiling, folder_decisions, heldout_parts
+from coderank_evalplus.study.learned_loso import folds, gap_closed
+from coderank_evalplus.study.select_loso import (
+    _ranking,
+    after,
+    ceiling,
+    folder_decisions,
+    heldout_folders,
+    heldout_parts,
+)
 from coderank_evalplus.types import RETURNED
 
 OUTPUT_FEATURES = ("empty", "lone_empty", "value_beside_empty", "raised", "alone")
@@ -252,12 +258,10 @@ def main(argv: Optional[list[str]] = None) -> int:
                          "samples agree with each part")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
-    sets = read_folders(args.folders, ranker="learned_examples")
-    if len({sf.model for sf in sets}) < 2:
-        ap.error(f"{len(sets)} complete results folders (rerank_results.json inside) of "
-                 f"{len({sf.model for sf in sets})} model families among {' '.join(args.folders)}: leaving one family "
-                 f"out needs two families or more")
-    rankers = heldout_models(sets, learned_examples.SPEC)
+    try:
+        sets, rankers = heldout_folders(args.folders)
+    except ValueError as e:
+        ap.error(str(e))
     records = folder_decisions(sets, rankers, Path(args.cache_dir), args.decisions_dir, args.workers,
                                edges=args.edges, edge_inputs=args.edge_inputs, step=args.step,
                                bounded=not args.unbounded)

@@ -41,14 +41,13 @@ import sys
 import time
 from pathlib import Path
 
-from coderank_evalplus.rankers import learned_examples
 from coderank_evalplus.selection.parts import EDGE_SPEC, MODEL_FILE, part_model
 from coderank_evalplus.selection.search import EDGE_INPUTS, EDGE_RULES, EDGES, STEP
-from coderank_evalplus.study.learned_loso import heldout_models, read_folders
 from coderank_evalplus.study.select_loso import (
     STEPPED,
     family_summary,
     folder_decisions,
+    heldout_folders,
     heldout_parts,
     rows,
     train_shipped_parts,
@@ -144,12 +143,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--write-model", action="store_true", help=f"train {MODEL_FILE.name} on the permissive folders")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
-    sets = read_folders(args.folders, ranker="learned_examples")
-    if len({sf.model for sf in sets}) < 2:
-        ap.error(f"{len(sets)} complete results folders (rerank_results.json inside) of "
-                 f"{len({sf.model for sf in sets})} model families among {' '.join(args.folders)}: leaving one family "
-                 f"out needs two families or more")
-    rankers = heldout_models(sets, learned_examples.SPEC)
+    try:
+        sets, rankers = heldout_folders(args.folders)
+    except ValueError as e:
+        ap.error(str(e))
     print(f"{len(sets)} folders, held-out rankers in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
     chosen = [sf for sf in sets if not args.only or any(o in (sf.tests_label, sf.name, sf.label) for o in args.only)]
     search = {"edge_inputs": args.edge_inputs, "step": args.step, "bounded": not args.unbounded}

@@ -120,6 +120,21 @@ def part_outputs(d: Decision) -> dict[str, list]:
             "outs": [[str(v) for v in row] for row in np.asarray(f.ex.output_matrix)[rows]]}
 
 
+def heldout_folders(patterns: Sequence[str]) -> tuple[list[SetFolder], dict[str, dict]]:
+    """The complete results folders that ``patterns`` name and each family's ``learned_examples`` weights trained on
+    the other families' (``learned_loso.heldout_models``); a ValueError, naming the patterns, when they hold fewer
+    than two model families (leaving one out needs two)."""
+    from coderank_evalplus.rankers import learned_examples
+    from coderank_evalplus.study.learned_loso import heldout_models, read_folders
+
+    sets = read_folders(patterns, ranker="learned_examples")
+    families = {sf.model for sf in sets}
+    if len(families) < 2:
+        raise ValueError(f"{len(sets)} complete results folders (rerank_results.json inside) of {len(families)} "
+                         f"model families among {' '.join(patterns)}: leaving one family out needs two or more")
+    return sets, heldout_models(sets, learned_examples.SPEC)
+
+
 def folder_decisions(sets: Sequence[SetFolder], rankers: dict[str, dict], cache_dir: Path,
                      decisions_dir: Optional[Path] = None, workers: int = 2, **search: Any) -> dict[int, list[dict]]:
     """``decisions`` of every folder (keyed by ``id`` of the folder), through the execution cache in ``cache_dir``
