@@ -50,14 +50,7 @@ from coderank_evalplus.selection.parts import EDGE_SPEC, LOG_FEATURES, SPEC, ord
 from coderank_evalplus.selection.search import EDGE_INPUTS, EDGE_RULES, STEP
 from coderank_evalplus.stats import paired_difference, resample_indices
 from coderank_evalplus.study.learned_loso import folds, gap_closed
-from coderank_evalplus.study.select_loso import (
-    _ranking,
-    after,
-    ceiling,
-    folder_decisions,
-    heldout_folders,
-    heldout_parts,
-)
+from coderank_evalplus.study.select_loso import _ranking, after, ceiling, folder_decisions, heldout_parts, parse_folders
 from coderank_evalplus.types import RETURNED
 
 OUTPUT_FEATURES = ("empty", "lone_empty", "value_beside_empty", "raised", "alone")
@@ -256,12 +249,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--population", action="store_true",
                     help="also run every sample on the separating inputs and score decisions that read how many "
                          "samples agree with each part")
-    args = ap.parse_args(argv)
     t0 = time.perf_counter()
-    try:
-        sets, rankers = heldout_folders(args.folders)
-    except ValueError as e:
-        ap.error(str(e))
+    args, sets, rankers = parse_folders(ap, argv)
     records = folder_decisions(sets, rankers, Path(args.cache_dir), args.decisions_dir, args.workers,
                                edges=args.edges, edge_inputs=args.edge_inputs, step=args.step,
                                bounded=not args.unbounded)

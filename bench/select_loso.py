@@ -47,8 +47,8 @@ from coderank_evalplus.study.select_loso import (
     STEPPED,
     family_summary,
     folder_decisions,
-    heldout_folders,
     heldout_parts,
+    parse_folders,
     rows,
     train_shipped_parts,
 )
@@ -141,12 +141,8 @@ def main(argv: list[str] | None = None) -> int:
                     help=f"order the parts by the shipped {MODEL_FILE.name} in the part model's column (held out only "
                          f"for the families it was not trained on)")
     ap.add_argument("--write-model", action="store_true", help=f"train {MODEL_FILE.name} on the permissive folders")
-    args = ap.parse_args(argv)
     t0 = time.perf_counter()
-    try:
-        sets, rankers = heldout_folders(args.folders)
-    except ValueError as e:
-        ap.error(str(e))
+    args, sets, rankers = parse_folders(ap, argv)
     print(f"{len(sets)} folders, held-out rankers in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
     chosen = [sf for sf in sets if not args.only or any(o in (sf.tests_label, sf.name, sf.label) for o in args.only)]
     search = {"edge_inputs": args.edge_inputs, "step": args.step, "bounded": not args.unbounded}

@@ -14,6 +14,7 @@ random → oracle gap each closes. No constant is fitted on the folders it is sc
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
@@ -133,6 +134,18 @@ def heldout_folders(patterns: Sequence[str]) -> tuple[list[SetFolder], dict[str,
         raise ValueError(f"{len(sets)} complete results folders (rerank_results.json inside) of {len(families)} "
                          f"model families among {' '.join(patterns)}: leaving one family out needs two or more")
     return sets, heldout_models(sets, learned_examples.SPEC)
+
+
+def parse_folders(ap: "argparse.ArgumentParser", argv: Optional[Sequence[str]] = None
+                  ) -> tuple["argparse.Namespace", list[SetFolder], dict[str, dict]]:
+    """A study script's arguments (``folders`` among them: paths or glob patterns) and ``heldout_folders``' answer;
+    too few families stop the script with ``ap.error`` (exit status 2)."""
+    args = ap.parse_args(argv)
+    try:
+        sets, rankers = heldout_folders(args.folders)
+    except ValueError as e:
+        ap.error(str(e))
+    return args, sets, rankers
 
 
 def folder_decisions(sets: Sequence[SetFolder], rankers: dict[str, dict], cache_dir: Path,
