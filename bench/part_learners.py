@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections import defaultdict
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -44,13 +43,22 @@ from coderank_evalplus import metrics
 from coderank_evalplus.engine.sandbox.canonical import digest_value
 from coderank_evalplus.rankers.learned import FeatureSpec
 from coderank_evalplus.report.scores import problem_scores, splits_of
-from coderank_evalplus.selection.contenders import Contenders
-from coderank_evalplus.selection.differential import reordered
-from coderank_evalplus.selection.parts import EDGE_SPEC, LOG_FEATURES, SPEC, order
+from coderank_evalplus.selection.parts import EDGE_SPEC, LOG_FEATURES, SPEC, first_then_size
 from coderank_evalplus.selection.search import EDGE_INPUTS, EDGE_RULES, STEP
 from coderank_evalplus.stats import paired_difference, resample_indices
-from coderank_evalplus.study.learned_loso import folds, gap_closed
-from coderank_evalplus.study.select_loso import _ranking, after, ceiling, folder_decisions, heldout_parts, parse_folders
+from coderank_evalplus.study.learned_loso import LABEL_SPLIT, folds, gap_closed
+from coderank_evalplus.study.select_loso import (
+    _ranking,
+    after,
+    ceiling,
+    family_mean,
+    folder_decisions,
+    heldout_parts,
+    helped_hurt,
+    parse_folders,
+    run_limits,
+    sandboxes,
+)
 from coderank_evalplus.types import RETURNED
 
 OUTPUT_FEATURES = ("empty", "lone_empty", "value_beside_empty", "raised", "alone")
@@ -106,23 +114,18 @@ def with_population(sets: list, records: dict[int, list[dict]], cache_dir: Path,
     """The records with ``POPULATION_FEATURES`` after ``SPEC``'s columns of each split problem's ``X``
     (``POP_SPEC``'s): each folder's split problems run in one execution, every distinct sample text on its separating
     inputs (the execution cache keeps them: a second run executes nothing)."""
-    from coderank_evalplus.engine.execution.execute import ProblemWork, ResultCache, execute
-    from coderank_evalplus.engine.execution.executors import WarmExecutor
-    from coderank_evalplus.engine.sandbox import Limits
+    from coderank_evalplus.engine.execution.execute import ProblemWork, execute
     from coderank_evalplus.selection.stored import recorded_texts
     from coderank_evalplus.types import TestSuite
 
     out: dict[int, list[dict]] = {}
-    cache = ResultCache(cache_dir / "executions.sqlite")
-    executor = WarmExecutor(workers)
-    try:
+    with sandboxes(cache_dir, workers) as (cache, executor):
         for sf in sets:
             texts = recorded_texts(sf.run)
-            limits = Limits(cpu=float((sf.run.summary.get("config") or {}).get("time_limit", 0.1)))
             split = [(sp, r) for sp, r in zip(sf.run.problems, records[id(sf)]) if len(r.get("parts") or []) >= 2]
             works = [ProblemWork(sp.problem, list(dict.fromkeys(texts[sp.problem.task_id])), TestSuite(inputs=[
                 c for c, s in zip(r["outputs"]["calls"], r["outputs"]["separating"]) if s])) for sp, r in split]
-            done = execute(works, cache, limits, workers, progress=False, executor=executor)
+            done = execute(works, cache, run_limits(sf), workers, progress=False, executor=executor)
             features = {}
             for w, (sp, r) in zip(works, split):
                 ex = done[w.problem.task_id]
@@ -140,19 +143,13 @@ def with_population(sets: list, records: dict[int, list[dict]], cache_dir: Path,
                                                 features[sp.problem.task_id]]).tolist())
                            if len(r.get("parts") or []) >= 2 else r
                            for sp, r in zip(sf.run.problems, records[id(sf)])]
-    finally:
-        executor.__exit__(None, None, None)
-        cache.close()
     return out
 
 
 def population_vote(raw: np.ndarray) -> np.ndarray:
     """Scores of the fixed vote: the part most samples agree with first, the larger part among equals (``raw``:
-    ``POP_SPEC``'s columns); equal pairs score alike."""
-    keys = [(round(float(a), 9), round(float(s), 12))
-            for a, s in zip(raw[:, POP_SPEC.features.index("population_agreement")], raw[:, 0])]
-    ranked = sorted(set(keys))
-    return np.asarray([float(ranked.index(k)) for k in keys])
+    ``POP_SPEC``'s columns)."""
+    return first_then_size(raw[:, POP_SPEC.features.index("population_agreement")], raw[:, 0])
 
 
 def boosted(sets: list, records: dict[int, list[dict]], spec: FeatureSpec) -> dict[str, Callable]:
@@ -164,7 +161,7 @@ def boosted(sets: list, records: dict[int, list[dict]], spec: FeatureSpec) -> di
     for model, _, train in folds(sets):
         X, y = [], []
         for sf in train:
-            split = "plus" if "plus" in splits_of(sf.run) else "base"
+            split = LABEL_SPLIT if LABEL_SPLIT in splits_of(sf.run) else "base"  # as the part models' labels
             for sp, r in zip(sf.run.problems, records[id(sf)]):
                 if len(r.get("parts") or []) < 2:
                     continue
@@ -173,15 +170,8 @@ def boosted(sets: list, records: dict[int, list[dict]], spec: FeatureSpec) -> di
                 y.append(q - q.mean())
         reg = GradientBoostingRegressor(n_estimators=150, max_depth=3, learning_rate=0.05, subsample=0.8,
                                         random_state=0).fit(np.vstack(X), np.concatenate(y))
-        out[model] = lambda raw, reg=reg: np.round(reg.predict(raw[:, :len(spec.features)]), 12)
+        out[model] = lambda raw, reg=reg: np.round(reg.predict(raw), 12)  # raw: ``spec``'s columns (``after``)
     return out
-
-
-def _after_scores(rec: dict, n: int, scorer: Callable) -> object:
-    if len(rec.get("parts") or []) < 2:
-        return after(rec, n, None)
-    parts, scores = order(rec["parts"], scorer(np.asarray(rec["X"], dtype=float)))
-    return reordered(_ranking(rec), Contenders([list(g) for g in rec["contenders"]]), parts, n, scores)
 
 
 def per_problem(sets: list, decisions: dict[str, tuple[dict, Callable]]) -> dict:
@@ -208,26 +198,23 @@ def per_problem(sets: list, decisions: dict[str, tuple[dict, Callable]]) -> dict
 
 def summary(table: dict, names: list[str], split: str, resamples: int) -> None:
     """The share of the gap each decision closes on the family means, and folders better / worse than size."""
-    fam_means: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
-    better, worse = defaultdict(int), defaultdict(int)
-    for (_label, family, s), scores in table.items():
-        if s != split:
-            continue
-        for k, v in scores.items():
-            fam_means[k][family].append(float(np.mean(v)))
-        idx = resample_indices(len(scores["size"]), resamples, 0)
-        for k in names:
-            d = paired_difference(scores[k], scores["size"], idx).to_json()
-            lo, hi = d["ci95"] or (0.0, 0.0)
-            better[k] += lo > 0
-            worse[k] += hi < 0
-    mean = {k: 100 * float(np.mean([np.mean(v) for v in fams.values()])) for k, fams in fam_means.items()}
-    print(f"\n{split}: random {mean['random']:.2f}, oracle {mean['oracle']:.2f} (means over "
-          f"{len(fam_means['random'])} families)")
+    rows = []
+    for (label, family, s), scores in table.items():
+        if s == split:
+            idx = resample_indices(len(scores["size"]), resamples, 0)
+            rows.append({"set": label, "model": family, "scores": scores, "minus_size": {
+                k: paired_difference(scores[k], scores["size"], idx).to_json() for k in names}})
+    fams = list(dict.fromkeys(r["model"] for r in rows))
+    mean = {k: 100 * family_mean(rows, fams, lambda r, k=k: float(np.mean(r["scores"][k]))) for k in rows[0]["scores"]}
+    print(f"\n{split}: random {mean['random']:.2f}, oracle {mean['oracle']:.2f} (means over {len(fams)} families)")
     print("| decision | pass@1 | share of the gap | folders better / worse than size |\n|---|---:|---:|---:|")
     for k in ("learned_examples", *names, "ideal_part", "ideal_contender"):
         g = gap_closed(mean[k], mean["random"], mean["oracle"])
-        extra = f"{better[k]} / {worse[k]}" if k in names else "(reads the verdicts)" if "ideal" in k else "(no step)"
+        if k in names:
+            c = helped_hurt(rows, "minus_size", k, "better", "worse")
+            extra = f"{c['better']} / {len(c['worse'])}"
+        else:
+            extra = "(reads the verdicts)" if "ideal" in k else "(no step)"
         print(f"| {k} | {mean[k]:.2f} | {g:.3f} | {extra} |")
 
 
@@ -264,13 +251,13 @@ def main(argv: Optional[list[str]] = None) -> int:
     decisions = {"size": (records, lambda sf, r, k: after(r, k, None)),
                  "part model": (rich, linear(SPEC)), "+ edge features": (rich, linear(EDGE_SPEC)),
                  "+ output features": (rich, linear(OUT_SPEC)),
-                 "boosted trees": (rich, lambda sf, r, k: _after_scores(r, k, trees[sf.model]))}
+                 "boosted trees": (rich, lambda sf, r, k: after(r, k, trees[sf.model], OUT_SPEC))}
     if args.population:
         population = with_population(sets, records, Path(args.cache_dir), args.workers)
         pop_models = heldout_parts(sets, population, POP_SPEC)
         decisions["part model + population"] = (population, lambda sf, r, k: after(r, k, pop_models[sf.model],
                                                                                     POP_SPEC))
-        decisions["population vote"] = (population, lambda sf, r, k: _after_scores(r, k, population_vote))
+        decisions["population vote"] = (population, lambda sf, r, k: after(r, k, population_vote, POP_SPEC))
     table = per_problem(sets, decisions)
     looked = [r for recs in records.values() for r in recs if "contenders" in r]
     items = sum(r["cost"]["programs"] * r["cost"]["inputs"] for r in looked) / max(len(looked), 1)

@@ -112,10 +112,14 @@ def edge_features(found: Search, parts: Sequence[Sequence[int]], programs: Seque
 
 def edge_first(raw: np.ndarray) -> np.ndarray:
     """Scores of a fixed rule that does not trust the majority on an edge: a part that returns on more of the valid
-    edge inputs comes first, the larger part among equals (``raw``: ``EDGE_SPEC``'s columns). Equal pairs score
-    alike, so they stay a tie."""
-    keys = [(round(float(e), 9), round(float(s), 12))
-            for e, s in zip(raw[:, EDGE_SPEC.features.index("edge_returned")], raw[:, PART_FEATURES.index("share")])]
+    edge inputs comes first, the larger part among equals (``raw``: ``EDGE_SPEC``'s columns)."""
+    return first_then_size(raw[:, EDGE_SPEC.features.index("edge_returned")], raw[:, PART_FEATURES.index("share")])
+
+
+def first_then_size(first: np.ndarray, share: np.ndarray) -> np.ndarray:
+    """Scores that order parts by ``first``, the larger part (``share``) among equals: a fixed rule's, with no
+    weight to fit. Equal pairs score alike, so they stay a tie."""
+    keys = [(round(float(e), 9), round(float(s), 12)) for e, s in zip(first, share)]
     ranked = sorted(set(keys))
     return np.asarray([float(ranked.index(k)) for k in keys])
 

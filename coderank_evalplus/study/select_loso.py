@@ -15,9 +15,10 @@ random → oracle gap each closes. No constant is fitted on the folders it is sc
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -50,6 +51,11 @@ from coderank_evalplus.selection.search import EDGE_INPUTS, EDGES, STEP
 from coderank_evalplus.stats import mean_estimate, paired_difference, resample_indices
 from coderank_evalplus.study.learned_loso import LABEL_SPLIT, SetFolder, folds, gap_closed, permissive
 from coderank_evalplus.types import Ranking
+
+if TYPE_CHECKING:
+    from coderank_evalplus.engine.execution.execute import ResultCache
+    from coderank_evalplus.engine.execution.executors import WarmExecutor
+    from coderank_evalplus.engine.sandbox import Limits
 
 CACHE_VERSION = 7  # bump when a change here (or in the step) changes what ``decisions`` records
 # the pick without the step; with it, parts by size; by the part model; by the part model with edge features; by
@@ -113,8 +119,9 @@ def part_outputs(d: Decision) -> dict[str, list]:
     f = d.found
     assert f.ex is not None
     row_of = {p: i for i, p in enumerate(f.ex.programs)}
-    rows = [row_of[d.programs[p[0]]] for p in d.parts]
-    return {"calls": list(f.calls), "programs": [d.programs[p[0]] for p in d.parts],
+    texts = [d.programs[p[0]] for p in d.parts]
+    rows = [row_of[t] for t in texts]
+    return {"calls": list(f.calls), "programs": texts,
             "valid": f.valid.tolist(), "separating": f.separating.tolist(),
             "edge": f.edge.tolist() if f.edge.size else [False] * len(f.calls),
             "kinds": np.asarray(f.ex.output_kind)[rows].tolist(),
@@ -148,33 +155,47 @@ def parse_folders(ap: "argparse.ArgumentParser", argv: Optional[Sequence[str]] =
     return args, sets, rankers
 
 
-def folder_decisions(sets: Sequence[SetFolder], rankers: dict[str, dict], cache_dir: Path,
-                     decisions_dir: Optional[Path] = None, workers: int = 2, **search: Any) -> dict[int, list[dict]]:
-    """``decisions`` of every folder (keyed by ``id`` of the folder), through the execution cache in ``cache_dir``
-    and one warm pool of ``workers`` sandboxes kept from one folder to the next; ``search``: ``decisions``'
-    search arguments. Each folder's time goes to stderr."""
-    import sys
-    import time
+def run_limits(sf: SetFolder) -> "Limits":
+    """The time limits a folder's run had (its config's ``time_limit`` per test; ``Limits``' where none is kept)."""
+    from coderank_evalplus.engine.sandbox import Limits
 
+    return Limits(cpu=float((sf.run.summary.get("config") or {}).get("time_limit", Limits.cpu)))
+
+
+@contextlib.contextmanager
+def sandboxes(cache_dir: Path, workers: int) -> Iterator[tuple["ResultCache", "WarmExecutor"]]:
+    """The execution cache in ``cache_dir`` and one warm pool of ``workers`` sandboxes, kept for every folder a study
+    runs (the pool starts with the first job), both closed at the end."""
     from coderank_evalplus.engine.execution.execute import ResultCache
     from coderank_evalplus.engine.execution.executors import WarmExecutor
-    from coderank_evalplus.engine.sandbox import Limits
-    from coderank_evalplus.selection.stored import recorded_texts
 
     cache = ResultCache(Path(cache_dir) / "executions.sqlite")
-    executor = WarmExecutor(workers)  # started by the first search
-    kept = Path(decisions_dir or Path(cache_dir) / "select_loso")
-    out: dict[int, list[dict]] = {}
+    executor = WarmExecutor(workers)
     try:
-        for sf in sets:
-            t0 = time.perf_counter()
-            limits = Limits(cpu=float((sf.run.summary.get("config") or {}).get("time_limit", 0.1)))
-            env = SelectEnv(cache, limits, workers, executor)
-            out[id(sf)] = decisions(sf, rankers[sf.model], env, recorded_texts(sf.run), kept, **search)
-            print(f"{sf.label}: {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+        yield cache, executor
     finally:
         executor.__exit__(None, None, None)
         cache.close()
+
+
+def folder_decisions(sets: Sequence[SetFolder], rankers: dict[str, dict], cache_dir: Path,
+                     decisions_dir: Optional[Path] = None, workers: int = 2, **search: Any) -> dict[int, list[dict]]:
+    """``decisions`` of every folder (keyed by ``id`` of the folder), through the execution cache in ``cache_dir``
+    and one warm pool of sandboxes (``sandboxes``); ``search``: ``decisions``' search arguments. Each folder's time
+    goes to stderr."""
+    import sys
+    import time
+
+    from coderank_evalplus.selection.stored import recorded_texts
+
+    kept = Path(decisions_dir or Path(cache_dir) / "select_loso")
+    out: dict[int, list[dict]] = {}
+    with sandboxes(cache_dir, workers) as (cache, executor):
+        for sf in sets:
+            t0 = time.perf_counter()
+            env = SelectEnv(cache, run_limits(sf), workers, executor)
+            out[id(sf)] = decisions(sf, rankers[sf.model], env, recorded_texts(sf.run), kept, **search)
+            print(f"{sf.label}: {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
     return out
 
 
@@ -192,18 +213,17 @@ def _X(rec: dict, spec: FeatureSpec) -> np.ndarray:
     return np.asarray(rec["X"], dtype=float)[:, :len(spec.features)]
 
 
-def after(rec: dict, n_candidates: int, model: "Optional[dict] | str", spec: FeatureSpec = SPEC) -> Ranking:
-    """The ranking after the step, its parts ordered by ``model`` (None: by size; its features ``spec``'s;
-    ``"edge_first"``: ``parts.edge_first``)."""
+def after(rec: dict, n_candidates: int, model: "Optional[dict] | Callable[[np.ndarray], np.ndarray]",
+          spec: FeatureSpec = SPEC) -> Ranking:
+    """The ranking after the step, its parts ordered by ``model`` over ``spec``'s features: a part model, a
+    function of the raw features that scores the parts (``parts.edge_first`` over ``EDGE_SPEC``'s), or None (by
+    size)."""
     ranking = _ranking(rec)
     if not rec.get("parts"):
         return ranking
-    if model == "edge_first":
-        parts, scores = order(rec["parts"], edge_first(_X(rec, EDGE_SPEC)))
-    else:
-        assert not isinstance(model, str)
-        parts, scores = order(rec["parts"], part_scores(_X(rec, spec), model, spec))
-    return reordered(ranking, Contenders([list(g) for g in rec["contenders"]]), parts, n_candidates, scores)
+    scores = model(_X(rec, spec)) if callable(model) else part_scores(_X(rec, spec), model, spec)
+    parts, ordered = order(rec["parts"], scores)
+    return reordered(ranking, Contenders([list(g) for g in rec["contenders"]]), parts, n_candidates, ordered)
 
 
 def ceiling(rec: dict, correct: np.ndarray, before: float, among: str) -> float:
@@ -297,7 +317,7 @@ def _rule_rankings(sf: SetFolder, recs: list[dict], part_models: dict[str, Optio
     rankings = {"before": [_ranking(r) for r in recs], "size": [after(r, k, None) for r, k in zip(recs, n)],
                 "model": [after(r, k, part_models[sf.model]) for r, k in zip(recs, n)],
                 "model_edges": [after(r, k, edge_models.get(sf.model), EDGE_SPEC) for r, k in zip(recs, n)],
-                "edge_first": [after(r, k, "edge_first") for r, k in zip(recs, n)]}
+                "edge_first": [after(r, k, edge_first, EDGE_SPEC) for r, k in zip(recs, n)]}
     if today is not None:
         rankings["today"] = [after(r, k, None) for r, k in zip(today, n)]
     return rankings
@@ -347,7 +367,7 @@ def family_summary(rows_: Sequence[dict], split: str) -> dict[str, Any]:
     on those means, and the folders each rule helps or hurts beyond its interval."""
     sub = [r for r in rows_ if r["split"] == split]
     fams = list(dict.fromkeys(r["model"] for r in sub))
-    means = {m: _family_mean(sub, fams, lambda r, m=m: r["pass@1"][m]["pass@1"])
+    means = {m: family_mean(sub, fams, lambda r, m=m: r["pass@1"][m]["pass@1"])
              for m in ("random", *RULES, *CEILINGS, "today", "oracle") if m in sub[0]["pass@1"]}
     rules = [m for m in means if m not in ("random", "oracle")]
     out: dict[str, Any] = {"split": split, "families": len(fams), "folders": len(sub), "means": means,
@@ -357,21 +377,22 @@ def family_summary(rows_: Sequence[dict], split: str) -> dict[str, Any]:
                                               for m in rules if m != "before"}
                                           for f in fams}}
     for m in STEPPED:
-        out[m] = _helped_hurt(sub, "minus_before", m, "helped", "hurt")
+        out[m] = helped_hurt(sub, "minus_before", m, "helped", "hurt")
         if sub[0].get("minus_today"):
-            out[m].update(_helped_hurt(sub, "minus_today", m, "better_than_today", "below_today"))
+            out[m].update(helped_hurt(sub, "minus_today", m, "better_than_today", "below_today"))
     for m in ("model", "model_edges"):
-        out[f"{m}_vs_size"] = _helped_hurt(sub, f"{m}_minus_size", None, "better", "worse")
+        out[f"{m}_vs_size"] = helped_hurt(sub, f"{m}_minus_size", None, "better", "worse")
     return out
 
 
-def _family_mean(sub: Sequence[dict], fams: Sequence[str], value: Any) -> float:
+def family_mean(sub: Sequence[dict], fams: Sequence[str], value: Any) -> float:
     """The mean over families of each family's mean ``value`` over its folders."""
     return float(np.mean([np.mean([value(r) for r in sub if r["model"] == f]) for f in fams]))
 
 
-def _helped_hurt(sub: Sequence[dict], field: str, rule: Optional[str], better: str, worse: str) -> dict[str, Any]:
+def helped_hurt(sub: Sequence[dict], field: str, rule: Optional[str], better: str, worse: str) -> dict[str, Any]:
     """How many folders a paired difference (``row[field][rule]``, or ``row[field]``) puts above 0 beyond its
     interval (``better``), and which ones it puts below (``worse``)."""
     d = [r[field] if rule is None else r[field][rule] for r in sub]
-    return {better: sum(x["ci95"][0] > 0 for x in d), worse: [r["set"] for r, x in zip(sub, d) if x["ci95"][1] < 0]}
+    ci = [x["ci95"] or (0.0, 0.0) for x in d]  # a folder too small for an interval is neither
+    return {better: sum(lo > 0 for lo, _ in ci), worse: [r["set"] for r, (_, hi) in zip(sub, ci) if hi < 0]}
